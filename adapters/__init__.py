@@ -1,0 +1,1 @@
+"""I/O only: turn platform updates into Inbound and Outbound into platform messages."""

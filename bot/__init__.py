@@ -1,0 +1,1 @@
+"""The platform-neutral bot: dialog, rendering, outbox delivery, app wiring and the command line."""

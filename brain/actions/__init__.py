@@ -1,0 +1,1 @@
+"""Opaque action tokens behind buttons: create, resolve for their owner, consume once."""

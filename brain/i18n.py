@@ -1,0 +1,141 @@
+"""Translatable text. The brain returns `Text` (a message id plus parameters); it is rendered in the
+user's locale and time zone at the edge, with gettext catalogues from `locales/` and Babel formatting.
+
+Message ids are English source strings with `{name}` placeholders. `tr` and `ntr` mark them for
+`pybabel extract`.
+"""
+
+from __future__ import annotations
+
+import gettext
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from functools import cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from babel import Locale
+from babel.dates import format_date, format_datetime, format_time
+from babel.numbers import format_decimal
+from babel.support import NullTranslations, Translations
+
+SUPPORTED_LOCALES: tuple[str, ...] = ("en", "de")
+DEFAULT_LOCALE = "en"
+LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
+DOMAIN = "messages"
+
+
+@dataclass(frozen=True)
+class Text:
+    """A message to be translated later: `msgid` (or a singular/plural pair with `count`)."""
+
+    msgid: str
+    params: dict[str, Any] = field(default_factory=dict)
+    plural: str | None = None
+    count: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"msgid": self.msgid, "params": {k: _jsonable(v) for k, v in self.params.items()}}
+        if self.plural is not None:
+            data["plural"] = self.plural
+            data["count"] = self.count
+        return data
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Text):
+        return {"__text__": value.to_json()}
+    if isinstance(value, datetime | date | time):
+        return {"__dt__": value.isoformat(), "__kind__": type(value).__name__}
+    return value
+
+
+def tr(msgid: str, /, **params: Any) -> Text:
+    """Mark `msgid` for translation; placeholders are filled when rendered."""
+    return Text(msgid, params)
+
+
+def ntr(singular: str, plural: str, count: int, /, **params: Any) -> Text:
+    """A plural-aware message; `{count}` is available in both forms."""
+    return Text(singular, {"count": count, **params}, plural=plural, count=count)
+
+
+def N_(msgid: str) -> str:
+    """Mark a constant string for extraction without translating it here (e.g. button labels in tables)."""
+    return msgid
+
+
+def normalize_locale(value: str | None) -> str | None:
+    """Map 'de-DE', 'de_AT', 'EN' to a supported language code, or None."""
+    if not value:
+        return None
+    lang = value.replace("-", "_").split("_")[0].strip().lower()
+    return lang if lang in SUPPORTED_LOCALES else None
+
+
+@cache
+def translations(locale: str) -> gettext.NullTranslations:
+    lang = normalize_locale(locale) or DEFAULT_LOCALE
+    mo = LOCALES_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    if not mo.exists():
+        raise FileNotFoundError(
+            f"compiled catalogue {mo} is missing; run `make install` (it runs `pybabel compile`)"
+        )
+    return Translations.load(str(LOCALES_DIR), locales=[lang], domain=DOMAIN)
+
+
+class Renderer:
+    """Renders `Text` for one person: their locale for words and numbers, their zone for times."""
+
+    def __init__(self, locale: str, timezone: str = "UTC") -> None:
+        self.locale = normalize_locale(locale) or DEFAULT_LOCALE
+        self.tz = ZoneInfo(timezone)
+        self._t = translations(self.locale)
+        self._babel_locale = Locale.parse(self.locale)
+
+    def gettext(self, msgid: str) -> str:
+        return self._t.gettext(msgid)
+
+    def __call__(self, text: Text | str) -> str:
+        if isinstance(text, str):
+            return text
+        if text.plural is not None:
+            template = self._t.ngettext(text.msgid, text.plural, text.count or 0)
+        else:
+            template = self._t.gettext(text.msgid)
+        if not text.params:
+            return template
+        values = {k: self.format_value(v) for k, v in text.params.items()}
+        try:
+            return template.format(**values)
+        except (KeyError, IndexError, ValueError):
+            # A broken translation must never take a reply down; fall back to the source string.
+            return text.msgid.format(**values)
+
+    def format_value(self, value: Any) -> str:
+        if isinstance(value, Text):
+            return self(value)
+        if isinstance(value, bool):
+            return str(value)
+        if isinstance(value, int | float):
+            return format_decimal(value, locale=self._babel_locale, format="#,##0.##")
+        if isinstance(value, datetime):
+            return format_datetime(value, format="short", locale=self._babel_locale, tzinfo=self.tz)
+        if isinstance(value, date):
+            return format_date(value, format="medium", locale=self._babel_locale)
+        if isinstance(value, time):
+            return format_time(value, format="short", locale=self._babel_locale)
+        return str(value)
+
+    def time_of(self, value: datetime) -> str:
+        return format_time(value, format="short", locale=self._babel_locale, tzinfo=self.tz)
+
+    def date_of(self, value: date | datetime, fmt: str = "medium") -> str:
+        if isinstance(value, datetime):
+            value = value.astimezone(self.tz).date()
+        return format_date(value, format=fmt, locale=self._babel_locale)
+
+
+def null_renderer() -> NullTranslations:
+    return NullTranslations()

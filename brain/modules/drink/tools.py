@@ -1,0 +1,119 @@
+"""ToolSpecs over the drink service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from brain.i18n import tr
+from brain.modules.drink import service
+from brain.modules.drink.service import DRINK_TYPES, MAX_GOAL_ML, MAX_ML, MIN_GOAL_ML, MIN_ML, drink_label
+from brain.tools.spec import ToolContext, ToolParam, ToolResult, ToolSpec
+
+
+def progress_data(p: service.DrinkProgress) -> dict[str, Any]:
+    return {
+        "date": p.day.isoformat(), "water_ml": p.water_ml, "water_goal_ml": p.water_goal_ml,
+        "water_percent": p.water_percent, "coffee_count": p.coffee_count, "coffee_ml": p.coffee_ml,
+        "other_ml": p.other_ml, "total_ml": p.total_ml, "total_count": p.total_count,
+    }
+
+
+async def _log_drink(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    drink_type = args["drink_type"]
+    ml = args.get("quantity_ml") or service.DEFAULT_PORTION_ML[drink_type]
+    entry, progress = await service.log_drink(ctx.uow, ctx.user, ctx.actor, drink_type, ml, name=args.get("name"))
+    return ToolResult.success(
+        tr("Logged {ml} ml {drink}. Water today: {water} of {goal} ml ({percent} %).", ml=ml,
+           drink=drink_label(drink_type), water=progress.water_ml, goal=progress.water_goal_ml,
+           percent=progress.water_percent),
+        entry_id=str(entry.id), **progress_data(progress),
+    )
+
+
+async def _log_preset(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    preset = await service.find_preset(ctx.uow, ctx.user, args["preset"])
+    entry, progress = await service.log_drink(ctx.uow, ctx.user, ctx.actor, preset.drink_type, preset.quantity_ml,
+                                              name=preset.name, preset_id=preset.id)
+    return ToolResult.success(
+        tr("Logged {name} ({ml} ml). Water today: {water} of {goal} ml ({percent} %).", name=preset.name,
+           ml=preset.quantity_ml, water=progress.water_ml, goal=progress.water_goal_ml,
+           percent=progress.water_percent),
+        entry_id=str(entry.id), **progress_data(progress),
+    )
+
+
+async def _undo(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    entry = await service.undo_last_drink(ctx.uow, ctx.user, ctx.actor)
+    progress = await service.day_progress(ctx.uow, ctx.user, flush=True)
+    return ToolResult.success(
+        tr("Removed {ml} ml {drink}. Water today: {water} of {goal} ml.", ml=entry.quantity_ml,
+           drink=drink_label(entry.drink_type), water=progress.water_ml, goal=progress.water_goal_ml),
+        entry_id=str(entry.id), **progress_data(progress),
+    )
+
+
+async def _delete(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    import uuid
+
+    try:
+        entry_id = uuid.UUID(args["entry_id"])
+    except ValueError:
+        return ToolResult.failure(tr("No such drink entry."), "not_found")
+    entry = await service.delete_drink(ctx.uow, ctx.user, ctx.actor, entry_id)
+    return ToolResult.success(tr("Deleted {ml} ml {drink}.", ml=entry.quantity_ml, drink=drink_label(entry.drink_type)),
+                              entry_id=str(entry.id))
+
+
+async def _progress(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    progress = await service.day_progress(ctx.uow, ctx.user, args.get("date"))
+    return ToolResult.success(
+        tr("Water: {water} of {goal} ml ({percent} %).", water=progress.water_ml, goal=progress.water_goal_ml,
+           percent=progress.water_percent),
+        **progress_data(progress),
+    )
+
+
+async def _set_goal(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    ml = await service.set_goal(ctx.uow, ctx.user, ctx.actor, args["daily_ml"], args.get("drink_type", "water"))
+    return ToolResult.success(tr("Your daily water goal is now {ml} ml.", ml=ml), daily_ml=ml)
+
+
+async def _create_preset(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    preset = await service.create_preset(ctx.uow, ctx.user, args["name"], args["drink_type"], args["quantity_ml"])
+    return ToolResult.success(tr("Saved the preset {name} ({ml} ml).", name=preset.name, ml=preset.quantity_ml),
+                              preset_id=str(preset.id))
+
+
+async def _list_presets(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    presets = await service.list_presets(ctx.uow, ctx.user)
+    return ToolResult.success(
+        None, presets=[{"name": p.name, "drink_type": p.drink_type, "quantity_ml": p.quantity_ml} for p in presets]
+    )
+
+
+_TYPE = ToolParam("drink_type", "string", "Kind of drink.", required=True, enum=DRINK_TYPES)
+_ML = ToolParam("quantity_ml", "integer", "Amount in millilitres.", minimum=MIN_ML, maximum=MAX_ML)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("log_drink", "drink", "Log a drink the person had (default portion if no amount).",
+             (_TYPE, _ML, ToolParam("name", "string", "Name of the drink, e.g. 'Espresso'.", max_length=100)),
+             "write", _log_drink),
+    ToolSpec("log_drink_preset", "drink", "Log a drink from one of the person's saved presets.",
+             (ToolParam("preset", "string", "Preset name.", required=True, max_length=100),), "write", _log_preset),
+    ToolSpec("undo_last_drink", "drink", "Remove the most recent drink logged today.", (), "write", _undo),
+    ToolSpec("delete_drink", "drink", "Delete one drink entry by id.",
+             (ToolParam("entry_id", "string", "Drink entry id.", required=True, max_length=64),),
+             "destructive", _delete),
+    ToolSpec("get_drink_progress", "drink", "Water, coffee and total drinks of a day against the water goal.",
+             (ToolParam("date", "date", "Local day (YYYY-MM-DD); today if omitted."),), "read", _progress),
+    ToolSpec("set_drink_goal", "drink", "Set the daily water goal in ml.",
+             (ToolParam("daily_ml", "integer", "Daily goal in ml.", required=True, minimum=MIN_GOAL_ML,
+                        maximum=MAX_GOAL_ML),
+              ToolParam("drink_type", "string", "Drink type of the goal (water).", enum=("water",))),
+             "write", _set_goal),
+    ToolSpec("create_drink_preset", "drink", "Save a drink preset such as 'Bottle' = 500 ml water.",
+             (ToolParam("name", "string", "Preset name.", required=True, max_length=100),
+              _TYPE, ToolParam("quantity_ml", "integer", "Amount in ml.", required=True, minimum=MIN_ML,
+                                maximum=MAX_ML)), "write", _create_preset),
+    ToolSpec("list_drink_presets", "drink", "The person's saved drink presets.", (), "read", _list_presets),
+)

@@ -1,0 +1,57 @@
+"""Outbox rows and the message shape they carry (text plus rows of buttons with opaque tokens)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint, func
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column
+
+from brain.store.base import Base
+
+PENDING, SENT, FAILED = "pending", "sent", "failed"
+
+
+class Button(BaseModel):
+    label: str
+    token: str
+
+
+class Outbound(BaseModel):
+    """A rendered message for one person; buttons are rows of (label, opaque action token)."""
+
+    text: str
+    buttons: list[list[Button]] = Field(default_factory=list)
+
+    def flat_buttons(self) -> list[Button]:
+        return [b for row in self.buttons for b in row]
+
+
+class OutboxMessage(Base):
+    __tablename__ = "outbox"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(32))
+    slot: Mapped[str] = mapped_column(String(128))
+    platform: Mapped[str | None] = mapped_column(String(16))
+    chat_id: Mapped[str | None] = mapped_column(String(255))
+    text: Mapped[str] = mapped_column(Text)
+    buttons: Mapped[list[Any]] = mapped_column(JSONB, default=list)
+    status: Mapped[str] = mapped_column(String(8), default=PENDING)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    sent_at: Mapped[datetime | None] = mapped_column()
+
+    __table_args__ = (
+        UniqueConstraint("user_id", "kind", "slot"),
+        Index("ix_outbox_pending", "status", "platform", "id", postgresql_where="status = 'pending'"),
+    )
+
+    def outbound(self) -> Outbound:
+        return Outbound(text=self.text, buttons=[[Button(**b) for b in row] for row in self.buttons])

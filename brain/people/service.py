@@ -1,0 +1,100 @@
+"""Finding or creating the person behind a platform identity; their language and time zone."""
+
+from __future__ import annotations
+
+import uuid
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from brain.errors import DomainError
+from brain.i18n import SUPPORTED_LOCALES, normalize_locale, tr
+from brain.people.models import Identity, User
+
+
+async def resolve_identity(
+    session: AsyncSession,
+    platform: str,
+    platform_id: str,
+    *,
+    default_locale: str,
+    default_timezone: str,
+    display_name: str | None = None,
+) -> User:
+    """The user behind (platform, platform_id); created on first contact. Safe under concurrency:
+    two first messages at once end with one user."""
+    found = await session.scalar(
+        select(User).join(Identity, Identity.user_id == User.id).where(
+            Identity.platform == platform, Identity.platform_id == platform_id
+        )
+    )
+    if found is not None:
+        return found
+    user = User(
+        id=uuid.uuid4(), locale=normalize_locale(default_locale) or "en", timezone=default_timezone,
+        display_name=display_name,
+    )
+    session.add(user)
+    await session.flush()
+    inserted = await session.scalar(
+        insert(Identity)
+        .values(id=uuid.uuid4(), user_id=user.id, platform=platform, platform_id=platform_id)
+        .on_conflict_do_nothing(index_elements=["platform", "platform_id"])
+        .returning(Identity.user_id)
+    )
+    if inserted is None:  # another transaction created it first; drop ours
+        await session.delete(user)
+        winner = await session.scalar(
+            select(User).join(Identity, Identity.user_id == User.id).where(
+                Identity.platform == platform, Identity.platform_id == platform_id
+            )
+        )
+        assert winner is not None
+        return winner
+    return user
+
+
+async def get_user(session: AsyncSession, user_id: uuid.UUID) -> User:
+    user = await session.get(User, user_id)
+    if user is None:
+        raise DomainError(tr("I don't know you yet. Send /start first."), code="not_found")
+    return user
+
+
+def parse_timezone(name: str) -> str:
+    """Validate an IANA zone name (case-insensitive); returns its canonical spelling."""
+    candidate = name.strip()
+    if not candidate or len(candidate) > 64:
+        raise DomainError(tr("Unknown time zone: {name}. Use a name like Europe/Berlin.", name=candidate[:64]),
+                          code="invalid_timezone")
+    lookup = {z.lower(): z for z in _zones()}
+    canonical = lookup.get(candidate.lower().replace(" ", "_"))
+    if canonical is None:
+        raise DomainError(tr("Unknown time zone: {name}. Use a name like Europe/Berlin.", name=candidate),
+                          code="invalid_timezone")
+    try:
+        ZoneInfo(canonical)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise DomainError(tr("Unknown time zone: {name}. Use a name like Europe/Berlin.", name=candidate),
+                          code="invalid_timezone") from None
+    return canonical
+
+
+_ZONES: set[str] | None = None
+
+
+def _zones() -> set[str]:
+    global _ZONES
+    if _ZONES is None:
+        _ZONES = available_timezones() | {"UTC"}
+    return _ZONES
+
+
+def parse_locale(value: str) -> str:
+    lang = normalize_locale(value)
+    if lang is None:
+        raise DomainError(tr("Unknown language: {value}. Choose one of: {choices}.", value=value[:16],
+                             choices=", ".join(SUPPORTED_LOCALES)), code="invalid_locale")
+    return lang

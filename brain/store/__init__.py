@@ -1,0 +1,1 @@
+"""PostgreSQL store: models base, engine and sessions, the embedded server, migrations."""
