@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint install locales clean
+.PHONY: run test test-fast lint install locales locales-sync clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,3 +34,7 @@ test-fast: install
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+# Re-extract message ids and update the German and English catalogues (see scripts/sync_locales.py).
+locales-sync: $(STAMP)
+	$(BIN)/python scripts/sync_locales.py

@@ -1,0 +1,1 @@
+"""The terminal chat: lines in, replies out; buttons appear as numbered choices."""

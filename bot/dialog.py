@@ -1,0 +1,105 @@
+"""The dialog: turns one `Inbound` (command, free text or button press) into replies, written to the
+delivery outbox. Platform-neutral; every adapter calls `Dialog.handle` and then drains the outbox."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from bot.commands import Command, command_table
+from bot.commands.basics import set_locale
+from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
+from bot.parsing.freetext import parse_free_text
+from bot.turn import Turn
+from brain.actions.service import redeem_action
+from brain.core import Brain
+from brain.errors import DomainError
+from brain.i18n import tr
+from brain.outbox.models import Outbound
+from brain.people.models import User
+from brain.people.service import resolve_identity
+
+log = logging.getLogger(__name__)
+
+
+class Dialog:
+    def __init__(self, brain: Brain, *, default_locale: str = "en", default_timezone: str = "UTC") -> None:
+        self.brain = brain
+        self.default_locale = default_locale
+        self.default_timezone = default_timezone
+        self.commands: dict[str, Command] = command_table()
+
+    async def user_for(self, inbound: Inbound) -> User:
+        async with self.brain.transactions.begin() as uow:
+            return await resolve_identity(
+                uow.session, inbound.platform, inbound.platform_user_id,
+                default_locale=inbound.language_code or self.default_locale,
+                default_timezone=self.default_timezone, display_name=inbound.display_name,
+            )
+
+    async def handle(self, inbound: Inbound) -> list[Outbound]:
+        user = await self.user_for(inbound)
+        turn = Turn(self.brain, user, inbound)
+        try:
+            await self._route(turn, inbound)
+        except Exception:
+            log.exception("turn failed for %s:%s", inbound.platform, inbound.platform_user_id)
+            turn.replies.clear()
+            turn.say(tr("Sorry, something went wrong on my side. Nothing was changed by this message."))
+        return await turn.flush()
+
+    async def _route(self, turn: Turn, inbound: Inbound) -> None:
+        if inbound.action is not None:
+            await self._press(turn, inbound.action)
+            return
+        text = (inbound.text or "").strip()
+        if not text:
+            turn.say(tr("I can only read text messages so far. /help shows what I understand."))
+            return
+        if len(text) > MAX_TEXT_LENGTH:
+            turn.say(tr("That message is too long ({length} characters; at most {max}). Nothing was saved.",
+                        length=len(text), max=MAX_TEXT_LENGTH))
+            return
+        if inbound.is_command:
+            await self._command(turn, text)
+        else:
+            await self._free_text(turn, text)
+
+    async def _command(self, turn: Turn, text: str) -> None:
+        name, args = split_command(text)
+        command = self.commands.get(name)
+        if command is None:
+            turn.say(tr("I don't know the command /{name}. /help lists what I understand.", name=name[:32]))
+            return
+        await command.handler(turn, args)
+
+    async def _free_text(self, turn: Turn, text: str) -> None:
+        calls = parse_free_text(text, turn.today)
+        if not calls:
+            turn.say(tr("I didn't understand that, and no language model is connected to help. "
+                        "Try \"250 ml water\", \"zwei Kaffee\", \"Einkaufen bis Freitag\" or /help."))
+            return
+        for call in calls[:-1]:
+            result = await turn.tool(call.name, call.args)
+            if not result.ok:
+                turn.say_result(result)
+                return
+        turn.say_result(await turn.tool(calls[-1].name, calls[-1].args))
+
+    async def _press(self, turn: Turn, token: str) -> None:
+        try:
+            async with self.brain.transactions.begin() as uow:
+                action = await redeem_action(uow.session, turn.user.id, token, now=uow.now)
+        except DomainError as refused:
+            turn.say(refused.text)
+            return
+        payload: dict[str, Any] = action.payload
+        if action.kind == "tool":
+            turn.say_result(await turn.tool(str(payload["name"]), dict(payload.get("args", {}))))
+        elif action.kind == "command":
+            await self._command(turn, str(payload["text"]))
+        elif action.kind == "set_locale":
+            await set_locale(turn, str(payload["locale"]))
+        else:
+            log.warning("unknown action kind %s", action.kind)
+            turn.say(tr("That button is not valid."))

@@ -1,0 +1,137 @@
+"""Settings from the environment (and an optional `.env`), validated at start: a bad value stops the
+program with a message naming the setting, instead of failing later in the middle of a chat."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import platformdirs
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from brain.i18n import SUPPORTED_LOCALES, normalize_locale
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("companion", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """Every field is documented in the README's configuration table (keep them in step)."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    database_url: str | None = Field(default=None, validation_alias=AliasChoices("DATABASE_URL"))
+    data_dir: Path = Field(default_factory=default_data_dir, validation_alias=AliasChoices("COMPANION_DATA_DIR"))
+    default_locale: str = Field(default="en", validation_alias=AliasChoices("DEFAULT_LOCALE"))
+    default_timezone: str = Field(default="UTC", validation_alias=AliasChoices("DEFAULT_TIMEZONE"))
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="WARNING", validation_alias=AliasChoices("LOG_LEVEL")
+    )
+
+    ollama_host: str = Field(default="http://127.0.0.1:11434", validation_alias=AliasChoices("OLLAMA_HOST"))
+    ollama_model_primary: str = Field(default="qwen3:4b", validation_alias=AliasChoices("OLLAMA_MODEL_PRIMARY"))
+    ollama_model_fast: str = Field(default="qwen3:1.7b", validation_alias=AliasChoices("OLLAMA_MODEL_FAST"))
+    embedder: Literal["wordllama", "ollama"] = Field(default="wordllama", validation_alias=AliasChoices("EMBEDDER"))
+    embedding_model: str = Field(default="nomic-embed-text", validation_alias=AliasChoices("EMBEDDING_MODEL"))
+    embedding_dim: int = Field(default=256, ge=32, le=4096, validation_alias=AliasChoices("EMBEDDING_DIM"))
+
+    telegram_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_TOKEN"))
+    telegram_base_url: str | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_BASE_URL"))
+
+    matrix_homeserver: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_HOMESERVER"))
+    matrix_user_id: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_USER_ID"))
+    matrix_password: SecretStr | None = Field(default=None, validation_alias=AliasChoices("MATRIX_PASSWORD"))
+    matrix_access_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("MATRIX_ACCESS_TOKEN"))
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        for prefix in ("postgresql://", "postgres://", "postgresql+psycopg://"):
+            if value.startswith(prefix):
+                return "postgresql+psycopg://" + value[len(prefix):]
+        raise ValueError("must be a PostgreSQL URL such as postgresql://user:pass@host:5432/companion")
+
+    @field_validator("default_locale")
+    @classmethod
+    def _locale(cls, value: str) -> str:
+        lang = normalize_locale(value)
+        if lang is None:
+            raise ValueError(f"must be one of {', '.join(SUPPORTED_LOCALES)}")
+        return lang
+
+    @field_validator("default_timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError("must be an IANA time zone such as Europe/Berlin") from None
+        return value
+
+    @field_validator("ollama_host", "telegram_base_url", "matrix_homeserver")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
+
+    @field_validator("telegram_token")
+    @classmethod
+    def _telegram_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
+        token = value.get_secret_value().strip()
+        bot_id, _, secret = token.partition(":")
+        if not bot_id.isdigit() or len(secret) < 8:
+            raise ValueError("must look like 123456:ABC-DEF... (from @BotFather)")
+        return SecretStr(token)
+
+    @field_validator("matrix_user_id")
+    @classmethod
+    def _matrix_user(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        if not (value.startswith("@") and ":" in value):
+            raise ValueError("must be a full Matrix id such as @companion:example.org")
+        return value
+
+    @model_validator(mode="after")
+    def _matrix_complete(self) -> Settings:
+        if self.matrix_homeserver or self.matrix_user_id:
+            if not (self.matrix_homeserver and self.matrix_user_id):
+                raise ValueError("MATRIX_HOMESERVER and MATRIX_USER_ID must be set together")
+            if self.matrix_password is None and self.matrix_access_token is None:
+                raise ValueError("Matrix needs MATRIX_PASSWORD or MATRIX_ACCESS_TOKEN")
+        return self
+
+    @property
+    def telegram_enabled(self) -> bool:
+        return self.telegram_token is not None
+
+    @property
+    def matrix_enabled(self) -> bool:
+        return self.matrix_homeserver is not None
+
+
+class SettingsError(Exception):
+    """Raised with one readable line per bad setting."""
+
+
+def load_settings(**overrides: object) -> Settings:
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as invalid:
+        lines = []
+        for error in invalid.errors():
+            name = ".".join(str(p) for p in error["loc"]) or "settings"
+            message = str(error["msg"]).removeprefix("Value error, ")
+            lines.append(f"  {name.upper()}: {message}")
+        raise SettingsError("Invalid configuration:\n" + "\n".join(lines)) from None

@@ -1,0 +1,101 @@
+"""One turn of the dialog for one person: runs tool calls as that person, collects replies with
+buttons, and writes them (with their action tokens) to the outbox in one transaction at the end."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from bot.inbound import Inbound
+from brain.actions.models import ActionToken
+from brain.actions.service import DEFAULT_TTL
+from brain.core import Brain
+from brain.events.actor import USER
+from brain.i18n import Renderer, Text
+from brain.outbox.models import Button, Outbound
+from brain.outbox.service import enqueue
+from brain.people.local_time import local_date
+from brain.people.models import User
+from brain.tools.spec import ToolResult
+
+
+@dataclass
+class PendingButton:
+    label: str
+    kind: str
+    payload: dict[str, Any]
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(8))
+
+
+@dataclass
+class Reply:
+    text: str
+    buttons: list[list[PendingButton]] = field(default_factory=list)
+
+
+class Turn:
+    def __init__(self, brain: Brain, user: User, inbound: Inbound) -> None:
+        self.brain = brain
+        self.user = user
+        self.inbound = inbound
+        self.render = Renderer(user.locale, user.timezone)
+        self.replies: list[Reply] = []
+
+    @property
+    def now(self) -> datetime:
+        return self.brain.clock.now()
+
+    @property
+    def today(self) -> date:
+        return local_date(self.user, self.now)
+
+    def t(self, text: Text | str) -> str:
+        return self.render(text)
+
+    def button(self, label: Text | str, kind: str, **payload: Any) -> PendingButton:
+        return PendingButton(self.t(label), kind, payload)
+
+    def tool_button(self, label: Text | str, name: str, **args: Any) -> PendingButton:
+        return self.button(label, "tool", name=name, args=args)
+
+    def say(self, *lines: Text | str | None, buttons: list[list[PendingButton]] | None = None) -> None:
+        text = "\n".join(self.t(line) for line in lines if line is not None)
+        self.replies.append(Reply(text, buttons or []))
+
+    async def tool(self, name: str, args: dict[str, Any] | None = None, *,
+                   caused_by: uuid.UUID | None = None) -> ToolResult:
+        return await self.brain.tools.execute(self.user.id, name, args or {}, USER, caused_by=caused_by)
+
+    def say_result(self, result: ToolResult, buttons: list[list[PendingButton]] | None = None) -> None:
+        if result.message is not None:
+            self.say(result.message, buttons=buttons if result.ok else None)
+
+    async def flush(self) -> list[Outbound]:
+        """Persist replies to the outbox (and their buttons' tokens) in one transaction."""
+        if not self.replies:
+            return []
+        outbounds: list[Outbound] = []
+        async with self.brain.transactions.begin() as uow:
+            expires = uow.now + DEFAULT_TTL
+            for index, reply in enumerate(self.replies):
+                rows: list[list[Button]] = []
+                for row in reply.buttons:
+                    for b in row:
+                        uow.session.add(ActionToken(token=b.token, user_id=self.user.id, kind=b.kind,
+                                                    payload=b.payload, single_use=b.kind != "command",
+                                                    expires_at=expires))
+                    rows.append([Button(label=b.label, token=b.token) for b in row])
+                message = Outbound(text=reply.text, buttons=rows)
+                await enqueue(
+                    uow.session, self.user.id, message, kind="reply",
+                    slot=f"{self.inbound.platform}:{self.inbound.chat_id}:{self.inbound.message_id}:{index}",
+                    platform=self.inbound.platform, chat_id=self.inbound.chat_id,
+                )
+                outbounds.append(message)
+        return outbounds
+
+
+TOKEN_TTL = timedelta(days=2)

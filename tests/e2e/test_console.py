@@ -1,0 +1,70 @@
+"""The terminal chat: in-process over the test database, and as the real `companion run` process
+reading a pipe on the embedded PostgreSQL (the README's `make run`)."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from adapters.console.chat import ConsoleChat
+
+
+async def test_console_prints_replies_and_numbered_buttons(brain, dialog) -> None:
+    out = io.StringIO()
+    chat = ConsoleChat(brain, dialog, io.StringIO("/water 250\n/today\n"), out, person="tester")
+    assert await chat.run() == 0
+    text = out.getvalue()
+    assert "Logged 250 ml water" in text
+    assert "Water: 250 ml of 2,000 ml (13 %)" in text
+    assert "[1] +250 ml water" in text
+
+
+async def test_console_number_picks_a_button_of_the_last_reply(brain, dialog) -> None:
+    out = io.StringIO()
+    chat = ConsoleChat(brain, dialog, io.StringIO("/water 250\n2\n"), out, person="tester")
+    await chat.run()
+    assert "Water today: 750 of 2,000 ml" in out.getvalue()
+
+
+async def test_console_ignores_blank_lines_and_ends_at_end_of_input(brain, dialog) -> None:
+    out = io.StringIO()
+    chat = ConsoleChat(brain, dialog, io.StringIO("\n\n   \n"), out, person="tester")
+    assert await chat.run() == 0
+    assert out.getvalue() == ""
+
+
+@pytest.mark.slow
+def test_companion_run_on_embedded_postgres_shows_water_progress() -> None:
+    data_dir = Path(tempfile.mkdtemp(prefix="crun", dir="/tmp"))
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL"}}
+    env.update(COMPANION_DATA_DIR=str(data_dir), DEFAULT_LOCALE="en", DEFAULT_TIMEZONE="Europe/Berlin")
+    companion = Path(sys.executable).with_name("companion")
+    try:
+        done = subprocess.run([str(companion), "run"], input="/water 250\n/today\n", capture_output=True,
+                              text=True, env=env, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        assert "Water: 250 ml of 2,000 ml (13 %)" in done.stdout
+        # A second start reuses the data directory and keeps what was logged.
+        again = subprocess.run([str(companion), "run"], input="/today\n", capture_output=True, text=True, env=env,
+                               timeout=120, check=False)
+        assert again.returncode == 0, again.stderr
+        assert "Water: 250 ml of 2,000 ml" in again.stdout
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_bad_setting_stops_the_start_with_a_clear_message() -> None:
+    env = dict(os.environ, DEFAULT_TIMEZONE="Mars/Olympus", COMPANION_DATA_DIR="/tmp/never-used")
+    companion = Path(sys.executable).with_name("companion")
+    done = subprocess.run([str(companion), "run"], input="", capture_output=True, text=True, env=env, timeout=60,
+                          check=False)
+    assert done.returncode == 2
+    assert "DEFAULT_TIMEZONE" in done.stderr and "IANA" in done.stderr

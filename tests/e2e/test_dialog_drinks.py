@@ -1,0 +1,97 @@
+"""From an inbound line to the reply in the outbox: drinks, /today, buttons, and bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.inbound import MAX_TEXT_LENGTH
+
+
+async def test_water_then_today_shows_progress_against_the_default_goal(person) -> None:
+    alice = person()
+    assert "Logged 250 ml water" in await alice.send("/water 250")
+    today = await alice.send("/today")
+    assert "Water: 250 ml of 2,000 ml (13 %)" in today
+
+
+async def test_german_person_gets_german_numbers_and_words(person) -> None:
+    bob = person(language="de")
+    await bob.send("/water 1,5 l")
+    today = await bob.send("/heute")
+    assert "1.500" in today and "2.000" in today
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("250 ml water", 250), ("ein Glas Wasser", 250), ("0,5l Wasser", 500), ("/water", 250), ("/wasser 330ml", 330),
+])
+async def test_water_phrases_log_the_right_amount(person, line: str, expected: int) -> None:
+    alice = person()
+    await alice.send(line)
+    assert f"{expected:,} ml of 2,000" in await alice.send("/today")
+
+
+async def test_zwei_kaffee_logs_two_coffees(person) -> None:
+    alice = person()
+    await alice.send("zwei Kaffee")
+    assert "Coffee: 2" in await alice.send("/today")
+
+
+async def test_quick_button_logs_water_once_even_when_pressed_twice(person) -> None:
+    alice = person()
+    await alice.send("/water 250")
+    token = alice.buttons()["+500 ml water"]
+    assert "750" in await alice.press(token)
+    assert "already used" in await alice.press(token)
+    assert "750 ml of 2,000" in await alice.send("/today")
+
+
+async def test_another_persons_button_is_refused_and_changes_nothing(person, db_state) -> None:
+    alice, mallory = person(), person()
+    await alice.send("/water 250")
+    token = alice.buttons()["+250 ml water"]
+    before = await db_state()
+    assert "not valid" in await mallory.press(token)
+    assert await db_state() == before
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("/water -5", "couldn't read the amount"),
+    ("/water 100 l", "between 1 and 5,000 ml"),
+    ("/water lots", "couldn't read the amount"),
+    ("/drink beer-ish 300", "Usage: /drink"),
+    ("/coffee 50", "Usage: /coffee"),
+    ("/tz Mars/Olympus", "Unknown time zone"),
+    ("/lang klingon", "Unknown language"),
+    ("/frobnicate", "don't know the command /frobnicate"),
+    ("x" * (MAX_TEXT_LENGTH + 1), "too long"),
+    ("hello, how are you?", "didn't understand"),
+])
+async def test_bad_input_gets_a_clear_answer_and_changes_nothing(person, db_state, line: str, expected: str) -> None:
+    alice = person()
+    await alice.send("/start")
+    before = await db_state()
+    assert expected in await alice.send(line)
+    assert await db_state() == before
+
+
+async def test_forged_token_is_refused(person, db_state) -> None:
+    alice = person()
+    await alice.send("/start")
+    before = await db_state()
+    for forged in ("AAAAAAAAAAA", "../../etc", "x" * 200, ""):
+        reply = await alice.press(forged)
+        assert "not valid" in reply
+    assert await db_state() == before
+
+
+async def test_lang_button_switches_to_german(person) -> None:
+    alice = person()
+    await alice.send("/start")
+    await alice.press(alice.buttons()["Deutsch"])
+    assert "Wasser" in await alice.send("/water")
+
+
+async def test_tz_changes_the_local_day(person) -> None:
+    alice = person()
+    reply = await alice.send("/tz america/new_york")
+    assert "America/New_York" in reply
