@@ -1,0 +1,54 @@
+"""Tables of the todo module: tasks (a subtask is a task with a parent) and their reminders.
+A task is open while `completed_at` is NULL; due dates are the person's local calendar days."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date, datetime
+
+from sqlalchemy import CheckConstraint, ForeignKey, Index, SmallInteger, String, Text, func
+from sqlalchemy.orm import Mapped, mapped_column
+
+from brain.store.base import Base
+
+
+class Task(Base):
+    __tablename__ = "tasks"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    parent_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
+    title: Mapped[str] = mapped_column(String(500))
+    description: Mapped[str | None] = mapped_column(Text)
+    due_date: Mapped[date | None] = mapped_column()
+    priority: Mapped[int] = mapped_column(SmallInteger, default=0)
+    completed_at: Mapped[datetime | None] = mapped_column()
+    # clock_timestamp, not now(): tasks created in one transaction still keep their order in lists.
+    created_at: Mapped[datetime] = mapped_column(server_default=func.clock_timestamp())
+    updated_at: Mapped[datetime] = mapped_column()
+
+    __table_args__ = (
+        CheckConstraint("priority BETWEEN 0 AND 3", name="priority_range"),
+        # Open lists (completed_at IS NULL, by due date) and "done today" (completed_at range).
+        Index("ix_tasks_user_completed_due", "user_id", "completed_at", "due_date"),
+        # The parent FK's cascade and the subtask counts look rows up by parent alone.
+        Index("ix_tasks_parent_id", "parent_id"),
+    )
+    # created_at comes back with the INSERT, so a fresh task can be read without a lazy load.
+    __mapper_args__ = {"eager_defaults": True}
+
+
+class TaskReminder(Base):
+    __tablename__ = "task_reminders"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    task_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
+    minutes_before: Mapped[int] = mapped_column()
+    type: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+
+    __table_args__ = (
+        Index("ix_task_reminders_user_task", "user_id", "task_id"),
+        Index("ix_task_reminders_task_id", "task_id"),
+    )

@@ -1,0 +1,414 @@
+"""Task mutations (each emits its event(s) in the same unit of work), the lists and counts, and
+`find_task`, which resolves a short reference (list position, id or title fragment) to one task."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Literal
+
+from sqlalchemy import Select, delete, func, select
+from sqlalchemy.orm import aliased
+
+from brain.errors import DomainError
+from brain.events.catalog import (
+    ActorT,
+    ReminderDeleted,
+    ReminderSet,
+    SubtasksUpdated,
+    TaskCompleted,
+    TaskCreated,
+    TaskDeleted,
+    TaskRescheduled,
+    TaskUncompleted,
+    TaskUpdated,
+)
+from brain.i18n import tr
+from brain.modules.todo.models import Task, TaskReminder
+from brain.people.local_time import day_bounds, local_date
+from brain.people.models import User
+from brain.store.unit_of_work import UnitOfWork
+
+TaskFilter = Literal["open", "completed", "overdue", "today", "all"]
+TASK_FILTERS: tuple[str, ...] = ("open", "completed", "overdue", "today", "all")
+TaskStatus = Literal["open", "completed", "any"]
+
+MAX_TITLE = 500
+MAX_DESCRIPTION = 5000
+MIN_PRIORITY, MAX_PRIORITY = 0, 3
+MAX_LIST = 100
+REMINDER_TYPES: tuple[str, ...] = ("notification",)
+MAX_REMINDER_MINUTES = 28 * 24 * 60
+
+# One order for every list, so a task keeps its position whichever filter shows it: open tasks
+# first (NULL completed_at), overdue before due before undated, then higher priority, then older;
+# completed tasks after them, most recently done first.
+_ORDER = (
+    Task.completed_at.desc().nulls_first(), Task.due_date.asc().nulls_last(), Task.priority.desc(),
+    Task.created_at.asc(), Task.id.asc(),
+)
+_POSITION_RE = re.compile(r"#?\s*(\d{1,6})\.?")
+
+
+@dataclass(frozen=True)
+class ListedTask:
+    task: Task
+    position: int
+
+
+@dataclass(frozen=True)
+class TaskStats:
+    open: int
+    done_today: int
+    overdue: int
+    due_today: int
+
+
+def _title(title: str) -> str:
+    text = title.strip()
+    if not text:
+        raise DomainError(tr("A task needs a title."), code="empty")
+    if len(text) > MAX_TITLE:
+        raise DomainError(tr("A task title can be at most {max} characters.", max=MAX_TITLE), code="too_long")
+    return text
+
+
+def _description(description: str | None) -> str | None:
+    text = (description or "").strip()
+    if len(text) > MAX_DESCRIPTION:
+        raise DomainError(tr("A task description can be at most {max} characters.", max=MAX_DESCRIPTION),
+                          code="too_long")
+    return text or None
+
+
+def _priority(priority: int) -> int:
+    if not MIN_PRIORITY <= priority <= MAX_PRIORITY:
+        raise DomainError(tr("Priority must be between {min} and {max}.", min=MIN_PRIORITY, max=MAX_PRIORITY),
+                          code="out_of_range")
+    return priority
+
+
+async def _get(uow: UnitOfWork, user: User, task_id: uuid.UUID) -> Task:
+    # populate_existing: a lookup may have loaded the row before we held its lock.
+    task = await uow.session.scalar(
+        select(Task).where(Task.user_id == user.id, Task.id == task_id).with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    if task is None:
+        raise DomainError(tr("No such task."), code="not_found")
+    return task
+
+
+async def _emit_subtask_counts(uow: UnitOfWork, user: User, actor: ActorT, parent_id: uuid.UUID) -> None:
+    await uow.session.flush()
+    total, completed = (await uow.session.execute(
+        select(func.count(), func.count(Task.completed_at)).where(Task.user_id == user.id, Task.parent_id == parent_id)
+    )).one()
+    uow.emit(SubtasksUpdated(task_id=parent_id, total=int(total), completed=int(completed)),
+             user_id=user.id, record_id=parent_id, actor=actor)
+
+
+async def create_task(
+    uow: UnitOfWork,
+    user: User,
+    actor: ActorT,
+    title: str,
+    *,
+    due_date: date | None = None,
+    priority: int = 0,
+    description: str | None = None,
+    parent_id: uuid.UUID | None = None,
+) -> Task:
+    """A new open task; with `parent_id` a subtask, which also updates the parent's counts."""
+    clean_title, clean_description, clean_priority = _title(title), _description(description), _priority(priority)
+    if parent_id is not None:
+        parent = await _get(uow, user, parent_id)
+        if parent.parent_id is not None:
+            raise DomainError(tr("A subtask cannot have subtasks of its own."), code="too_deep")
+    task = Task(
+        id=uuid.uuid4(), user_id=user.id, parent_id=parent_id, title=clean_title, description=clean_description,
+        due_date=due_date, priority=clean_priority, completed_at=None, updated_at=uow.now,
+    )
+    uow.session.add(task)
+    uow.emit(TaskCreated(task_id=task.id, title=task.title, due_date=due_date, priority=clean_priority,
+                         parent_id=parent_id),
+             user_id=user.id, record_id=task.id, actor=actor)
+    if parent_id is not None:
+        await _emit_subtask_counts(uow, user, actor, parent_id)
+    return task
+
+
+async def add_subtask(
+    uow: UnitOfWork, user: User, actor: ActorT, parent_id: uuid.UUID, title: str, *,
+    due_date: date | None = None, priority: int = 0,
+) -> Task:
+    return await create_task(uow, user, actor, title, due_date=due_date, priority=priority, parent_id=parent_id)
+
+
+async def complete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID) -> Task:
+    task = await _get(uow, user, task_id)
+    if task.completed_at is not None:
+        raise DomainError(tr("{title} is already done.", title=task.title), code="already_done")
+    today = local_date(user, uow.now)
+    task.completed_at = uow.now
+    task.updated_at = uow.now
+    uow.emit(TaskCompleted(task_id=task.id, title=task.title,
+                           was_overdue=task.due_date is not None and task.due_date < today),
+             user_id=user.id, record_id=task.id, actor=actor)
+    if task.parent_id is not None:
+        await _emit_subtask_counts(uow, user, actor, task.parent_id)
+    return task
+
+
+async def uncomplete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID) -> Task:
+    task = await _get(uow, user, task_id)
+    if task.completed_at is None:
+        raise DomainError(tr("{title} is not done yet.", title=task.title), code="not_done")
+    task.completed_at = None
+    task.updated_at = uow.now
+    uow.emit(TaskUncompleted(task_id=task.id, title=task.title), user_id=user.id, record_id=task.id, actor=actor)
+    if task.parent_id is not None:
+        await _emit_subtask_counts(uow, user, actor, task.parent_id)
+    return task
+
+
+_UNSET: Any = object()
+
+
+async def update_task(
+    uow: UnitOfWork,
+    user: User,
+    actor: ActorT,
+    task_id: uuid.UUID,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    priority: int | None = None,
+    due_date: date | None = _UNSET,
+) -> tuple[Task, list[str]]:
+    """Changes the given fields. Title, description and priority changes emit one TaskUpdated naming
+    them; a due-date change emits TaskRescheduled instead, as the seed has it. Unchanged values emit
+    nothing. Returns the task and the names of the fields that changed. `description=""` clears it."""
+    if title is None and description is None and priority is None and due_date is _UNSET:
+        raise DomainError(tr("Tell me what to change about the task."), code="nothing_to_change")
+    task = await _get(uow, user, task_id)
+    changed: list[str] = []
+    if title is not None and (new_title := _title(title)) != task.title:
+        task.title = new_title
+        changed.append("title")
+    if description is not None and (new_description := _description(description)) != task.description:
+        task.description = new_description
+        changed.append("description")
+    if priority is not None and _priority(priority) != task.priority:
+        task.priority = priority
+        changed.append("priority")
+    if changed:
+        task.updated_at = uow.now
+        uow.emit(TaskUpdated(task_id=task.id, fields=changed), user_id=user.id, record_id=task.id, actor=actor)
+    if due_date is not _UNSET and await _reschedule(uow, user, actor, task, due_date):
+        changed.append("due_date")
+    return task, changed
+
+
+async def reschedule_task(
+    uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID, due_date: date | None
+) -> Task:
+    """Moves the due date (None removes it); the same date again is no change and emits nothing."""
+    task = await _get(uow, user, task_id)
+    await _reschedule(uow, user, actor, task, due_date)
+    return task
+
+
+async def _reschedule(uow: UnitOfWork, user: User, actor: ActorT, task: Task, due_date: date | None) -> bool:
+    if due_date == task.due_date:
+        return False
+    old = task.due_date
+    task.due_date = due_date
+    task.updated_at = uow.now
+    uow.emit(TaskRescheduled(task_id=task.id, title=task.title, old_date=old, new_date=due_date),
+             user_id=user.id, record_id=task.id, actor=actor)
+    return True
+
+
+async def delete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID) -> list[Task]:
+    """Deletes the task for good, and with a parent its subtasks (one TaskDeleted each, subtasks
+    first). Deleting a subtask updates its parent's counts. Returns the deleted tasks."""
+    task = await _get(uow, user, task_id)
+    subtasks = list((await uow.session.scalars(
+        select(Task).where(Task.user_id == user.id, Task.parent_id == task.id).order_by(*_ORDER).with_for_update()
+    )).all())
+    deleted = [*subtasks, task]
+    await uow.session.execute(
+        delete(Task).where(Task.user_id == user.id, Task.id.in_([t.id for t in deleted])),
+        execution_options={"synchronize_session": "fetch"},
+    )
+    for gone in deleted:
+        uow.emit(TaskDeleted(task_id=gone.id, title=gone.title), user_id=user.id, record_id=gone.id, actor=actor)
+    if task.parent_id is not None:
+        await _emit_subtask_counts(uow, user, actor, task.parent_id)
+    return deleted
+
+
+# ---- reminders -------------------------------------------------------------------------------
+
+
+async def set_reminder(
+    uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID, minutes_before: int,
+    reminder_type: str = "notification",
+) -> TaskReminder:
+    """Stores a reminder for a task. Nothing sends reminders yet; this records the wish and its event."""
+    if not 0 <= minutes_before <= MAX_REMINDER_MINUTES:
+        raise DomainError(tr("A reminder must be between {min} and {max} minutes before.", min=0,
+                             max=MAX_REMINDER_MINUTES), code="out_of_range")
+    if reminder_type not in REMINDER_TYPES:
+        raise DomainError(tr("Unknown reminder type: {name}. Known: {choices}.", name=reminder_type[:32],
+                             choices=", ".join(REMINDER_TYPES)), code="bad_enum")
+    task = await _get(uow, user, task_id)
+    reminder = TaskReminder(id=uuid.uuid4(), user_id=user.id, task_id=task.id, minutes_before=minutes_before,
+                            type=reminder_type)
+    uow.session.add(reminder)
+    uow.emit(ReminderSet(task_id=task.id, reminder_id=reminder.id, minutes_before=minutes_before, type=reminder_type),
+             user_id=user.id, record_id=reminder.id, actor=actor)
+    return reminder
+
+
+async def delete_reminder(uow: UnitOfWork, user: User, actor: ActorT, reminder_id: uuid.UUID) -> TaskReminder:
+    reminder = await uow.session.scalar(
+        select(TaskReminder).where(TaskReminder.user_id == user.id, TaskReminder.id == reminder_id).with_for_update()
+    )
+    if reminder is None:
+        raise DomainError(tr("No such reminder."), code="not_found")
+    await uow.session.delete(reminder)
+    uow.emit(ReminderDeleted(task_id=reminder.task_id, reminder_id=reminder.id), user_id=user.id,
+             record_id=reminder.id, actor=actor)
+    return reminder
+
+
+async def list_reminders(uow: UnitOfWork, user: User, task_id: uuid.UUID) -> list[TaskReminder]:
+    return list((await uow.session.scalars(
+        select(TaskReminder).where(TaskReminder.user_id == user.id, TaskReminder.task_id == task_id)
+        .order_by(TaskReminder.minutes_before.desc(), TaskReminder.created_at)
+    )).all())
+
+
+# ---- reading ---------------------------------------------------------------------------------
+
+
+def _ranked(user: User) -> tuple[type[Task], Any]:
+    """The person's tasks with their 1-based position in the one list order (see `_ORDER`)."""
+    ranked = (
+        select(Task, func.row_number().over(order_by=_ORDER).label("position"))
+        .where(Task.user_id == user.id)
+        .subquery()
+    )
+    return aliased(Task, ranked), ranked.c.position
+
+
+def _status_filter(row: type[Task], status: TaskStatus) -> list[Any]:
+    if status == "open":
+        return [row.completed_at.is_(None)]
+    if status == "completed":
+        return [row.completed_at.is_not(None)]
+    return []
+
+
+async def _rows(uow: UnitOfWork, stmt: Select[Any]) -> list[ListedTask]:
+    return [ListedTask(task, int(position)) for task, position in (await uow.session.execute(stmt)).tuples()]
+
+
+async def list_tasks(
+    uow: UnitOfWork, user: User, task_filter: TaskFilter = "open", *, limit: int = 20
+) -> list[ListedTask]:
+    """Open: overdue, then by due date (undated last), priority, age. Completed: latest first.
+    All: open then completed. Positions are the same in every filter, so "3" means one task."""
+    if task_filter not in TASK_FILTERS:
+        raise DomainError(tr("Unknown task filter: {name}. Known: {choices}.", name=str(task_filter)[:32],
+                             choices=", ".join(TASK_FILTERS)), code="bad_enum")
+    row, position = _ranked(user)
+    today = local_date(user, uow.now)
+    conditions: dict[str, list[Any]] = {
+        "open": [row.completed_at.is_(None)],
+        "completed": [row.completed_at.is_not(None)],
+        "overdue": [row.completed_at.is_(None), row.due_date < today],
+        "today": [row.completed_at.is_(None), row.due_date == today],
+        "all": [],
+    }
+    limit = max(1, min(limit, MAX_LIST))
+    return await _rows(uow, select(row, position).where(*conditions[task_filter]).order_by(position).limit(limit))
+
+
+async def due_today(uow: UnitOfWork, user: User, *, limit: int = MAX_LIST) -> list[ListedTask]:
+    return await list_tasks(uow, user, "today", limit=limit)
+
+
+async def overdue(uow: UnitOfWork, user: User, *, limit: int = MAX_LIST) -> list[ListedTask]:
+    return await list_tasks(uow, user, "overdue", limit=limit)
+
+
+async def subtasks(uow: UnitOfWork, user: User, parent_id: uuid.UUID) -> list[Task]:
+    return list((await uow.session.scalars(
+        select(Task).where(Task.user_id == user.id, Task.parent_id == parent_id).order_by(*_ORDER)
+    )).all())
+
+
+async def task_stats(uow: UnitOfWork, user: User) -> TaskStats:
+    """Open, done during the local today, overdue and due today, in one query."""
+    today = local_date(user, uow.now)
+    start, end = day_bounds(user, today)
+    is_open = Task.completed_at.is_(None)
+    row = (await uow.session.execute(
+        select(
+            func.count().filter(is_open),
+            func.count().filter(Task.completed_at >= start, Task.completed_at < end),
+            func.count().filter(is_open, Task.due_date < today),
+            func.count().filter(is_open, Task.due_date == today),
+        ).where(Task.user_id == user.id)
+    )).one()
+    return TaskStats(open=int(row[0]), done_today=int(row[1]), overdue=int(row[2]), due_today=int(row[3]))
+
+
+async def find_task(uow: UnitOfWork, user: User, reference: str, *, status: TaskStatus = "open") -> ListedTask:
+    """One of the person's tasks by a short reference: its position in the task list ("2", "#2"),
+    its id, or a case-insensitive fragment of its title. A fragment searches tasks of `status`; a
+    fragment matching several of them (and none exactly) is refused as ambiguous."""
+    text = reference.strip()
+    if not text:
+        raise DomainError(tr("Which task do you mean?"), code="missing_reference")
+    row, position = _ranked(user)
+    if match := _POSITION_RE.fullmatch(text):
+        number = int(match.group(1))
+        found = await _rows(uow, select(row, position).where(position == number))
+        if not found:
+            raise DomainError(tr("There is no task number {number}.", number=number), code="not_found")
+        return found[0]
+    try:
+        task_id = uuid.UUID(text)
+    except ValueError:
+        task_id = None
+    if task_id is not None:
+        found = await _rows(uow, select(row, position).where(row.id == task_id))
+        if not found:
+            raise DomainError(tr("No such task."), code="not_found")
+        return found[0]
+    pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    # An exact title first, so "Milk" still finds "Milk" when "Oat milk" exists too.
+    candidates = await _rows(uow, select(row, position).where(
+        row.title.ilike(pattern, escape="\\"), *_status_filter(row, status)
+    ).order_by((func.lower(row.title) == text.lower()).desc(), position).limit(6))
+    return _one(text, candidates)
+
+
+def _one(reference: str, candidates: Sequence[ListedTask]) -> ListedTask:
+    if not candidates:
+        raise DomainError(tr("I found no task matching {reference}.", reference=reference[:100]), code="not_found")
+    if len(candidates) == 1:
+        return candidates[0]
+    exact = [c for c in candidates if c.task.title.lower() == reference.lower()]
+    if len(exact) == 1:
+        return exact[0]
+    choices = ", ".join(f"{c.position}. {c.task.title[:60]}" for c in candidates[:5])
+    raise DomainError(tr("{reference} matches several tasks: {choices}. Which one do you mean?",
+                         reference=reference[:100], choices=choices), code="ambiguous")
