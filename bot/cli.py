@@ -80,6 +80,30 @@ def migrate() -> None:
     err.print("[green]Database is up to date.[/green]")
 
 
+@cli.command("prune-events")
+def prune_events_command() -> None:
+    """Retention job: drop events older than 90 days and each person's beyond the newest 50,000."""
+    from bot.app import open_database
+    from brain.clock import SystemClock
+    from brain.events.store import prune_events
+    from brain.store.database import Database
+
+    settings = _settings()
+
+    async def _go() -> tuple[int, int]:
+        async with open_database(settings) as url:
+            db = Database(url, pool_size=1)
+            try:
+                async with db.sessions() as session, session.begin():
+                    result = await prune_events(session, SystemClock().now())
+                return result.by_age, result.by_count
+            finally:
+                await db.dispose()
+
+    by_age, by_count = asyncio.run(_go())
+    err.print(f"[green]Removed {by_age} events by age and {by_count} beyond the per-person limit.[/green]")
+
+
 @cli.command()
 def doctor() -> None:
     """Check settings, database, model server and adapters; say what is missing."""

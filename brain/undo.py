@@ -23,7 +23,7 @@ UNDO_WINDOW = timedelta(hours=24)
 # event type -> (inverse tool, arguments from the event payload)
 INVERSES: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {
     "DrinkLogged": ("delete_drink", lambda p: {"entry_id": p["entry_id"]}),
-    "MealLogged": ("delete_meal", lambda p: {"meal": p["meal_id"]}),
+    "MealLogged": ("delete_meal", lambda p: {"meal_id": p["meal_id"]}),
     "TaskCreated": ("delete_task", lambda p: {"task": p["task_id"]}),
     "TaskCompleted": ("uncomplete_task", lambda p: {"task": p["task_id"]}),
     "CalendarEventCreated": ("delete_event", lambda p: {"event": p["event_id"]}),

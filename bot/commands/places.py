@@ -28,7 +28,7 @@ async def place(turn: Turn, args: str) -> None:
         if not created.ok:
             turn.say_result(created)
             return
-        visit = await turn.tool("visit_place", {"place": created.data.get("place_id", args)})
+        visit = await turn.tool("visit_place", {"place": created.data["place"]["place_id"]})
     turn.say_result(visit)
 
 

@@ -49,7 +49,7 @@ async def today(turn: Turn, args: str) -> None:
     food = await turn.tool("nutrition_summary", {})
     if food.ok:
         d = food.data
-        line = turn.t(tr("Meals: {count} · {kcal} of {goal} kcal", count=d.get("meals_count", 0),
+        line = turn.t(tr("Meals: {count} · {kcal} of {goal} kcal", count=d.get("meal_count", 0),
                          kcal=d.get("kcal", 0), goal=d.get("kcal_goal", 2000)))
         if d.get("protein_goal"):
             line += " · " + turn.t(tr("Protein: {g} of {goal} g", g=d.get("protein", 0), goal=d["protein_goal"]))

@@ -13,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from brain.errors import DomainError
-from brain.i18n import tr
+from brain.i18n import Text, tr
 from brain.tools.spec import ToolParam, ToolSpec
 
 _TRUE = {"true", "yes", "y", "1", "ja", "on"}
@@ -48,6 +48,11 @@ def coerce_arguments(tool: ToolSpec, raw: object, *, timezone: str, today: date)
     return result
 
 
+def _what(param: ToolParam) -> Text:
+    """How a refusal names the parameter: its human label if it has one, else its name."""
+    return tr(param.label) if param.label else tr("Parameter {name}", name=param.name)
+
+
 def coerce_value(param: ToolParam, value: object, *, timezone: str, today: date) -> Any:
     kind = param.type
     if kind == "string":
@@ -69,56 +74,56 @@ def coerce_value(param: ToolParam, value: object, *, timezone: str, today: date)
 
 def _string(param: ToolParam, value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise DomainError(tr("Parameter {name} must be text.", name=param.name), code="bad_type")
+        raise DomainError(tr("{what} must be text.", what=_what(param)), code="bad_type")
     text = str(value).strip()
     if param.enum:
         canonical = {e.lower(): e for e in param.enum}.get(text.lower())
         if canonical is None:
-            raise DomainError(tr("Parameter {name} must be one of: {choices}.", name=param.name,
+            raise DomainError(tr("{what} must be one of: {choices}.", what=_what(param),
                                  choices=", ".join(param.enum)), code="bad_enum")
         return canonical
     if param.required and not text:
-        raise DomainError(tr("Parameter {name} must not be empty.", name=param.name), code="empty")
+        raise DomainError(tr("{what} must not be empty.", what=_what(param)), code="empty")
     if len(text) > param.max_length:
-        raise DomainError(tr("Parameter {name} is too long (at most {max} characters).", name=param.name,
+        raise DomainError(tr("{what} is too long (at most {max} characters).", what=_what(param),
                              max=param.max_length), code="too_long")
     if "\x00" in text:
-        raise DomainError(tr("Parameter {name} contains invalid characters.", name=param.name), code="bad_text")
+        raise DomainError(tr("{what} contains invalid characters.", what=_what(param)), code="bad_text")
     return text
 
 
 def _integer(param: ToolParam, value: object) -> int:
     if isinstance(value, bool):
-        raise DomainError(tr("Parameter {name} must be a whole number.", name=param.name), code="bad_type")
+        raise DomainError(tr("{what} must be a whole number.", what=_what(param)), code="bad_type")
     if isinstance(value, int):
         return value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)
     if isinstance(value, str) and _INT_RE.match(value.strip()):
         return int(float(value.strip()))
-    raise DomainError(tr("Parameter {name} must be a whole number.", name=param.name), code="bad_type")
+    raise DomainError(tr("{what} must be a whole number.", what=_what(param)), code="bad_type")
 
 
 def _number(param: ToolParam, value: object) -> float:
     if isinstance(value, bool):
-        raise DomainError(tr("Parameter {name} must be a number.", name=param.name), code="bad_type")
+        raise DomainError(tr("{what} must be a number.", what=_what(param)), code="bad_type")
     if isinstance(value, int | float):
         number = float(value)
     elif isinstance(value, str) and _NUM_RE.match(value.strip()):
         number = float(value.strip().replace(",", "."))
     else:
-        raise DomainError(tr("Parameter {name} must be a number.", name=param.name), code="bad_type")
+        raise DomainError(tr("{what} must be a number.", what=_what(param)), code="bad_type")
     if not math.isfinite(number):
-        raise DomainError(tr("Parameter {name} must be a number.", name=param.name), code="bad_type")
+        raise DomainError(tr("{what} must be a number.", what=_what(param)), code="bad_type")
     return number
 
 
 def _range(param: ToolParam, number: Any) -> Any:
     if param.minimum is not None and number < param.minimum:
-        raise DomainError(tr("Parameter {name} must be at least {min}.", name=param.name, min=param.minimum),
+        raise DomainError(tr("{what} must be at least {min}.", what=_what(param), min=param.minimum),
                           code="out_of_range")
     if param.maximum is not None and number > param.maximum:
-        raise DomainError(tr("Parameter {name} must be at most {max}.", name=param.name, max=param.maximum),
+        raise DomainError(tr("{what} must be at most {max}.", what=_what(param), max=param.maximum),
                           code="out_of_range")
     return number
 
@@ -134,7 +139,7 @@ def _boolean(param: ToolParam, value: object) -> bool:
             return True
         if lowered in _FALSE:
             return False
-    raise DomainError(tr("Parameter {name} must be true or false.", name=param.name), code="bad_type")
+    raise DomainError(tr("{what} must be true or false.", what=_what(param)), code="bad_type")
 
 
 def _date(param: ToolParam, value: object, today: date) -> date:
@@ -150,7 +155,7 @@ def _date(param: ToolParam, value: object, today: date) -> date:
             return date.fromisoformat(text[:10]) if len(text) >= 10 else date.fromisoformat(text)
         except ValueError:
             pass
-    raise DomainError(tr("Parameter {name} must be a date like 2026-12-24.", name=param.name), code="bad_date")
+    raise DomainError(tr("{what} must be a date like 2026-12-24.", what=_what(param)), code="bad_date")
 
 
 def _datetime(param: ToolParam, value: object, timezone: str, today: date) -> datetime:
@@ -165,12 +170,12 @@ def _datetime(param: ToolParam, value: object, timezone: str, today: date) -> da
         except ValueError:
             parsed = None
     if parsed is None:
-        raise DomainError(tr("Parameter {name} must be a date and time like 2026-12-24T18:00.", name=param.name),
+        raise DomainError(tr("{what} must be a date and time like 2026-12-24T18:00.", what=_what(param)),
                           code="bad_datetime")
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=zone)
     if not 1900 <= parsed.year <= 2200:
-        raise DomainError(tr("Parameter {name} must be a date and time like 2026-12-24T18:00.", name=param.name),
+        raise DomainError(tr("{what} must be a date and time like 2026-12-24T18:00.", what=_what(param)),
                           code="bad_datetime")
     return parsed
 
@@ -186,4 +191,4 @@ def _time(param: ToolParam, value: object) -> time:
             return time.fromisoformat(text.zfill(5) if len(text) == 4 else text)
         except ValueError:
             pass
-    raise DomainError(tr("Parameter {name} must be a time like 18:30.", name=param.name), code="bad_time")
+    raise DomainError(tr("{what} must be a time like 18:30.", what=_what(param)), code="bad_time")

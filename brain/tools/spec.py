@@ -26,6 +26,7 @@ class ToolParam:
     minimum: float | None = None
     maximum: float | None = None
     max_length: int = 500
+    label: str | None = None  # an N_() msgid naming the value for people, e.g. "The amount in ml"
 
 
 @dataclass

@@ -56,7 +56,7 @@ async def test_another_persons_button_is_refused_and_changes_nothing(person, db_
 
 @pytest.mark.parametrize("line, expected", [
     ("/water -5", "couldn't read the amount"),
-    ("/water 100 l", "between 1 and 5,000 ml"),
+    ("/water 100 l", "The amount in ml must be at most 5,000"),
     ("/water lots", "couldn't read the amount"),
     ("/drink beer-ish 300", "Usage: /drink"),
     ("/coffee 50", "Usage: /coffee"),

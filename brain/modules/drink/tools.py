@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.i18n import tr
+from brain.i18n import N_, tr
 from brain.modules.drink import service
 from brain.modules.drink.service import DRINK_TYPES, MAX_GOAL_ML, MAX_ML, MIN_GOAL_ML, MIN_ML, drink_label
 from brain.tools.spec import ToolContext, ToolParam, ToolResult, ToolSpec
@@ -92,7 +92,8 @@ async def _list_presets(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
 
 
 _TYPE = ToolParam("drink_type", "string", "Kind of drink.", required=True, enum=DRINK_TYPES)
-_ML = ToolParam("quantity_ml", "integer", "Amount in millilitres.", minimum=MIN_ML, maximum=MAX_ML)
+_ML = ToolParam("quantity_ml", "integer", "Amount in millilitres.", minimum=MIN_ML, maximum=MAX_ML,
+                label=N_("The amount in ml"))
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("log_drink", "drink", "Log a drink the person had (default portion if no amount).",
