@@ -16,7 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from babel import Locale
-from babel.dates import format_date, format_datetime, format_time
+from babel.dates import format_date, format_skeleton, format_time
 from babel.numbers import format_decimal
 from babel.support import NullTranslations, Translations
 
@@ -121,20 +121,30 @@ class Renderer:
         if isinstance(value, int | float):
             return format_decimal(value, locale=self._babel_locale, format="#,##0.##")
         if isinstance(value, datetime):
-            return format_datetime(value, format="short", locale=self._babel_locale, tzinfo=self.tz)
+            # A translatable joiner, so German can say "Mo., 30. Nov. um 14:00".
+            return self(tr("{date}, {time}", date=self.date_of(value), time=self.time_of(value)))
         if isinstance(value, date):
-            return format_date(value, format="medium", locale=self._babel_locale)
+            return self.date_of(value)
         if isinstance(value, time):
             return format_time(value, format="short", locale=self._babel_locale)
         return str(value)
 
+    def long_date_of(self, value: date) -> str:
+        """'Sunday, November 29, 2026' / 'Sonntag, 29. November 2026'."""
+        return format_date(value, format="full", locale=self._babel_locale)
+
     def time_of(self, value: datetime) -> str:
         return format_time(value, format="short", locale=self._babel_locale, tzinfo=self.tz)
 
-    def date_of(self, value: date | datetime, fmt: str = "medium") -> str:
+    def date_of(self, value: date | datetime, fmt: str | None = None) -> str:
+        """'Mon, Nov 30' ('Mo., 30. Nov.'); the year only when it is not this year."""
         if isinstance(value, datetime):
             value = value.astimezone(self.tz).date()
-        return format_date(value, format=fmt, locale=self._babel_locale)
+        if fmt is not None:
+            return format_date(value, format=fmt, locale=self._babel_locale)
+        this_year = datetime.now(self.tz).year
+        skeleton = "MMMEd" if value.year == this_year else "yMMMEd"
+        return format_skeleton(skeleton, value, locale=self._babel_locale)
 
 
 def null_renderer() -> NullTranslations:

@@ -27,7 +27,6 @@ INVERSES: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {
     "TaskCreated": ("delete_task", lambda p: {"task": p["task_id"]}),
     "TaskCompleted": ("uncomplete_task", lambda p: {"task": p["task_id"]}),
     "CalendarEventCreated": ("delete_event", lambda p: {"event": p["event_id"]}),
-    "PlaceCreated": ("delete_place", lambda p: {"place": p["place_id"]}),
 }
 
 

@@ -53,8 +53,8 @@ async def _upcoming(turn: Turn) -> None:
     if items:
         lines = [turn.t(tr("Coming up:"))]
         for item in items:
-            start = datetime.fromisoformat(item["start_time"])
-            lines.append(f"• {turn.render.date_of(start, 'EEE d MMM')} {turn.render.time_of(start)} {item['title']}")
+            start = datetime.fromisoformat(item["start"])
+            lines.append(f"• {turn.render.format_value(start)} {item['title']}")
         turn.say("\n".join(lines))
 
 

@@ -12,7 +12,7 @@ from brain.i18n import N_, tr
 
 async def today(turn: Turn, args: str) -> None:
     r = turn.render
-    lines = [turn.t(tr("Today, {date}", date=r.date_of(turn.today, "EEEE, d MMMM")))]
+    lines = [turn.t(tr("Today, {date}", date=r.long_date_of(turn.today)))]
 
     stats = await turn.tool("get_task_stats", {})
     if stats.ok:
@@ -32,7 +32,7 @@ async def today(turn: Turn, args: str) -> None:
         else:
             parts = []
             for item in items[:5]:
-                start = datetime.fromisoformat(item["start_time"])
+                start = datetime.fromisoformat(item["start"])
                 when = turn.t(tr("all day")) if item.get("is_all_day") else r.time_of(start)
                 parts.append(f"{when} {item['title']}")
             lines.append(turn.t(tr("Calendar: {events}", events=" · ".join(parts))))
