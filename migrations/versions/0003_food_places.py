@@ -1,7 +1,7 @@
 """food and places
 
 Revision ID: 0003
-Revises: 0001
+Revises: 0002
 Create Date: 2026-11-29 19:57:57.468691
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from alembic import op
 
 
 revision: str = '0003'
-down_revision: str | Sequence[str] | None = '0001'
+down_revision: str | Sequence[str] | None = '0002'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
