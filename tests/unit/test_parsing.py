@@ -1,0 +1,90 @@
+"""The rule-based parsers: examples in both languages, and properties (never crash, never
+produce a call outside what the tools accept)."""
+
+from __future__ import annotations
+
+from datetime import date, time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.inbound import split_command
+from bot.parsing.amounts import parse_volume_ml
+from bot.parsing.dates import find_date, find_duration_minutes, find_time
+from bot.parsing.freetext import ToolCall, parse_free_text
+
+MONDAY = date(2026, 11, 30)
+
+
+@pytest.mark.parametrize("text, calls", [
+    ("250 ml water", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 250})]),
+    ("250ml Wasser", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 250})]),
+    ("ein Glas Wasser", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 250})]),
+    ("0,5l Wasser", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500})]),
+    ("zwei Kaffee", [ToolCall("log_drink", {"drink_type": "coffee"})] * 2),
+    ("I had a coffee", [ToolCall("log_drink", {"drink_type": "coffee"})]),
+    ("Tee 300ml", [ToolCall("log_drink", {"drink_type": "tea", "quantity_ml": 300})]),
+    ("Einkaufen bis Freitag", [ToolCall("create_task", {"title": "Einkaufen", "due_date": "2026-12-04"})]),
+    ("Kaffee kaufen bis morgen", [ToolCall("create_task", {"title": "Kaffee kaufen", "due_date": "2026-12-01"})]),
+    ("Report until next monday", [ToolCall("create_task", {"title": "Report", "due_date": "2026-12-07"})]),
+    ("Steuer bis 15.12.", [ToolCall("create_task", {"title": "Steuer", "due_date": "2026-12-15"})]),
+    ("todo: call mom", [ToolCall("create_task", {"title": "Call mom"})]),
+    ("lunch: pasta 650 kcal", [ToolCall("log_meal", {"meal_type": "lunch", "kcal": 650, "description": "pasta"})]),
+    ("Müsli 400 kcal 20g Protein", [ToolCall("log_meal", {"kcal": 400, "protein": 20, "description": "Müsli"})]),
+    ("hello there", None),
+    ("wie geht es dir?", None),
+    ("Freitag", None),
+])
+def test_free_text_examples(text: str, calls: list[ToolCall] | None) -> None:
+    assert parse_free_text(text, MONDAY) == calls
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("heute", date(2026, 11, 30)), ("morgen", date(2026, 12, 1)), ("übermorgen", date(2026, 12, 2)),
+    ("Freitag", date(2026, 12, 4)), ("next friday", date(2026, 12, 4)), ("Montag", date(2026, 12, 7)),
+    ("am 3.1.", date(2027, 1, 3)), ("2026-12-24", date(2026, 12, 24)), ("in 3 Tagen", date(2026, 12, 3)),
+    ("in 2 weeks", date(2026, 12, 14)), ("24.12.2026", date(2026, 12, 24)),
+])
+def test_date_phrases(text: str, expected: date) -> None:
+    found = find_date(text, MONDAY)
+    assert found is not None and found.value == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("um 14 Uhr", time(14, 0)), ("14:30", time(14, 30)), ("at 9", time(9, 0)), ("7.15", time(7, 15)),
+    ("20 Uhr", time(20, 0)),
+])
+def test_time_phrases(text: str, expected: time) -> None:
+    found = find_time(text)
+    assert found is not None and found.value == expected
+
+
+def test_durations() -> None:
+    assert find_duration_minutes("Standup 15m")[0] == 15  # type: ignore[index]
+    assert find_duration_minutes("Workshop 2h")[0] == 120  # type: ignore[index]
+
+
+@pytest.mark.parametrize("text, ml", [("250", 250), ("250ml", 250), ("0,5 l", 500), ("1.5L", 1500), ("33cl", 330),
+                                      ("lots", None), ("-5", None)])
+def test_volumes(text: str, ml: int | None) -> None:
+    assert parse_volume_ml(text) == ml
+
+
+def test_split_command_strips_bot_name_and_case() -> None:
+    assert split_command("/Water@CompanionBot 250 ml") == ("water", "250 ml")
+
+
+@given(st.text(max_size=300))
+def test_free_text_never_crashes_and_only_calls_known_tools(text: str) -> None:
+    calls = parse_free_text(text, MONDAY)
+    if calls is not None:
+        assert 1 <= len(calls) <= 10
+        assert {c.name for c in calls} <= {"log_drink", "log_meal", "create_task"}
+
+
+@given(st.text(max_size=200))
+def test_date_and_time_finders_never_crash(text: str) -> None:
+    find_date(text, MONDAY)
+    find_time(text)
+    find_duration_minutes(text)
