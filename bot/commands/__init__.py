@@ -13,7 +13,7 @@ CommandHandler = Callable[[Turn, str], Awaitable[None]]
 @dataclass(frozen=True)
 class Command:
     name: str
-    usage: str
+    usage: str  # an N_() msgid too: examples read best in the person's language
     summary: str  # an N_() msgid, translated when /help renders it
     handler: CommandHandler
     aliases: tuple[str, ...] = ()

@@ -31,7 +31,7 @@ async def help_(turn: Turn, args: str) -> None:
         if command.name in seen:
             continue
         seen.add(command.name)
-        lines.append(f"{command.usage} — {turn.t(tr(command.summary))}")
+        lines.append(f"{turn.t(tr(command.usage))} — {turn.t(tr(command.summary))}")
     lines.append(turn.t(tr("You can also just write, e.g. \"250 ml water\", \"zwei Kaffee\" or "
                            "\"Einkaufen bis Freitag\".")))
     turn.say(*lines)

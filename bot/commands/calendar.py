@@ -59,5 +59,5 @@ async def _upcoming(turn: Turn) -> None:
 
 
 COMMANDS = (
-    Command("event", "/event Dentist tomorrow 14:00", N_("Add a calendar entry"), event, aliases=("termin",)),
+    Command("event", N_("/event Dentist tomorrow 14:00"), N_("Add a calendar entry"), event, aliases=("termin",)),
 )

@@ -60,6 +60,6 @@ async def coffee(turn: Turn, args: str) -> None:
 
 COMMANDS = (
     Command("water", "/water [250 ml]", N_("Log water"), water, aliases=("wasser",)),
-    Command("drink", "/drink tea 300", N_("Log any drink"), drink, aliases=("trinken",)),
+    Command("drink", N_("/drink tea 300"), N_("Log any drink"), drink, aliases=("trinken",)),
     Command("coffee", "/coffee [2]", N_("Log coffee"), coffee, aliases=("kaffee",)),
 )

@@ -21,5 +21,5 @@ async def meal(turn: Turn, args: str) -> None:
 
 
 COMMANDS = (
-    Command("meal", "/meal lunch Pasta 650 kcal", N_("Log a meal"), meal, aliases=("essen", "food")),
+    Command("meal", N_("/meal lunch Pasta 650 kcal"), N_("Log a meal"), meal, aliases=("essen", "food")),
 )

@@ -67,7 +67,7 @@ async def done(turn: Turn, args: str) -> None:
 
 
 COMMANDS = (
-    Command("task", "/task Einkaufen bis Freitag", N_("Add a task"), task, aliases=("todo", "aufgabe")),
+    Command("task", N_("/task Einkaufen bis Freitag"), N_("Add a task"), task, aliases=("todo", "aufgabe")),
     Command("tasks", "/tasks", N_("Open tasks"), tasks, aliases=("aufgaben",)),
     Command("done", "/done 1", N_("Complete a task (number, or part of its title)"), done, aliases=("erledigt",)),
 )

@@ -21,7 +21,7 @@ VESSELS_ML: dict[str, int] = {
 
 def parse_count(word: str) -> int | None:
     word = word.strip().lower()
-    if word.isdigit():
+    if word.isascii() and word.isdigit():
         return int(word)
     return NUMBER_WORDS.get(word)
 

@@ -22,7 +22,7 @@ _RELATIVE_DAYS = {
     "today": 0, "heute": 0, "tomorrow": 1, "morgen": 1, "yesterday": -1, "gestern": -1,
     "day after tomorrow": 2, "übermorgen": 2, "uebermorgen": 2,
 }
-_INT_RE = re.compile(r"^[+-]?\d+(\.0+)?$")
+_INT_RE = re.compile(r"^(?P<digits>[+-]?\d{1,40})(\.0+)?$", re.ASCII)
 _NUM_RE = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)$")
 
 
@@ -99,8 +99,10 @@ def _integer(param: ToolParam, value: object) -> int:
         return value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and _INT_RE.match(value.strip()):
-        return int(float(value.strip()))
+    match = _INT_RE.match(value.strip()) if isinstance(value, str) else None
+    if match:
+        # int() on the digits, not float(): exact above 2**53, and no overflow on long strings.
+        return int(match.group("digits"))
     raise DomainError(tr("{what} must be a whole number.", what=_what(param)), code="bad_type")
 
 

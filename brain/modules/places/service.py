@@ -141,7 +141,7 @@ async def find_place(uow: UnitOfWork, user: User, ref: str, *, for_update: bool 
     if not text:
         raise DomainError(tr("Which place? Give its name, number or id."), code="missing_place")
     mine = select(Place).where(Place.user_id == user.id)
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         position = int(text)
         place = None if position < 1 else await uow.session.scalar(_canonical(mine).offset(position - 1).limit(1))
         if place is None:
