@@ -48,7 +48,7 @@ class ConsoleChat:
             text = line.strip()
             if not text:
                 continue
-            if text.isdigit() and self.choices and 1 <= int(text) <= len(self.choices):
+            if text.isascii() and text.isdigit() and self.choices and 1 <= int(text) <= len(self.choices):
                 inbound = self._inbound(action=self.choices[int(text) - 1].token)
             else:
                 inbound = self._inbound(text=text)
