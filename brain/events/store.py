@@ -100,7 +100,7 @@ async def count_events_by_type(
         .where(EventRecord.user_id == user_id, EventRecord.occurred_at >= since, EventRecord.occurred_at < until)
         .group_by(EventRecord.type)
     )
-    return {t: n for t, n in (await session.execute(stmt)).tuples()}
+    return {t: n for t, n in (await session.execute(stmt))}
 
 
 @dataclass(frozen=True)

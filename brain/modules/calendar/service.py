@@ -252,7 +252,7 @@ def _agenda(uow: UnitOfWork, user: User) -> tuple[type[CalendarEvent], Any]:
 
 
 async def _rows(uow: UnitOfWork, stmt: Select[Any]) -> list[ListedEvent]:
-    return [ListedEvent(event, int(position)) for event, position in (await uow.session.execute(stmt)).tuples()]
+    return [ListedEvent(event, int(position)) for event, position in (await uow.session.execute(stmt))]
 
 
 async def todays_events(uow: UnitOfWork, user: User) -> list[ListedEvent]:

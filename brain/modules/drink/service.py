@@ -164,7 +164,7 @@ async def day_progress(uow: UnitOfWork, user: User, day: date | None = None, *, 
         select(DrinkEntry.drink_type, func.coalesce(func.sum(DrinkEntry.quantity_ml), 0), func.count())
         .where(DrinkEntry.user_id == user.id, DrinkEntry.local_date == day)
         .group_by(DrinkEntry.drink_type)
-    )).tuples().all()
+    )).all()
     by_type = {t: (int(ml), int(n)) for t, ml, n in rows}
     water = by_type.get("water", (0, 0))
     coffee = by_type.get("coffee", (0, 0))

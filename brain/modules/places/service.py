@@ -220,7 +220,7 @@ async def nearest_place(
     )
     if for_update:
         stmt = stmt.with_for_update(of=Place).execution_options(populate_existing=True)
-    row = (await uow.session.execute(stmt)).tuples().first()
+    row = (await uow.session.execute(stmt)).first()
     return None if row is None else (row[0], float(row[1]))
 
 
@@ -298,5 +298,5 @@ async def places_visited(uow: UnitOfWork, user: User, day: date | None = None) -
         .join(PlaceVisit, PlaceVisit.place_id == Place.id)
         .where(PlaceVisit.user_id == user.id, PlaceVisit.local_date == day, Place.user_id == user.id)
         .group_by(Place.id).order_by(first)
-    )).tuples().all()
+    )).all()
     return [PlaceToday(place=p, visits=int(n), first_at=f, last_at=last) for p, n, f, last in rows]

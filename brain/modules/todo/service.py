@@ -316,7 +316,7 @@ def _status_filter(row: type[Task], status: TaskStatus) -> list[Any]:
 
 
 async def _rows(uow: UnitOfWork, stmt: Select[Any]) -> list[ListedTask]:
-    return [ListedTask(task, int(position)) for task, position in (await uow.session.execute(stmt)).tuples()]
+    return [ListedTask(task, int(position)) for task, position in (await uow.session.execute(stmt))]
 
 
 async def list_tasks(
