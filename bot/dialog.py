@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from bot.commands import Command, command_table
+from bot.commands import ActionHandler, Command, action_handlers, command_table
 from bot.commands.basics import set_locale
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
 from bot.parsing.freetext import parse_free_text
@@ -28,6 +28,7 @@ class Dialog:
         self.default_locale = default_locale
         self.default_timezone = default_timezone
         self.commands: dict[str, Command] = command_table()
+        self.actions: dict[str, ActionHandler] = action_handlers()
 
     async def user_for(self, inbound: Inbound) -> User:
         async with self.brain.transactions.begin() as uow:
@@ -100,6 +101,8 @@ class Dialog:
             await self._command(turn, str(payload["text"]))
         elif action.kind == "set_locale":
             await set_locale(turn, str(payload["locale"]))
+        elif action.kind in self.actions:
+            await self.actions[action.kind](turn, payload)
         else:
             log.warning("unknown action kind %s", action.kind)
             turn.say(tr("That button is not valid."))

@@ -31,6 +31,11 @@ class Settings(BaseSettings):
         default="WARNING", validation_alias=AliasChoices("LOG_LEVEL")
     )
 
+    context_token_budget: int = Field(default=500, ge=100, le=8000,
+                                      validation_alias=AliasChoices("CONTEXT_TOKEN_BUDGET"))
+    pulse_tick_seconds: int = Field(default=60, ge=5, le=3600, validation_alias=AliasChoices("PULSE_TICK_SECONDS"))
+    idle_hold_minutes: int = Field(default=5, ge=0, le=120, validation_alias=AliasChoices("IDLE_HOLD_MINUTES"))
+
     ollama_host: str = Field(default="http://127.0.0.1:11434", validation_alias=AliasChoices("OLLAMA_HOST"))
     ollama_model_primary: str = Field(default="qwen3:4b", validation_alias=AliasChoices("OLLAMA_MODEL_PRIMARY"))
     ollama_model_fast: str = Field(default="qwen3:1.7b", validation_alias=AliasChoices("OLLAMA_MODEL_FAST"))

@@ -1,30 +1,63 @@
-"""The command table: the single source for routing and for /help (name, usage, translated summary)."""
+"""The command table: the single source for routing and for /help (name, usage, translated summary),
+and the button action kinds that command modules handle.
+
+Each module in COMMAND_MODULES may define `COMMANDS` (a tuple of Command) and `ACTIONS` (action kind ->
+handler of a pressed button's payload)."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
 from bot.turn import Turn
 
 CommandHandler = Callable[[Turn, str], Awaitable[None]]
+ActionHandler = Callable[[Turn, dict[str, Any]], Awaitable[None]]
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "basics", "today", "tasks", "drinks", "food", "calendar", "places", "goals", "week", "pulse", "undo",
+)
 
 
 @dataclass(frozen=True)
 class Command:
     name: str
-    usage: str  # an N_() msgid too: examples read best in the person's language
+    usage: str  # an N_() msgid when it holds words: examples read best in the person's language
     summary: str  # an N_() msgid, translated when /help renders it
     handler: CommandHandler
     aliases: tuple[str, ...] = ()
 
 
-def command_table() -> dict[str, Command]:
-    from bot.commands import basics, calendar, drinks, food, places, tasks, today, undo
+def _modules() -> list[ModuleType]:
+    found = []
+    for name in COMMAND_MODULES:
+        try:
+            found.append(importlib.import_module(f"bot.commands.{name}"))
+        except ModuleNotFoundError as missing:
+            if missing.name != f"bot.commands.{name}":
+                raise
+    return found
 
+
+def command_table() -> dict[str, Command]:
     table: dict[str, Command] = {}
-    for module in (basics, today, tasks, drinks, food, calendar, places, undo):
-        for command in module.COMMANDS:
+    for module in _modules():
+        for command in getattr(module, "COMMANDS", ()):
             for name in (command.name, *command.aliases):
+                if name in table:
+                    raise ValueError(f"command /{name} is defined twice")
                 table[name] = command
     return table
+
+
+def action_handlers() -> dict[str, ActionHandler]:
+    handlers: dict[str, ActionHandler] = {}
+    for module in _modules():
+        for kind, handler in getattr(module, "ACTIONS", {}).items():
+            if kind in handlers:
+                raise ValueError(f"button action kind {kind!r} is handled twice")
+            handlers[kind] = handler
+    return handlers

@@ -1,5 +1,6 @@
 """The typed event catalogue: one pydantic payload per domain event of the five life modules
-(seed §3.4, with the shipped additions from mana-brain-facts §3) plus `GoalReached`.
+(seed §3.4, with the shipped additions from mana-brain-facts §3), goals, streaks and the pulse
+(nudges, their outcomes, and rule adaptations).
 
 Each payload class names its event type, module and collection; `DomainEvent` wraps one with meta.
 """
@@ -263,14 +264,96 @@ class TrackingStopped(_Places):
 
 
 # ---- goals ------------------------------------------------------------------------------------
-class GoalReached(EventPayload):
+class _Goals(EventPayload):
     module: ClassVar[str] = "goals"
     collection: ClassVar[str] = "goals"
+
+
+class GoalCreated(_Goals):
+    goal_id: uuid.UUID
+    title: str
+    metric: str
+    target: float
+    comparison: str
+    period: str
+    template: str | None = None
+
+
+class GoalReached(_Goals):
     goal_id: uuid.UUID
     title: str
     value: float
     target: float
     period: str
+    period_start: date | None = None
+
+
+class GoalPaused(_Goals):
+    goal_id: uuid.UUID
+
+
+class GoalResumed(_Goals):
+    goal_id: uuid.UUID
+
+
+class GoalAbandoned(_Goals):
+    goal_id: uuid.UUID
+
+
+# ---- streaks ----------------------------------------------------------------------------------
+class StreakDaySkipped(EventPayload):
+    """A skip/freeze day: the streak neither grows nor breaks, and habit strength stays where it is."""
+
+    module: ClassVar[str] = "streaks"
+    collection: ClassVar[str] = "streak_skips"
+    streak: str
+    date: date
+
+
+# ---- pulse: nudges, their outcomes, and what the rule engine learned ---------------------------
+class _Pulse(EventPayload):
+    module: ClassVar[str] = "pulse"
+    collection: ClassVar[str] = "nudges"
+
+
+class NudgeSent(_Pulse):
+    nudge_id: uuid.UUID
+    rule: str
+    slot: str
+    priority: int
+
+
+class NudgeOutcomeRecorded(_Pulse):
+    collection: ClassVar[str] = "nudge_outcomes"
+    nudge_id: uuid.UUID
+    rule: str
+    outcome: str  # acted | dismissed | snoozed | expired | auto_resolved
+    latency_s: int
+    local_hour: int
+
+
+class RuleAdapted(_Pulse):
+    collection: ClassVar[str] = "rule_adaptations"
+    adaptation_id: uuid.UUID
+    rule: str
+    change: str  # moved_later | backed_off
+    before: dict[str, float | int | str | None]
+    after: dict[str, float | int | str | None]
+
+
+class RuleAdaptationUndone(_Pulse):
+    collection: ClassVar[str] = "rule_adaptations"
+    adaptation_id: uuid.UUID
+    rule: str
+
+
+class PulsePaused(_Pulse):
+    collection: ClassVar[str] = "pulse_settings"
+    until: datetime | None = None
+
+
+class PulseResumed(_Pulse):
+    collection: ClassVar[str] = "pulse_settings"
 
 
 EVENT_TYPES: dict[str, type[EventPayload]] = {
@@ -282,7 +365,8 @@ EVENT_TYPES: dict[str, type[EventPayload]] = {
         DrinkLogged, DrinkEntryDeleted, DrinkEntryUndone, DrinkGoalSet, DrinkGoalReached,
         MealLogged, MealFromPhotoLogged, MealDeleted, NutritionGoalSet, DailyCalorieGoalReached,
         PlaceCreated, PlaceDeleted, PlaceVisited, LocationLogged, TrackingStarted, TrackingStopped,
-        GoalReached,
+        GoalCreated, GoalReached, GoalPaused, GoalResumed, GoalAbandoned, StreakDaySkipped,
+        NudgeSent, NudgeOutcomeRecorded, RuleAdapted, RuleAdaptationUndone, PulsePaused, PulseResumed,
     )
 }
 

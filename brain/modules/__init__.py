@@ -8,15 +8,19 @@ import importlib
 from brain.tools.spec import ToolSpec
 
 MODULES: tuple[str, ...] = ("todo", "calendar", "drink", "food", "places")
+# Packages beyond the life modules that offer tools (each a `tools.py` with a TOOLS tuple).
+TOOL_PROVIDERS: tuple[str, ...] = (
+    *(f"brain.modules.{name}" for name in MODULES), "brain.goals", "brain.projections", "brain.pulse",
+)
 
 
 def all_tools() -> list[ToolSpec]:
     tools: list[ToolSpec] = []
-    for name in MODULES:
+    for package in TOOL_PROVIDERS:
         try:
-            module = importlib.import_module(f"brain.modules.{name}.tools")
+            module = importlib.import_module(f"{package}.tools")
         except ModuleNotFoundError as missing:
-            if missing.name == f"brain.modules.{name}" or missing.name == f"brain.modules.{name}.tools":
+            if missing.name in (package, f"{package}.tools"):
                 continue
             raise
         tools.extend(module.TOOLS)

@@ -11,11 +11,17 @@ import brain.people.models  # noqa: F401
 from brain.modules import MODULES
 from brain.store.base import Base
 
-for _name in MODULES:
+# Packages with their own tables (each a `models.py`).
+MODEL_PACKAGES = (
+    *(f"brain.modules.{name}" for name in MODULES), "brain.goals", "brain.projections", "brain.pulse",
+    "brain.feedback",
+)
+
+for _package in MODEL_PACKAGES:
     try:
-        importlib.import_module(f"brain.modules.{_name}.models")
+        importlib.import_module(f"{_package}.models")
     except ModuleNotFoundError as _missing:
-        if _missing.name not in (f"brain.modules.{_name}", f"brain.modules.{_name}.models"):
+        if _missing.name not in (_package, f"{_package}.models"):
             raise
 
 target_metadata = Base.metadata
