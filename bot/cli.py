@@ -39,7 +39,8 @@ async def _chat(settings: Settings) -> int:
     from bot.app import open_app
 
     async with open_app(settings) as app:
-        return await ConsoleChat(app.brain, app.dialog, sys.stdin, sys.stdout).run()
+        return await ConsoleChat(app.brain, app.dialog, sys.stdin, sys.stdout,
+                                 pictures_dir=settings.data_dir / "pictures").run()
 
 
 @cli.command()

@@ -34,6 +34,7 @@ class PendingButton:
 class Reply:
     text: str
     buttons: list[list[PendingButton]] = field(default_factory=list)
+    image_png: bytes | None = None
 
 
 class Turn:
@@ -61,9 +62,10 @@ class Turn:
     def tool_button(self, label: Text | str, name: str, **args: Any) -> PendingButton:
         return self.button(label, "tool", name=name, args=args)
 
-    def say(self, *lines: Text | str | None, buttons: list[list[PendingButton]] | None = None) -> None:
+    def say(self, *lines: Text | str | None, buttons: list[list[PendingButton]] | None = None,
+            image_png: bytes | None = None) -> None:
         text = "\n".join(self.t(line) for line in lines if line is not None)
-        self.replies.append(Reply(text, buttons or []))
+        self.replies.append(Reply(text, buttons or [], image_png))
 
     async def tool(self, name: str, args: dict[str, Any] | None = None, *,
                    caused_by: uuid.UUID | None = None) -> ToolResult:
@@ -88,7 +90,7 @@ class Turn:
                                                     payload=b.payload, single_use=b.kind != "command",
                                                     expires_at=expires))
                     rows.append([Button(label=b.label, token=b.token) for b in row])
-                message = Outbound(text=reply.text, buttons=rows)
+                message = Outbound(text=reply.text, buttons=rows, image_png=reply.image_png)
                 await enqueue(
                     uow.session, self.user.id, message, kind="reply",
                     slot=f"{self.inbound.platform}:{self.inbound.chat_id}:{self.inbound.message_id}:{index}",

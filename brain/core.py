@@ -3,6 +3,8 @@ Built once by the app and passed to the bot; tests build it over their own datab
 
 from __future__ import annotations
 
+import importlib
+
 from brain.clock import Clock, SystemClock
 from brain.events.bus import EventBus
 from brain.store.database import Database
@@ -26,6 +28,23 @@ class Brain:
         self.transactions = Transactions(db, self.bus, self.clock)
         self.registry = registry or default_registry()
         self.tools = ToolExecutor(self.transactions, self.registry)
+        install_subscribers(self)
 
     async def close(self) -> None:
         await self.db.dispose()
+
+
+# Packages whose `subscribers.subscribe(brain)` attaches projections, trackers and event rules to the
+# bus, in this order (streaks are updated before goals read them, goals before rules react to them).
+SUBSCRIBER_PACKAGES: tuple[str, ...] = ("brain.projections", "brain.goals", "brain.pulse")
+
+
+def install_subscribers(brain: Brain) -> None:
+    for package in SUBSCRIBER_PACKAGES:
+        try:
+            module = importlib.import_module(f"{package}.subscribers")
+        except ModuleNotFoundError as missing:
+            if missing.name in (package, f"{package}.subscribers"):
+                continue
+            raise
+        module.subscribe(brain)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import tempfile
 import uuid
+from pathlib import Path
 from typing import TextIO
 
 from bot.dialog import Dialog
@@ -20,13 +22,14 @@ PLATFORM = "console"
 
 class ConsoleChat:
     def __init__(self, brain: Brain, dialog: Dialog, stdin: TextIO, stdout: TextIO,
-                 person: str | None = None) -> None:
+                 person: str | None = None, pictures_dir: Path | None = None) -> None:
         self.brain = brain
         self.dialog = dialog
         self.stdin = stdin
         self.stdout = stdout
         self.person = person or _local_person()
         self.choices: list[Button] = []
+        self.pictures_dir = pictures_dir or Path(tempfile.gettempdir()) / "companion-pictures"
 
     def _inbound(self, *, text: str | None = None, action: str | None = None) -> Inbound:
         return Inbound(platform=PLATFORM, platform_user_id=self.person, chat_id=self.person,
@@ -73,6 +76,12 @@ class ConsoleChat:
 
     def _print(self, message: Outbound, choices: list[Button]) -> None:
         self.stdout.write(message.text + "\n")
+        if message.image_png is not None:
+            # A terminal cannot show the picture: save it and say where it is.
+            self.pictures_dir.mkdir(parents=True, exist_ok=True)
+            path = self.pictures_dir / f"{uuid.uuid4().hex[:12]}.png"
+            path.write_bytes(message.image_png)
+            self.stdout.write(f"  [picture: {path}]\n")
         if message.buttons:
             labels = []
             for button in message.flat_buttons():

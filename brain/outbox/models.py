@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint, func
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint, func
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -26,6 +26,7 @@ class Outbound(BaseModel):
 
     text: str
     buttons: list[list[Button]] = Field(default_factory=list)
+    image_png: bytes | None = None  # a picture sent with the text as its caption (e.g. the /week chart)
 
     def flat_buttons(self) -> list[Button]:
         return [b for row in self.buttons for b in row]
@@ -42,6 +43,7 @@ class OutboxMessage(Base):
     chat_id: Mapped[str | None] = mapped_column(String(255))
     text: Mapped[str] = mapped_column(Text)
     buttons: Mapped[list[Any]] = mapped_column(JSONB, default=list)
+    image_png: Mapped[bytes | None] = mapped_column(LargeBinary)
     status: Mapped[str] = mapped_column(String(8), default=PENDING)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
@@ -54,4 +56,5 @@ class OutboxMessage(Base):
     )
 
     def outbound(self) -> Outbound:
-        return Outbound(text=self.text, buttons=[[Button(**b) for b in row] for row in self.buttons])
+        return Outbound(text=self.text, buttons=[[Button(**b) for b in row] for row in self.buttons],
+                        image_png=self.image_png)
