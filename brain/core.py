@@ -4,6 +4,7 @@ Built once by the app and passed to the bot; tests build it over their own datab
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from brain.clock import Clock, SystemClock
 from brain.events.bus import EventBus
@@ -28,6 +29,8 @@ class Brain:
         self.transactions = Transactions(db, self.bus, self.clock)
         self.registry = registry or default_registry()
         self.tools = ToolExecutor(self.transactions, self.registry)
+        self.snapshots: Any = None  # a SnapshotCache, attached by brain.projections.subscribers
+        self.memory: Any = None  # a brain.memory.api.Memory, built by the app (bot.app.open_app)
         install_subscribers(self)
 
     async def close(self) -> None:

@@ -1,65 +1,75 @@
-"""/today: the day at a glance — tasks, calendar, drinks, meals and places — in the person's zone."""
+"""/today: the day at a glance — tasks, calendar, drinks, meals, places and streaks — rendered from the
+day snapshot (kept fresh by events) in the person's language and zone."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
 from bot.commands import Command
+from bot.commands.streaks import load_streaks, streak_summary
 from bot.turn import Turn
 from brain.i18n import N_, tr
+from brain.people.local_time import local_date
+from brain.projections.day_snapshot import DaySnapshot, EventSummary, day_snapshot
+
+
+async def _snapshot(turn: Turn) -> DaySnapshot:
+    if turn.brain.snapshots is not None:
+        snapshot: DaySnapshot = await turn.brain.snapshots.get(turn.user)
+        return snapshot
+    async with turn.brain.transactions.read() as session:
+        return await day_snapshot(session, turn.user, turn.now)
+
+
+def _when(turn: Turn, event: EventSummary) -> str:
+    return turn.t(tr("all day")) if event.is_all_day else turn.render.time_of(event.start)
+
+
+def _calendar_lines(turn: Turn, snap: DaySnapshot) -> list[str]:
+    todays = [e for e in snap.upcoming if local_date(turn.user, e.start) <= snap.day]
+    if todays:
+        lines = [turn.t(tr("Calendar: {events}", events=" · ".join(f"{_when(turn, e)} {e.title}" for e in todays)))]
+    elif snap.events_today:
+        lines = [turn.t(tr("Calendar: nothing more today"))]
+    else:
+        lines = [turn.t(tr("Calendar: nothing today"))]
+    following = snap.next_event
+    if following is not None and following not in todays:
+        lines.append("  " + turn.t(tr("Next: {title}, {when}", title=following.title,
+                                      when=turn.render.date_of(following.start) if following.is_all_day
+                                      else following.start)))
+    return lines
 
 
 async def today(turn: Turn, args: str) -> None:
-    r = turn.render
-    lines = [turn.t(tr("Today, {date}", date=r.long_date_of(turn.today)))]
+    snap = await _snapshot(turn)
+    lines = [turn.t(tr("Today, {date}", date=turn.render.long_date_of(snap.day)))]
 
-    stats = await turn.tool("get_task_stats", {})
-    if stats.ok:
-        d = stats.data
-        lines.append(turn.t(tr("Tasks: {open} open · {done} done today · {overdue} overdue", open=d.get("open", 0),
-                               done=d.get("done_today", 0), overdue=d.get("overdue", 0))))
-        due = await turn.tool("list_tasks", {"filter": "today", "limit": 5})
-        titles = [t["title"] for t in due.data.get("tasks", [])] if due.ok else []
-        if titles:
-            lines.append("  " + turn.t(tr("Due today: {titles}", titles=", ".join(titles))))
+    lines.append(turn.t(tr("Tasks: {open} open · {done} done today · {overdue} overdue", open=snap.tasks_open,
+                           done=snap.tasks_done_today, overdue=snap.tasks_overdue)))
+    if snap.tasks_due_today:
+        lines.append("  " + turn.t(tr("Due today: {titles}", titles=", ".join(t.title for t in snap.tasks_due_today))))
 
-    events = await turn.tool("get_todays_events", {})
-    if events.ok:
-        items: list[dict[str, Any]] = events.data.get("events", [])
-        if not items:
-            lines.append(turn.t(tr("Calendar: nothing today")))
-        else:
-            parts = []
-            for item in items[:5]:
-                start = datetime.fromisoformat(item["start"])
-                when = turn.t(tr("all day")) if item.get("is_all_day") else r.time_of(start)
-                parts.append(f"{when} {item['title']}")
-            lines.append(turn.t(tr("Calendar: {events}", events=" · ".join(parts))))
+    lines.extend(_calendar_lines(turn, snap))
 
-    drinks = await turn.tool("get_drink_progress", {})
-    if drinks.ok:
-        d = drinks.data
-        line = turn.t(tr("Water: {ml} ml of {goal} ml ({percent} %)", ml=d["water_ml"], goal=d["water_goal_ml"],
-                         percent=d["water_percent"]))
-        if d.get("coffee_count"):
-            line += " · " + turn.t(tr("Coffee: {count}", count=d["coffee_count"]))
-        lines.append(line)
+    water = turn.t(tr("Water: {ml} ml of {goal} ml ({percent} %)", ml=snap.water_ml, goal=snap.water_goal_ml,
+                      percent=snap.water_percent))
+    if snap.coffee_count:
+        water += " · " + turn.t(tr("Coffee: {count}", count=snap.coffee_count))
+    lines.append(water)
 
-    food = await turn.tool("nutrition_summary", {})
-    if food.ok:
-        d = food.data
-        line = turn.t(tr("Meals: {count} · {kcal} of {goal} kcal", count=d.get("meal_count", 0),
-                         kcal=d.get("kcal", 0), goal=d.get("kcal_goal", 2000)))
-        if d.get("protein_goal"):
-            line += " · " + turn.t(tr("Protein: {g} of {goal} g", g=d.get("protein", 0), goal=d["protein_goal"]))
-        lines.append(line)
+    meals = turn.t(tr("Meals: {count} · {kcal} of {goal} kcal", count=snap.meals, kcal=snap.kcal, goal=snap.kcal_goal))
+    if snap.protein_goal:
+        meals += " · " + turn.t(tr("Protein: {g} of {goal} g", g=snap.protein, goal=snap.protein_goal))
+    lines.append(meals)
 
-    places = await turn.tool("get_places", {"visited_today": True}) if turn.brain.registry.get("get_places") else None
-    if places is not None and places.ok:
-        visited = [p["name"] for p in places.data.get("places", [])]
-        if visited:
-            lines.append(turn.t(tr("Places today: {names}", names=", ".join(visited))))
+    if snap.places_visited:
+        lines.append(turn.t(tr("Places today: {names}", names=", ".join(snap.places_visited))))
+    if snap.tracking:
+        lines.append(turn.t(tr("Location tracking is on.")))
+
+    summary = streak_summary(turn.render, await load_streaks(turn))
+    if summary is not None:
+        lines.append(summary)
+
     turn.say("\n".join(lines), buttons=[[turn.tool_button(tr("+250 ml water"), "log_drink", drink_type="water",
                                                           quantity_ml=250),
                                          turn.button(tr("Tasks"), "command", text="/tasks")]])

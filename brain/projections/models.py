@@ -1,0 +1,36 @@
+"""Tables of the streak projection: one state row per (person, streak), updated incrementally by the
+bus subscriber, and the skip (freeze) days a person chose, which bridge a gap without growing the streak."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date, datetime
+
+from sqlalchemy import Float, ForeignKey, Integer, String, func
+from sqlalchemy.orm import Mapped, mapped_column
+
+from brain.store.base import Base
+
+
+class StreakState(Base):
+    __tablename__ = "streak_states"
+
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    streak: Mapped[str] = mapped_column(String(32), primary_key=True)
+    current: Mapped[int] = mapped_column(Integer, default=0)
+    longest: Mapped[int] = mapped_column(Integer, default=0)
+    # The person's local date of the last qualifying event; NULL until the first one.
+    last_active: Mapped[date | None] = mapped_column()
+    # Habit strength as of the end of `strength_date` (a local date); later days decay it when read.
+    strength: Mapped[float] = mapped_column(Float, default=0.0)
+    strength_date: Mapped[date | None] = mapped_column()
+    updated_at: Mapped[datetime] = mapped_column(server_default=func.now())
+
+
+class StreakSkip(Base):
+    __tablename__ = "streak_skips"
+
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    streak: Mapped[str] = mapped_column(String(32), primary_key=True)
+    day: Mapped[date] = mapped_column(primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())

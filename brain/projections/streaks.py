@@ -1,0 +1,295 @@
+"""Streaks (water, tasks, meals) with habit strength and skip days. The state is kept per person and
+streak and advanced incrementally by the bus subscriber, one qualifying event at a time, on the person's
+local dates; reads derive the status (active / at risk / broken) and the decayed strength for today."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Literal
+
+from sqlalchemy import Date, and_, func, literal, select
+from sqlalchemy.dialects.postgresql import ARRAY, UUID, insert
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql import column
+
+from brain.errors import DomainError
+from brain.events.catalog import (
+    ActorT,
+    DomainEvent,
+    DrinkLogged,
+    EventPayload,
+    MealFromPhotoLogged,
+    MealLogged,
+    StreakDaySkipped,
+    TaskCompleted,
+)
+from brain.i18n import N_, Text, tr
+from brain.people.local_time import local_date
+from brain.people.models import User
+from brain.projections.habit_strength import decayed, next_score
+from brain.projections.models import StreakSkip, StreakState
+from brain.store.unit_of_work import UnitOfWork
+
+StreakStatus = Literal["active", "at_risk", "broken"]
+
+STREAKS: tuple[str, ...] = ("water", "tasks", "meals")
+STREAK_LABELS: dict[str, str] = {"water": N_("water"), "tasks": N_("tasks"), "meals": N_("meals")}
+# The events that count as a day's activity for each streak (payload filters in `streak_of`).
+QUALIFYING_EVENTS: tuple[type[EventPayload], ...] = (DrinkLogged, TaskCompleted, MealLogged, MealFromPhotoLogged)
+
+MAX_SKIPS_PER_WINDOW = 2
+SKIP_WINDOW_DAYS = 7
+# A skip can rescue the last few days or be planned for the days ahead, not rewrite history.
+MAX_SKIP_DAYS_BACK = 6
+MAX_SKIP_DAYS_AHEAD = 6
+
+
+def streak_label(streak: str) -> Text:
+    return tr(STREAK_LABELS.get(streak, streak))
+
+
+def streak_of(event: DomainEvent) -> str | None:
+    """The streak an event counts for, if any (only water counts for the water streak)."""
+    payload = event.payload
+    if isinstance(payload, DrinkLogged):
+        return "water" if payload.drink_type == "water" else None
+    if isinstance(payload, TaskCompleted):
+        return "tasks"
+    if isinstance(payload, MealLogged | MealFromPhotoLogged):
+        return "meals"
+    return None
+
+
+# ---- pure rules ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StreakProgress:
+    current: int
+    longest: int
+    last_active: date | None
+    strength: float
+    strength_date: date | None
+
+
+NO_PROGRESS = StreakProgress(current=0, longest=0, last_active=None, strength=0.0, strength_date=None)
+
+
+def days_between(after: date, before: date) -> Iterator[date]:
+    """The days strictly between two dates."""
+    day = after + timedelta(days=1)
+    while day < before:
+        yield day
+        day += timedelta(days=1)
+
+
+def bridged(last_active: date, day: date, skipped: Collection[date]) -> bool:
+    """True when every day between the last active day and `day` was skipped (or there is none)."""
+    return all(gap in skipped for gap in days_between(last_active, day))
+
+
+def _missed_days(since: date, until: date, skipped: Collection[date]) -> int:
+    """Days strictly between `since` and `until` that were neither active nor skipped."""
+    total = max((until - since).days - 1, 0)
+    return total - sum(1 for d in skipped if since < d < until)
+
+
+def advance(progress: StreakProgress, day: date, skipped: Collection[date]) -> StreakProgress:
+    """The state after a qualifying event on local `day`. `skipped` holds the skip days after the last
+    active day. The same day again (or an earlier one arriving late) changes nothing."""
+    last = progress.last_active
+    if last is not None and day <= last:
+        return progress
+    current = progress.current + 1 if last is not None and bridged(last, day, skipped) else 1
+    since = progress.strength_date
+    base = progress.strength if since is None else decayed(progress.strength, _missed_days(since, day, skipped))
+    return StreakProgress(current=current, longest=max(progress.longest, current), last_active=day,
+                          strength=next_score(base, True), strength_date=day)
+
+
+def status_on(last_active: date | None, today: date, skipped: Collection[date]) -> StreakStatus:
+    """Active when done today; at risk when nothing but skip days lie between the last active day and
+    today (so doing it today continues the streak); broken otherwise."""
+    if last_active is None or last_active > today:
+        return "broken" if last_active is None else "active"
+    if last_active == today:
+        return "active"
+    return "at_risk" if bridged(last_active, today, skipped) else "broken"
+
+
+def strength_on(strength: float, strength_date: date | None, today: date, skipped: Collection[date]) -> float:
+    """The stored strength decayed through yesterday: days without a check-in lower it, skip days do
+    not, and today only counts once it is done (it is not over yet)."""
+    if strength_date is None or strength_date >= today:
+        return strength
+    return decayed(strength, _missed_days(strength_date, today, skipped))
+
+
+def skip_allowed(existing: Collection[date], day: date) -> bool:
+    """At most MAX_SKIPS_PER_WINDOW skip days in any SKIP_WINDOW_DAYS consecutive days, `day` included."""
+    for offset in range(SKIP_WINDOW_DAYS):
+        start = day - timedelta(days=offset)
+        end = start + timedelta(days=SKIP_WINDOW_DAYS)
+        if sum(1 for d in existing if start <= d < end and d != day) + 1 > MAX_SKIPS_PER_WINDOW:
+            return False
+    return True
+
+
+# ---- read model -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StreakView:
+    streak: str
+    current: int  # 0 when broken
+    longest: int
+    last_active: date | None
+    status: StreakStatus
+    strength: float  # habit strength 0..1, decayed up to today
+    skipped_today: bool
+
+
+def view_of(streak: str, progress: StreakProgress, today: date, skipped: Collection[date]) -> StreakView:
+    status = status_on(progress.last_active, today, skipped)
+    return StreakView(
+        streak=streak, current=progress.current if status != "broken" else 0, longest=progress.longest,
+        last_active=progress.last_active, status=status,
+        strength=strength_on(progress.strength, progress.strength_date, today, skipped),
+        skipped_today=today in skipped,
+    )
+
+
+def _progress(state: StreakState) -> StreakProgress:
+    return StreakProgress(current=state.current, longest=state.longest, last_active=state.last_active,
+                          strength=state.strength, strength_date=state.strength_date)
+
+
+async def streaks_for(session: AsyncSession, user: User, today: date) -> list[StreakView]:
+    """Every known streak of one person (zeros for those never started), in one query."""
+    return (await streaks_for_users(session, [user], {user.id: today}))[user.id]
+
+
+async def streaks_for_users(
+    session: AsyncSession, users: Sequence[User], today_by_user: Mapping[uuid.UUID, date]
+) -> dict[uuid.UUID, list[StreakView]]:
+    """Streaks of many people, each against their own local today, in one query: the state rows joined
+    to (user_id, today) pairs, with the skip days each row still needs gathered into an array."""
+    if not users:
+        return {}
+    ids = [u.id for u in users]
+    pairs = func.unnest(
+        literal(ids, ARRAY(UUID(as_uuid=True))), literal([today_by_user[i] for i in ids], ARRAY(Date())),
+    ).table_valued(column("user_id", UUID(as_uuid=True)), column("today", Date())).render_derived(name="today_of")
+    # Skips matter from the earlier of the last active day and the strength date up to today.
+    since = func.coalesce(func.least(StreakState.last_active, StreakState.strength_date), pairs.c.today)
+    skips = (
+        select(func.array_agg(StreakSkip.day))
+        .where(StreakSkip.user_id == StreakState.user_id, StreakSkip.streak == StreakState.streak,
+               StreakSkip.day > since, StreakSkip.day <= pairs.c.today)
+        .scalar_subquery()
+    )
+    today_skipped = (
+        select(func.count())
+        .where(StreakSkip.user_id == StreakState.user_id, StreakSkip.streak == StreakState.streak,
+               StreakSkip.day == pairs.c.today)
+        .scalar_subquery()
+    )
+    rows = (await session.execute(
+        select(StreakState, pairs.c.today, skips, today_skipped)
+        .join(pairs, and_(StreakState.user_id == pairs.c.user_id, StreakState.streak.in_(STREAKS)))
+    )).all()
+    found: dict[tuple[uuid.UUID, str], tuple[StreakProgress, set[date]]] = {}
+    for state, today, days, skipped_today in rows:
+        skipped = set(days or ())
+        if skipped_today:
+            skipped.add(today)
+        found[(state.user_id, state.streak)] = (_progress(state), skipped)
+    result: dict[uuid.UUID, list[StreakView]] = {}
+    for user_id in ids:
+        today = today_by_user[user_id]
+        views = []
+        for streak in STREAKS:
+            progress, skipped = found.get((user_id, streak), (NO_PROGRESS, set()))
+            views.append(view_of(streak, progress, today, skipped))
+        result[user_id] = views
+    return result
+
+
+# ---- writes -----------------------------------------------------------------------------------
+
+
+async def _locked_state(uow: UnitOfWork, user_id: uuid.UUID, streak: str) -> StreakState:
+    """The state row under a row lock (created with zeros if missing), so concurrent events and skips
+    of one streak apply one after the other."""
+    stmt = (
+        select(StreakState).where(StreakState.user_id == user_id, StreakState.streak == streak)
+        .with_for_update().execution_options(populate_existing=True)
+    )
+    state = await uow.session.scalar(stmt)
+    if state is None:
+        await uow.session.execute(
+            insert(StreakState).values(user_id=user_id, streak=streak, current=0, longest=0, strength=0.0,
+                                       updated_at=uow.now)
+            .on_conflict_do_nothing(index_elements=["user_id", "streak"])
+        )
+        state = await uow.session.scalar(stmt)
+    assert state is not None
+    return state
+
+
+async def _skips(uow: UnitOfWork, user_id: uuid.UUID, streak: str, after: date, until: date) -> set[date]:
+    """Skip days in (after, until]."""
+    return set((await uow.session.scalars(
+        select(StreakSkip.day).where(StreakSkip.user_id == user_id, StreakSkip.streak == streak,
+                                     StreakSkip.day > after, StreakSkip.day <= until)
+    )).all())
+
+
+async def record_activity(uow: UnitOfWork, user: User, streak: str, at: datetime) -> StreakProgress:
+    """Counts a qualifying event at instant `at` for the person's local day of that instant."""
+    day = local_date(user, at)
+    state = await _locked_state(uow, user.id, streak)
+    progress = _progress(state)
+    if progress.last_active is not None and day <= progress.last_active:
+        return progress
+    since = min(d for d in (progress.last_active, progress.strength_date, day) if d is not None)
+    skipped = await _skips(uow, user.id, streak, since, day) if since < day - timedelta(days=1) else set()
+    after = advance(progress, day, skipped)
+    state.current, state.longest, state.last_active = after.current, after.longest, after.last_active
+    state.strength, state.strength_date, state.updated_at = after.strength, after.strength_date, uow.now
+    return after
+
+
+async def skip_day(uow: UnitOfWork, user: User, actor: ActorT, streak: str, day: date) -> None:
+    """Marks `day` as a skip (freeze) day of one streak: it neither grows nor breaks the streak and
+    leaves habit strength where it is. Emits StreakDaySkipped."""
+    if streak not in STREAKS:
+        raise DomainError(tr("Unknown streak: {name}. Known: {choices}.", name=streak[:32],
+                             choices=", ".join(STREAKS)), code="bad_enum")
+    today = local_date(user, uow.now)
+    if not today - timedelta(days=MAX_SKIP_DAYS_BACK) <= day <= today + timedelta(days=MAX_SKIP_DAYS_AHEAD):
+        raise DomainError(tr("A skip day must be within {days} days of today.", days=MAX_SKIP_DAYS_BACK),
+                          code="out_of_range")
+    state = await _locked_state(uow, user.id, streak)
+    label = streak_label(streak)
+    if state.last_active is not None and day == state.last_active:
+        raise DomainError(tr("Your {streak} streak already counts {date}; there is nothing to skip.",
+                             streak=label, date=day), code="already_active")
+    if state.last_active is not None and day < state.last_active:
+        raise DomainError(tr("Your {streak} streak has moved on since {date}; skipping it now would change "
+                             "nothing.", streak=label, date=day), code="too_late")
+    window = timedelta(days=SKIP_WINDOW_DAYS - 1)
+    existing = await _skips(uow, user.id, streak, day - window - timedelta(days=1), day + window)
+    if day in existing:
+        raise DomainError(tr("{date} is already a skip day for your {streak} streak.", date=day, streak=label),
+                          code="already_skipped")
+    if not skip_allowed(existing, day):
+        raise DomainError(tr("At most {max} skip days per streak in any {days} days, so {date} cannot be "
+                             "skipped.", max=MAX_SKIPS_PER_WINDOW, days=SKIP_WINDOW_DAYS, date=day),
+                          code="skip_limit")
+    uow.session.add(StreakSkip(user_id=user.id, streak=streak, day=day))
+    uow.emit(StreakDaySkipped(streak=streak, date=day), user_id=user.id, record_id=f"{streak}:{day.isoformat()}",
+             actor=actor)

@@ -1,0 +1,93 @@
+"""/today with its streak and next-event lines, and /streaks with its skip buttons, from an inbound line
+to the reply in the outbox; the clock is moved instead of waiting for days to pass."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from brain.clock import FixedClock
+
+
+async def test_today_shows_the_streak_line(person) -> None:
+    alice = person()
+    assert "Streaks" not in await alice.send("/today")
+    await alice.send("/water 250")
+    await alice.send("/meal lunch Pasta 650 kcal")
+    today = await alice.send("/today")
+    assert "Water: 250 ml of 2,000 ml (13 %)" in today
+    assert "Streaks: water 1 day · meals 1 day" in today
+
+
+async def test_today_warns_about_a_streak_at_risk_the_next_day(person, clock: FixedClock) -> None:
+    alice = person()
+    await alice.send("/water")
+    clock.advance(timedelta(days=1))
+    await alice.send("/task Call mom")
+    await alice.send("/done 1")
+    today = await alice.send("/today")
+    assert "Streaks: water 1 day (at risk: log one today) · tasks 1 day" in today
+    assert "Water: 0 ml" in today
+
+
+async def test_today_shows_the_next_event_after_today(person) -> None:
+    alice = person()
+    await alice.send("/event Standup 17:30 15m")
+    await alice.send("/event Zahnarzt morgen 14:00")
+    today = await alice.send("/today")
+    assert "Calendar: 5:30\u202fPM Standup" in today
+    assert "Next: Zahnarzt" not in today  # the standup comes first and is listed already
+
+
+async def test_today_names_tomorrows_event_when_nothing_is_left_today(person) -> None:
+    alice = person()
+    await alice.send("/event Zahnarzt morgen 14:00")
+    today = await alice.send("/today")
+    assert "Calendar: nothing today" in today
+    assert "Next: Zahnarzt" in today and "2:00\u202fPM" in today
+
+
+async def test_streaks_lists_status_and_strength(person) -> None:
+    alice = person()
+    await alice.send("/water")
+    reply = await alice.send("/streaks")
+    assert "Water: 1 day, done today · best 1 · strength 5 %" in reply
+    assert "Tasks: 0 days, not running · best 0 · strength 0 %" in reply
+    assert alice.buttons() == {}
+
+
+async def test_skip_today_button_keeps_an_at_risk_streak_alive_once(person, clock: FixedClock) -> None:
+    alice = person()
+    await alice.send("/water")
+    clock.advance(timedelta(days=1))
+    assert "Water: 1 day, at risk: log one today" in await alice.send("/streaks")
+    token = alice.buttons()["Skip today (water)"]
+    assert "is a skip day for your water streak" in await alice.press(token)
+    assert "already used" in await alice.press(token)
+    reply = await alice.send("/streaks")
+    assert "Water: 1 day, skipped today" in reply and "Skip today (water)" not in alice.buttons()
+    assert "water 1 day (skipped today)" in await alice.send("/today")
+    clock.advance(timedelta(days=1))
+    await alice.send("/water")
+    assert "Water: 2 days, done today · best 2" in await alice.send("/streaks")
+
+
+async def test_skip_yesterday_button_rescues_a_streak_broken_by_one_day(person, clock: FixedClock) -> None:
+    alice = person()
+    await alice.send("/water")
+    clock.advance(timedelta(days=2))
+    assert "Water: 0 days, not running · best 1" in await alice.send("/streaks")
+    assert "Skip today (water)" not in alice.buttons()
+    assert "is a skip day" in await alice.press(alice.buttons()["Skip yesterday (water)"])
+    assert "Water: 1 day, at risk: log one today" in await alice.send("/streaks")
+
+
+async def test_another_person_cannot_press_my_skip_button(person, clock: FixedClock, db_state) -> None:
+    alice, mallory = person(), person()
+    await alice.send("/water")
+    clock.advance(timedelta(days=1))
+    await alice.send("/streaks")
+    token = alice.buttons()["Skip today (water)"]
+    await mallory.send("/start")
+    before = await db_state()
+    assert "not valid" in await mallory.press(token)
+    assert await db_state() == before
