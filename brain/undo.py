@@ -42,7 +42,9 @@ async def undo_last(
                 EventRecord.type.in_(list(INVERSES)),
                 EventRecord.occurred_at >= transactions.clock.now() - UNDO_WINDOW,
                 EventRecord.actor["kind"].astext == actor.kind,
-                ~exists().where(and_(later.user_id == user_id, later.caused_by == EventRecord.id)),
+                # Undone = a later write caused by it; system reactions (e.g. GoalReached) don't count.
+                ~exists().where(and_(later.user_id == user_id, later.caused_by == EventRecord.id,
+                                     later.actor["kind"].astext != "system")),
             )
             .order_by(EventRecord.occurred_at.desc(), EventRecord.seq.desc())
             .limit(5)

@@ -1,0 +1,106 @@
+"""The six goal templates (stable ids, translatable titles) and the measures custom goals are made
+of (water glasses, coffees, tasks done, ...), with the translated wording of a goal's title.
+Pure data: the service turns a template or a measure into a goal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from brain.i18n import N_, Text, ntr, tr
+
+
+@dataclass(frozen=True)
+class GoalTemplate:
+    id: str
+    title: str  # an N_() msgid, rendered in the person's language when the goal is made
+    label: str  # an N_() msgid for the "+ ..." button
+    metric: str
+    event_type: str
+    target: float
+    period: str
+    comparison: str
+    field: str | None = None
+    filter_field: str | None = None
+    filter_value: str | None = None
+
+
+TEMPLATES: dict[str, GoalTemplate] = {t.id: t for t in (
+    # A "glass" is one logged water, whatever its size: people log glasses, not millilitres.
+    GoalTemplate("water_8_glasses", N_("8 glasses of water a day (each water you log counts as one)"),
+                 N_("8 glasses of water a day"), "event_count", "DrinkLogged", 8, "day", ">=",
+                 filter_field="drink_type", filter_value="water"),
+    GoalTemplate("tasks_5", N_("5 tasks done a day"), N_("5 tasks a day"), "event_count", "TaskCompleted", 5, "day",
+                 ">="),
+    GoalTemplate("meals_3", N_("3 meals a day"), N_("3 meals a day"), "event_count", "MealLogged", 3, "day", ">="),
+    GoalTemplate("kcal_max_2000", N_("At most 2000 kcal a day"), N_("at most 2000 kcal a day"), "event_sum",
+                 "MealLogged", 2000, "day", "<=", field="calories"),
+    GoalTemplate("places_3_new", N_("3 new places a week"), N_("3 new places a week"), "event_count",
+                 "PlaceCreated", 3, "week", ">="),
+    GoalTemplate("coffee_max_3", N_("At most 3 coffees a day"), N_("at most 3 coffees a day"), "event_count",
+                 "DrinkLogged", 3, "day", "<=", filter_field="drink_type", filter_value="coffee"),
+)}
+TEMPLATE_IDS: tuple[str, ...] = tuple(TEMPLATES)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """Something a custom goal counts or sums, as people name it ("glasses of water", "kcal")."""
+
+    key: str
+    label: str  # an N_() msgid for the guided flow's button
+    metric: str
+    event_type: str
+    amount: Callable[[int], Text]  # "{count} glasses of water"
+    targets: tuple[int, ...]  # what the guided flow offers
+    default_comparison: str = ">="
+    default_period: str = "day"
+    field: str | None = None
+    filter_field: str | None = None
+    filter_value: str | None = None
+    in_flow: bool = True
+
+
+MEASURES: dict[str, Measure] = {m.key: m for m in (
+    Measure("water_glasses", N_("Water glasses"), "event_count", "DrinkLogged",
+            lambda n: ntr("{count} glass of water", "{count} glasses of water", n), (4, 6, 8, 10, 12),
+            filter_field="drink_type", filter_value="water"),
+    Measure("water_ml", N_("Water (ml)"), "event_sum", "DrinkLogged",
+            lambda n: ntr("{count} ml of water", "{count} ml of water", n), (1500, 2000, 2500, 3000),
+            field="quantity_ml", filter_field="drink_type", filter_value="water", in_flow=False),
+    Measure("coffees", N_("Coffees"), "event_count", "DrinkLogged",
+            lambda n: ntr("{count} coffee", "{count} coffees", n), (1, 2, 3, 4),
+            default_comparison="<=", filter_field="drink_type", filter_value="coffee"),
+    Measure("tasks", N_("Tasks done"), "event_count", "TaskCompleted",
+            lambda n: ntr("{count} task done", "{count} tasks done", n), (1, 3, 5, 10)),
+    Measure("meals", N_("Meals"), "event_count", "MealLogged",
+            lambda n: ntr("{count} meal", "{count} meals", n), (2, 3, 4, 5)),
+    Measure("kcal", N_("Calories (kcal)"), "event_sum", "MealLogged",
+            lambda n: ntr("{count} kcal", "{count} kcal", n), (1500, 1800, 2000, 2500),
+            default_comparison="<=", field="calories"),
+    Measure("protein", N_("Protein (g)"), "event_sum", "MealLogged",
+            lambda n: ntr("{count} g of protein", "{count} g of protein", n), (50, 80, 100, 120),
+            field="protein", in_flow=False),
+    Measure("new_places", N_("New places"), "event_count", "PlaceCreated",
+            lambda n: ntr("{count} new place", "{count} new places", n), (1, 2, 3, 5),
+            default_period="week"),
+)}
+FLOW_MEASURES: tuple[str, ...] = tuple(key for key, m in MEASURES.items() if m.in_flow)
+
+_GOAL_TITLES: dict[tuple[str, str], str] = {
+    (">=", "day"): N_("At least {amount} a day"),
+    (">=", "week"): N_("At least {amount} a week"),
+    (">=", "month"): N_("At least {amount} a month"),
+    ("<=", "day"): N_("At most {amount} a day"),
+    ("<=", "week"): N_("At most {amount} a week"),
+    ("<=", "month"): N_("At most {amount} a month"),
+    ("=", "day"): N_("Exactly {amount} a day"),
+    ("=", "week"): N_("Exactly {amount} a week"),
+    ("=", "month"): N_("Exactly {amount} a month"),
+}
+
+
+def goal_title(measure: Measure, comparison: str, target: float, period: str) -> Text:
+    """'At least 8 glasses of water a day', in words the person's language can translate whole."""
+    count = int(target) if float(target).is_integer() else round(target)
+    return tr(_GOAL_TITLES[(comparison, period)], amount=measure.amount(count))
