@@ -6,11 +6,18 @@ import asyncio
 import logging
 import sys
 import urllib.request
+from datetime import timedelta
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from bot.settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:
+    from adapters.console.chat import ConsoleChat
+    from bot.dialog import Dialog
+    from brain.core import Brain
 
 cli = typer.Typer(add_completion=False, no_args_is_help=False, help="Companion: your personal companion.")
 err = Console(stderr=True)
@@ -39,8 +46,36 @@ async def _chat(settings: Settings) -> int:
     from bot.app import open_app
 
     async with open_app(settings) as app:
-        return await ConsoleChat(app.brain, app.dialog, sys.stdin, sys.stdout,
-                                 pictures_dir=settings.data_dir / "pictures").run()
+        chat = ConsoleChat(app.brain, app.dialog, sys.stdin, sys.stdout, pictures_dir=settings.data_dir / "pictures")
+        stop = asyncio.Event()
+        ticker = asyncio.create_task(_pulse_ticker(settings, app.brain, app.dialog, chat, stop))
+        try:
+            return await chat.run()
+        finally:
+            stop.set()
+            await ticker
+
+
+async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: ConsoleChat,
+                        stop: asyncio.Event) -> None:
+    """Nudges in the terminal chat: tick the rule engine and print what it queued for this person."""
+    from adapters.console.chat import PLATFORM
+    from bot.inbound import Inbound
+    from bot.pulse_ticker import run_ticker
+    from brain.pulse.subscribers import pulse_engine
+    from rules.engine import TickReport
+
+    engine = pulse_engine(brain)
+    engine.idle_hold = timedelta(minutes=settings.idle_hold_minutes)
+    user = await dialog.user_for(Inbound(platform=PLATFORM, platform_user_id=chat.person, chat_id=chat.person,
+                                         message_id="pulse"))
+
+    async def print_new(report: TickReport) -> None:
+        # Only when something came: a drain resets the numbered buttons of the last reply.
+        if user.id in report.sent_to | report.notified:
+            await chat.drain(user.id)
+
+    await run_ticker(engine, brain.clock, settings.pulse_tick_seconds, stop, on_tick=print_new)
 
 
 @cli.command()

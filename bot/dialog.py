@@ -18,6 +18,7 @@ from brain.i18n import tr
 from brain.outbox.models import Outbound
 from brain.people.models import User
 from brain.people.service import resolve_identity
+from brain.pulse.activity import note_inbound
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,7 @@ class Dialog:
 
     async def handle(self, inbound: Inbound) -> list[Outbound]:
         user = await self.user_for(inbound)
+        await note_inbound(self.brain, user.id)  # the idle hold: no nudge while the person is writing
         turn = Turn(self.brain, user, inbound)
         try:
             await self._route(turn, inbound)

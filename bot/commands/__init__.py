@@ -18,7 +18,8 @@ CommandHandler = Callable[[Turn, str], Awaitable[None]]
 ActionHandler = Callable[[Turn, dict[str, Any]], Awaitable[None]]
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "basics", "today", "tasks", "drinks", "food", "calendar", "places", "streaks", "goals", "week", "pulse", "undo",
+    "basics", "today", "tasks", "drinks", "food", "calendar", "places", "streaks", "goals", "week", "pulse", "memory",
+    "undo",
 )
 
 

@@ -1,0 +1,112 @@
+"""Whether a person can be reached now: quiet hours (in their zone, possibly spanning midnight), pause or
+vacation mode (/pause, /resume), and whether they are mid-conversation (last message a few minutes ago)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, time, timedelta
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from brain.errors import DomainError
+from brain.events.catalog import ActorT, PulsePaused, PulseResumed
+from brain.i18n import tr
+from brain.people.models import User
+from brain.pulse.models import PulseState
+from brain.store.unit_of_work import UnitOfWork
+
+if TYPE_CHECKING:
+    from brain.core import Brain
+
+MAX_PAUSE_DAYS = 365
+
+
+# ---- quiet hours (pure) --------------------------------------------------------------------------------
+def in_quiet_hours(at: time, start: time, end: time) -> bool:
+    """Quiet from `start` (inclusive) to `end` (exclusive); 22:00-07:00 spans midnight; equal means none."""
+    at = at.replace(second=0, microsecond=0, tzinfo=None)
+    if start == end:
+        return False
+    if start < end:
+        return start <= at < end
+    return at >= start or at < end
+
+
+def quiet_hours_end(local: datetime, start: time, end: time) -> datetime:
+    """The first minute after the quiet hours that `local` (an aware local time inside them) falls in."""
+    candidate = local.replace(hour=end.hour, minute=end.minute, second=0, microsecond=0)
+    if candidate <= local:
+        candidate = _next_day(local, end)
+    return candidate
+
+
+def _next_day(local: datetime, at: time) -> datetime:
+    day = (local + timedelta(days=1)).date()
+    return datetime.combine(day, at, tzinfo=local.tzinfo)
+
+
+# ---- pause and last message ----------------------------------------------------------------------------
+def is_paused(state: PulseState | None, now: datetime) -> bool:
+    if state is None or not state.paused:
+        return False
+    return state.paused_until is None or now < state.paused_until
+
+
+def is_mid_conversation(state: PulseState | None, now: datetime, idle_hold: timedelta) -> bool:
+    return state is not None and state.last_inbound_at is not None and now - state.last_inbound_at < idle_hold
+
+
+async def pulse_states(session: AsyncSession, user_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, PulseState]:
+    if not user_ids:
+        return {}
+    rows = (await session.scalars(select(PulseState).where(PulseState.user_id.in_(user_ids)))).all()
+    return {row.user_id: row for row in rows}
+
+
+async def note_inbound(brain: Brain, user_id: uuid.UUID) -> None:
+    """Remember when the person last wrote, so no nudge interrupts a live conversation."""
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(
+            insert(PulseState).values(user_id=user_id, paused=False, last_inbound_at=uow.now, updated_at=uow.now)
+            .on_conflict_do_update(index_elements=["user_id"],
+                                   set_={"last_inbound_at": uow.now, "updated_at": uow.now})
+        )
+
+
+async def _locked_state(uow: UnitOfWork, user: User) -> PulseState:
+    await uow.session.execute(
+        insert(PulseState).values(user_id=user.id, paused=False, updated_at=uow.now)
+        .on_conflict_do_nothing(index_elements=["user_id"])
+    )
+    state = await uow.session.scalar(
+        select(PulseState).where(PulseState.user_id == user.id).with_for_update().execution_options(
+            populate_existing=True)
+    )
+    assert state is not None
+    return state
+
+
+async def pause_pulse(uow: UnitOfWork, user: User, actor: ActorT, days: int | None = None) -> datetime | None:
+    """No nudges until /resume, or for `days` days; returns when the pause ends (None: until resumed)."""
+    if days is not None and not 1 <= days <= MAX_PAUSE_DAYS:
+        raise DomainError(tr("A pause lasts between 1 and {max} days.", max=MAX_PAUSE_DAYS), code="out_of_range")
+    state = await _locked_state(uow, user)
+    until = uow.now + timedelta(days=days) if days is not None else None
+    state.paused, state.paused_until, state.updated_at = True, until, uow.now
+    uow.emit(PulsePaused(until=until), user_id=user.id, record_id=user.id, actor=actor)
+    return until
+
+
+async def resume_pulse(uow: UnitOfWork, user: User, actor: ActorT) -> bool:
+    """Nudges again; False when there was no pause to end."""
+    state = await _locked_state(uow, user)
+    if not is_paused(state, uow.now):
+        state.paused, state.paused_until = False, None
+        return False
+    state.paused, state.paused_until, state.updated_at = False, None, uow.now
+    uow.emit(PulseResumed(), user_id=user.id, record_id=user.id, actor=actor)
+    return True

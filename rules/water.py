@@ -1,0 +1,42 @@
+"""Water: every 90 minutes between 08:00 and 21:00 local, when the day's water is behind the pro-rata
+goal (the goal spread evenly over that window), with the ml still to go and per remaining hour."""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+
+from brain.i18n import N_, tr
+from brain.pulse.nudges import LOW, MEDIUM, NudgeAction, NudgeDraft
+from rules import Every, Rule, RuleContext
+
+WINDOW = Every(minutes=90, start_hour=8, end_hour=21)
+GLASS_ML = 250
+
+
+def decide(ctx: RuleContext) -> NudgeDraft | None:
+    s = ctx.snapshot
+    goal = s.water_goal_ml
+    if goal <= 0 or s.water_ml >= goal or not WINDOW.start_hour <= ctx.hour <= WINDOW.end_hour:
+        return None
+    window_minutes = (WINDOW.end_hour - WINDOW.start_hour) * 60
+    elapsed = ctx.local_now.hour * 60 + ctx.local_now.minute - WINDOW.start_hour * 60
+    expected = goal * min(max(elapsed / window_minutes, 0.0), 1.0)
+    if s.water_ml >= expected:
+        return None  # on track for the day
+    remaining = goal - s.water_ml
+    per_hour = math.ceil(remaining / max(WINDOW.end_hour - ctx.hour, 1))
+    return NudgeDraft(
+        type="water_reminder",
+        priority=MEDIUM if s.water_percent < 50 else LOW,
+        title=tr("Time for a glass of water"),
+        body=tr("Still {remaining} ml to your goal today, about {per_hour} ml per hour.", remaining=remaining,
+                per_hour=per_hour),
+        slot=ctx.slot,
+        actions=(NudgeAction(tr("Log {ml} ml water", ml=GLASS_ML), tool="log_drink",
+                             args={"drink_type": "water", "quantity_ml": GLASS_ML}),),
+        expires_after=timedelta(minutes=90),
+    )
+
+
+WATER = Rule(name="water", label=N_("Water reminder"), trigger=WINDOW, priority=2, decide=decide)
