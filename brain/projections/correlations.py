@@ -101,7 +101,8 @@ def correlation_sentence(label_a: str, label_b: str, r: float, percent: int) -> 
         return tr("On days with more {a} you have less {b}.", a=a, b=b)
     if percent > 0:
         return tr("On days with more {a} you have {percent} % more {b}.", a=a, b=b, percent=percent)
-    return tr("On days with more {a} you have {percent} % less {b}.", a=a, b=b, percent=-percent)
+    # Not "{percent} % less": gettext reads "% le" as a printf conversion and rejects translations.
+    return tr("On days with more {a} you have less {b} (−{percent} %).", a=a, b=b, percent=-percent)
 
 
 def correlate(metrics: Mapping[str, Mapping[date, float]], modules: Mapping[str, str]) -> list[Correlation]:
