@@ -3,11 +3,11 @@ Built once by the app and passed to the bot; tests build it over their own datab
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from brain.clock import Clock, SystemClock
 from brain.events.bus import EventBus
+from brain.optional_import import optional_module
 from brain.store.database import Database
 from brain.store.unit_of_work import Transactions
 from brain.tools.executor import ToolExecutor
@@ -44,10 +44,6 @@ SUBSCRIBER_PACKAGES: tuple[str, ...] = ("brain.projections", "brain.goals", "bra
 
 def install_subscribers(brain: Brain) -> None:
     for package in SUBSCRIBER_PACKAGES:
-        try:
-            module = importlib.import_module(f"{package}.subscribers")
-        except ModuleNotFoundError as missing:
-            if missing.name in (package, f"{package}.subscribers"):
-                continue
-            raise
-        module.subscribe(brain)
+        module = optional_module(f"{package}.subscribers")
+        if module is not None:
+            module.subscribe(brain)

@@ -6,13 +6,13 @@ handler of a pressed button's payload)."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from bot.turn import Turn
+from brain.optional_import import optional_module
 
 CommandHandler = Callable[[Turn, str], Awaitable[None]]
 ActionHandler = Callable[[Turn, dict[str, Any]], Awaitable[None]]
@@ -33,14 +33,7 @@ class Command:
 
 
 def _modules() -> list[ModuleType]:
-    found = []
-    for name in COMMAND_MODULES:
-        try:
-            found.append(importlib.import_module(f"bot.commands.{name}"))
-        except ModuleNotFoundError as missing:
-            if missing.name != f"bot.commands.{name}":
-                raise
-    return found
+    return [m for name in COMMAND_MODULES if (m := optional_module(f"bot.commands.{name}")) is not None]
 
 
 def command_table() -> dict[str, Command]:

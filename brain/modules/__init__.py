@@ -3,8 +3,7 @@ events) and tools (ToolSpecs over the service)."""
 
 from __future__ import annotations
 
-import importlib
-
+from brain.optional_import import optional_module
 from brain.tools.spec import ToolSpec
 
 MODULES: tuple[str, ...] = ("todo", "calendar", "drink", "food", "places")
@@ -17,11 +16,7 @@ TOOL_PROVIDERS: tuple[str, ...] = (
 def all_tools() -> list[ToolSpec]:
     tools: list[ToolSpec] = []
     for package in TOOL_PROVIDERS:
-        try:
-            module = importlib.import_module(f"{package}.tools")
-        except ModuleNotFoundError as missing:
-            if missing.name in (package, f"{package}.tools"):
-                continue
-            raise
-        tools.extend(module.TOOLS)
+        module = optional_module(f"{package}.tools")
+        if module is not None:
+            tools.extend(module.TOOLS)
     return tools

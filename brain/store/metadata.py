@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-
 import brain.actions.models
 import brain.events.store
 import brain.outbox.models
 import brain.people.models  # noqa: F401
 from brain.modules import MODULES
+from brain.optional_import import optional_module
 from brain.store.base import Base
 
 # Packages with their own tables (each a `models.py`).
@@ -18,10 +17,6 @@ MODEL_PACKAGES = (
 )
 
 for _package in MODEL_PACKAGES:
-    try:
-        importlib.import_module(f"{_package}.models")
-    except ModuleNotFoundError as _missing:
-        if _missing.name not in (_package, f"{_package}.models"):
-            raise
+    optional_module(f"{_package}.models")
 
 target_metadata = Base.metadata
