@@ -13,6 +13,9 @@ from bot.dialog import Dialog
 from bot.settings import Settings
 from brain.clock import Clock
 from brain.core import Brain
+from brain.memory.api import Memory
+from brain.memory.embedder import WordLlamaEmbedder
+from brain.pipeline_log import PipelineLog
 from brain.store.database import Database
 from brain.store.embedded import EmbeddedPostgres
 from brain.store.migrate import upgrade
@@ -47,8 +50,16 @@ async def open_database(settings: Settings) -> AsyncIterator[str]:
 async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIterator[App]:
     async with open_database(settings) as url:
         brain = Brain(Database(url), clock=clock)
+        brain.memory = build_memory(brain)
         try:
             yield App(settings, brain, Dialog(brain, default_locale=settings.default_locale,
                                               default_timezone=settings.default_timezone))
         finally:
+            if brain.memory is not None and brain.memory.log is not None:
+                await brain.memory.log.close()  # the last buffered pipeline log rows
             await brain.close()
+
+
+def build_memory(brain: Brain) -> Memory:
+    """The long-term memory with the bundled embedder (loaded on first use) and a buffered pipeline log."""
+    return Memory(brain, WordLlamaEmbedder(), log=PipelineLog(brain.db.sessions, brain.clock))

@@ -1,0 +1,216 @@
+"""How the synapse memory scales with one person's graph: promotion rate (nodes per second, edges
+included) while the graph grows, and recall latency at each size against a plain pgvector top-k.
+
+    python -m benchmarks.memory_scale [--nodes N] [--queries Q] [--k K]
+
+One person's memories are made from the sentences of the memory-bench chat set: each memory joins two
+sentences drawn at random (a fixed seed), so texts are distinct, realistic and varied. They go through the
+real write path (Memory.remember, then promotion in batches). At every checkpoint (1,000, 10,000, 100,000
+nodes, as far as --nodes reaches) the same Q questions are recalled:
+  ours   Memory.recall(k, mode chat): embedding, goals, ANN + BM25 anchors, one hop, ranking
+  plain  the same embedding, then `ORDER BY embedding <=> q LIMIT k` on the HNSW index (the top-k a plain
+         vector store would run), with the same per-person filter and iterative scan
+Promotion rate per checkpoint is measured over the nodes added since the previous one, so the last figure
+is the rate at that size. Before each measurement the tables are vacuumed and analysed, as autovacuum would
+have done in a running system. The RESULT line reports recall p95 at the largest size against plain top-k.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from benchmarks.memory_recall import CachingEmbedder, start_postgres
+from brain.clock import FixedClock
+from brain.core import Brain
+from brain.memory.api import Memory
+from brain.memory.embedder import WordLlamaEmbedder
+from brain.memory.settings import MemorySettings
+from brain.people.service import resolve_identity
+from brain.store.database import Database
+from brain.store.embedded import EmbeddedPostgres
+
+SOURCE = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "memory-bench" / "longmemeval-s36"
+CHECKPOINTS = (1_000, 10_000, 100_000)
+START = datetime(2024, 1, 1, 8, 0, tzinfo=UTC)
+SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentence_pool() -> tuple[list[str], list[str]]:
+    sentences: dict[str, None] = {}
+    with open(f"{SOURCE}.memories.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            for part in SENTENCE.split(json.loads(line)["text"]):
+                part = part.strip(" -*#\t")
+                if 30 <= len(part) <= 240:
+                    sentences[part] = None
+    with open(f"{SOURCE}.queries.jsonl", encoding="utf-8") as handle:
+        questions = [json.loads(line)["query"] for line in handle]
+    return list(sentences), questions
+
+
+def make_memories(pool: list[str], n: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    made: dict[str, None] = {}
+    while len(made) < n:
+        made[f"{rng.choice(pool)} {rng.choice(pool)}"] = None
+    return list(made)
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+@dataclass
+class Checkpoint:
+    nodes: int
+    edges: int
+    entries: int
+    promoted_per_s: float
+    edges_per_node: float
+    ours_ms: list[float]
+    plain_ms: list[float]
+
+
+_PLAIN = text("""
+    SELECT id FROM memory_nodes WHERE user_id = :user_id AND active
+    ORDER BY embedding <=> CAST(:q AS vector) LIMIT :k""")
+
+
+async def plain_top_k(brain: Brain, embedder: CachingEmbedder, settings: MemorySettings, user_id: uuid.UUID,
+                      query: str, k: int) -> list[int]:
+    [vector] = embedder.embed([query])
+    literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+    async with brain.transactions.read() as session:
+        await session.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+                                   "set_config('hnsw.ef_search', :ef, true)"), {"ef": str(settings.hnsw_ef_search)})
+        return [int(r.id) for r in await session.execute(_PLAIN, {"user_id": user_id, "q": literal, "k": k})]
+
+
+async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Checkpoint]:
+    pool, questions = sentence_pool()
+    texts = make_memories(pool, nodes)
+    rng = random.Random(11)
+    asked = (questions * (queries // len(questions) + 1))[:queries // 2] + rng.sample(pool, queries - queries // 2)
+    embedder = CachingEmbedder(WordLlamaEmbedder())
+    embedder.prime(texts + asked)
+    settings = MemorySettings()
+    clock = FixedClock(START)
+    brain = Brain(Database(url, pool_size=4), clock=clock)
+    memory = Memory(brain, embedder, settings)
+    checkpoints: list[Checkpoint] = []
+    try:
+        async with brain.transactions.begin() as uow:
+            user_id = (await resolve_identity(uow.session, "bench", "scale", default_locale="en",
+                                              default_timezone="UTC")).id
+        marks = sorted({c for c in CHECKPOINTS if c < nodes} | {nodes})
+        done = 0
+        for mark in marks:
+            promote_s = 0.0
+            promoted_before = await count(brain, "memory_nodes")
+            while done < mark:
+                chunk = texts[done:min(done + batch, mark)]
+                for i, body in enumerate(chunk):
+                    at = START + timedelta(minutes=10 * (done + i))
+                    await memory.remember(user_id, body, at, speaker="user" if (done + i) % 2 == 0 else "assistant")
+                done += len(chunk)
+                clock.set(START + timedelta(minutes=10 * done))
+                started = time.perf_counter()
+                await memory.ingest_until_promoted(user_id)
+                promote_s += time.perf_counter() - started
+            node_count = await count(brain, "memory_nodes")
+            edge_count = await count(brain, "memory_edges")
+            await vacuum(url)
+            at = clock.now()
+            ours_ms, plain_ms = [], []
+            for round_ in range(2):  # the first round warms caches and is not counted
+                for question in asked:
+                    started = time.perf_counter()
+                    await memory.recall(user_id, question, at, k=k, mode="chat")
+                    middle = time.perf_counter()
+                    await plain_top_k(brain, embedder, settings, user_id, question, k)
+                    ended = time.perf_counter()
+                    if round_:
+                        ours_ms.append((middle - started) * 1000)
+                        plain_ms.append((ended - middle) * 1000)
+            added = node_count - promoted_before
+            checkpoints.append(Checkpoint(node_count, edge_count, done, added / promote_s if promote_s else 0.0,
+                                          edge_count / node_count if node_count else 0.0, ours_ms, plain_ms))
+            print(format_checkpoint(checkpoints[-1]), flush=True)
+    finally:
+        await brain.close()
+    return checkpoints
+
+
+async def vacuum(url: str) -> None:
+    """What autovacuum does in a running system: statistics, visibility map, the full-text index's pending list."""
+    engine = create_async_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as connection:
+            for table in ("memory_nodes", "memory_edges", "memory_short_term"):
+                await connection.execute(text(f"VACUUM ANALYZE {table}"))
+    finally:
+        await engine.dispose()
+
+
+async def count(brain: Brain, table: str) -> int:
+    async with brain.transactions.read() as session:
+        return int(await session.scalar(text(f"SELECT count(*) FROM {table}")) or 0)
+
+
+def format_checkpoint(c: Checkpoint) -> str:
+    return (f"{c.entries:>8} {c.nodes:>8} {c.edges:>10} {c.edges_per_node:>9.1f} {c.promoted_per_s:>10.1f} "
+            f"{statistics.median(c.ours_ms):>9.1f} {percentile(c.ours_ms, 0.95):>9.1f} "
+            f"{statistics.median(c.plain_ms):>9.1f} {percentile(c.plain_ms, 0.95):>9.1f} "
+            f"{percentile(c.ours_ms, 0.95) / percentile(c.plain_ms, 0.95):>7.2f}x")
+
+
+HEADER = (f"{'entries':>8} {'nodes':>8} {'edges':>10} {'edges/n':>9} {'nodes/s':>10} "
+          f"{'ours p50':>9} {'ours p95':>9} {'plain p50':>9} {'plain p95':>9} {'p95 ratio':>8}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.memory_scale", description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=3000, help="memories of the one person (default 3000)")
+    parser.add_argument("--queries", type=int, default=100, help="questions recalled per checkpoint (default 100)")
+    parser.add_argument("--k", type=int, default=10, help="results per recall (default 10)")
+    parser.add_argument("--batch", type=int, default=200, help="memories captured between promotion runs")
+    args = parser.parse_args(argv)
+    if min(args.nodes, args.queries, args.k, args.batch) < 1:
+        parser.error("all sizes must be at least 1")
+    root = Path(tempfile.mkdtemp(prefix="cms", dir="/tmp"))
+    embedded: EmbeddedPostgres | None = None
+    print("latencies in ms; nodes/s = promotion rate (edges included) since the previous checkpoint")
+    print(HEADER, flush=True)
+    try:
+        embedded, url = start_postgres(root)
+        checkpoints = asyncio.run(run(url, args.nodes, args.queries, args.k, args.batch))
+    finally:
+        if embedded is not None:
+            embedded.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    last = checkpoints[-1]
+    ours, plain = percentile(last.ours_ms, 0.95), percentile(last.plain_ms, 0.95)
+    print(f"RESULT recall_p95_ms={ours:.1f} baseline={plain:.1f} ratio={ours / plain:.2f} "
+          f"promotion_nodes_per_s={last.promoted_per_s:.1f} nodes={last.nodes}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

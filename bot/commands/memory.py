@@ -1,0 +1,107 @@
+"""/remember, /recall and /forget: the person's own hand on the long-term memory. /recall shows why each
+memory came up; /forget removes one memory or, after a confirmation button, everything remembered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.commands import Command
+from bot.turn import Turn
+from brain.i18n import N_, Text, tr
+
+RECALL_SHOWN = 5
+SNIPPET_CHARS = 200
+
+
+def _memory(turn: Turn) -> Any:
+    memory = getattr(turn.brain, "memory", None)
+    if memory is None:
+        turn.say(tr("The long-term memory is not switched on here."))
+    return memory
+
+
+def _snippet(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS - 1].rstrip() + "…"
+
+
+async def remember(turn: Turn, args: str) -> None:
+    text = args.strip()
+    if not text:
+        turn.say(tr("Usage: /remember <what>, e.g. /remember Anna's birthday is on 12 May"))
+        return
+    memory = _memory(turn)
+    if memory is None:
+        return
+    await memory.remember(turn.user.id, text, turn.now, speaker="user")
+    # Said on purpose: it should be recallable at once, not after the next promotion run.
+    await memory.ingest_until_promoted(turn.user.id)
+    turn.say(tr("I'll remember that."))
+
+
+async def recall(turn: Turn, args: str) -> None:
+    question = args.strip()
+    if not question:
+        turn.say(tr("Usage: /recall <question>, e.g. /recall When is Anna's birthday?"))
+        return
+    memory = _memory(turn)
+    if memory is None:
+        return
+    found = await memory.recall(turn.user.id, question, turn.now, k=RECALL_SHOWN, mode="reflection")
+    if not found:
+        turn.say(tr("I don't remember anything about that."))
+        return
+    lines: list[Text | str] = [tr("What I remember:")]
+    for item in found:
+        lines.append(f"#{item.id} · {turn.render.date_of(item.at)} · {_snippet(item.text)}")
+        lines.append(tr("   why: {why}", why=item.why))
+    lines.append(tr("/forget <number> removes one of them."))
+    turn.say(*lines)
+
+
+async def forget(turn: Turn, args: str) -> None:
+    what = args.strip().lstrip("#").lower()
+    if not what:
+        turn.say(tr("Usage: /forget <number> (from /recall), or /forget all"))
+        return
+    memory = _memory(turn)
+    if memory is None:
+        return
+    if what in ("all", "everything", "alles"):
+        turn.say(
+            tr("Forget everything I remember about you? This cannot be undone."),
+            buttons=[[turn.button(tr("Yes, forget everything"), "memory_forget_all"),
+                      turn.button(tr("Keep it"), "memory_forget_keep")]],
+        )
+        return
+    if not what.isdigit():
+        turn.say(tr("Which memory? /recall shows their numbers, e.g. /forget 12"))
+        return
+    if await memory.forget(turn.user.id, int(what)):
+        turn.say(tr("Forgotten: memory #{number} is gone.", number=what))
+    else:
+        turn.say(tr("I have no memory #{number}.", number=what))
+
+
+async def forget_all_confirmed(turn: Turn, payload: dict[str, Any]) -> None:
+    memory = _memory(turn)
+    if memory is None:
+        return
+    await memory.forget_everything(turn.user.id)
+    turn.say(tr("Done: I have forgotten everything I remembered about you."))
+
+
+async def forget_all_declined(turn: Turn, payload: dict[str, Any]) -> None:
+    turn.say(tr("Nothing was forgotten."))
+
+
+COMMANDS = (
+    Command("remember", N_("/remember Anna's birthday is on 12 May"), N_("Remember something for later"), remember,
+            aliases=("merken", "merk")),
+    Command("recall", N_("/recall When is Anna's birthday?"), N_("What I remember about something, and why"), recall,
+            aliases=("erinnern", "erinnerung")),
+    Command("forget", N_("/forget 12, /forget all"), N_("Forget one memory, or everything"), forget,
+            aliases=("vergessen", "vergiss")),
+)
+
+ACTIONS = {"memory_forget_all": forget_all_confirmed, "memory_forget_keep": forget_all_declined}

@@ -1,0 +1,246 @@
+"""The memory as the companion, the bot and the benchmarks use it: remember a message, promote the queue,
+recall with reasons, reinforce what an answer used, forget. Everything is per person; nothing here
+crosses users. The write path (capture, promotion) and the read path (recall) live in their own modules."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlalchemy import delete, or_, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from brain.memory.capture import capture as capture_entry
+from brain.memory.capture import read_emotion, tokenize
+from brain.memory.embedder import Embedder
+from brain.memory.models import (
+    MemoryEdge,
+    MemoryEntity,
+    MemoryFact,
+    MemoryNode,
+    PipelineLogEntry,
+    ShortTermEntry,
+)
+from brain.memory.promotion import promote_pending
+from brain.memory.recall import MODES, GoalPull, Recalled, count_population, gravitate, recall_nodes
+from brain.memory.reinforcement import answer_similarities, choose_used, reinforce_nodes
+from brain.memory.settings import MemorySettings
+from brain.memory.timeline import find_time_anchor
+from brain.people.models import User
+from brain.pipeline_log import PipelineLog, Span
+
+if TYPE_CHECKING:
+    from brain.core import Brain
+
+__all__ = ["Memory", "Recalled"]
+
+logger = logging.getLogger(__name__)
+
+# Goal titles are embedded once per process; goals change rarely and titles are short.
+GOAL_VECTOR_CACHE = 256
+# What recall needs to know about the person besides the query (time zone, active goals, how many memories
+# they have) changes slowly; reading it once a minute keeps two or three statements out of every recall.
+PERSON_TTL = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class _Person:
+    zone: ZoneInfo
+    goals: list[GoalPull]
+    population: int
+    read_at: datetime
+
+
+class Memory:
+    def __init__(self, brain: Brain, embedder: Embedder, settings: MemorySettings = MemorySettings(), *,
+                 log: PipelineLog | None = None) -> None:
+        self.brain = brain
+        self.embedder = embedder
+        self.settings = settings
+        self.log = log
+        self._goal_vectors: dict[str, list[float]] = {}
+        self._people: dict[uuid.UUID, _Person] = {}
+
+    # -- write path -------------------------------------------------------------------------------------
+
+    async def remember(self, user_id: uuid.UUID, text: str, at: datetime, speaker: str = "user",
+                       source_key: str | None = None) -> uuid.UUID:
+        """Short-term capture of one message; promotion into the graph happens later (or on demand)."""
+        async with self.brain.transactions.begin() as uow:
+            captured = await capture_entry(uow.session, self.embedder, user_id, text, at, speaker=speaker,
+                                           source_key=source_key, now=uow.now, log=self.log)
+        return captured.id
+
+    async def ingest_until_promoted(self, user_id: uuid.UUID | None = None) -> int:
+        """Runs promotion until no mature entry is left (for one person, or for everyone). Returns how many
+        entries left the queue into a node (new, duplicate or reactivated)."""
+        total = 0
+        while True:
+            report = await promote_pending(self.brain.transactions, self.settings, user_id=user_id, log=self.log)
+            total += report.promoted + report.duplicates + report.reactivated
+            if report.promoted:
+                self._forget_person(user_id)
+            if report.claimed == 0:
+                return total
+
+    # -- read path --------------------------------------------------------------------------------------
+
+    async def recall(self, user_id: uuid.UUID, query: str, at: datetime, k: int = 5,
+                     mode: str = "chat") -> list[Recalled]:
+        """The k memories that best answer `query` as of `at`, each with why it came."""
+        if mode not in MODES:
+            raise ValueError(f"unknown recall mode {mode!r}; one of {', '.join(MODES)}")
+        if not query.strip() or k <= 0:
+            return []
+        [raw] = self.embedder.embed([query])
+        sector = read_emotion(query, tokenize(query))[1]
+        async with self._span("memory.recall", user_id) as span, self.brain.transactions.read() as session:
+            person = await self._person(session, user_id, at)
+            if person is None:
+                return []
+            anchor = find_time_anchor(query, at, person.zone)
+            factor = self.settings.gravitation_by_mode.get(mode, 0.0)
+            gravitation = gravitate(raw, person.goals, factor, self.settings.gravitation_threshold)
+            found = await recall_nodes(
+                session, self.settings, user_id=user_id, query_text=query, query=gravitation.vector, at=at, k=k,
+                mode=mode, query_sector=sector, window=(anchor.start, anchor.end) if anchor else None,
+                population=person.population,
+            )
+            if span is not None:
+                span.log("calculation", "memory.recall", {
+                    "mode": mode, "k": k, "gravitation": gravitation.outcome, "factor": gravitation.factor,
+                    "goals": [title for title, _strength in gravitation.activated], "sector": sector,
+                    "window": anchor.precision if anchor else None,
+                    "ids": [item.id for item in found], "scores": [item.score for item in found],
+                })
+        return found
+
+    async def _person(self, session: AsyncSession, user_id: uuid.UUID, at: datetime) -> _Person | None:
+        now = self.brain.clock.now()
+        known = self._people.get(user_id)
+        if known is not None and abs(now - known.read_at) <= PERSON_TTL:
+            return known
+        user = await session.get(User, user_id)
+        if user is None:
+            return None
+        known = _Person(_zone(user.timezone), await self._goal_pulls(session, user, at),
+                        await count_population(session, user_id), now)
+        self._people[user_id] = known
+        return known
+
+    def _forget_person(self, user_id: uuid.UUID | None) -> None:
+        if user_id is None:
+            self._people.clear()
+        else:
+            self._people.pop(user_id, None)
+
+    async def _goal_pulls(self, session: AsyncSession, user: User, at: datetime) -> list[GoalPull]:
+        """Active goals as perception sees them: their titles' vectors, each wanted fully (motivation 1.0)."""
+        try:
+            from brain.goals.service import goals_progress
+        except ModuleNotFoundError:
+            return []
+        titles = [goal.title for goal in await goals_progress(session, user, at) if goal.status == "active"]
+        missing = [title for title in dict.fromkeys(titles) if title not in self._goal_vectors]
+        if missing:
+            if len(self._goal_vectors) + len(missing) > GOAL_VECTOR_CACHE:
+                self._goal_vectors.clear()
+            self._goal_vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+        return [GoalPull(title, self._goal_vectors[title], 1.0) for title in titles]
+
+    # -- usage reinforcement ----------------------------------------------------------------------------
+
+    async def reinforce(self, user_id: uuid.UUID, ids: Sequence[int]) -> None:
+        """Reinforces these nodes of the person (w_raw + boost, re-damped, edges recomputed)."""
+        async with self.brain.transactions.begin() as uow:
+            await reinforce_nodes(uow.session, self.settings, user_id, ids, uow.now)
+
+    async def reinforce_from_answer(self, user_id: uuid.UUID, answer: str, recalled: Sequence[Recalled]) -> list[int]:
+        """After an answer: the recalled memories it drew on (similarity >= threshold, at most three) are
+        reinforced; nothing else is. Returns their ids."""
+        if not answer.strip() or not recalled:
+            self._note(user_id, {"outcome": "empty_answer" if not answer.strip() else "no_candidate"})
+            return []
+        [vector] = self.embedder.embed([answer])
+        async with self.brain.transactions.begin() as uow:
+            similarities = await answer_similarities(uow.session, user_id, vector, [item.id for item in recalled])
+            decision = choose_used(similarities, self.settings.reinforce_similarity, self.settings.reinforce_max)
+            chosen = await reinforce_nodes(uow.session, self.settings, user_id, decision.chosen, uow.now)
+        self._note(user_id, {
+            "outcome": decision.outcome, "similarities": {str(k): round(v, 4) for k, v in similarities.items()},
+            "closest_rejected": decision.closest_rejected, "threshold": self.settings.reinforce_similarity,
+            "cap": self.settings.reinforce_max, "ids": chosen,
+        })
+        return chosen
+
+    # -- forgetting -------------------------------------------------------------------------------------
+
+    async def forget(self, user_id: uuid.UUID, node_id: int) -> bool:
+        """Removes one memory of the person: its node, its edges (both directions), the short-term entries
+        that became it, and the pipeline log rows that name it. False if the person has no such node."""
+        if self.log is not None:
+            await self.log.flush()  # rows about this node still in the buffer must reach the table first
+        async with self.brain.transactions.begin() as uow:
+            session = uow.session
+            node = await session.scalar(select(MemoryNode.id).where(MemoryNode.user_id == user_id,
+                                                                   MemoryNode.id == node_id).with_for_update())
+            if node is None:
+                return False
+            entries = [str(e) for e in (await session.scalars(select(ShortTermEntry.id).where(
+                ShortTermEntry.user_id == user_id, ShortTermEntry.node_id == node_id))).all()]
+            await session.execute(delete(ShortTermEntry).where(ShortTermEntry.user_id == user_id,
+                                                               ShortTermEntry.node_id == node_id))
+            await session.execute(delete(MemoryEdge).where(MemoryEdge.user_id == user_id,
+                                                           or_(MemoryEdge.a_id == node_id, MemoryEdge.b_id == node_id)))
+            await session.execute(delete(MemoryNode).where(MemoryNode.user_id == user_id, MemoryNode.id == node_id))
+            await session.execute(_FORGET_LOG_ROWS, {"user_id": user_id, "node": str(node_id),
+                                                     "node_json": f"[{node_id}]", "entries": entries})
+        self._forget_person(user_id)
+        return True
+
+    async def forget_everything(self, user_id: uuid.UUID) -> None:
+        """Everything the memory holds about the person: nodes, edges, short-term entries, entities, facts and
+        their pipeline log."""
+        if self.log is not None:
+            self.log.discard(user_id)
+        async with self.brain.transactions.begin() as uow:
+            for table in (MemoryEdge, ShortTermEntry, MemoryNode, MemoryEntity, MemoryFact, PipelineLogEntry):
+                await uow.session.execute(delete(table).where(table.user_id == user_id))
+        self._forget_person(user_id)
+
+    # -- pipeline log -----------------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _span(self, name: str, user_id: uuid.UUID) -> AsyncIterator[Span | None]:
+        if self.log is None:
+            yield None
+        else:
+            async with self.log.span(name, user_id=user_id, turn_id=None) as span:
+                yield span
+
+    def _note(self, user_id: uuid.UUID, content: dict[str, Any]) -> None:
+        if self.log is not None:
+            self.log.log("calculation", "memory.reinforcement", content, user_id=user_id)
+
+
+def _zone(name: str | None) -> ZoneInfo:
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+# Log rows that name the node (its id in `node_id`/`id`, in an `ids` list or among reinforcement similarities) or
+# one of its short-term entries.
+_FORGET_LOG_ROWS = text("""
+    DELETE FROM pipeline_log
+    WHERE user_id = :user_id AND content IS NOT NULL AND jsonb_typeof(content) = 'object' AND (
+        content->>'node_id' = :node OR content->>'id' = :node
+        OR content->'ids' @> CAST(:node_json AS jsonb) OR jsonb_exists(content->'similarities', :node)
+        OR content->>'entry_id' = ANY(CAST(:entries AS text[])) OR content->>'id' = ANY(CAST(:entries AS text[])))""")

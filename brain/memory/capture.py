@@ -1,0 +1,429 @@
+"""Short-term capture: every message (the person's and the assistant's) becomes a pending entry with its
+magnet fields — embedding, entities, timeline anchor, themes, emotion/Plutchik sector and salience — read
+in-process from lexicons and regexes, so capture costs one embedding and a couple of statements."""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlalchemy import Text, any_, bindparam, func, literal, select, union_all
+from sqlalchemy.dialects.postgresql import ARRAY, insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from brain.memory.embedder import Embedder
+from brain.memory.lexicon import (
+    EMOJI_EMOTIONS,
+    EMOTION_SECTORS,
+    EMOTION_STEMS,
+    LANGUAGE_MARKERS,
+    NEGATIONS,
+    NOT_NAMES,
+    PERSON_AFTER,
+    PERSON_BEFORE,
+    PERSON_RELATIONS,
+    PLACE_BEFORE,
+    POSSESSIVES,
+    STOPWORDS,
+)
+from brain.memory.models import SPEAKERS, MemoryEntity, ShortTermEntry
+from brain.memory.timeline import TimeAnchor, find_time_anchor
+from brain.modules.places.models import Place
+from brain.people.models import User
+from brain.pipeline_log import PipelineLog, write_log_now
+
+MAX_THEMES = 8
+MAX_NEW_ENTITIES = 3
+MAX_NGRAM = 3
+MAX_CANDIDATES = 1000
+PHATIC = frozenset("ok okay thanks thank you thx danke cool nice yes no ja nein haha lol hm hmm sure alright gut "
+                   "super great bye tschüss ciao".split())
+
+_TOKEN = re.compile(r"[^\W\d_][\w'’\-]*|\d+", re.UNICODE)
+_SENTENCE_MARK = re.compile(r"[.!?:;\n]")
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    low: str
+    start: int
+    sentence_start: bool
+
+    @property
+    def capitalized(self) -> bool:
+        return self.text[:1].isupper()
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A name in a message: `kind` is a guess (person/place/thing); `cued` if a cue word made it a name."""
+
+    name: str
+    kind: str
+    cued: bool
+
+
+@dataclass(frozen=True)
+class Magnets:
+    themes: list[str]
+    mentions: list[Mention]
+    candidates: list[str]  # lowercased words and n-grams that might name a known entity or place
+    anchor: TimeAnchor | None
+    emotion: str | None
+    sector: str | None
+    salience: float
+    language: str
+
+
+@dataclass(frozen=True)
+class Captured:
+    id: uuid.UUID
+    status: str  # pending | rejected
+    reason: str | None = None
+    entity_ids: list[uuid.UUID] = field(default_factory=list)
+
+
+def tokenize(text: str) -> list[Token]:
+    tokens: list[Token] = []
+    previous_end = 0
+    for m in _TOKEN.finditer(text):
+        word = m.group(0).strip("'’-")
+        if not word:
+            continue
+        # A sentence starts at the first token and after . ! ? : ; or a line break.
+        starts = not tokens or bool(_SENTENCE_MARK.search(text, previous_end, m.start()))
+        tokens.append(Token(word, word.lower().replace("’", "'"), m.start(), starts))
+        previous_end = m.end()
+    return tokens
+
+
+def detect_language(tokens: Sequence[Token]) -> str:
+    words = [t.low for t in tokens]
+    de = sum(w in LANGUAGE_MARKERS["de"] for w in words) + sum(ch in "äöüß" for w in words for ch in w)
+    en = sum(w in LANGUAGE_MARKERS["en"] for w in words)
+    return "de" if de > en else "en"
+
+
+def normalize_theme(word: str) -> str:
+    """Lowercase with a light plural fold, so "birthdays"/"birthday" and "Geburtstags"/"Geburtstag" meet."""
+    word = word.lower().replace("’", "'").removesuffix("'s")
+    if len(word) > 5 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is", "os")):
+        return word[:-1]
+    return word
+
+
+def read_themes(tokens: Sequence[Token], exclude: set[str] | None = None) -> list[str]:
+    """Keywords: the most frequent, then longest, content words (no stopwords, numbers or names)."""
+    exclude = exclude or set()
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for i, token in enumerate(tokens):
+        low = token.low.removesuffix("'s")
+        if len(low) < 4 or low in STOPWORDS or low in NOT_NAMES or low.isdigit() or low in exclude or "'" in low:
+            continue
+        # Capitalised words are names or German nouns: folding "Siemens" or "Geburtstags" would only hurt.
+        theme = low if token.capitalized else normalize_theme(low)
+        if theme in STOPWORDS:
+            continue
+        counts[theme] += 1
+        first.setdefault(theme, i)
+    best = sorted(counts, key=lambda t: (-counts[t], -len(t), first[t]))[:MAX_THEMES]
+    return sorted(best, key=lambda t: first[t])
+
+
+_PHRASES = {stem: label for stem, label in EMOTION_STEMS.items() if " " in stem}
+_EXACT = {stem[:-1]: label for stem, label in EMOTION_STEMS.items() if stem.endswith("$")}
+_PREFIXES = {stem: label for stem, label in EMOTION_STEMS.items() if " " not in stem and not stem.endswith("$")}
+_PREFIX_LENGTHS = sorted({len(stem) for stem in _PREFIXES}, reverse=True)
+
+
+def _emotion_word(word: str) -> str | None:
+    """The label of a word: an exact entry, else the longest stem the word starts with."""
+    label = _EXACT.get(word)
+    if label is not None:
+        return label
+    for length in _PREFIX_LENGTHS:
+        if length <= len(word):
+            label = _PREFIXES.get(word[:length])
+            if label is not None:
+                return label
+    return None
+
+
+def read_emotion(text: str, tokens: Sequence[Token]) -> tuple[str | None, str | None]:
+    """(label, Plutchik sector) of the dominant emotion word, skipping negated ones; (None, None) if neutral."""
+    hits: list[tuple[int, str]] = []
+    low = text.lower().replace("’", "'")
+    for phrase, label in _PHRASES.items():
+        for m in re.finditer(re.escape(phrase), low):
+            hits.append((m.start(), label))
+    for i, token in enumerate(tokens):
+        found = _emotion_word(token.low)
+        if found is None:
+            continue
+        label = found
+        if any(t.low in NEGATIONS for t in tokens[max(0, i - 3):i]):
+            continue
+        hits.append((token.start, label))
+    for emoji, label in EMOJI_EMOTIONS.items():
+        for m in re.finditer(re.escape(emoji), text):
+            hits.append((m.start(), label))
+    if not hits:
+        return None, None
+    counts = Counter(label for _, label in hits)
+    first = {label: pos for pos, label in sorted(hits, reverse=True)}
+    label = min(counts, key=lambda lab: (-counts[lab], first[lab]))
+    return label, EMOTION_SECTORS[label]
+
+
+def _name_word(token: Token) -> bool:
+    return token.capitalized and token.low not in NOT_NAMES and token.low not in PERSON_RELATIONS
+
+
+def _name_at(tokens: Sequence[Token], i: int) -> tuple[str, int] | None:
+    """A run of up to three capitalised tokens starting at i ("Anna Schmidt", "New York"). A stopword may
+    only open a run that continues ("New York", not "New")."""
+    if i >= len(tokens) or not _name_word(tokens[i]):
+        return None
+    j = i + 1
+    while j < len(tokens) and j - i < MAX_NGRAM and _name_word(tokens[j]) and not tokens[j].sentence_start \
+            and tokens[j].low not in STOPWORDS \
+            and tokens[j].start - (tokens[j - 1].start + len(tokens[j - 1].text)) <= 1:
+        j += 1
+    if tokens[i].low in STOPWORDS and j == i + 1:
+        return None
+    return " ".join(t.text for t in tokens[i:j]), j
+
+
+def read_mentions(tokens: Sequence[Token], language: str) -> list[Mention]:
+    """Names marked by a cue ("my sister Anna", "meine Schwester Anna", "with Tom", "in Berlin", "nach
+    Hamburg", "Anna said"); in English also any capitalised word inside a sentence. German capitalises every
+    noun, so there only cues count."""
+    found: dict[str, Mention] = {}
+    i = 0
+    while i < len(tokens):
+        named = _name_at(tokens, i)
+        if named is None:
+            i += 1
+            continue
+        name, end = named
+        prev = tokens[i - 1].low if i > 0 else ""
+        prev2 = tokens[i - 2].low if i > 1 else ""
+        nxt = tokens[end].low if end < len(tokens) else ""
+        inside = not tokens[i].sentence_start
+        kind: str | None = None
+        if prev in PERSON_RELATIONS and (prev2 in POSSESSIVES or language == "de"):
+            kind = "person"
+        elif prev in ("namens", "heißt", "heisst", "named", "called"):
+            kind = "person"
+        elif language == "en" and inside and prev in PERSON_BEFORE:
+            kind = "person"
+        elif language == "en" and inside and prev in PLACE_BEFORE:
+            kind = "place"
+        elif language == "de" and prev in ("nach", "aus"):
+            kind = "place"
+        elif nxt in PERSON_AFTER and end - i == 1 and (language == "en" or nxt == "und"):
+            kind = "person"
+        cued = kind is not None
+        if kind is None and language == "en" and inside:
+            kind = "thing"
+        if kind is not None and name.lower() not in found:
+            found[name.lower()] = Mention(name, kind, cued)
+        i = end
+    return list(found.values())
+
+
+def entity_candidates(tokens: Sequence[Token]) -> list[str]:
+    """Lowercased words, and n-grams (up to three words) that start with a capital, that could be a known
+    entity's name or alias ("mom", "Café Central")."""
+    keys: dict[str, None] = {}
+    for i, token in enumerate(tokens):
+        if token.low not in STOPWORDS and len(token.low) > 1 and not token.low.isdigit():
+            keys[token.low] = None
+        if token.capitalized:
+            for n in range(2, MAX_NGRAM + 1):
+                part = tokens[i:i + n]
+                if len(part) == n:
+                    keys[" ".join(t.low for t in part)] = None
+    return list(keys)[:MAX_CANDIDATES]
+
+
+def read_salience(text: str, tokens: Sequence[Token], emotion: str | None, mentions: Sequence[Mention],
+                  anchor: TimeAnchor | None, speaker: str) -> float:
+    """0..1, how much a message is worth remembering: feelings, people, dates and self-disclosure raise it;
+    small talk lowers it. It becomes the node's raw weight on promotion."""
+    words = [t.low for t in tokens]
+    if not words or all(w in PHATIC for w in words):
+        return 0.1
+    score = 0.4
+    if emotion:
+        score += 0.2
+    if mentions:
+        score += 0.1
+    if anchor is not None:
+        score += 0.1
+    if any(w in ("i", "my", "me", "ich", "mein", "meine", "mir", "mich") for w in words):
+        score += 0.1
+    if "!" in text:
+        score += 0.05
+    if len(words) < 4:
+        score -= 0.15
+    if speaker == "assistant":
+        score *= 0.8
+    return round(min(max(score, 0.05), 1.0), 3)
+
+
+def read_magnets(text: str, at: datetime, zone: ZoneInfo | str = "UTC", speaker: str = "user") -> Magnets:
+    """Everything capture derives from the text alone (pure: no database, no embedding)."""
+    tokens = tokenize(text)
+    language = detect_language(tokens)
+    mentions = read_mentions(tokens, language)
+    names = {part.lower() for m in mentions for part in m.name.split()}
+    anchor = find_time_anchor(text, at, zone)
+    emotion, sector = read_emotion(text, tokens)
+    return Magnets(
+        themes=read_themes(tokens, names), mentions=mentions, candidates=entity_candidates(tokens), anchor=anchor,
+        emotion=emotion, sector=sector, salience=read_salience(text, tokens, emotion, mentions, anchor, speaker),
+        language=language,
+    )
+
+
+def message_time(value: object) -> datetime | None:
+    """The message time as aware UTC, or None if missing or unreadable. Never guessed: a naive datetime, a
+    string that is not ISO 8601 with a zone, or an instant at or before the epoch is unreadable."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if not isinstance(value, datetime) or value.tzinfo is None or value.utcoffset() is None:
+        return None
+    try:
+        stamp = value.timestamp()
+    except (OverflowError, OSError, ValueError):
+        return None
+    if not math.isfinite(stamp) or stamp <= 0:
+        return None
+    return value.astimezone(UTC)
+
+
+async def user_zone(session: AsyncSession, user_id: uuid.UUID) -> ZoneInfo:
+    name = await session.scalar(select(User.timezone).where(User.id == user_id))
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+async def resolve_entities(session: AsyncSession, user_id: uuid.UUID, magnets: Magnets, *,
+                           create: bool) -> list[uuid.UUID]:
+    """Ids of the entities a message names: known entities by name or alias, places of the places module
+    (linked to a place entity), and — if `create` — new entities for cued or capitalised names."""
+    keys = magnets.candidates
+    if not keys:
+        return []
+    key_param = bindparam("keys", keys, type_=ARRAY(Text))
+    known = select(MemoryEntity.id, func.lower(MemoryEntity.name).label("key"), MemoryEntity.name,
+                   MemoryEntity.place_id).where(
+        MemoryEntity.user_id == user_id,
+        (func.lower(MemoryEntity.name) == any_(key_param)) | MemoryEntity.aliases.overlap(key_param),
+    )
+    places = select(literal(None, type_=MemoryEntity.id.type).label("id"), func.lower(Place.name).label("key"),
+                    Place.name, Place.id.label("place_id")).where(Place.user_id == user_id,
+                                                      func.lower(Place.name) == any_(key_param))
+    rows = (await session.execute(union_all(known, places))).all()
+    ids: dict[uuid.UUID, None] = {}
+    linked_places = {row.place_id for row in rows if row.id is not None and row.place_id is not None}
+    matched = {row.key for row in rows}
+    new: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        if row.id is not None:
+            ids[row.id] = None
+        elif row.place_id not in linked_places:
+            new[row.key] = {"user_id": user_id, "kind": "place", "name": row.name, "place_id": row.place_id,
+                            "aliases": []}
+    if create:
+        for mention in magnets.mentions:
+            if len(new) >= MAX_NEW_ENTITIES:
+                break
+            if mention.name.lower() not in matched and mention.name.lower() not in new:
+                new[mention.name.lower()] = {"user_id": user_id, "kind": mention.kind, "name": mention.name,
+                                             "place_id": None, "aliases": []}
+    if new:
+        values = insert(MemoryEntity).values([{"id": uuid.uuid4(), **row} for row in new.values()])
+        # Two captures may create the same name at once; the unique (user, kind, lower(name)) index decides.
+        upsert = values.on_conflict_do_update(
+            index_elements=[MemoryEntity.user_id, MemoryEntity.kind, func.lower(MemoryEntity.name)],
+            set_={"name": values.excluded.name},
+        ).returning(MemoryEntity.id)
+        for entity_id in (await session.scalars(upsert)).all():
+            ids[entity_id] = None
+    return list(ids)
+
+
+async def capture(
+    session: AsyncSession,
+    embedder: Embedder,
+    user_id: uuid.UUID,
+    text: str,
+    at: datetime | str | None,
+    *,
+    speaker: str = "user",
+    source_key: str | None = None,
+    now: datetime,
+    zone: ZoneInfo | str | None = None,
+    log: PipelineLog | None = None,
+) -> Captured:
+    """Inserts one short-term entry in the caller's transaction. An entry without a readable message time is
+    stored as 'rejected' and the rejection logged; it is never given "now" (`now` only stamps the log row)."""
+    if speaker not in SPEAKERS:
+        raise ValueError(f"speaker must be one of {SPEAKERS}, not {speaker!r}")
+    text = text.strip()
+    if not text:
+        raise ValueError("nothing to remember: the text is empty")
+    entry_id = uuid.uuid4()
+    when = message_time(at)
+    if when is None:
+        reason = "missing or unreadable message time"
+        session.add(ShortTermEntry(id=entry_id, user_id=user_id, speaker=speaker, text=text, at=None,
+                                   source_key=source_key, status="rejected", last_error=f"{reason}: {at!r}"[:500]))
+        content = {"reason": reason, "entry_id": str(entry_id), "source_key": source_key, "value": repr(at)[:100]}
+        if log is not None:
+            log.log("error", "memory.capture", content, user_id=user_id)
+        else:
+            await write_log_now(session, "error", "memory.capture", content, at=now, user_id=user_id)
+        await session.flush()
+        return Captured(entry_id, "rejected", reason)
+
+    if zone is None:
+        zone = await user_zone(session, user_id)
+    magnets = read_magnets(text, when, zone, speaker)
+    # Only the person's own words introduce new names; the assistant's answers are full of capitalised words.
+    entity_ids = await resolve_entities(session, user_id, magnets, create=speaker == "user")
+    [vector] = embedder.embed([text])
+    anchor = magnets.anchor
+    session.add(ShortTermEntry(
+        id=entry_id, user_id=user_id, speaker=speaker, text=text, at=when, embedding=vector, entity_ids=entity_ids,
+        themes=magnets.themes, timeline_start=anchor.start if anchor else None,
+        timeline_end=anchor.end if anchor else None, timeline_precision=anchor.precision if anchor else None,
+        emotion=magnets.emotion, sector=magnets.sector, salience=magnets.salience, source_key=source_key,
+        status="pending",
+    ))
+    await session.flush()
+    if log is not None:
+        log.log("db_write", "memory.capture", {
+            "table": "memory_short_term", "operation": "insert", "id": str(entry_id), "themes": magnets.themes,
+            "entities": len(entity_ids), "precision": anchor.precision if anchor else None,
+            "emotion": magnets.emotion, "salience": magnets.salience,
+        }, user_id=user_id)
+    return Captured(entry_id, "pending", None, entity_ids)

@@ -1,0 +1,280 @@
+"""Semantic facts ("usually drinks coffee on Mondays"): three rule-based extractors over the event stream
+(weekday pattern, time-of-day window, frequency) feed a confidence lifecycle — new 0.3, +0.15 per
+confirmation, -0.15 per contradiction, -0.05 per week after 30 days unconfirmed, deleted below 0.1.
+Facts at 0.5 or more go into the context document. Run `extract_facts_for_everyone` as a daily job."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from brain.events.catalog import DomainEvent, DrinkLogged, MealFromPhotoLogged, MealLogged, PlaceVisited, TaskCompleted
+from brain.events.store import QUERY_MAX, query_events
+from brain.memory.models import MemoryFact
+from brain.memory.settings import MemorySettings
+from brain.people.models import User
+from brain.store.unit_of_work import Transactions
+
+WINDOW_DAYS = 28
+WEEKDAY_NAMES = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays")
+# Local hours [start, end) of the parts of a day; night wraps around midnight.
+DAY_PARTS = (("morning", 5, 12), ("afternoon", 12, 17), ("evening", 17, 22), ("night", 22, 5))
+EVENT_TYPES = [cls.event_type() for cls in (DrinkLogged, MealLogged, MealFromPhotoLogged, TaskCompleted, PlaceVisited)]
+MAX_PAGES = 10
+
+
+# --- confidence lifecycle (pure) ---------------------------------------------------------------------------------
+
+def fade_total(last_confirmed: datetime, at: datetime, settings: MemorySettings = MemorySettings()) -> float:
+    """Fade accumulated by `at`: 0.05 for every full week beyond the 30 days of grace after the last confirmation."""
+    overdue = at - last_confirmed - timedelta(days=settings.fact_grace_days)
+    if overdue <= timedelta(0):
+        return 0.0
+    return settings.fact_weekly_fade * (overdue // timedelta(days=7))
+
+
+def faded(confidence: float, last_confirmed: datetime, checked_at: datetime | None, now: datetime,
+          settings: MemorySettings = MemorySettings()) -> float:
+    """Confidence after the fade between the last check and now (exact however often the job runs)."""
+    already = fade_total(last_confirmed, checked_at, settings) if checked_at is not None else 0.0
+    return confidence - (fade_total(last_confirmed, now, settings) - already)
+
+
+def confirmed(confidence: float, settings: MemorySettings = MemorySettings()) -> float:
+    return min(confidence + settings.fact_confirm_step, 1.0)
+
+
+def contradicted(confidence: float, settings: MemorySettings = MemorySettings()) -> float:
+    return confidence - settings.fact_contradict_step
+
+
+def is_forgotten(confidence: float, settings: MemorySettings = MemorySettings()) -> bool:
+    return confidence < settings.fact_delete_below - 1e-9
+
+
+# --- extractors (pure) -------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Activity:
+    """One thing the person did, at local time: `key` groups the same activity, `label` says it in English."""
+
+    key: str
+    label: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Finding:
+    """`holds` True: evidence for the fact; False: evidence against every fact under `group` except `key`."""
+
+    key: str
+    group: str
+    kind: str
+    statement: str
+    holds: bool
+
+
+def activity_of(event: DomainEvent, zone: ZoneInfo) -> Activity | None:
+    p = event.payload
+    at = event.meta.timestamp.astimezone(zone)
+    if isinstance(p, DrinkLogged):
+        return Activity(f"drink:{p.drink_type}", f"drinks {p.drink_type}", at)
+    if isinstance(p, MealLogged | MealFromPhotoLogged):
+        return Activity(f"meal:{p.meal_type}", f"eats {p.meal_type}", at)
+    if isinstance(p, TaskCompleted):
+        return Activity("task", "completes tasks", at)
+    if isinstance(p, PlaceVisited):
+        return Activity(f"place:{p.place_id}", f"visits {p.name}", at)
+    return None
+
+
+def weekday_findings(activities: Sequence[Activity], weeks: int = WINDOW_DAYS // 7) -> list[Finding]:
+    """"Usually <does> on Mondays": the weekday had the activity in at least 3 of the last 4 weeks. A near-daily
+    habit is no weekday pattern (the frequency fact covers it). Once the activity is seen on a weekday in at
+    most one week while it still happens, an earlier weekday fact is contradicted."""
+    findings: list[Finding] = []
+    for key, acts in _by_key(activities).items():
+        weeks_on: dict[int, set[tuple[int, int]]] = defaultdict(set)
+        for a in acts:
+            weeks_on[a.at.weekday()].add(a.at.isocalendar()[:2])
+        strong = [d for d in range(7) if len(weeks_on[d]) >= math.ceil(weeks * 0.75)]
+        group = f"weekday:{key}"
+        if len(strong) >= 5:
+            continue
+        label = acts[0].label
+        for day in range(7):
+            fact_key = f"{group}:{day}"
+            statement = f"Usually {label} on {WEEKDAY_NAMES[day]}"
+            if day in strong:
+                findings.append(Finding(fact_key, group, "pattern", statement, True))
+            elif len(weeks_on[day]) <= 1 and len({a.at.date() for a in acts}) >= 3:
+                findings.append(Finding(fact_key, group, "pattern", statement, False))
+    return findings
+
+
+def _day_part(hour: int) -> str:
+    for name, start, end in DAY_PARTS:
+        if (start <= hour < end) if start < end else (hour >= start or hour < end):
+            return name
+    return "night"
+
+
+def window_findings(activities: Sequence[Activity], minimum: int = 8) -> list[Finding]:
+    """"Mostly <does> in the morning": at least 70 % of at least 8 occurrences fall in one part of the day;
+    a part holding under 40 % contradicts an earlier fact about it."""
+    findings: list[Finding] = []
+    for key, acts in _by_key(activities).items():
+        if len(acts) < minimum:
+            continue
+        parts = Counter(_day_part(a.at.hour) for a in acts)
+        group = f"window:{key}"
+        for name, _, _ in DAY_PARTS:
+            share = parts[name] / len(acts)
+            statement = f"Mostly {acts[0].label} in the {name}"
+            if share >= 0.7:
+                findings.append(Finding(f"{group}:{name}", group, "preference", statement, True))
+            elif share < 0.4:
+                findings.append(Finding(f"{group}:{name}", group, "preference", statement, False))
+    return findings
+
+
+def frequency_findings(activities: Sequence[Activity], days: int = WINDOW_DAYS, min_days: int = 7) -> list[Finding]:
+    """"<Does> about 3 times a day" (or a week) once the activity was seen on at least 7 days; a different rate
+    later contradicts the old one (each rate is its own fact in the same group)."""
+    findings: list[Finding] = []
+    for key, acts in _by_key(activities).items():
+        if len({a.at.date() for a in acts}) < min_days:
+            continue
+        per_day = len(acts) / days
+        if per_day >= 1:
+            rate, unit = round(per_day), "day"
+        else:
+            rate, unit = max(round(per_day * 7), 1), "week"
+        group = f"frequency:{key}"
+        label = acts[0].label
+        statement = f"{label[0].upper()}{label[1:]} about {rate} time{'s' if rate != 1 else ''} a {unit}"
+        findings.append(Finding(f"{group}:{rate}/{unit}", group, "pattern", statement, True))
+    return findings
+
+
+def _by_key(activities: Iterable[Activity]) -> dict[str, list[Activity]]:
+    grouped: dict[str, list[Activity]] = defaultdict(list)
+    for a in activities:
+        grouped[a.key].append(a)
+    return grouped
+
+
+def findings_of(activities: Sequence[Activity]) -> list[Finding]:
+    return [*weekday_findings(activities), *window_findings(activities), *frequency_findings(activities)]
+
+
+# --- the job ------------------------------------------------------------------------------------------------------
+
+@dataclass
+class FactReport:
+    created: list[str] = field(default_factory=list)
+    confirmed: list[str] = field(default_factory=list)
+    contradicted: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+
+def _week_start(now: datetime) -> datetime:
+    day = now - timedelta(days=now.weekday())
+    return day.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+async def _recent_events(session: AsyncSession, user_id: uuid.UUID, since: datetime,
+                         until: datetime) -> list[DomainEvent]:
+    events: list[DomainEvent] = []
+    for _ in range(MAX_PAGES):
+        page = await query_events(session, user_id, types=EVENT_TYPES, since=since, until=until, limit=QUERY_MAX)
+        events.extend(page)
+        if len(page) < QUERY_MAX:
+            break
+        until = page[-1].meta.timestamp  # newest first: continue below the oldest seen
+    return events
+
+
+async def extract_facts(transactions: Transactions, user_id: uuid.UUID,
+                        settings: MemorySettings = MemorySettings()) -> FactReport:
+    """Runs the three extractors over the last 28 days and applies the lifecycle to this person's facts.
+    Confirmations and contradictions count at most once per calendar week, fading is exact at any cadence."""
+    report = FactReport()
+    async with transactions.begin() as uow:
+        session, now = uow.session, uow.now
+        user = await session.get(User, user_id)
+        if user is None:
+            return report
+        zone = ZoneInfo(user.timezone)
+        events = await _recent_events(session, user_id, now - timedelta(days=WINDOW_DAYS), now)
+        activities = [a for a in (activity_of(e, zone) for e in events) if a is not None]
+        findings = findings_of(activities)
+        facts = {f.key: f for f in (await session.scalars(
+            select(MemoryFact).where(MemoryFact.user_id == user_id).with_for_update())).all()}
+        new_week = _week_start(now)
+        holding = {f.key for f in findings if f.holds}
+        against = {f.key for f in findings if not f.holds}
+        # A person has one rate per activity: a new rate holding disproves the old one.
+        rates_holding = {f.group: f.key for f in findings if f.holds and f.group.startswith("frequency:")}
+
+        for known in facts.values():
+            known.confidence = faded(known.confidence, known.last_confirmed, known.checked_at, now, settings)
+        for finding in findings:
+            if not finding.holds:
+                continue
+            existing = facts.get(finding.key)
+            if existing is None:
+                fact = MemoryFact(id=uuid.uuid4(), user_id=user_id, kind=finding.kind, key=finding.key,
+                                  statement=finding.statement, confidence=settings.fact_initial, confirmations=0,
+                                  contradictions=0, last_confirmed=now, created_at=now, source="rules",
+                                  checked_at=now)
+                session.add(fact)
+                facts[finding.key] = fact
+                report.created.append(finding.key)
+            elif existing.checked_at is None or existing.checked_at < new_week:
+                existing.confidence = confirmed(existing.confidence, settings)
+                existing.confirmations += 1
+                existing.last_confirmed = now
+                existing.statement = finding.statement
+                report.confirmed.append(existing.key)
+        for fact in list(facts.values()):
+            if fact.key in holding or fact.key in report.created:
+                continue
+            # Evidence against it: an explicit counter-finding, or another rate of the same activity.
+            group = fact.key.rsplit(":", 1)[0]
+            disproved = fact.key in against or rates_holding.get(group, fact.key) != fact.key
+            if disproved and (fact.checked_at is None or fact.checked_at < new_week):
+                fact.confidence = contradicted(fact.confidence, settings)
+                fact.contradictions += 1
+                report.contradicted.append(fact.key)
+        for fact in facts.values():
+            fact.checked_at = now
+            if is_forgotten(fact.confidence, settings):
+                report.deleted.append(fact.key)
+                await session.delete(fact)
+    return report
+
+
+async def extract_facts_for_everyone(transactions: Transactions,
+                                     settings: MemorySettings = MemorySettings()) -> dict[uuid.UUID, FactReport]:
+    async with transactions.read() as session:
+        users = list((await session.scalars(select(User.id))).all())
+    return {user_id: await extract_facts(transactions, user_id, settings) for user_id in users}
+
+
+async def facts_for_context(session: AsyncSession, user_id: uuid.UUID,
+                            settings: MemorySettings = MemorySettings()) -> list[str]:
+    """Statements confident enough (>= 0.5) for the context document, most confident first."""
+    rows = await session.scalars(
+        select(MemoryFact.statement)
+        .where(MemoryFact.user_id == user_id, MemoryFact.confidence >= settings.fact_context_min - 1e-9)
+        .order_by(MemoryFact.confidence.desc(), MemoryFact.key))
+    return list(rows.all())

@@ -1,0 +1,234 @@
+"""Tables of the synapse memory: short-term entries, nodes, directed edges, entities, semantic facts,
+and the pipeline log. Every row carries user_id and every index leads with it, because every query is
+per person (user A never sees user B's memory)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Computed,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    func,
+)
+from sqlalchemy import text as sql_text
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR, UUID
+from sqlalchemy.orm import Mapped, mapped_column
+
+from brain.store.base import Base
+
+EMBEDDING_DIM = 256
+
+SPEAKERS = ("user", "assistant")
+ENTRY_STATUSES = ("pending", "promoted", "rejected")
+PRECISIONS = ("minute", "hour", "day", "week", "month", "quarter", "year")
+SECTORS = ("joy", "trust", "fear", "surprise", "sadness", "disgust", "anger", "anticipation")
+ENTITY_KINDS = ("person", "place", "thing")
+FACT_KINDS = ("pattern", "preference", "relationship", "context")
+# Names stored in memory_edges.reasons, in the order the layers are evaluated.
+LAYERS = ("entity", "embedding", "themes", "timeline")
+LOG_KINDS = (
+    "input", "prompt", "calculation", "switch", "db_write", "output", "error", "remark",
+    "span_start", "span_end", "token",
+)
+
+
+def _uuid_array() -> Mapped[list[uuid.UUID]]:
+    return mapped_column(ARRAY(UUID(as_uuid=True)), default=list, server_default=sql_text("'{}'"))
+
+
+def _text_array() -> Mapped[list[str]]:
+    return mapped_column(ARRAY(Text), default=list, server_default=sql_text("'{}'"))
+
+
+def _user_fk() -> Mapped[uuid.UUID]:
+    return mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+
+
+class ShortTermEntry(Base):
+    """One captured message with its magnet fields, waiting for promotion into a node."""
+
+    __tablename__ = "memory_short_term"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    speaker: Mapped[str] = mapped_column(String(16))
+    text: Mapped[str] = mapped_column(Text)
+    # Message time, never the capture time. Nullable only so that an entry whose time was missing or
+    # unreadable can be kept as 'rejected' evidence instead of being silently given "now".
+    at: Mapped[datetime | None] = mapped_column()
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    embedding: Mapped[Any | None] = mapped_column(Vector(EMBEDDING_DIM))
+    entity_ids: Mapped[list[uuid.UUID]] = _uuid_array()
+    themes: Mapped[list[str]] = _text_array()
+    timeline_start: Mapped[datetime | None] = mapped_column()
+    timeline_end: Mapped[datetime | None] = mapped_column()
+    timeline_precision: Mapped[str | None] = mapped_column(String(8))
+    emotion: Mapped[str | None] = mapped_column(String(16))
+    sector: Mapped[str | None] = mapped_column(String(16))
+    salience: Mapped[float] = mapped_column(Float, default=0.5, server_default="0.5")
+    source_key: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(10), default="pending", server_default="pending")
+    # The node this entry became, or the active node it duplicated; forgetting that node removes the entry.
+    node_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("memory_nodes.id", ondelete="CASCADE"))
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    last_error: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (Index("ix_memory_short_term_user_status_at", "user_id", "status", "at"),)
+
+
+class MemoryNode(Base):
+    """A long-term memory: one promoted entry, with raw, damped and decayed weight."""
+
+    __tablename__ = "memory_nodes"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    # External id (e.g. a benchmark memory id) or the short-term entry id; makes promotion idempotent.
+    source_key: Mapped[str] = mapped_column(Text)
+    speaker: Mapped[str] = mapped_column(String(16))
+    text: Mapped[str] = mapped_column(Text)
+    embedding: Mapped[Any] = mapped_column(Vector(EMBEDDING_DIM))
+    themes: Mapped[list[str]] = _text_array()
+    entity_ids: Mapped[list[uuid.UUID]] = _uuid_array()
+    timeline_start: Mapped[datetime | None] = mapped_column()
+    timeline_end: Mapped[datetime | None] = mapped_column()
+    timeline_precision: Mapped[str | None] = mapped_column(String(8))
+    emotion: Mapped[str | None] = mapped_column(String(16))
+    sector: Mapped[str | None] = mapped_column(String(16))
+    salience: Mapped[float] = mapped_column(Float, default=0.5, server_default="0.5")
+    w_raw: Mapped[float] = mapped_column(Float)
+    w_abs: Mapped[float] = mapped_column(Float)
+    w_decay: Mapped[float] = mapped_column(Float)
+    frequency: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    active: Mapped[bool] = mapped_column(Boolean, default=True, server_default=sql_text("true"))
+    captured_at: Mapped[datetime] = mapped_column()
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    reinforced_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    decayed_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    # 'simple' keeps words unstemmed: people mix German and English, one stemmer would mangle the other.
+    search: Mapped[Any] = mapped_column(TSVECTOR, Computed("to_tsvector('simple'::regconfig, text)", persisted=True))
+
+    __table_args__ = (
+        UniqueConstraint("user_id", "source_key"),
+        Index("ix_memory_nodes_user_active", "user_id", "active"),
+        # Promotion searches these right after inserting into them: a GIN pending list (fastupdate) would be
+        # scanned linearly on every search, so entries go straight into the index.
+        Index("ix_memory_nodes_themes", "themes", postgresql_using="gin", postgresql_with={"fastupdate": "off"}),
+        Index("ix_memory_nodes_entity_ids", "entity_ids", postgresql_using="gin",
+              postgresql_with={"fastupdate": "off"}),
+        Index("ix_memory_nodes_user_timeline", "user_id", "timeline_start"),
+        # Edge candidates in time need the same precision: without it in the index a year-wide window would
+        # filter thousands of day-precision rows.
+        Index("ix_memory_nodes_user_precision_timeline", "user_id", "timeline_precision", "timeline_start"),
+        Index("ix_memory_nodes_search", "search", postgresql_using="gin"),
+        # Approximate index for anchors and edge candidates; per-user filtering needs
+        # `SET LOCAL hnsw.iterative_scan = relaxed_order` at query time.
+        Index(
+            "ix_memory_nodes_embedding_hnsw", "embedding", postgresql_using="hnsw",
+            postgresql_with={"m": 16, "ef_construction": 64}, postgresql_ops={"embedding": "vector_cosine_ops"},
+        ),
+    )
+
+
+class MemoryEdge(Base):
+    """A directed edge a -> b; each related pair has two rows with asymmetric weights."""
+
+    __tablename__ = "memory_edges"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    a_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("memory_nodes.id", ondelete="CASCADE"))
+    b_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("memory_nodes.id", ondelete="CASCADE"))
+    w_raw: Mapped[float] = mapped_column(Float)
+    w_abs: Mapped[float] = mapped_column(Float)
+    # Frozen at creation: which layers fired and what they shared.
+    reasons: Mapped[list[str]] = _text_array()
+    shared_entity_ids: Mapped[list[uuid.UUID]] = _uuid_array()
+    shared_themes: Mapped[list[str]] = _text_array()
+    timeline_days: Mapped[int | None] = mapped_column(Integer)
+    cosine_initial: Mapped[float | None] = mapped_column(Float)
+    layers: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+
+    __table_args__ = (
+        UniqueConstraint("a_id", "b_id"),
+        CheckConstraint("a_id <> b_id", name="not_self"),
+        Index("ix_memory_edges_user_a", "user_id", "a_id"),
+        # Deleting a node cascades over b_id too; without this index every forget scans all edges.
+        Index("ix_memory_edges_b_id", "b_id"),
+    )
+
+
+class MemoryEntity(Base):
+    """A person, place or thing the memory links by; aliases resolve other spellings to it."""
+
+    __tablename__ = "memory_entities"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    kind: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(Text)
+    aliases: Mapped[list[str]] = _text_array()
+    place_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("places.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+
+    __table_args__ = (
+        Index("uq_memory_entities_user_kind_name", "user_id", "kind", func.lower(sql_text("name")), unique=True),
+    )
+
+
+class MemoryFact(Base):
+    """A semantic fact with a confidence that rises on confirmation and falls on contradiction or age."""
+
+    __tablename__ = "memory_facts"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    user_id: Mapped[uuid.UUID] = _user_fk()
+    kind: Mapped[str] = mapped_column(String(16))
+    key: Mapped[str] = mapped_column(Text)
+    statement: Mapped[str] = mapped_column(Text)
+    confidence: Mapped[float] = mapped_column(Float)
+    confirmations: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    contradictions: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    last_confirmed: Mapped[datetime] = mapped_column()
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    source: Mapped[str] = mapped_column(String(32))
+    # When an extractor last judged it: keeps a daily job from confirming or contradicting more than weekly.
+    checked_at: Mapped[datetime | None] = mapped_column()
+
+    __table_args__ = (UniqueConstraint("user_id", "key"),)
+
+
+class PipelineLogEntry(Base):
+    """One row of the pipeline log: what went in, what was computed, decided, written and said."""
+
+    __tablename__ = "pipeline_log"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    user_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    turn_id: Mapped[uuid.UUID | None] = mapped_column()
+    span_id: Mapped[uuid.UUID | None] = mapped_column()
+    parent_span_id: Mapped[uuid.UUID | None] = mapped_column()
+    kind: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str] = mapped_column(Text)
+    content: Mapped[Any | None] = mapped_column(JSONB)
+    at: Mapped[datetime] = mapped_column()
+
+    __table_args__ = (
+        Index("ix_pipeline_log_user_at", "user_id", "at"),
+        Index("ix_pipeline_log_turn_id", "turn_id"),
+        Index("ix_pipeline_log_span_id", "span_id"),
+    )

@@ -1,0 +1,559 @@
+"""The read path of the synapse memory: a query becomes anchors (pgvector ANN fused with a lexical BM25
+channel over the nodes' full-text index), activation spreads along outgoing edges shell by shell, and the
+pool is ranked by match x presence x shell factor x sector factor, each result with the reason it came.
+
+The pure part (gravitation, spreading activation, fusion, ranking, explanations) is synchronous and
+tested without a database; `recall_nodes` runs it over one person's rows and nothing else."""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from brain.memory.lexicon import STOPWORDS
+from brain.memory.settings import MemorySettings
+from brain.memory.weights import decayed, sector_factor
+
+MODES = ("command", "chat", "reflection", "instruction")
+
+# Okapi BM25 constants as published (Robertson et al.); deliberately not fitted to any data set.
+BM25_K1 = 1.2
+BM25_B = 0.75
+# Weight of the vector channel in the fused match. Relative score fusion (as Weaviate's hybrid search, with
+# its default weight): each channel is scaled to [0, 1] over the candidates, then blended. The embedding
+# carries meaning; the lexical channel is there for names and rare words the embedding blurs.
+VECTOR_SHARE = 0.75
+# Only rare query words go to the lexical channel: found in at most this share of the person's memories, and
+# in fewer than LEXICAL_MAX_DF of them however many there are. Common words are the embedding's job, and in a
+# chat history they mostly match chatter ("I was wondering if you could ...") rather than the memory meant.
+# The absolute bound also bounds the work: counting a word stops one past it, and BM25 scores at most that
+# many memories per word.
+LEXICAL_MAX_SHARE = 0.02
+LEXICAL_MIN_DF_LIMIT = 2
+LEXICAL_MAX_DF = 200
+_WORD = re.compile(r"\w+", re.UNICODE)
+# A candidate whose lexical score is at least this share of the best lexical hit counts as an anchor.
+LEXICAL_ANCHOR = 0.5
+# How many candidates each channel contributes per requested result.
+CANDIDATES_PER_RESULT = 3
+# Presence (the decayed weight) moves a score by at most this share, so a strong but unrelated memory never
+# outranks a clearly matching one, while among similar matches the fresher, more used memory wins.
+PRESENCE_SHARE = 0.5
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class Recalled:
+    id: int
+    text: str
+    score: float
+    why: str
+    at: datetime
+    speaker: str
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Perception gravitation
+
+
+@dataclass(frozen=True)
+class GoalPull:
+    """An active goal as seen by perception: its title's vector and how much the person wants it."""
+
+    title: str
+    vector: Sequence[float]
+    motivation: float = 1.0
+
+
+@dataclass(frozen=True)
+class Gravitation:
+    vector: list[float]
+    factor: float
+    activated: tuple[tuple[str, float], ...]
+    outcome: str  # shifted | instruction | no_goals | none_activated | dimension_mismatch | out_of_range
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na > 0 and nb > 0 else 0.0
+
+
+def gravitate(query: Sequence[float], goals: Sequence[GoalPull], factor: float, threshold: float) -> Gravitation:
+    """q' = q (1 - f) + sum(goal * activation) f over goals whose activation = cosine x motivation reaches
+    the threshold. Any defect falls back to the raw query: perception may be bent, never broken."""
+    raw = [float(x) for x in query]
+    if factor <= 0.0:
+        return Gravitation(raw, 0.0, (), "instruction")
+    if not goals:
+        return Gravitation(raw, factor, (), "no_goals")
+    if any(len(goal.vector) != len(raw) for goal in goals):
+        return Gravitation(raw, factor, (), "dimension_mismatch")
+    activated = [(goal, cosine(raw, goal.vector) * goal.motivation) for goal in goals]
+    activated = [(goal, strength) for goal, strength in activated if strength >= threshold]
+    if not activated:
+        return Gravitation(raw, factor, (), "none_activated")
+    pull = [0.0] * len(raw)
+    for goal, strength in activated:
+        for i, x in enumerate(goal.vector):
+            pull[i] += x * strength
+    shifted = [q * (1.0 - factor) + p * factor for q, p in zip(raw, pull, strict=True)]
+    similarity = cosine(raw, shifted)
+    if not all(math.isfinite(x) for x in shifted) or not 0.0 < similarity <= 1.0 + 1e-9:
+        return Gravitation(raw, factor, (), "out_of_range")
+    return Gravitation(shifted, factor, tuple((goal.title, round(s, 4)) for goal, s in activated), "shifted")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Spreading activation
+
+
+@dataclass(frozen=True)
+class Edge:
+    """An outgoing edge as the read path sees it: weight is the damped edge weight (w_abs)."""
+
+    id: int
+    source: int
+    target: int
+    weight: float
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Hop:
+    edge_id: int
+    source: int
+    target: int
+    reasons: tuple[str, ...]
+    weight: float
+
+
+@dataclass(frozen=True)
+class Reached:
+    """A node in the pool: the shell it was reached in and the path of edges from its anchor."""
+
+    node_id: int
+    shell: int
+    path: tuple[Hop, ...] = ()
+
+    @property
+    def anchor(self) -> int:
+        return self.path[0].source if self.path else self.node_id
+
+    @property
+    def predecessor(self) -> int | None:
+        return self.path[-1].source if self.path else None
+
+
+def strongest_edges(edges: Iterable[Edge], k: int, *, predecessor: int | None,
+                    is_active: Callable[[int], bool]) -> list[Edge]:
+    """The k strongest outgoing edges, never straight back to the predecessor and never to an inactive node."""
+    usable = [e for e in edges if e.target != predecessor and e.target != e.source and is_active(e.target)]
+    usable.sort(key=lambda e: (-e.weight, e.id))
+    return usable[:max(k, 0)]
+
+
+def keep_nearest_shell(reached: Iterable[Reached]) -> list[Reached]:
+    """One entry per node: the one from the smallest shell (on a tie the first found), in input order."""
+    best: dict[int, Reached] = {}
+    order: list[int] = []
+    for item in reached:
+        known = best.get(item.node_id)
+        if known is None:
+            order.append(item.node_id)
+            best[item.node_id] = item
+        elif item.shell < known.shell:
+            best[item.node_id] = item
+    return sorted((best[n] for n in order), key=lambda r: r.shell)
+
+
+class Spreading:
+    """Shell-by-shell expansion from the anchors. The caller supplies each shell's outgoing edges, from a
+    dict in tests or from one query per shell in the database, so both run the very same rules."""
+
+    def __init__(self, anchors: Sequence[int], *, depth: int, k_per_shell: Mapping[int, int]) -> None:
+        self.depth = max(depth, 0)
+        self.k_per_shell = k_per_shell
+        self.shell = 0
+        self.anchors = list(dict.fromkeys(anchors))
+        self.reached: list[Reached] = [Reached(a, 0) for a in self.anchors]
+        self._frontier: list[Reached] = list(self.reached)
+        self._expanded: set[int] = set()
+
+    @property
+    def done(self) -> bool:
+        return self.shell >= self.depth or not self._frontier or self.k_per_shell.get(self.shell + 1, 0) <= 0
+
+    def frontier(self) -> list[int]:
+        """Nodes whose outgoing edges the next shell needs (empty when the expansion is over)."""
+        return [] if self.done else [r.node_id for r in self._frontier]
+
+    def advance(self, outgoing: Mapping[int, Sequence[Edge]],
+                is_active: Callable[[int], bool] = lambda _node: True) -> None:
+        if self.done:
+            return
+        self.shell += 1
+        k = self.k_per_shell.get(self.shell, 0)
+        found: list[Reached] = []
+        for item in self._frontier:
+            # A node is expanded once, from its nearest shell: a later, longer route adds nothing new.
+            self._expanded.add(item.node_id)
+            for edge in strongest_edges(outgoing.get(item.node_id, ()), k, predecessor=item.predecessor,
+                                        is_active=is_active):
+                hop = Hop(edge.id, edge.source, edge.target, edge.reasons, edge.weight)
+                found.append(Reached(edge.target, self.shell, (*item.path, hop)))
+        self.reached.extend(found)
+        known = {r.node_id for r in self.reached if r.shell < self.shell}
+        self._frontier = [r for r in keep_nearest_shell(found)
+                          if r.node_id not in known and r.node_id not in self._expanded]
+
+    def result(self) -> list[Reached]:
+        return keep_nearest_shell(self.reached)
+
+
+def spread_activation(anchors: Sequence[int], outgoing: Mapping[int, Sequence[Edge]], *, depth: int,
+                      k_per_shell: Mapping[int, int], active: Callable[[int], bool] = lambda _node: True
+                      ) -> list[Reached]:
+    """Spreading activation over an in-memory graph (`outgoing[node]` = its outgoing edges)."""
+    spreading = Spreading(anchors, depth=depth, k_per_shell=k_per_shell)
+    while spreading.frontier():
+        spreading.advance(outgoing, active)
+    return spreading.result()
+
+
+def hops_for(mode: str, settings: MemorySettings) -> int:
+    if mode not in MODES:
+        raise ValueError(f"unknown recall mode {mode!r}; one of {', '.join(MODES)}")
+    return settings.hops_by_mode.get(mode, 1)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Ranking
+
+
+def shell_factor(shell: int, factors: Sequence[float]) -> float:
+    return factors[min(shell, len(factors) - 1)] if factors else 1.0
+
+
+def presence_at(w_abs: float, reinforced_at: datetime, at: datetime, rate: float) -> float:
+    """The decayed weight at the moment of recall (what the daily job would have stored by then)."""
+    return decayed(w_abs, (at - reinforced_at).total_seconds() / 86400.0, rate)
+
+
+def fused_match(vector: float, lexical: float) -> float:
+    """The blend of the two channels, each already scaled to [0, 1] (see `Fusion`)."""
+    return VECTOR_SHARE * min(max(vector, 0.0), 1.0) + (1.0 - VECTOR_SHARE) * min(max(lexical, 0.0), 1.0)
+
+
+def rank_score(match: float, presence: float, cap: float, shell: float, sector: float) -> float:
+    """match x presence x shell factor x sector factor, presence (w_decay / cap) weighing in at most half."""
+    presence_part = 1.0 - PRESENCE_SHARE + PRESENCE_SHARE * min(max(presence / cap, 0.0), 1.0)
+    return match * presence_part * shell * sector
+
+
+def explain(reached: Reached, vector: float, lexical: float | None, in_window: bool = False, *,
+            anchor: bool = True) -> str:
+    """`anchor (vector 0.83, text 0.41)` for a direct hit that spread activation, `match (vector 0.31)` for a
+    weaker direct hit, or the path of edges: `via #12 —entity, themes→ #40`."""
+    if not reached.path:
+        parts = [f"vector {vector:.2f}"]
+        if lexical:
+            parts.append(f"text {lexical:.2f}")
+        if in_window:
+            parts.append("in the time asked about")
+        return f"{'anchor' if anchor else 'match'} ({', '.join(parts)})"
+    steps = [f"via #{reached.path[0].source}"]
+    for hop in reached.path:
+        steps.append(f"—{', '.join(hop.reasons) or 'edge'}→ #{hop.target}")
+    return " ".join(steps)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Lexical scoring
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The database side
+
+
+@dataclass
+class _Candidate:
+    node_id: int
+    text: str
+    speaker: str
+    captured_at: datetime
+    w_abs: float
+    reinforced_at: datetime
+    sector: str | None
+    vector: float
+    lexical: float = 0.0  # BM25 relative to the best lexical hit of this query
+    in_window: bool = False  # captured in, or about, the period the query names ("last weekend")
+
+
+class Fusion:
+    """Relative score fusion over one query's candidates: cosine scaled min..max of the direct candidates to
+    [0, 1], lexical relative to the best lexical hit; a memory in the period the query names counts like the
+    best lexical hit (both say "this is the one meant")."""
+
+    def __init__(self, candidates: Iterable[_Candidate]) -> None:
+        vectors = [c.vector for c in candidates]
+        self.low = min(vectors, default=0.0)
+        self.high = max(vectors, default=1.0)
+
+    def vector(self, candidate: _Candidate) -> float:
+        if self.high - self.low < 1e-9:
+            return 1.0 if candidate.vector >= self.high - 1e-9 else 0.0
+        return min(max((candidate.vector - self.low) / (self.high - self.low), 0.0), 1.0)
+
+    def __call__(self, candidate: _Candidate) -> float:
+        return fused_match(self.vector(candidate), 1.0 if candidate.in_window else candidate.lexical)
+
+
+_NODE_COLUMNS = """n.id, n.text, n.speaker, n.captured_at, n.w_abs, n.reinforced_at, n.sector,
+                   1 - (n.embedding <=> CAST(:q AS vector)) AS vector"""
+
+_POPULATION_SQL = text("SELECT count(*) FROM memory_nodes WHERE user_id = :user_id AND active")
+
+
+def candidates_sql(words: int, window: bool) -> Any:
+    """All direct candidates of a query in one statement (one round trip), each channel a CTE:
+
+    vector   the nearest memories by cosine (HNSW index, iterative scan for the per-person filter)
+    lexical  Okapi BM25 in one pass: for each query word up to `cap` of the person's memories holding it (the
+             word bound as a constant keeps the full-text index usable); a word found in `cap` or more is
+             common and left out; the others score the memories found for them. Term frequency = positions
+             of the word in the tsvector, document length = distinct words, average length taken over the
+             memories scored.
+    window   memories captured in, or about, the period the query names
+    """
+    ctes = ["""vec AS (
+        SELECT n.id FROM memory_nodes n
+        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at
+        ORDER BY n.embedding <=> CAST(:q AS vector)
+        LIMIT :limit)"""]
+    sources = ["SELECT id FROM vec"]
+    if words:
+        hits = " UNION ALL ".join(f"""
+            SELECT {i} AS i, h.id, h.search FROM (
+                SELECT id, search FROM memory_nodes
+                WHERE user_id = :user_id AND active AND captured_at <= :at AND search @@ CAST(:term_{i} AS tsquery)
+                LIMIT :cap) AS h""" for i in range(words))
+        ctes.append(f"""hits AS MATERIALIZED ({hits}
+        ), rare AS (
+            SELECT h.i, max(t.lexeme) AS lexeme, ln(1.0 + (:n - count(*) + 0.5) / (count(*) + 0.5)) AS idf
+            FROM hits h JOIN unnest(CAST(:lexemes AS text[])) WITH ORDINALITY AS t(lexeme, pos) ON t.pos = h.i + 1
+            GROUP BY h.i
+            HAVING count(*) < :cap
+        ), docs AS (
+            SELECT DISTINCT ON (h.id) h.id, h.search FROM hits h JOIN rare r ON r.i = h.i
+        ), sized AS (
+            SELECT id, search, length(search) AS dl, avg(length(search)) OVER () AS avgdl FROM docs
+        ), scored AS (
+            SELECT s.id, sum(r.idf * (cardinality(u.positions) * ({BM25_K1} + 1.0))
+                       / (cardinality(u.positions) + {BM25_K1} * (1.0 - {BM25_B} + {BM25_B} * s.dl / s.avgdl))) AS bm25
+            FROM sized s
+            CROSS JOIN LATERAL unnest(s.search) AS u
+            JOIN rare r ON r.lexeme = u.lexeme
+            GROUP BY s.id
+            ORDER BY bm25 DESC
+            LIMIT :limit)""")
+        sources.append("SELECT id FROM scored")
+    if window:
+        ctes.append("""win AS (
+            SELECT n.id FROM memory_nodes n
+            WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at
+              AND ((n.captured_at >= :start AND n.captured_at < :end)
+                   OR (n.timeline_start < :end AND coalesce(n.timeline_end, n.timeline_start) >= :start))
+            ORDER BY n.embedding <=> CAST(:q AS vector)
+            LIMIT :limit)""")
+        sources.append("SELECT id FROM win")
+    bm25 = "s.bm25" if words else "NULL::float8"
+    return text(f"""
+    WITH {", ".join(ctes)}
+    SELECT {_NODE_COLUMNS}, {bm25} AS bm25, {"w.id IS NOT NULL" if window else "false"} AS in_window
+    FROM ({" UNION ".join(sources)}) AS found
+    JOIN memory_nodes n ON n.id = found.id
+    {"LEFT JOIN scored s ON s.id = n.id" if words else ""}
+    {"LEFT JOIN win w ON w.id = n.id" if window else ""}""")
+
+
+# The k+1 strongest outgoing edges of each frontier node to active nodes known at `at` (one more than
+# needed, because the predecessor lock may drop one of them).
+_EDGES_SQL = text(f"""
+    SELECT e.id AS edge_id, e.a_id, e.b_id, e.w_abs AS edge_weight, e.reasons, {_NODE_COLUMNS}
+    FROM unnest(CAST(:frontier AS bigint[])) AS f(node_id)
+    CROSS JOIN LATERAL (
+        SELECT e.* FROM memory_edges e JOIN memory_nodes t ON t.id = e.b_id
+        WHERE e.user_id = :user_id AND e.a_id = f.node_id AND t.user_id = :user_id AND t.active
+          AND t.captured_at <= :at
+        ORDER BY e.w_abs DESC, e.id
+        LIMIT :per_node
+    ) AS e
+    JOIN memory_nodes n ON n.id = e.b_id""")
+
+
+def _vector_literal(vector: Sequence[float]) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+
+
+def _candidate(row: Any) -> _Candidate:
+    return _Candidate(node_id=row.id, text=row.text, speaker=row.speaker, captured_at=row.captured_at,
+                      w_abs=row.w_abs, reinforced_at=row.reinforced_at, sector=row.sector,
+                      vector=float(row.vector))
+
+
+async def _use_index_scan(session: AsyncSession, settings: MemorySettings) -> None:
+    # The HNSW index knows nothing of users: iterative scans keep going until enough rows of this person
+    # pass the filter, instead of returning too few. One round trip for both settings.
+    await session.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+                               "set_config('hnsw.ef_search', :ef, true)"), {"ef": str(int(settings.hnsw_ef_search))})
+
+
+def query_lexemes(query_text: str) -> list[str]:
+    """The query's words as the 'simple' text search configuration stores them (lowercased, unstemmed),
+    without function words: those never make a memory stand out, and their posting lists are long."""
+    words = _WORD.findall(query_text.lower())
+    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOPWORDS))
+
+
+def rare_word_limit(population: int) -> int:
+    return int(min(max(LEXICAL_MAX_SHARE * population, LEXICAL_MIN_DF_LIMIT), LEXICAL_MAX_DF - 1))
+
+
+def _tsquery_term(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+async def count_population(session: AsyncSession, user_id: uuid.UUID) -> int:
+    """How many active memories the person has (BM25's N)."""
+    return int(await session.scalar(_POPULATION_SQL, {"user_id": user_id}) or 0)
+
+
+async def direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_text: str, query: Sequence[float],
+                            at: datetime, limit: int, *, window: tuple[datetime, datetime] | None = None,
+                            population: int | None = None) -> list[_Candidate]:
+    """The memories the query reaches directly: by meaning (vector), by its rare words (BM25 over PostgreSQL
+    full text, 'simple' configuration, so German and English words are matched as written) and by the period
+    it names. `population` (the person's number of active memories) may come from a cache: BM25 needs it
+    only roughly."""
+    lexemes = query_lexemes(query_text)
+    n = 0
+    if lexemes:
+        n = population or await count_population(session, user_id)  # a cached 0 may be stale: count again
+        if n <= 0:
+            return []
+    params: dict[str, Any] = {"user_id": user_id, "at": at, "q": _vector_literal(query), "limit": limit,
+                              "cap": rare_word_limit(n) + 1, "n": n, "lexemes": lexemes}
+    params.update({f"term_{i}": _tsquery_term(lexeme) for i, lexeme in enumerate(lexemes)})
+    if window is not None:
+        params.update(start=window[0], end=window[1])
+    rows = await session.execute(candidates_sql(len(lexemes), window is not None), params)
+    found = []
+    best = 0.0
+    for row in rows:
+        candidate = _candidate(row)
+        candidate.lexical = float(row.bm25 or 0.0)
+        candidate.in_window = bool(row.in_window)
+        best = max(best, candidate.lexical)
+        found.append(candidate)
+    for candidate in found:
+        candidate.lexical = candidate.lexical / best if best > 0 else 0.0
+    return found
+
+
+async def outgoing_edges(session: AsyncSession, user_id: uuid.UUID, frontier: Sequence[int],
+                         query: Sequence[float], at: datetime, per_node: int
+                         ) -> tuple[dict[int, list[Edge]], dict[int, _Candidate]]:
+    rows = await session.execute(_EDGES_SQL, {"user_id": user_id, "frontier": list(frontier), "at": at,
+                                              "per_node": per_node, "q": _vector_literal(query)})
+    edges: dict[int, list[Edge]] = {}
+    targets: dict[int, _Candidate] = {}
+    for row in rows:
+        edges.setdefault(row.a_id, []).append(
+            Edge(row.edge_id, row.a_id, row.b_id, float(row.edge_weight), tuple(row.reasons or ())))
+        targets[row.b_id] = _candidate(row)
+    return edges, targets
+
+
+async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_id: uuid.UUID,
+                       query_text: str, query: Sequence[float], at: datetime, k: int = 5, mode: str = "chat",
+                       query_sector: str | None = None, window: tuple[datetime, datetime] | None = None,
+                       population: int | None = None) -> list[Recalled]:
+    """The k best memories of one person for a query vector (already gravitated) and its text; `window` is
+    the period the query names, if any (its memories join the anchors); `population` is the person's number
+    of active memories if the caller knows it (BM25 needs it only roughly)."""
+    depth = hops_for(mode, settings)
+    if k <= 0:
+        return []
+    per_channel = max(k, settings.anchors) * CANDIDATES_PER_RESULT
+    await _use_index_scan(session, settings)
+    pool: dict[int, _Candidate] = {c.node_id: c for c in await direct_candidates(
+        session, user_id, query_text, query, at, per_channel, window=window, population=population)}
+    if not pool:
+        return []
+
+    direct = set(pool)
+    fused = Fusion(pool.values())
+
+    def match(node_id: int) -> float:
+        return fused(pool[node_id])
+
+    def clearly_meant(c: _Candidate) -> bool:
+        return c.vector >= settings.anchor_min_similarity or c.lexical >= LEXICAL_ANCHOR or c.in_window
+
+    ranked = sorted(direct, key=lambda node_id: (-match(node_id), node_id))
+    # The best few direct hits are the anchors (shell 0) that spread activation, and only if the query clearly
+    # activates them: a weak match would only pull in noise. Every direct hit is still ranked below.
+    anchors = [node_id for node_id in ranked[:settings.anchors] if clearly_meant(pool[node_id])]
+    spreading = Spreading(anchors, depth=depth, k_per_shell=settings.k_edges_per_shell)
+    while frontier := spreading.frontier():
+        per_node = settings.k_edges_per_shell.get(spreading.shell + 1, 0) + 1
+        edges, targets = await outgoing_edges(session, user_id, frontier, query, at, per_node)
+        for node_id, candidate in targets.items():
+            pool.setdefault(node_id, candidate)
+        spreading.advance(edges)
+
+    def ranked_as(reached: Reached, match: float) -> float:
+        candidate = pool[reached.node_id]
+        return rank_score(
+            match,
+            presence_at(candidate.w_abs, candidate.reinforced_at, at, settings.decay_rate),
+            settings.cap,
+            shell_factor(reached.shell, settings.shell_factors),
+            sector_factor(query_sector, candidate.sector, settings),
+        )
+
+    best: dict[int, tuple[float, str]] = {}
+    for node_id in direct:
+        candidate = pool[node_id]
+        best[node_id] = (ranked_as(Reached(node_id, 0), match(node_id)),
+                         explain(Reached(node_id, 0), candidate.vector, candidate.lexical, candidate.in_window,
+                                 anchor=node_id in spreading.anchors))
+    for reached in spreading.result():
+        if not reached.path:
+            continue
+        candidate = pool[reached.node_id]
+        # Activation flows from the anchor along the path, weakened by each edge's strength; a node the
+        # query also reaches directly keeps whichever is stronger.
+        flowed = match(reached.anchor)
+        for hop in reached.path:
+            flowed *= min(hop.weight / settings.cap, 1.0)
+        score = ranked_as(reached, max(match(reached.node_id), flowed))
+        if score > best.get(reached.node_id, (-1.0, ""))[0]:
+            best[reached.node_id] = (score, explain(reached, candidate.vector, candidate.lexical))
+
+    order = sorted(best, key=lambda node_id: (-best[node_id][0], node_id))[:k]
+    return [Recalled(node_id, pool[node_id].text, round(best[node_id][0], 4), best[node_id][1],
+                     pool[node_id].captured_at, pool[node_id].speaker) for node_id in order]

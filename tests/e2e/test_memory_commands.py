@@ -1,0 +1,115 @@
+"""/remember, /recall and /forget from the inbound line to the reply, with the memory switched on as the
+app does it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from sqlalchemy import func, select
+
+from brain.core import Brain
+from brain.memory.api import Memory
+from brain.memory.embedder import WordLlamaEmbedder
+from brain.memory.models import MemoryEdge, MemoryEntity, MemoryNode, PipelineLogEntry, ShortTermEntry
+from brain.people.models import Identity
+from brain.pipeline_log import PipelineLog
+
+MEMORY_TABLES = (MemoryNode, MemoryEdge, ShortTermEntry, MemoryEntity, PipelineLogEntry)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> WordLlamaEmbedder:
+    return WordLlamaEmbedder()
+
+
+@pytest.fixture
+async def memory(brain: Brain, embedder: WordLlamaEmbedder):  # type: ignore[no-untyped-def]
+    brain.memory = Memory(brain, embedder, log=PipelineLog(brain.db.sessions, brain.clock))
+    yield brain.memory
+    await brain.memory.log.close()
+
+
+async def rows_of(brain: Brain, handle: str) -> dict[str, int]:
+    async with brain.transactions.read() as session:
+        user_id = (await session.scalars(select(Identity.user_id).where(Identity.platform_id == handle))).one()
+        return {t.__tablename__: int(await session.scalar(
+            select(func.count()).select_from(t).where(t.user_id == user_id)) or 0) for t in MEMORY_TABLES}
+
+
+async def test_remember_then_recall_shows_the_memory_and_why(person, memory) -> None:
+    alice = person()
+    assert "remember" in await alice.send("/remember My niece Emma loves dinosaurs and the colour green")
+    await alice.send("/remember The bike needs a new chain before the tour")
+    reply = await alice.send("/recall What does Emma like?")
+    assert "What I remember:" in reply
+    assert "Emma loves dinosaurs" in reply
+    assert "why: anchor (vector" in reply
+    assert re.search(r"#\d+ · ", reply)
+
+
+async def test_recall_with_nothing_remembered_says_so(person, memory) -> None:
+    assert "don't remember anything" in await person().send("/recall Where are my keys?")
+
+
+async def test_usage_hints_for_empty_arguments(person, memory) -> None:
+    alice = person()
+    assert "Usage: /remember" in await alice.send("/remember")
+    assert "Usage: /recall" in await alice.send("/recall")
+    assert "Usage: /forget" in await alice.send("/forget")
+    assert "Which memory?" in await alice.send("/forget the keys")
+
+
+async def test_forget_one_memory_by_its_number(person, memory, brain: Brain) -> None:
+    alice = person()
+    await alice.send("/remember The spare key is with the neighbour Frau Weber")
+    await alice.send("/remember I gave Tom the blue umbrella back")
+    reply = await alice.send("/recall spare key")
+    number = re.search(r"#(\d+) · [^\n]*spare key", reply)
+    assert number is not None
+    assert "is gone" in await alice.send(f"/forget {number.group(1)}")
+    assert "spare key" not in await alice.send("/recall spare key")
+    assert "I have no memory" in await alice.send(f"/forget {number.group(1)}")
+
+
+async def test_nobody_can_forget_or_see_someone_elses_memory(person, memory, brain: Brain) -> None:
+    alice, bob = person(), person()
+    await bob.send("/remember My PIN hint is grandma's birth year")
+    async with brain.transactions.read() as session:
+        bobs = int((await session.scalars(select(MemoryNode.id))).one())
+    assert "PIN" not in await alice.send("/recall PIN hint")
+    assert "I have no memory" in await alice.send(f"/forget {bobs}")
+    assert "PIN hint" in await bob.send("/recall PIN hint")
+
+
+async def test_forget_all_needs_the_button_and_then_leaves_no_trace(person, memory, brain: Brain) -> None:
+    alice, bob = person(), person()
+    await alice.send("/remember My sister Lena lives in Graz")
+    await alice.send("/remember Lena's cat is called Mochi")
+    await alice.send("/recall Lena")
+    await bob.send("/remember I play the cello on Thursdays")
+    await memory.log.flush()
+    bob_rows = await rows_of(brain, bob.handle)
+    before = await rows_of(brain, alice.handle)
+    assert before["memory_nodes"] == 2 and before["memory_short_term"] == 2 and before["pipeline_log"] > 0
+
+    reply = await alice.send("/forget all")
+    assert "cannot be undone" in reply
+    buttons = alice.buttons()
+    assert "Nothing was forgotten." in await alice.press(buttons["Keep it"])
+    assert "Lena" in await alice.send("/recall Lena")
+
+    await alice.send("/vergiss alles")
+    confirm = alice.buttons()["Yes, forget everything"]
+    assert "forgotten everything" in await alice.press(confirm)
+    await memory.log.flush()
+    assert set((await rows_of(brain, alice.handle)).values()) == {0}
+    assert await rows_of(brain, bob.handle) == bob_rows
+    assert "don't remember anything" in await alice.send("/recall Lena")
+    assert "already used" in await alice.press(confirm)
+    assert "cello" in await bob.send("/recall cello")
+
+
+async def test_without_a_memory_the_commands_say_so(person, brain: Brain) -> None:
+    brain.memory = None
+    assert "not switched on" in await person().send("/recall anything")

@@ -1,0 +1,291 @@
+"""The read path, reinforcement and forgetting on the embedded PostgreSQL, through the public Memory API with
+the bundled WordLlama embedder."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select, text
+
+from brain.core import Brain
+from brain.memory.api import Memory
+from brain.memory.embedder import WordLlamaEmbedder
+from brain.memory.models import (
+    MemoryEdge,
+    MemoryEntity,
+    MemoryFact,
+    MemoryNode,
+    PipelineLogEntry,
+    ShortTermEntry,
+)
+from brain.people.service import resolve_identity
+from brain.pipeline_log import PipelineLog
+
+MONDAY = datetime(2026, 11, 30, 7, 30, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> WordLlamaEmbedder:
+    return WordLlamaEmbedder()
+
+
+@pytest.fixture
+def memory(brain: Brain, embedder: WordLlamaEmbedder) -> Memory:
+    return Memory(brain, embedder)
+
+
+async def new_user(brain: Brain) -> uuid.UUID:
+    async with brain.transactions.begin() as uow:
+        user = await resolve_identity(uow.session, "test", f"u-{uuid.uuid4()}", default_locale="en",
+                                      default_timezone="Europe/Berlin")
+    return user.id
+
+
+async def remember_all(memory: Memory, user_id: uuid.UUID, lines: list[str], start: datetime = MONDAY,
+                       step: timedelta = timedelta(hours=1)) -> None:
+    for i, line in enumerate(lines):
+        await memory.remember(user_id, line, start - step * (len(lines) - i))
+    await memory.ingest_until_promoted(user_id)
+
+
+async def node_id(brain: Brain, user_id: uuid.UUID, fragment: str) -> int:
+    async with brain.transactions.read() as session:
+        return int((await session.scalars(select(MemoryNode.id).where(
+            MemoryNode.user_id == user_id, MemoryNode.text.contains(fragment)))).one())
+
+
+async def test_empty_memory_recalls_nothing(memory: Memory, user) -> None:
+    assert await memory.recall(user.id, "Where did I park the car?", MONDAY) == []
+
+
+async def test_recall_finds_the_matching_memory_as_an_anchor(memory: Memory, user) -> None:
+    await remember_all(memory, user.id, [
+        "I parked the car on level three of the Stadtgalerie garage.",
+        "The dentist appointment went fine, no cavities.",
+        "Bought oat milk and bananas at the market.",
+    ])
+    found = await memory.recall(user.id, "Where did I park the car?", MONDAY, k=2)
+    assert found[0].text.startswith("I parked the car")
+    assert found[0].why.startswith("anchor (vector ")
+    assert found[0].speaker == "user" and found[0].at < MONDAY
+    assert found[0].score >= found[1].score
+
+
+async def test_a_related_memory_is_found_through_an_edge_with_its_path(memory: Memory, brain: Brain,
+                                                                      user) -> None:
+    await remember_all(memory, user.id, [
+        "My sister Anna loves bouldering in the climbing gym.",
+        "Anna invited me to her birthday party on the twelfth.",
+        "The washing machine makes a strange noise when spinning.",
+    ])
+    climbs = await node_id(brain, user.id, "bouldering")
+    party = await node_id(brain, user.id, "birthday party")
+    async with brain.transactions.read() as session:
+        reasons = (await session.execute(select(MemoryEdge.reasons).where(
+            MemoryEdge.a_id == climbs, MemoryEdge.b_id == party))).scalar_one()
+    assert "entity" in reasons
+
+    query = "bouldering in the climbing gym"
+    found = await memory.recall(user.id, query, MONDAY, k=2, mode="chat")
+    assert [r.id for r in found] == [climbs, party]
+    assert found[0].why.startswith("anchor (vector ")
+    assert found[1].why == f"via #{climbs} —{', '.join(reasons)}→ #{party}"
+    # A quick command does not hop: the party can only come as a weak direct match.
+    direct = {r.id: r.why for r in await memory.recall(user.id, query, MONDAY, k=3, mode="command")}
+    assert not direct.get(party, "match").startswith("via")
+
+
+async def test_user_a_never_recalls_user_b(memory: Memory, brain: Brain) -> None:
+    alice, bob = await new_user(brain), await new_user(brain)
+    await remember_all(memory, bob, [
+        "My bank PIN hint is the year grandma was born.",
+        "I hide the spare key under the blue flower pot.",
+    ])
+    await remember_all(memory, alice, ["I like green tea in the afternoon."])
+    for query in ("Where is the spare key hidden?", "bank PIN hint", "flower pot"):
+        for mode in ("command", "chat", "reflection"):
+            found = await memory.recall(alice, query, MONDAY, k=10, mode=mode)
+            assert all("key" not in r.text and "PIN" not in r.text for r in found)
+    async with brain.transactions.read() as session:
+        alice_nodes = set((await session.scalars(select(MemoryNode.id).where(MemoryNode.user_id == alice))).all())
+    found = await memory.recall(alice, "spare key flower pot", MONDAY, k=10, mode="reflection")
+    assert {r.id for r in found} <= alice_nodes
+
+
+async def test_memories_captured_after_the_recall_time_stay_out(memory: Memory, user) -> None:
+    await remember_all(memory, user.id, ["We adopted a grey kitten named Pixel."], start=MONDAY)
+    assert await memory.recall(user.id, "kitten named Pixel", MONDAY - timedelta(days=2)) == []
+    assert len(await memory.recall(user.id, "kitten named Pixel", MONDAY)) == 1
+
+
+async def test_a_question_about_a_period_brings_memories_from_that_period(memory: Memory, user) -> None:
+    week_ago = MONDAY - timedelta(days=7)
+    await memory.remember(user.id, "Long walk along the river, then pizza.", week_ago.replace(hour=15))
+    await memory.remember(user.id, "Long walk in the forest, then soup.", MONDAY - timedelta(days=40))
+    await memory.ingest_until_promoted(user.id)
+    found = await memory.recall(user.id, "What did I do last Monday?", MONDAY, k=1)
+    assert "river" in found[0].text
+    assert "in the time asked about" in found[0].why
+
+
+async def test_reinforcement_touches_at_most_three_nodes_above_the_threshold(memory: Memory, brain: Brain,
+                                                                             user) -> None:
+    lines = [
+        "Our team switched the backend to PostgreSQL last spring.",
+        "PostgreSQL replication broke twice during the migration.",
+        "The PostgreSQL migration finished in May after two outages.",
+        "Migrating to PostgreSQL took the backend team three months.",
+        "I baked a lemon cake for the neighbours.",
+    ]
+    await remember_all(memory, user.id, lines)
+    async with brain.transactions.read() as session:
+        before = {n.id: (n.w_raw, n.frequency) for n in (await session.scalars(
+            select(MemoryNode).where(MemoryNode.user_id == user.id))).all()}
+    recalled = await memory.recall(user.id, "PostgreSQL migration of the backend", MONDAY, k=5)
+    assert len(recalled) == 5
+    answer = "The backend migration to PostgreSQL took three months and had two replication outages."
+    chosen = await memory.reinforce_from_answer(user.id, answer, recalled)
+    assert 1 <= len(chosen) <= 3
+    cake = await node_id(brain, user.id, "lemon cake")
+    assert cake not in chosen
+    [answer_vector] = memory.embedder.embed([answer])
+    async with brain.transactions.read() as session:
+        after = {n.id: n for n in (await session.scalars(
+            select(MemoryNode).where(MemoryNode.user_id == user.id))).all()}
+        similarity = dict((await session.execute(text(
+            "SELECT id, 1 - (embedding <=> CAST(:a AS vector)) FROM memory_nodes WHERE user_id = :u"),
+            {"a": "[" + ",".join(map(str, answer_vector)) + "]", "u": user.id})).all())
+    for nid, node in after.items():
+        if nid in chosen:
+            assert node.w_raw == pytest.approx(before[nid][0] + 0.1)
+            assert node.frequency == before[nid][1] + 1
+            assert node.w_decay == pytest.approx(node.w_abs)
+            assert similarity[nid] >= 0.55
+        else:
+            assert (node.w_raw, node.frequency) == before[nid]
+    # Never more than three, and the ones left out are the less similar.
+    if len(chosen) == 3:
+        left_out = [similarity[n] for n in after if n not in chosen]
+        assert max(left_out, default=0) <= min(similarity[n] for n in chosen)
+
+
+async def test_reinforcement_recomputes_the_edges_of_the_reinforced_node(memory: Memory, brain: Brain,
+                                                                         user) -> None:
+    await remember_all(memory, user.id, [
+        "My brother Jonas moved to Leipzig for his new job.",
+        "Jonas sent photos of his flat in Leipzig.",
+    ])
+    first = await node_id(brain, user.id, "moved to Leipzig")
+    async with brain.transactions.read() as session:
+        edges_before = dict((await session.execute(select(MemoryEdge.id, MemoryEdge.w_abs).where(
+            MemoryEdge.user_id == user.id))).all())
+    assert edges_before
+    await memory.reinforce(user.id, [first] * 5)
+    async with brain.transactions.read() as session:
+        edges_after = dict((await session.execute(select(MemoryEdge.id, MemoryEdge.w_abs).where(
+            MemoryEdge.user_id == user.id))).all())
+    assert edges_after.keys() == edges_before.keys()
+    assert all(edges_after[e] > edges_before[e] for e in edges_before)
+
+
+async def test_reinforcing_someone_elses_node_changes_nothing(memory: Memory, brain: Brain, user) -> None:
+    other = await new_user(brain)
+    await remember_all(memory, other, ["I keep my passport in the top drawer."])
+    theirs = await node_id(brain, other, "passport")
+    await memory.reinforce(user.id, [theirs])
+    async with brain.transactions.read() as session:
+        assert (await session.get(MemoryNode, theirs)).frequency == 1  # type: ignore[union-attr]
+
+
+async def _counts(brain: Brain, user_id: uuid.UUID) -> dict[str, int]:
+    counts = {}
+    async with brain.transactions.read() as session:
+        for table in (MemoryNode, MemoryEdge, ShortTermEntry, MemoryEntity, MemoryFact, PipelineLogEntry):
+            counts[table.__tablename__] = int(await session.scalar(
+                select(func.count()).select_from(table).where(table.user_id == user_id)) or 0)
+    return counts
+
+
+async def test_forget_one_memory_removes_its_node_edges_entries_and_log_rows(brain: Brain, embedder, user) -> None:
+    log = PipelineLog(brain.db.sessions, brain.clock)
+    memory = Memory(brain, embedder, log=log)
+    try:
+        await remember_all(memory, user.id, [
+            "My friend Clara recommended the book Piranesi.",
+            "Clara and I met for coffee at the station.",
+        ])
+        found = await memory.recall(user.id, "Piranesi book", MONDAY, k=2)
+        await log.flush()
+        target = await node_id(brain, user.id, "Piranesi")
+        assert await memory.forget(user.id, target)
+        async with brain.transactions.read() as session:
+            assert await session.get(MemoryNode, target) is None
+            assert not (await session.scalars(select(MemoryEdge.id).where(
+                (MemoryEdge.a_id == target) | (MemoryEdge.b_id == target)))).all()
+            assert not (await session.scalars(select(ShortTermEntry.id).where(
+                ShortTermEntry.user_id == user.id, ShortTermEntry.text.contains("Piranesi")))).all()
+            rows = (await session.scalars(select(PipelineLogEntry).where(PipelineLogEntry.user_id == user.id))).all()
+            assert rows  # the other memory's rows stay
+            for row in rows:
+                content = row.content if isinstance(row.content, dict) else {}
+                assert target not in (content.get("id"), content.get("node_id"))
+                assert target not in content.get("ids", [])
+                assert "piranesi" not in str(row.content).lower()
+        assert target in {r.id for r in found}
+        assert all(r.id != target for r in await memory.recall(user.id, "Piranesi book", MONDAY, k=5))
+        assert not await memory.forget(user.id, target)
+    finally:
+        await log.close()
+
+
+async def test_forget_everything_leaves_no_trace_and_spares_others(brain: Brain, embedder, user) -> None:
+    log = PipelineLog(brain.db.sessions, brain.clock)
+    memory = Memory(brain, embedder, log=log)
+    other = await new_user(brain)
+    try:
+        for who in (user.id, other):
+            await remember_all(memory, who, ["My cousin Malte lives in Kiel.", "Malte visited us in June."])
+            await memory.recall(who, "Malte", MONDAY)
+        async with brain.transactions.begin() as uow:
+            uow.session.add(MemoryFact(user_id=user.id, kind="pattern", key="coffee-morning",
+                                       statement="Drinks coffee in the morning", confidence=0.6,
+                                       last_confirmed=MONDAY, source="test"))
+        await log.flush()
+        await memory.recall(user.id, "Kiel", MONDAY)  # still buffered when forgetting starts
+        assert all((await _counts(brain, user.id)).values())
+        before_other = await _counts(brain, other)
+        await memory.forget_everything(user.id)
+        await log.flush()
+        assert await _counts(brain, user.id) == dict.fromkeys(before_other, 0)
+        assert await _counts(brain, other) == before_other
+        assert await memory.recall(user.id, "Malte", MONDAY) == []
+    finally:
+        await log.close()
+
+
+async def test_perception_bends_toward_an_active_goal_but_not_for_an_instruction(brain: Brain, embedder,
+                                                                              user) -> None:
+    from brain.events.actor import USER
+    from brain.goals.service import create_from_template
+
+    log = PipelineLog(brain.db.sessions, brain.clock)
+    memory = Memory(brain, embedder, log=log)
+    try:
+        async with brain.transactions.begin() as uow:
+            await create_from_template(uow, user, USER, "water_8_glasses")
+        await remember_all(memory, user.id, ["I drank two glasses of water after the run."])
+        await memory.recall(user.id, "How many glasses of water did I drink?", MONDAY, mode="reflection")
+        await memory.recall(user.id, "How many glasses of water did I drink?", MONDAY, mode="instruction")
+        await log.flush()
+        async with brain.transactions.read() as session:
+            rows = (await session.scalars(select(PipelineLogEntry).where(
+                PipelineLogEntry.user_id == user.id, PipelineLogEntry.kind == "calculation",
+                PipelineLogEntry.name == "memory.recall").order_by(PipelineLogEntry.id))).all()
+        reflection, instruction = (row.content for row in rows)
+        assert reflection["gravitation"] == "shifted"
+        assert [title[:24] for title in reflection["goals"]] == ["8 glasses of water a day"]
+        assert instruction["gravitation"] == "instruction" and instruction["goals"] == []
+    finally:
+        await log.close()

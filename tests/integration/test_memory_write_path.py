@@ -1,0 +1,448 @@
+"""The memory's write path on the embedded PostgreSQL: capture, promotion into nodes and directed edges,
+duplicates, rejected timestamps, concurrent promoters, decay with half reactivation, isolation between
+people, the pipeline log's flush and queries, and the semantic facts job."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select, update
+
+from brain.clock import FixedClock
+from brain.core import Brain
+from brain.events.actor import USER
+from brain.events.catalog import DrinkLogged
+from brain.memory.capture import Captured, capture
+from brain.memory.decay import run_decay
+from brain.memory.embedder import WordLlamaEmbedder
+from brain.memory.facts import extract_facts, facts_for_context
+from brain.memory.models import MemoryEdge, MemoryEntity, MemoryFact, MemoryNode, PipelineLogEntry, ShortTermEntry
+from brain.memory.promotion import (
+    PromotionReport,
+    edge_candidates,
+    pending_entries,
+    promote_pending,
+    recompute_edges,
+)
+from brain.memory.settings import MemorySettings
+from brain.memory.weights import MagnetFields, damp, half_reactivated
+from brain.people.models import User
+from brain.pipeline_log import PipelineLog, query_span, query_turn, write_log_now
+
+EMBEDDER = WordLlamaEmbedder()
+SETTINGS = MemorySettings()
+
+
+async def remember(brain: Brain, user: User, text: str, at: Any, *, speaker: str = "user",
+                   source_key: str | None = None, log: PipelineLog | None = None) -> Captured:
+    async with brain.transactions.begin() as uow:
+        return await capture(uow.session, EMBEDDER, user.id, text, at, speaker=speaker, source_key=source_key,
+                             now=uow.now, log=log)
+
+
+async def promote_all(brain: Brain, settings: MemorySettings = SETTINGS, user: User | None = None) -> None:
+    while (await promote_pending(brain.transactions, settings, user_id=user.id if user else None)).claimed:
+        pass
+
+
+async def nodes_of(brain: Brain, user: User) -> list[MemoryNode]:
+    async with brain.transactions.read() as session:
+        return list((await session.scalars(
+            select(MemoryNode).where(MemoryNode.user_id == user.id).order_by(MemoryNode.id))).all())
+
+
+async def edges_of(brain: Brain, user: User) -> list[MemoryEdge]:
+    async with brain.transactions.read() as session:
+        return list((await session.scalars(select(MemoryEdge).where(MemoryEdge.user_id == user.id))).all())
+
+
+async def entry(brain: Brain, entry_id: uuid.UUID) -> ShortTermEntry:
+    async with brain.transactions.read() as session:
+        found = await session.get(ShortTermEntry, entry_id)
+        assert found is not None
+        return found
+
+
+@pytest.fixture
+async def other_user(brain: Brain) -> User:
+    from brain.people.service import resolve_identity
+
+    async with brain.transactions.begin() as uow:
+        return await resolve_identity(uow.session, "test", f"u-{uuid.uuid4()}", default_locale="de",
+                                      default_timezone="Europe/Berlin")
+
+
+async def test_capture_stores_a_pending_entry_with_its_magnets(brain: Brain, user: User, clock: FixedClock) -> None:
+    captured = await remember(brain, user, "Gestern war ich mit meiner Schwester Anna im Kino, es war toll!",
+                              clock.now())
+    stored = await entry(brain, captured.id)
+    assert stored.status == "pending"
+    assert stored.at == clock.now()
+    assert stored.embedding is not None and len(stored.embedding) == 256
+    assert stored.timeline_precision == "day"
+    assert stored.timeline_start == datetime(2026, 11, 28, 23, 0, tzinfo=UTC)  # Sunday 00:00 in Berlin
+    assert (stored.emotion, stored.sector) == ("happy", "joy")
+    assert len(stored.entity_ids) == 1
+    async with brain.transactions.read() as session:
+        anna = await session.get(MemoryEntity, stored.entity_ids[0])
+    assert anna is not None and (anna.name, anna.kind) == ("Anna", "person")
+
+
+async def test_a_known_entity_is_found_again_by_name_or_alias(brain: Brain, user: User, clock: FixedClock) -> None:
+    first = await remember(brain, user, "I went climbing with Sarah", clock.now())
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(update(MemoryEntity).where(MemoryEntity.id == first.entity_ids[0])
+                                  .values(aliases=["sari"]))
+    again = await remember(brain, user, "sarah called, and later sari texted", clock.now())
+    assert again.entity_ids == first.entity_ids
+
+
+async def test_two_related_memories_get_edges_both_ways_with_asymmetric_weights(
+    brain: Brain, user: User, clock: FixedClock
+) -> None:
+    await remember(brain, user, "My sister Anna turns thirty next week, I'm so excited for her birthday party!",
+                   clock.now())
+    clock.advance(timedelta(minutes=5))
+    await remember(brain, user, "Anna prefers chocolate cake", clock.now())
+    await promote_all(brain)
+    first, second = await nodes_of(brain, user)
+    assert first.w_abs == pytest.approx(damp(first.w_raw)) and first.w_decay == first.w_abs
+    assert first.w_abs != second.w_abs
+    edges = await edges_of(brain, user)
+    assert {(e.a_id, e.b_id) for e in edges} == {(first.id, second.id), (second.id, first.id)}
+    forward = next(e for e in edges if e.a_id == second.id)
+    backward = next(e for e in edges if e.a_id == first.id)
+    assert "entity" in forward.reasons
+    assert forward.shared_entity_ids == backward.shared_entity_ids and len(forward.shared_entity_ids) == 1
+    assert forward.w_raw != backward.w_raw
+    # The weaker node's edge toward the stronger one is the smaller value.
+    weak = second if second.w_abs < first.w_abs else first
+    assert next(e for e in edges if e.a_id == weak.id).w_raw < next(e for e in edges if e.a_id != weak.id).w_raw
+
+
+async def test_unrelated_memories_get_no_edge(brain: Brain, user: User, clock: FixedClock) -> None:
+    await remember(brain, user, "The tax office sent a letter about the property assessment", clock.now())
+    await remember(brain, user, "Wir haben im Garten Tomaten gepflanzt", clock.now())
+    await promote_all(brain)
+    assert len(await nodes_of(brain, user)) == 2
+    assert await edges_of(brain, user) == []
+
+
+async def test_a_duplicate_makes_no_node_and_reinforces_nothing(brain: Brain, user: User, clock: FixedClock) -> None:
+    text = "I started learning the piano with a teacher every Thursday"
+    first = await remember(brain, user, text, clock.now())
+    await promote_all(brain)
+    [node] = await nodes_of(brain, user)
+    clock.advance(timedelta(days=3))
+    second = await remember(brain, user, text, clock.now())
+    report = await promote_pending(brain.transactions, SETTINGS, user_id=user.id)
+    assert report.duplicates == 1 and report.promoted == 0
+    [same] = await nodes_of(brain, user)
+    assert (same.id, same.w_raw, same.w_abs, same.frequency) == (node.id, node.w_raw, node.w_abs, 1)
+    assert (await entry(brain, second.id)).node_id == node.id
+    assert (await entry(brain, first.id)).node_id == node.id
+
+
+async def test_the_same_source_key_is_promoted_once(brain: Brain, user: User, clock: FixedClock) -> None:
+    await remember(brain, user, "We adopted a cat called Miso", clock.now(), source_key="bench:1")
+    await remember(brain, user, "We adopted a cat called Miso", clock.now(), source_key="bench:1")
+    await promote_all(brain)
+    nodes = await nodes_of(brain, user)
+    assert [n.source_key for n in nodes] == ["bench:1"]
+
+
+@pytest.mark.parametrize("at", [None, "last tuesday", "2023-05-20T00:59:00", datetime(2023, 5, 20),
+                                datetime(1969, 1, 1, tzinfo=UTC)])
+async def test_a_missing_or_unreadable_timestamp_is_rejected_and_logged(
+    brain: Brain, user: User, clock: FixedClock, at: Any
+) -> None:
+    captured = await remember(brain, user, "Something worth keeping", at)
+    assert captured.status == "rejected"
+    stored = await entry(brain, captured.id)
+    assert (stored.status, stored.at) == ("rejected", None)
+    await promote_all(brain)
+    assert await nodes_of(brain, user) == []
+    async with brain.transactions.read() as session:
+        errors = (await session.scalars(select(PipelineLogEntry).where(
+            PipelineLogEntry.user_id == user.id, PipelineLogEntry.kind == "error"))).all()
+    assert len(errors) == 1
+    assert errors[0].content is not None and errors[0].content["entry_id"] == str(captured.id)
+    assert errors[0].at == clock.now()
+
+
+async def test_promotion_rejects_a_queued_entry_without_a_time_instead_of_using_now(
+    brain: Brain, user: User, clock: FixedClock
+) -> None:
+    # An entry that reached the queue some other way, without its message time.
+    async with brain.transactions.begin() as uow:
+        uow.session.add(ShortTermEntry(id=uuid.uuid4(), user_id=user.id, speaker="user", text="no time", at=None,
+                                       embedding=EMBEDDER.embed(["no time"])[0], status="pending"))
+    report = await promote_pending(brain.transactions, SETTINGS, user_id=user.id)
+    assert (report.rejected, report.promoted) == (1, 0)
+    assert await nodes_of(brain, user) == []
+    async with brain.transactions.read() as session:
+        assert await pending_entries(session, user.id) == 0
+        logged = await session.scalar(select(func.count()).select_from(PipelineLogEntry).where(
+            PipelineLogEntry.user_id == user.id, PipelineLogEntry.kind == "error"))
+    assert logged == 1
+
+
+async def test_entries_wait_until_they_are_mature(brain: Brain, user: User, clock: FixedClock) -> None:
+    slow = replace(SETTINGS, promotion_maturity_s=30)
+    await remember(brain, user, "Just said this", clock.now())
+    assert (await promote_pending(brain.transactions, slow, user_id=user.id)).claimed == 0
+    clock.advance(timedelta(seconds=31))
+    assert (await promote_pending(brain.transactions, slow, user_id=user.id)).promoted == 1
+
+
+TOPICS = ["sailing on the lake", "a broken bicycle chain", "my grandmother's apple pie recipe", "quarterly tax forms",
+          "a jazz concert downtown", "repainting the kitchen walls", "learning Japanese verbs", "a chess tournament",
+          "planting tulip bulbs", "the dentist appointment", "a marathon training plan", "fixing the leaking roof"]
+
+
+async def test_two_concurrent_promoters_promote_every_entry_exactly_once(
+    brain: Brain, user: User, other_user: User, clock: FixedClock
+) -> None:
+    for person in (user, other_user):
+        for i, topic in enumerate(TOPICS):
+            await remember(brain, person, f"Note {i}: today was about {topic}", clock.now() + timedelta(seconds=i))
+    clock.advance(timedelta(minutes=1))
+    small = replace(SETTINGS, promotion_batch=5)
+    reports: list[PromotionReport] = []
+    while True:
+        batch = await asyncio.gather(promote_pending(brain.transactions, small),
+                                     promote_pending(brain.transactions, small))
+        reports.extend(batch)
+        if not any(r.claimed for r in batch):
+            break
+    claimed = sum(r.claimed for r in reports)
+    settled = sum(r.promoted + r.duplicates + r.reactivated + r.rejected for r in reports)
+    assert claimed == settled == 2 * len(TOPICS)
+    node_ids = [i for r in reports for i in r.node_ids]
+    assert len(node_ids) == len(set(node_ids))
+    async with brain.transactions.read() as session:
+        assert await pending_entries(session) == 0
+        nodes = await session.scalar(select(func.count()).select_from(MemoryNode))
+        with_node = await session.scalar(select(func.count()).select_from(ShortTermEntry)
+                                         .where(ShortTermEntry.node_id.is_not(None)))
+    assert nodes == len(node_ids)
+    assert with_node == 2 * len(TOPICS)
+
+
+async def test_decay_deactivates_and_a_later_duplicate_half_reactivates(
+    brain: Brain, user: User, clock: FixedClock
+) -> None:
+    text = "Our old dog Bruno loved swimming in the river"
+    await remember(brain, user, text, clock.now())
+    await promote_all(brain)
+    [node] = await nodes_of(brain, user)
+    clock.advance(timedelta(days=30))
+    report = await run_decay(brain.transactions, SETTINGS)
+    [aged] = await nodes_of(brain, user)
+    assert report.processed == 1 and aged.active
+    assert aged.w_decay == pytest.approx(node.w_abs * 2.718281828 ** (-0.0015 * 30), rel=1e-6)
+    assert aged.decayed_at == clock.now()
+
+    clock.advance(timedelta(days=365 * 7))
+    report = await run_decay(brain.transactions, SETTINGS)
+    [faded] = await nodes_of(brain, user)
+    assert report.deactivated_ids == [node.id]
+    assert not faded.active and faded.w_decay < SETTINGS.min_weight
+    assert faded.w_abs == node.w_abs  # decay never touches the anchor strength
+
+    await remember(brain, user, text, clock.now())
+    result = await promote_pending(brain.transactions, SETTINGS, user_id=user.id)
+    assert (result.reactivated, result.promoted) == (1, 0)
+    [back] = await nodes_of(brain, user)
+    assert back.active
+    assert back.w_decay == pytest.approx(half_reactivated(node.w_abs, SETTINGS.min_weight))
+    assert (back.w_raw, back.w_abs, back.frequency) == (node.w_raw, node.w_abs, 1)
+    assert back.reinforced_at == clock.now()
+
+
+async def test_inactive_nodes_get_no_new_edges(brain: Brain, user: User, clock: FixedClock) -> None:
+    await remember(brain, user, "Lunch with my colleague Tom at the ramen bar", clock.now())
+    await promote_all(brain)
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(update(MemoryNode).where(MemoryNode.user_id == user.id).values(active=False))
+    await remember(brain, user, "Tom recommended a new book about habits", clock.now())
+    await promote_all(brain)
+    assert len(await nodes_of(brain, user)) == 2
+    assert await edges_of(brain, user) == []
+
+
+async def test_candidates_and_duplicates_never_cross_people(
+    brain: Brain, user: User, other_user: User, clock: FixedClock
+) -> None:
+    text = "My friend Lena and I went to the lake for a picnic yesterday"
+    await remember(brain, user, text, clock.now())
+    await remember(brain, user, "Lena wants to go to the lake again", clock.now())
+    await promote_all(brain)
+    await remember(brain, other_user, text, clock.now())
+    await promote_all(brain)
+    mine, theirs = await nodes_of(brain, user), await nodes_of(brain, other_user)
+    assert len(mine) == 2 and len(theirs) == 1  # the identical text is no duplicate across people
+    their_edges = await edges_of(brain, other_user)
+    assert their_edges == []
+    async with brain.transactions.read() as session:
+        all_edges = (await session.scalars(select(MemoryEdge))).all()
+        entity_users = set((await session.scalars(select(MemoryEntity.user_id).where(
+            MemoryEntity.name == "Lena"))).all())
+        candidates = await edge_candidates(session, SETTINGS, other_user.id, list(theirs[0].embedding),
+                                           MagnetFields(list(mine[0].entity_ids), list(mine[0].themes),
+                                                        mine[0].timeline_start, mine[0].timeline_precision))
+    mine_ids = {n.id for n in mine}
+    assert all((e.a_id in mine_ids) == (e.b_id in mine_ids) for e in all_edges)
+    assert entity_users == {user.id, other_user.id}  # each person has their own Lena
+    assert [c.id for c in candidates] == [theirs[0].id]
+
+
+async def test_recomputing_edges_follows_a_changed_node_strength(brain: Brain, user: User, clock: FixedClock) -> None:
+    await remember(brain, user, "My brother Max moved to Lisbon", clock.now())
+    await remember(brain, user, "Max sent photos of the ocean", clock.now())
+    await promote_all(brain)
+    first, _ = await nodes_of(brain, user)
+    before = {(e.a_id, e.b_id): e.w_abs for e in await edges_of(brain, user)}
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(update(MemoryNode).where(MemoryNode.id == first.id)
+                                  .values(w_raw=5.0, w_abs=damp(5.0)))
+        assert await recompute_edges(uow.session, user.id, [first.id], SETTINGS) == 2
+    after = {(e.a_id, e.b_id): e.w_abs for e in await edges_of(brain, user)}
+    assert set(after) == set(before)
+    assert all(after[pair] > before[pair] for pair in before)
+
+
+async def test_promotion_is_logged_as_a_span(brain: Brain, user: User, clock: FixedClock) -> None:
+    log = PipelineLog(brain.db.sessions, clock)
+    await remember(brain, user, "We booked the flights to Oslo", clock.now(), log=log)
+    await promote_pending(brain.transactions, SETTINGS, user_id=user.id, log=log)
+    await log.close()
+    async with brain.transactions.read() as session:
+        rows = (await session.scalars(select(PipelineLogEntry).where(PipelineLogEntry.user_id == user.id)
+                                      .order_by(PipelineLogEntry.id))).all()
+        span_id = rows[-1].span_id
+        assert span_id is not None
+        span_rows = await query_span(session, span_id)
+    assert [r.kind for r in rows] == ["db_write", "span_start", "db_write", "span_end"]
+    assert rows[2].content is not None and rows[2].content["table"] == "memory_nodes"
+    assert [r.kind for r in span_rows] == ["span_start", "db_write", "span_end"]
+
+
+async def test_pipeline_log_flushes_on_close_and_answers_turn_and_span_queries(
+    brain: Brain, user: User, clock: FixedClock
+) -> None:
+    log = PipelineLog(brain.db.sessions, clock, flush_interval_s=3600)
+    turn, other_turn = uuid.uuid4(), uuid.uuid4()
+    async with log.span("turn", user_id=user.id, turn_id=turn) as outer:
+        outer.log("input", "dialog", {"text": "hello"})
+        async with log.span("recall", user_id=user.id, turn_id=turn, parent=outer) as inner:
+            inner.log("calculation", "anchors", {"count": 3})
+            async with log.span("rank", user_id=user.id, turn_id=turn, parent=inner) as deepest:
+                deepest.log("switch", "depth", {"decision": 1})
+        outer.log("output", "dialog", {"text": "hi"})
+    log.log("input", "dialog", {"text": "other"}, user_id=user.id, turn_id=other_turn)
+    async with brain.transactions.read() as session:
+        assert await query_turn(session, turn) == []  # still buffered
+    await log.close()
+    async with brain.transactions.read() as session:
+        whole_turn = await query_turn(session, turn)
+        recall_span = await query_span(session, inner.span_id)
+        mine = await query_turn(session, turn, user_id=user.id)
+        nobody = await query_turn(session, turn, user_id=uuid.uuid4())
+    assert [r.kind for r in whole_turn] == ["span_start", "input", "span_start", "calculation", "span_start", "switch",
+                                            "span_end", "span_end", "output", "span_end"]
+    assert {r.span_id for r in recall_span} == {inner.span_id, deepest.span_id}
+    assert len(recall_span) == 6
+    assert len(mine) == len(whole_turn) and nobody == []
+
+
+async def test_decay_job_prunes_pipeline_rows_older_than_a_year(brain: Brain, user: User, clock: FixedClock) -> None:
+    async with brain.transactions.begin() as uow:
+        await write_log_now(uow.session, "remark", "old", "x", at=clock.now() - timedelta(days=366), user_id=user.id)
+        await write_log_now(uow.session, "remark", "new", "y", at=clock.now() - timedelta(days=364), user_id=user.id)
+    report = await run_decay(brain.transactions, SETTINGS)
+    assert report.log_rows_deleted == 1
+    async with brain.transactions.read() as session:
+        names = (await session.scalars(select(PipelineLogEntry.name))).all()
+    assert names == ["new"]
+
+
+async def _log_coffee(brain: Brain, user: User, clock: FixedClock, at: datetime) -> None:
+    """Logs a coffee at `at` (events carry the clock's time) and puts the clock back."""
+    back = clock.now()
+    clock.set(at)
+    async with brain.transactions.begin() as uow:
+        uow.emit(DrinkLogged(entry_id=uuid.uuid4(), drink_type="coffee", quantity_ml=200, name="Coffee",
+                             date=at.date(), time=at.strftime("%H:%M"), from_preset=True),
+                 user_id=user.id, record_id=uuid.uuid4(), actor=USER)
+    clock.set(back)
+
+
+async def test_fact_extractors_find_a_weekday_pattern_and_confirm_it_weekly(
+    brain: Brain, user: User, clock: FixedClock
+) -> None:
+    monday = clock.now()  # Monday 08:30 in Berlin
+    for weeks_back in (3, 2, 1):
+        # Coffee on the last three Mondays at 08:00 Berlin, and on one Thursday.
+        await _log_coffee(brain, user, clock, monday - timedelta(weeks=weeks_back, minutes=30))
+    await _log_coffee(brain, user, clock, monday - timedelta(days=4))
+    report = await extract_facts(brain.transactions, user.id, SETTINGS)
+    assert report.created == ["weekday:drink:coffee:0"]
+    again = await extract_facts(brain.transactions, user.id, SETTINGS)
+    assert again.confirmed == [] and again.created == []  # at most one confirmation per week
+
+    await _log_coffee(brain, user, clock, monday + timedelta(weeks=1, minutes=-30))
+    clock.set(monday + timedelta(weeks=1))
+    later = await extract_facts(brain.transactions, user.id, SETTINGS)
+    assert later.confirmed == ["weekday:drink:coffee:0"]
+    async with brain.transactions.read() as session:
+        fact = await session.scalar(select(MemoryFact).where(MemoryFact.key == "weekday:drink:coffee:0"))
+        context = await facts_for_context(session, user.id)
+    assert fact is not None
+    assert fact.confidence == pytest.approx(0.45) and fact.confirmations == 1
+    assert fact.statement == "Usually drinks coffee on Mondays"
+    assert context == []  # below 0.5 nothing reaches the context document
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(update(MemoryFact).where(MemoryFact.id == fact.id).values(confidence=0.6))
+    async with brain.transactions.read() as session:
+        assert await facts_for_context(session, user.id) == ["Usually drinks coffee on Mondays"]
+
+
+async def test_a_habit_that_moves_to_another_day_contradicts_the_old_fact(
+    brain: Brain, user: User, clock: FixedClock
+) -> None:
+    monday = clock.now()
+    for weeks_back in (3, 2, 1):
+        await _log_coffee(brain, user, clock, monday - timedelta(weeks=weeks_back, minutes=30))
+    await extract_facts(brain.transactions, user.id, SETTINGS)
+    # Four weeks later the coffee happens on Wednesdays only.
+    later = monday + timedelta(weeks=4)
+    for weeks_back in (3, 2, 1):
+        await _log_coffee(brain, user, clock, later - timedelta(weeks=weeks_back) + timedelta(days=2))
+    clock.set(later)
+    report = await extract_facts(brain.transactions, user.id, SETTINGS)
+    assert "weekday:drink:coffee:0" in report.contradicted
+    assert "weekday:drink:coffee:2" in report.created
+    async with brain.transactions.read() as session:
+        old = await session.scalar(select(MemoryFact).where(MemoryFact.key == "weekday:drink:coffee:0"))
+    assert old is not None and old.contradictions == 1 and old.confidence == pytest.approx(0.15)
+
+
+async def test_an_unconfirmed_fact_fades_and_is_deleted(brain: Brain, user: User, clock: FixedClock) -> None:
+    async with brain.transactions.begin() as uow:
+        uow.session.add(MemoryFact(user_id=user.id, kind="preference", key="window:task:morning",
+                                   statement="Mostly completes tasks in the morning", confidence=0.3,
+                                   last_confirmed=clock.now(), source="rules", checked_at=clock.now()))
+    clock.advance(timedelta(days=30 + 7 * 4))
+    report = await extract_facts(brain.transactions, user.id, SETTINGS)
+    async with brain.transactions.read() as session:
+        fact = await session.scalar(select(MemoryFact).where(MemoryFact.user_id == user.id))
+    assert fact is not None and fact.confidence == pytest.approx(0.1) and report.deleted == []
+    clock.advance(timedelta(days=7))
+    report = await extract_facts(brain.transactions, user.id, SETTINGS)
+    assert report.deleted == ["window:task:morning"]

@@ -1,0 +1,197 @@
+"""Spreading activation, ranking and gravitation of the read path on in-memory graphs (no database)."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from brain.memory.recall import (
+    Edge,
+    GoalPull,
+    Reached,
+    cosine,
+    explain,
+    fused_match,
+    gravitate,
+    hops_for,
+    keep_nearest_shell,
+    presence_at,
+    query_lexemes,
+    rank_score,
+    rare_word_limit,
+    spread_activation,
+)
+from brain.memory.settings import MemorySettings
+
+K = {1: 3, 2: 2, 3: 2}
+
+
+def graph(*edges: tuple[int, int, float], reasons: tuple[str, ...] = ("themes",)) -> dict[int, list[Edge]]:
+    outgoing: dict[int, list[Edge]] = {}
+    for i, (a, b, w) in enumerate(edges, start=1):
+        outgoing.setdefault(a, []).append(Edge(i, a, b, w, reasons))
+    return outgoing
+
+
+def shells(reached: list[Reached]) -> dict[int, int]:
+    return {r.node_id: r.shell for r in reached}
+
+
+def test_empty_memory_gives_nothing() -> None:
+    assert spread_activation([], {}, depth=2, k_per_shell=K) == []
+
+
+def test_depth_zero_returns_only_the_anchors() -> None:
+    outgoing = graph((1, 2, 5.0), (2, 3, 5.0))
+    assert shells(spread_activation([1], outgoing, depth=0, k_per_shell=K)) == {1: 0}
+
+
+def test_depth_by_mode_bounds_how_far_activation_travels() -> None:
+    settings = MemorySettings()
+    chain = graph((1, 2, 5.0), (2, 3, 5.0), (3, 4, 5.0), (4, 5, 5.0))
+    reach = {mode: set(shells(spread_activation([1], chain, depth=hops_for(mode, settings), k_per_shell=K)))
+             for mode in ("command", "chat", "reflection")}
+    assert reach["command"] == {1}
+    assert reach["chat"] == {1, 2}
+    assert reach["reflection"] == {1, 2, 3}
+
+
+def test_unknown_mode_is_refused() -> None:
+    with pytest.raises(ValueError):
+        hops_for("gossip", MemorySettings())
+
+
+def test_predecessor_lock_never_jumps_straight_back() -> None:
+    # B's strongest edge leads back to A; with one edge per shell B must take its next best, C.
+    outgoing = graph((1, 2, 5.0), (2, 1, 9.0), (2, 3, 2.0))
+    reached = spread_activation([1], outgoing, depth=2, k_per_shell={1: 1, 2: 1})
+    assert shells(reached) == {1: 0, 2: 1, 3: 2}
+    assert [h.target for h in reached[-1].path] == [2, 3]
+
+
+def test_cycles_through_other_nodes_are_allowed_and_resolved_by_dedup() -> None:
+    # 1 -> 2 -> 3 -> 1: the lock only forbids 2 -> 1 right after 1 -> 2; 3 -> 1 is walked but 1 stays in shell 0.
+    outgoing = graph((1, 2, 5.0), (2, 3, 5.0), (3, 1, 5.0))
+    reached = spread_activation([1], outgoing, depth=3, k_per_shell={1: 1, 2: 1, 3: 1})
+    assert shells(reached) == {1: 0, 2: 1, 3: 2}
+    assert len(reached) == 3
+
+
+def test_dedup_keeps_the_nearest_shell() -> None:
+    # 4 is reachable directly from anchor 1 (shell 1) and via 2 -> 3 -> 4 (shell 3).
+    outgoing = graph((1, 2, 6.0), (1, 4, 1.0), (2, 3, 6.0), (3, 4, 6.0))
+    reached = spread_activation([1], outgoing, depth=3, k_per_shell=K)
+    assert shells(reached) == {1: 0, 2: 1, 4: 1, 3: 2}
+    four = next(r for r in reached if r.node_id == 4)
+    assert [h.source for h in four.path] == [1]
+
+
+def test_an_anchor_reached_again_stays_an_anchor() -> None:
+    outgoing = graph((1, 2, 5.0), (2, 3, 5.0))
+    reached = spread_activation([1, 2], outgoing, depth=2, k_per_shell=K)
+    assert shells(reached) == {1: 0, 2: 0, 3: 1}
+
+
+def test_keep_nearest_shell_prefers_the_first_on_a_tie() -> None:
+    first = Reached(9, 1, ())
+    second = Reached(9, 1, ())
+    nearer = Reached(9, 0, ())
+    assert keep_nearest_shell([first, second]) == [first]
+    assert keep_nearest_shell([first, nearer]) == [nearer]
+
+
+def test_k_edges_per_shell_follows_only_the_strongest() -> None:
+    hub = graph(*[(1, n, float(n)) for n in range(2, 10)])  # 1 -> 2..9, weight = target id
+    reached = spread_activation([1], hub, depth=1, k_per_shell={1: 3})
+    assert set(shells(reached)) == {1, 9, 8, 7}
+
+
+def test_k_applies_per_node_of_the_previous_shell() -> None:
+    outgoing = graph((1, 2, 5.0), (1, 3, 5.0), *[(2, n, 1.0) for n in (10, 11, 12)],
+                     *[(3, n, 1.0) for n in (20, 21, 22)])
+    reached = spread_activation([1], outgoing, depth=2, k_per_shell={1: 2, 2: 2})
+    second = [r.node_id for r in reached if r.shell == 2]
+    assert len(second) == 4 and {10, 11} <= set(second) and {20, 21} <= set(second)
+
+
+def test_inactive_nodes_are_skipped() -> None:
+    outgoing = graph((1, 2, 9.0), (1, 3, 1.0))
+    reached = spread_activation([1], outgoing, depth=1, k_per_shell={1: 1}, active=lambda n: n != 2)
+    assert shells(reached) == {1: 0, 3: 1}
+
+
+def test_why_names_the_anchor_scores_or_the_path() -> None:
+    outgoing = graph((12, 40, 5.0), reasons=("entity", "themes"))
+    reached = spread_activation([12], outgoing, depth=1, k_per_shell=K)
+    assert explain(reached[0], 0.834, 0.41) == "anchor (vector 0.83, text 0.41)"
+    assert explain(reached[0], 0.834, 0.0) == "anchor (vector 0.83)"
+    assert explain(reached[1], 0.2, 0.0) == "via #12 —entity, themes→ #40"
+
+
+def test_rank_prefers_the_nearer_shell_and_the_more_present_memory() -> None:
+    settings = MemorySettings()
+    assert rank_score(0.8, 4.0, 10.0, 1.0, 1.0) > rank_score(0.8, 4.0, 10.0, 0.75, 1.0)
+    assert rank_score(0.8, 6.0, 10.0, 1.0, 1.0) > rank_score(0.8, 3.0, 10.0, 1.0, 1.0)
+    # Presence only moves a score by half: a clearly better match still wins.
+    assert rank_score(0.8, 0.1, settings.cap, 1.0, 1.0) > rank_score(0.3, 10.0, settings.cap, 1.0, 1.0)
+
+
+def test_presence_decays_with_days_since_reinforcement() -> None:
+    then = datetime(2026, 1, 1, tzinfo=UTC)
+    assert presence_at(5.0, then, then + timedelta(days=30), 0.02) == pytest.approx(2.744, abs=0.001)
+    assert presence_at(5.0, then, then - timedelta(days=3), 0.02) == 5.0  # never grows before reinforcement
+
+
+def test_fused_match_blends_vector_and_text_channels() -> None:
+    assert fused_match(0.8, 0.0) == pytest.approx(0.6)
+    assert fused_match(0.8, 1.0) == pytest.approx(0.85)
+    assert fused_match(-0.3, 0.0) == 0.0
+
+
+def test_gravitation_pulls_toward_an_activated_goal() -> None:
+    query = [1.0, 0.0, 0.0]
+    goal = GoalPull("Drink more water", [0.6, 0.8, 0.0], motivation=1.0)  # cosine 0.6 >= 0.4
+    shifted = gravitate(query, [goal], factor=0.3, threshold=0.4)
+    assert shifted.outcome == "shifted"
+    assert shifted.vector == pytest.approx([0.7 + 0.3 * 0.36, 0.3 * 0.48, 0.0])
+    assert cosine(shifted.vector, goal.vector) > cosine(query, goal.vector)
+
+
+def test_instruction_and_weak_goals_leave_the_query_alone() -> None:
+    query = [1.0, 0.0]
+    strong = GoalPull("a", [1.0, 0.0])
+    weak = GoalPull("b", [0.3, math.sqrt(1 - 0.09)], motivation=1.0)  # cosine 0.3 < 0.4
+    assert gravitate(query, [strong], factor=0.0, threshold=0.4).outcome == "instruction"
+    assert gravitate(query, [weak], factor=0.3, threshold=0.4).outcome == "none_activated"
+    assert gravitate(query, [], factor=0.3, threshold=0.4).outcome == "no_goals"
+    assert gravitate(query, [GoalPull("c", [1.0, 0.0, 0.0])], 0.3, 0.4).outcome == "dimension_mismatch"
+    assert gravitate(query, [weak], factor=0.3, threshold=0.4).vector == query
+
+
+@given(st.lists(st.floats(-1, 1), min_size=3, max_size=3).filter(lambda v: sum(x * x for x in v) > 0.01),
+       st.floats(0.0, 0.3))
+def test_gravitation_never_turns_the_query_away(vector: list[float], factor: float) -> None:
+    goal = GoalPull("g", [0.0, 1.0, 0.0])
+    result = gravitate(vector, [goal], factor=factor, threshold=-1.0)
+    assert cosine(vector, result.vector) > 0
+
+
+def test_a_weak_direct_hit_is_a_match_not_an_anchor() -> None:
+    assert explain(Reached(7, 0), 0.31, 0.0, anchor=False) == "match (vector 0.31)"
+    assert explain(Reached(7, 0), 0.52, 0.0, True) == "anchor (vector 0.52, in the time asked about)"
+
+
+def test_the_lexical_channel_gets_the_query_words_without_function_words() -> None:
+    assert query_lexemes("Where did I put Anna's Piranesi book? Wo ist das Buch?") == [
+        "anna", "piranesi", "book", "buch"]
+    assert query_lexemes("Was it the one?") == []
+
+
+def test_a_rare_word_is_rare_relative_to_the_memory_but_never_common_in_absolute_terms() -> None:
+    assert rare_word_limit(10) == 2  # a small memory still lets a word found twice through
+    assert rare_word_limit(1_000) == 20
+    assert rare_word_limit(100_000) == 199  # however large the memory, counting stays bounded
