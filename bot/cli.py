@@ -62,6 +62,7 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
     from adapters.console.chat import PLATFORM
     from bot.inbound import Inbound
     from bot.pulse_ticker import run_ticker
+    from brain.goals.tracker import close_periods
     from brain.pulse.subscribers import pulse_engine
     from rules.engine import TickReport
 
@@ -74,6 +75,9 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
         # Only when something came: a drain resets the numbered buttons of the last reply.
         if user.id in report.sent_to | report.notified:
             await chat.drain(user.id)
+        # Goal periods that ended (a "<= 2000 kcal" day is only decided when it is over); idempotent,
+        # so running it every tick is safe until the scheduler takes it over.
+        await close_periods(brain, brain.clock.now())
 
     await run_ticker(engine, brain.clock, settings.pulse_tick_seconds, stop, on_tick=print_new)
 
