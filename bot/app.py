@@ -51,10 +51,11 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
     async with open_database(settings) as url:
         brain = Brain(Database(url), clock=clock)
         brain.memory = build_memory(brain)
+        dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone)
         try:
-            yield App(settings, brain, Dialog(brain, default_locale=settings.default_locale,
-                                              default_timezone=settings.default_timezone))
+            yield App(settings, brain, dialog)
         finally:
+            await dialog.settle()  # memory captures of the last messages
             if brain.memory is not None and brain.memory.log is not None:
                 await brain.memory.log.close()  # the last buffered pipeline log rows
             await brain.close()

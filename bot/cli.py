@@ -78,6 +78,9 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
         # Goal periods that ended (a "<= 2000 kcal" day is only decided when it is over); idempotent,
         # so running it every tick is safe until the scheduler takes it over.
         await close_periods(brain, brain.clock.now())
+        if brain.memory is not None:
+            # Conversation captured since the last tick becomes long-term memory (until the scheduler's job).
+            await brain.memory.ingest_until_promoted()
 
     await run_ticker(engine, brain.clock, settings.pulse_tick_seconds, stop, on_tick=print_new)
 

@@ -3,6 +3,7 @@ delivery outbox. Platform-neutral; every adapter calls `Dialog.handle` and then 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -30,6 +31,7 @@ class Dialog:
         self.default_timezone = default_timezone
         self.commands: dict[str, Command] = command_table()
         self.actions: dict[str, ActionHandler] = action_handlers()
+        self._captures: set[asyncio.Task[None]] = set()
 
     async def user_for(self, inbound: Inbound) -> User:
         async with self.brain.transactions.begin() as uow:
@@ -49,7 +51,39 @@ class Dialog:
             log.exception("turn failed for %s:%s", inbound.platform, inbound.platform_user_id)
             turn.replies.clear()
             turn.say(tr("Sorry, something went wrong on my side. Nothing was changed by this message."))
-        return await turn.flush()
+        sent = await turn.flush()
+        self._capture(turn, inbound, sent)
+        return sent
+
+    def _capture(self, turn: Turn, inbound: Inbound, sent: list[Outbound]) -> None:
+        """Every conversational message and the answer to it go to the short-term memory, after the reply is
+        out (capture embeds and parses, which the person should not wait for). Commands and button presses are
+        not conversation: what they change is in the life logs already."""
+        memory = self.brain.memory
+        text = (inbound.text or "").strip()
+        if memory is None or inbound.action is not None or inbound.is_command or not text \
+                or len(text) > MAX_TEXT_LENGTH:
+            return
+        at = turn.now
+        answer = "\n".join(m.text for m in sent if m.text).strip()
+        key = f"{inbound.platform}:{inbound.chat_id}:{inbound.message_id}"
+
+        async def capture() -> None:
+            try:
+                await memory.remember(turn.user.id, text, at, speaker="user", source_key=key)
+                if answer:
+                    await memory.remember(turn.user.id, answer, at, speaker="assistant", source_key=f"{key}:answer")
+            except Exception:
+                log.exception("memory capture failed for %s", key)
+
+        task = asyncio.get_running_loop().create_task(capture())
+        self._captures.add(task)
+        task.add_done_callback(self._captures.discard)
+
+    async def settle(self) -> None:
+        """Waits for the memory captures still running (on shutdown, and in tests)."""
+        while self._captures:
+            await asyncio.gather(*list(self._captures), return_exceptions=True)
 
     async def _route(self, turn: Turn, inbound: Inbound) -> None:
         if inbound.action is not None:

@@ -113,3 +113,30 @@ async def test_forget_all_needs_the_button_and_then_leaves_no_trace(person, memo
 async def test_without_a_memory_the_commands_say_so(person, brain: Brain) -> None:
     brain.memory = None
     assert "not switched on" in await person().send("/recall anything")
+
+
+async def test_conversation_is_captured_and_promoted_but_commands_are_not(person, memory, dialog) -> None:
+    alice = person()
+    await alice.send("/water 250")
+    await alice.send("My sister Lena moves to Hamburg next month")
+    await dialog.settle()
+    assert (await rows_of(memory.brain, alice.handle))["memory_short_term"] == 2  # the message and the answer
+    async with memory.brain.transactions.read() as session:
+        speakers = sorted((await session.scalars(select(ShortTermEntry.speaker))).all())
+    assert speakers == ["assistant", "user"]
+    assert await memory.ingest_until_promoted() == 2
+    found = await memory.recall((await alice_id(memory.brain, alice.handle)), "Where is Lena moving?",
+                                memory.brain.clock.now(), k=3)
+    assert any("Lena moves to Hamburg" in item.text for item in found)
+
+
+async def test_a_message_too_long_is_not_remembered(person, memory, dialog) -> None:
+    alice = person()
+    await alice.send("x" * 4001)
+    await dialog.settle()
+    assert (await rows_of(memory.brain, alice.handle))["memory_short_term"] == 0
+
+
+async def alice_id(brain: Brain, handle: str):  # type: ignore[no-untyped-def]
+    async with brain.transactions.read() as session:
+        return (await session.scalars(select(Identity.user_id).where(Identity.platform_id == handle))).one()
