@@ -1,0 +1,1 @@
+"""The companion: LLM turns with tools, the policy gate, proposals, missions."""
