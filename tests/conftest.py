@@ -105,3 +105,25 @@ async def user(brain: Brain):  # type: ignore[no-untyped-def]
         u = await resolve_identity(uow.session, "test", f"u-{uuid.uuid4()}", default_locale="en",
                                    default_timezone="Europe/Berlin")
     return u
+
+
+@pytest.fixture
+async def fake_ollama():  # type: ignore[no-untyped-def]
+    """A fake Ollama server on 127.0.0.1, scripted per test (tests/fakes/ollama_server.py)."""
+    from tests.fakes.ollama_server import FakeOllama
+
+    fake = FakeOllama()
+    await fake.start()
+    try:
+        yield fake
+    finally:
+        await fake.stop()
+
+
+@pytest.fixture
+def llm(fake_ollama):  # type: ignore[no-untyped-def]
+    """The real model client against the fake server: both tiers local, short timeouts, no recheck pause."""
+    from brain.companion.llm import LLM, TierConfig
+
+    return LLM(fake_ollama.url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")},
+               timeout_s=5.0, recheck_s=0.0, retry_delay_s=0.01)

@@ -1,0 +1,224 @@
+"""The model client: the official `ollama` AsyncClient with two tiers (`primary` for conversation and
+planning, `fast` for summaries, classification and guards), timeouts, one retry, and an availability
+state so that a missing model server costs one failed call, not one timeout per message.
+
+Privacy is enforced here, at the one place where requests leave the process: a request marked sensitive
+(food, places, memory, free-text notes) goes only to a tier marked local, or with the person's consent."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import httpx
+import ollama
+from pydantic import ValidationError
+
+log = logging.getLogger(__name__)
+
+Tier = Literal["primary", "fast"]
+TIERS: tuple[Tier, ...] = ("primary", "fast")
+TextSink = Callable[[str], Awaitable[None]]
+
+DEFAULT_TIMEOUT_S = 60.0
+RETRY_DELAY_S = 0.2
+RECHECK_S = 60.0  # after a failure, further calls fail fast until this long has passed
+
+
+class ModelUnavailable(Exception):
+    """No model answered (server down, model missing, timeout or garbage after one retry)."""
+
+
+class PrivacyBlocked(Exception):
+    """A sensitive request was about to go to a remote model without the person's consent."""
+
+
+@dataclass(frozen=True)
+class TierConfig:
+    model: str
+    local: bool = True  # the model runs on hardware the person (or operator for them) controls
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: Any  # what the model sent; usually a dict, validated by the tool executor, never trusted
+    id: str | None = None
+
+
+@dataclass
+class LLMReply:
+    content: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str = ""
+    done_reason: str | None = None
+    model_ms: float = 0.0  # wall time of the request(s), including the retry
+
+
+class LLM:
+    def __init__(self, host: str, tiers: dict[Tier, TierConfig], *, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 recheck_s: float = RECHECK_S, retry_delay_s: float = RETRY_DELAY_S,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        missing = [tier for tier in TIERS if tier not in tiers]
+        if missing:
+            raise ValueError(f"missing model tiers: {', '.join(missing)}")
+        self.host = host
+        self.tiers = dict(tiers)
+        self.timeout_s = timeout_s
+        self.recheck_s = recheck_s
+        self.retry_delay_s = retry_delay_s
+        self._monotonic = monotonic
+        self._client = ollama.AsyncClient(host=host, timeout=httpx.Timeout(timeout_s, connect=min(5.0, timeout_s)))
+        self._down_since: float | None = None
+        self.calls = 0
+        self.failures = 0
+
+    # -- availability -----------------------------------------------------------------------------------
+
+    @property
+    def available(self) -> bool:
+        """False after a failed call, until the recheck interval has passed (then the next call tries again)."""
+        return self._down_since is None
+
+    def _may_try(self) -> bool:
+        return self._down_since is None or self._monotonic() - self._down_since >= self.recheck_s
+
+    def _mark(self, ok: bool) -> None:
+        if ok:
+            if self._down_since is not None:
+                log.warning("model server at %s answers again", self.host)
+            self._down_since = None
+        else:
+            if self._down_since is None:
+                log.warning("model server at %s does not answer; commands and buttons keep working", self.host)
+            self._down_since = self._monotonic()
+
+    async def check(self) -> bool:
+        """Asks the server which models it has; True when the primary model is among them."""
+        try:
+            listed = await asyncio.wait_for(self._client.list(), timeout=min(5.0, self.timeout_s))
+            names = {m.model for m in listed.models if m.model}
+            ok = any(_same_model(self.tiers["primary"].model, name) for name in names)
+        except Exception as problem:  # any failure means: not available
+            log.info("model check failed: %s", problem)
+            ok = False
+        self._mark(ok)
+        return ok
+
+    def is_local(self, tier: Tier) -> bool:
+        return self.tiers[tier].local
+
+    def model(self, tier: Tier) -> str:
+        return self.tiers[tier].model
+
+    # -- calls ------------------------------------------------------------------------------------------
+
+    async def chat(self, tier: Tier, messages: Sequence[dict[str, Any]], *,
+                   tools: Sequence[dict[str, Any]] | None = None, on_text: TextSink | None = None,
+                   sensitive: bool = False, consent: bool = False, options: dict[str, Any] | None = None,
+                   ) -> LLMReply:
+        """One model call. Streams when `on_text` is given (each text piece is passed on as it comes).
+        Raises PrivacyBlocked before anything is sent if `sensitive` and the tier is remote without consent;
+        ModelUnavailable when no model answered after one retry."""
+        if sensitive and not self.is_local(tier) and not consent:
+            raise PrivacyBlocked(f"sensitive content may not go to the remote {tier} model")
+        if not self._may_try():
+            raise ModelUnavailable("the model server did not answer recently")
+        started = time.perf_counter()
+        last: Exception | None = None
+        for attempt in range(2):
+            if attempt:
+                await asyncio.sleep(self.retry_delay_s)
+            self.calls += 1
+            try:
+                reply = await asyncio.wait_for(
+                    self._chat_once(tier, list(messages), list(tools or []), on_text, options),
+                    timeout=self.timeout_s)
+            except (ollama.ResponseError, httpx.HTTPError, ConnectionError, TimeoutError, ValidationError,
+                    ValueError) as problem:
+                self.failures += 1
+                last = problem
+                log.info("model call failed (attempt %d): %s", attempt + 1, _describe(problem))
+                if isinstance(problem, ollama.ResponseError) and 400 <= problem.status_code < 500 \
+                        and problem.status_code not in (404, 408, 429):
+                    break  # our request is wrong; asking again will not help
+                continue
+            reply.model_ms = (time.perf_counter() - started) * 1000
+            self._mark(True)
+            return reply
+        self._mark(False)
+        raise ModelUnavailable(_describe(last)) from last
+
+    async def _chat_once(self, tier: Tier, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                         on_text: TextSink | None, options: dict[str, Any] | None) -> LLMReply:
+        model = self.tiers[tier].model
+        if on_text is None:
+            response = await self._client.chat(model=model, messages=messages, tools=tools or None, stream=False,
+                                                options=options)
+            return _reply(response.message.content or "", response.message.tool_calls, response)
+        parts: list[str] = []
+        calls: list[Any] = []
+        final: Any = None
+        stream = await self._client.chat(model=model, messages=messages, tools=tools or None, stream=True,
+                                         options=options)
+        async for chunk in stream:
+            piece = chunk.message.content or ""
+            if piece:
+                parts.append(piece)
+                await on_text(piece)
+            if chunk.message.tool_calls:
+                calls.extend(chunk.message.tool_calls)
+            if chunk.done:
+                final = chunk
+        if final is None:
+            raise ValueError("the stream ended without a final chunk")
+        return _reply("".join(parts), calls, final)
+
+    async def embed(self, texts: Sequence[str], *, model: str, sensitive: bool = True, consent: bool = False,
+                    local: bool = True) -> list[list[float]]:
+        if sensitive and not local and not consent:
+            raise PrivacyBlocked("sensitive content may not go to a remote embedding model")
+        if not self._may_try():
+            raise ModelUnavailable("the model server did not answer recently")
+        try:
+            response = await asyncio.wait_for(self._client.embed(model=model, input=list(texts)), self.timeout_s)
+        except (ollama.ResponseError, httpx.HTTPError, ConnectionError, TimeoutError, ValidationError) as problem:
+            self._mark(False)
+            raise ModelUnavailable(_describe(problem)) from problem
+        self._mark(True)
+        return [list(v) for v in response.embeddings]
+
+
+def _reply(content: str, calls: Sequence[Any] | None, stats: Any) -> LLMReply:
+    tool_calls = [ToolCall(name=str(c.function.name), arguments=c.function.arguments,
+                           id=getattr(c, "id", None)) for c in (calls or [])]
+    return LLMReply(content=content, tool_calls=tool_calls, prompt_tokens=int(stats.prompt_eval_count or 0),
+                    completion_tokens=int(stats.eval_count or 0), model=str(stats.model or ""),
+                    done_reason=stats.done_reason)
+
+
+def _same_model(wanted: str, listed: str) -> bool:
+    return listed == wanted or (":" not in wanted and listed == f"{wanted}:latest")
+
+
+def _describe(problem: BaseException | None) -> str:
+    if problem is None:
+        return "no answer"
+    if isinstance(problem, TimeoutError):
+        return "timed out"
+    text = str(problem).strip() or type(problem).__name__
+    return text[:300]
+
+
+def llm_from_settings(settings: Any) -> LLM:
+    """The client the app uses, from bot.settings.Settings."""
+    return LLM(settings.ollama_host, {
+        "primary": TierConfig(settings.ollama_model_primary, settings.ollama_primary_local),
+        "fast": TierConfig(settings.ollama_model_fast, settings.ollama_fast_local),
+    }, timeout_s=settings.ollama_timeout_s)

@@ -1,0 +1,122 @@
+"""The real `ollama` client against the fake server: plain and streamed answers, tool calls, one retry,
+availability, timeouts, garbage, and the privacy check before anything leaves."""
+
+from __future__ import annotations
+
+import pytest
+
+from brain.companion.llm import LLM, ModelUnavailable, PrivacyBlocked, TierConfig
+from tests.fakes.ollama_server import FakeOllama, Script, call
+
+HELLO = [{"role": "user", "content": "Hello"}]
+
+
+async def test_a_plain_answer_with_token_counts(llm: LLM, fake_ollama: FakeOllama) -> None:
+    fake_ollama.script(Script(content="Hi there!", prompt_tokens=11, eval_tokens=3))
+    reply = await llm.chat("primary", HELLO)
+    assert reply.content == "Hi there!"
+    assert (reply.prompt_tokens, reply.completion_tokens) == (11, 3)
+    assert fake_ollama.requests[0]["model"] == "qwen3:4b"
+    assert fake_ollama.requests[0]["stream"] is False
+
+
+async def test_the_fast_tier_uses_its_own_model(llm: LLM, fake_ollama: FakeOllama) -> None:
+    await llm.chat("fast", HELLO)
+    assert fake_ollama.requests[0]["model"] == "qwen3:1.7b"
+
+
+async def test_streamed_pieces_arrive_in_order_and_join(llm: LLM, fake_ollama: FakeOllama) -> None:
+    fake_ollama.script(Script(content="One, two, three, four.", chunks=4))
+    pieces: list[str] = []
+
+    async def sink(piece: str) -> None:
+        pieces.append(piece)
+
+    reply = await llm.chat("primary", HELLO, on_text=sink)
+    assert len(pieces) == 4
+    assert "".join(pieces) == reply.content == "One, two, three, four."
+    assert fake_ollama.requests[0]["stream"] is True
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_tool_calls_come_back_with_their_arguments(llm: LLM, fake_ollama: FakeOllama, stream: bool) -> None:
+    fake_ollama.script(Script(tool_calls=[call("log_drink", kind="water", amount_ml=250), call("get_today")]))
+
+    async def sink(piece: str) -> None:
+        pass
+
+    tools = [{"type": "function", "function": {"name": "log_drink", "description": "d",
+                                               "parameters": {"type": "object", "properties": {}}}}]
+    reply = await llm.chat("primary", HELLO, tools=tools, on_text=sink if stream else None)
+    assert [c.name for c in reply.tool_calls] == ["log_drink", "get_today"]
+    assert reply.tool_calls[0].arguments == {"kind": "water", "amount_ml": 250}
+    assert fake_ollama.requests[0]["tools"][0]["function"]["name"] == "log_drink"
+
+
+async def test_one_failure_is_retried_once(llm: LLM, fake_ollama: FakeOllama) -> None:
+    fake_ollama.script(Script(status=500, error="overloaded"), Script(content="Second time lucky."))
+    reply = await llm.chat("primary", HELLO)
+    assert reply.content == "Second time lucky."
+    assert len(fake_ollama.requests) == 2
+    assert llm.available
+
+
+async def test_two_failures_make_the_model_unavailable(llm: LLM, fake_ollama: FakeOllama) -> None:
+    fake_ollama.script(Script(status=500), Script(status=503))
+    with pytest.raises(ModelUnavailable):
+        await llm.chat("primary", HELLO)
+    assert not llm.available
+    assert len(fake_ollama.requests) == 2
+    assert (await llm.chat("primary", HELLO)).content == "OK."  # recheck_s=0: the next call tries again
+    assert llm.available
+
+
+async def test_garbage_is_unavailable_not_a_crash(llm: LLM, fake_ollama: FakeOllama) -> None:
+    fake_ollama.script(Script(garbage=True), Script(garbage=True))
+    with pytest.raises(ModelUnavailable):
+        await llm.chat("primary", HELLO)
+
+
+async def test_a_slow_model_times_out(fake_ollama: FakeOllama) -> None:
+    slow = LLM(fake_ollama.url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")},
+               timeout_s=0.2, recheck_s=0.0, retry_delay_s=0.0)
+    fake_ollama.script(Script(delay_s=1.0), Script(delay_s=1.0))
+    with pytest.raises(ModelUnavailable, match="timed out"):
+        await slow.chat("primary", HELLO)
+
+
+async def test_a_server_that_is_down_fails_fast_after_the_first_call() -> None:
+    down = LLM("http://127.0.0.1:9", {"primary": TierConfig("m"), "fast": TierConfig("m")},
+               timeout_s=2.0, recheck_s=3600.0, retry_delay_s=0.0)
+    with pytest.raises(ModelUnavailable):
+        await down.chat("primary", HELLO)
+    calls = down.calls
+    with pytest.raises(ModelUnavailable, match="recently"):
+        await down.chat("primary", HELLO)
+    assert down.calls == calls  # no second wait on a server known to be down
+    assert await down.check() is False
+
+
+async def test_check_finds_the_primary_model(llm: LLM, fake_ollama: FakeOllama) -> None:
+    assert await llm.check() is True
+    fake_ollama.models = ["other:7b"]
+    assert await llm.check() is False
+    assert not llm.available
+
+
+async def test_sensitive_content_never_reaches_a_remote_model_without_consent(fake_ollama: FakeOllama) -> None:
+    remote = LLM(fake_ollama.url, {"primary": TierConfig("qwen3:4b", local=False), "fast": TierConfig("qwen3:1.7b")},
+                 timeout_s=5.0)
+    secret = [{"role": "user", "content": "I ate three donuts at Café Luna"}]
+    with pytest.raises(PrivacyBlocked):
+        await remote.chat("primary", secret, sensitive=True)
+    assert fake_ollama.requests == []  # nothing left the process
+    await remote.chat("fast", secret, sensitive=True)  # the local tier may see it
+    await remote.chat("primary", secret, sensitive=True, consent=True)  # and the remote one with consent
+    assert len(fake_ollama.requests) == 2
+
+
+async def test_embeddings_come_back_per_text(llm: LLM, fake_ollama: FakeOllama) -> None:
+    vectors = await llm.embed(["a", "b"], model="nomic-embed-text")
+    assert len(vectors) == 2 and len(vectors[0]) == 8
+    assert vectors[0] != vectors[1]

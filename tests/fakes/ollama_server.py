@@ -1,0 +1,174 @@
+"""A fake Ollama HTTP server on 127.0.0.1 for the real `ollama` client: scripted replies per test (text,
+tool calls, streaming chunks, errors, slowness, garbage), and a record of every request it received.
+
+    fake = FakeOllama(); url = await fake.start()
+    fake.script(Script(tool_calls=[call("log_drink", kind="water", amount_ml=250)]), Script(content="Done."))
+    ...; fake.requests[0]["messages"]; await fake.stop()
+
+Replies are taken from the script queue in order; when it is empty, `default` answers (a callable receives
+the request body, so a test or benchmark can answer by content)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+MODELS = ("qwen3:4b", "qwen3:1.7b", "nomic-embed-text:latest")
+
+
+@dataclass
+class Script:
+    content: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # [{"name": ..., "arguments": {...}}]
+    delay_s: float = 0.0  # before the answer (or before the first chunk)
+    status: int = 200  # anything else answers {"error": error} with this status
+    error: str = "boom"
+    garbage: bool = False  # a body that is not the shape the client expects
+    chunks: int = 3  # when streaming: content split into this many pieces
+    prompt_tokens: int = 20
+    eval_tokens: int = 5
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+Responder = Callable[[dict[str, Any]], Script]
+
+
+class FakeOllama:
+    def __init__(self, *, default: Script | Responder | None = None) -> None:
+        self.queue: deque[Script | Responder] = deque()
+        self.default: Script | Responder = default or Script(content="OK.")
+        self.requests: list[dict[str, Any]] = []  # bodies of /api/chat requests, in arrival order
+        self.embed_requests: list[dict[str, Any]] = []
+        self.models = list(MODELS)
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._runner: web.AppRunner | None = None
+        self.url = ""
+
+    def script(self, *items: Script | Responder) -> None:
+        self.queue.extend(items)
+
+    async def start(self, port: int = 0) -> str:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/api/chat", self._chat)
+        app.router.add_post("/api/embed", self._embed)
+        app.router.add_get("/api/tags", self._tags)
+        app.router.add_get("/api/version", self._version)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
+        await site.start()
+        server = site._server
+        assert server is not None
+        sockets = getattr(server, "sockets", None) or []
+        self.url = f"http://127.0.0.1:{sockets[0].getsockname()[1]}"
+        return self.url
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # -- what the tests read ----------------------------------------------------------------------------
+
+    def sent_text(self, index: int = -1) -> str:
+        """Everything one chat request carried (all message contents), for 'was X sent?' assertions."""
+        return "\n".join(str(m.get("content", "")) for m in self.requests[index].get("messages", []))
+
+    def all_sent_text(self) -> str:
+        return "\n".join(self.sent_text(i) for i in range(len(self.requests)))
+
+    # -- routes -----------------------------------------------------------------------------------------
+
+    def _next(self, body: dict[str, Any]) -> Script:
+        item = self.queue.popleft() if self.queue else self.default
+        return item(body) if callable(item) else item
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        self.requests.append(body)
+        script = self._next(body)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if script.delay_s:
+                await asyncio.sleep(script.delay_s)
+            if script.status != 200:
+                return web.json_response({"error": script.error}, status=script.status)
+            if script.garbage:
+                return web.Response(text='{"message": 42, "done": "perhaps"}', content_type="application/json")
+            model = body.get("model", "")
+            if body.get("stream", True) is False:
+                return web.json_response(_final(model, script, script.content, with_calls=True))
+            response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+            await response.prepare(request)
+            for piece in _pieces(script.content, script.chunks):
+                await response.write((json.dumps(_chunk(model, piece)) + "\n").encode())
+            if script.tool_calls:
+                calls_chunk = _chunk(model, "")
+                calls_chunk["message"]["tool_calls"] = _calls(script.tool_calls)
+                await response.write((json.dumps(calls_chunk) + "\n").encode())
+            await response.write((json.dumps(_final(model, script, "", with_calls=False)) + "\n").encode())
+            await response.write_eof()
+            return response
+        finally:
+            self.in_flight -= 1
+
+    async def _embed(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.embed_requests.append(body)
+        texts = body.get("input", [])
+        if isinstance(texts, str):
+            texts = [texts]
+        return web.json_response({"model": body.get("model", ""),
+                                  "embeddings": [_vector(str(t), int(body.get("dimensions") or 8)) for t in texts]})
+
+    async def _tags(self, request: web.Request) -> web.Response:
+        return web.json_response({"models": [{"name": m, "model": m, "size": 1, "digest": "0" * 12}
+                                             for m in self.models]})
+
+    async def _version(self, request: web.Request) -> web.Response:
+        return web.json_response({"version": "0.0.0-fake"})
+
+
+def _calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"id": f"call_{i}", "function": {"index": i, "name": c["name"], "arguments": c.get("arguments", {})}}
+            for i, c in enumerate(calls)]
+
+
+def _chunk(model: str, content: str) -> dict[str, Any]:
+    return {"model": model, "created_at": "2026-11-30T07:30:00.000Z",
+            "message": {"role": "assistant", "content": content}, "done": False}
+
+
+def _final(model: str, script: Script, content: str, *, with_calls: bool) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if with_calls and script.tool_calls:
+        message["tool_calls"] = _calls(script.tool_calls)
+    return {"model": model, "created_at": "2026-11-30T07:30:00.000Z", "message": message, "done": True,
+            "done_reason": "stop", "total_duration": 1000, "load_duration": 10,
+            "prompt_eval_count": script.prompt_tokens, "prompt_eval_duration": 100, "eval_count": script.eval_tokens,
+            "eval_duration": 500}
+
+
+def _pieces(text: str, n: int) -> list[str]:
+    if not text:
+        return []
+    size = max(1, math.ceil(len(text) / max(n, 1)))
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def _vector(text: str, dim: int) -> list[float]:
+    digest = hashlib.sha256(text.encode()).digest()
+    return [(digest[i % len(digest)] - 128) / 128 for i in range(dim)]
