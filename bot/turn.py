@@ -72,8 +72,15 @@ class Turn:
         return await self.brain.tools.execute(self.user.id, name, args or {}, USER, caused_by=caused_by)
 
     def say_result(self, result: ToolResult, buttons: list[list[PendingButton]] | None = None) -> None:
-        if result.message is not None:
-            self.say(result.message, buttons=buttons if result.ok else None)
+        """Say a tool's result; a staged AI call (data `proposal_id`) gets its Approve / Reject buttons."""
+        if result.message is None:
+            return
+        if result.ok and result.data.get("proposal_id"):
+            # Imported here: bot.commands imports this module.
+            from bot.commands.proposals import proposal_buttons
+
+            buttons = [*proposal_buttons(self, str(result.data["proposal_id"])), *(buttons or [])]
+        self.say(result.message, buttons=buttons if result.ok else None)
 
     async def flush(self) -> list[Outbound]:
         """Persist replies to the outbox (and their buttons' tokens) in one transaction."""

@@ -1,5 +1,6 @@
-"""Undo the person's last own write: find their newest undoable event that has not been undone yet
-and run its inverse tool call, linked to it by `caused_by` (so the next undo goes one step further)."""
+"""Undo a write: the person's last own one (`undo_last`, one step further each time) or a chosen one, e.g.
+an AI write from /activity (`undo_event`). Either runs the inverse tool call through the executor, linked
+to the undone event by `caused_by`; an event with such a (non-system) follower counts as undone."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import and_, exists, select
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from brain.events.catalog import ActorT
@@ -30,10 +32,47 @@ INVERSES: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {
 }
 
 
+def _undone(user_id: uuid.UUID) -> Any:
+    """SQL: a later write was caused by the event row (system reactions such as GoalReached don't count)."""
+    later = aliased(EventRecord)
+    return exists().where(and_(later.user_id == user_id, later.caused_by == EventRecord.id,
+                               later.actor["kind"].astext != "system"))
+
+
+async def undone_ids(session: AsyncSession, user_id: uuid.UUID, event_ids: list[uuid.UUID]) -> set[uuid.UUID]:
+    """Which of these events were undone already."""
+    if not event_ids:
+        return set()
+    rows = await session.scalars(select(EventRecord.caused_by).where(
+        EventRecord.user_id == user_id, EventRecord.caused_by.in_(event_ids),
+        EventRecord.actor["kind"].astext != "system"))
+    return {r for r in rows if r is not None}
+
+
+def is_undoable(event_type: str) -> bool:
+    return event_type in INVERSES
+
+
+async def undo_event(
+    transactions: Transactions, executor: ToolExecutor, user_id: uuid.UUID, event_id: uuid.UUID, actor: ActorT
+) -> ToolResult:
+    """Revert one of the person's events (any actor's) by its inverse tool call, run as `actor`."""
+    async with transactions.read() as session:
+        record = await session.scalar(select(EventRecord).where(EventRecord.user_id == user_id,
+                                                                EventRecord.id == event_id))
+        if record is None:
+            return ToolResult.failure(tr("I can't find that entry."), "not_found")
+        if record.type not in INVERSES:
+            return ToolResult.failure(tr("That cannot be undone."), "not_undoable")
+        if record.id in await undone_ids(session, user_id, [record.id]):
+            return ToolResult.failure(tr("That was already undone."), "already_undone")
+    tool, make_args = INVERSES[record.type]
+    return await executor.execute(user_id, tool, make_args(record.payload), actor, caused_by=record.id)
+
+
 async def undo_last(
     transactions: Transactions, executor: ToolExecutor, user_id: uuid.UUID, actor: ActorT
 ) -> ToolResult:
-    later = aliased(EventRecord)
     async with transactions.read() as session:
         candidates = (await session.scalars(
             select(EventRecord)
@@ -42,9 +81,7 @@ async def undo_last(
                 EventRecord.type.in_(list(INVERSES)),
                 EventRecord.occurred_at >= transactions.clock.now() - UNDO_WINDOW,
                 EventRecord.actor["kind"].astext == actor.kind,
-                # Undone = a later write caused by it; system reactions (e.g. GoalReached) don't count.
-                ~exists().where(and_(later.user_id == user_id, later.caused_by == EventRecord.id,
-                                     later.actor["kind"].astext != "system")),
+                ~_undone(user_id),
             )
             .order_by(EventRecord.occurred_at.desc(), EventRecord.seq.desc())
             .limit(5)

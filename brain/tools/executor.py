@@ -1,37 +1,37 @@
-"""The tool executor: the one place where any actor's tool call runs. Order: look the tool up,
-validate and coerce its arguments (no database work yet), apply the policy for AI actors, then run
-the handler in one unit of work. Every refusal is a structured, translated `ToolResult` and leaves
-the database unchanged."""
+"""The tool executor: the one place where any actor's tool call runs. Order: look the tool up; for an AI,
+pass the policy gate (`brain.companion.policy`: auto, propose or deny, recorded in `tool_calls`); validate
+and coerce the arguments; then run the handler in one unit of work, or store the call as a proposal for the
+person to approve. Every refusal is a structured, translated `ToolResult` and leaves the database unchanged
+(except the AI's `tool_calls` record, which is bookkeeping)."""
 
 from __future__ import annotations
 
 import logging
 import uuid
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 from zoneinfo import ZoneInfo
 
+from brain.companion import policy, proposals
 from brain.errors import DomainError
 from brain.events.actor import AiActor
 from brain.events.catalog import ActorT
 from brain.i18n import tr
 from brain.people.models import User
-from brain.store.unit_of_work import Transactions
+from brain.store.unit_of_work import Transactions, UnitOfWork
 from brain.tools.coercion import coerce_arguments
 from brain.tools.registry import ToolRegistry
 from brain.tools.spec import ToolContext, ToolResult, ToolSpec
 
 log = logging.getLogger(__name__)
 
-PolicyDecision = Literal["auto", "propose", "deny"]
+
+def _unknown_user() -> DomainError:
+    return DomainError(tr("I don't know you yet. Send /start first."), code="unknown_user")
 
 
-def default_ai_policy(tool: ToolSpec) -> PolicyDecision:
-    """Until proposals exist (issue 5), an AI may read and append to its person's own logs; any
-    other write is refused rather than run unseen."""
-    if tool.policy == "read" or tool.name in {"log_drink", "log_meal"}:
-        return "auto"
-    return "deny"
+def _internal_error() -> ToolResult:
+    return ToolResult.failure(tr("Something went wrong while doing that. Nothing was changed."), "internal_error")
 
 
 class ToolExecutor:
@@ -48,21 +48,93 @@ class ToolExecutor:
         *,
         caused_by: uuid.UUID | None = None,
     ) -> ToolResult:
-        """Run one tool call; `caused_by` links its events to the event that prompted it (e.g. an undo)."""
+        """Run one tool call; `caused_by` links its events to the event that prompted it (e.g. an undo).
+        For an AI the result may be a proposal: ok, with data `proposal_id` and `status` "proposed"."""
         tool = self.registry.get(name) if isinstance(name, str) else None
+        if not isinstance(actor, AiActor):
+            if tool is None:
+                return ToolResult.failure(tr("Unknown tool: {name}.", name=str(name)[:64]), "unknown_tool")
+            return await self._run(user_id, tool, arguments, actor, caused_by)
+        try:
+            async with self.transactions.begin() as uow:
+                if await uow.session.get(User, user_id) is None:
+                    raise _unknown_user()
+                if tool is None:
+                    await policy.record_unknown(uow.session, user_id, str(name), uow.now)
+                    return ToolResult.failure(tr("Unknown tool: {name}.", name=str(name)[:64]), "unknown_tool")
+                checked = await policy.check(uow.session, user_id, tool, arguments, actor, uow.now)
+        except DomainError as refused:
+            return ToolResult.failure(refused.text, refused.code)
+        except Exception:
+            log.exception("policy check of %s failed for user %s", name, user_id)
+            return _internal_error()
+        gate = checked.decision
+        if gate.decision == "deny":
+            assert gate.message is not None and gate.code is not None
+            return ToolResult.failure(gate.message, gate.code)
+        if gate.decision == "auto":
+            result = await self._run(user_id, tool, arguments, actor, caused_by)
+        else:
+            result = await self._propose(user_id, tool, arguments, actor, gate.flags)
+        if not result.ok and checked.record_id is not None:
+            async with self.transactions.begin() as uow:
+                await policy.record_outcome(uow.session, checked.record_id, ok=False, error_code=result.error_code)
+        return result
+
+    async def execute_approved(
+        self,
+        uow: UnitOfWork,
+        user: User,
+        name: str,
+        arguments: Mapping[str, Any],
+        actor: AiActor,
+        *,
+        args_hash: str,
+    ) -> ToolResult:
+        """Run a call the person approved, inside their approval's unit of work and without the gate: the
+        same validation and handler as `execute`, after checking that the coerced arguments still hash to
+        `args_hash`. A failing call rolls back to a savepoint (its writes and events are dropped), the
+        caller's own writes stay. Only `brain.companion.proposals.approve` should call this."""
+        tool = self.registry.get(name)
         if tool is None:
-            return ToolResult.failure(tr("Unknown tool: {name}.", name=str(name)[:64]), "unknown_tool")
-        if isinstance(actor, AiActor) and default_ai_policy(tool) == "deny":
-            return ToolResult.failure(
-                tr("The assistant may not use {name} on its own.", name=tool.name), "policy_denied"
-            )
+            return ToolResult.failure(tr("Unknown tool: {name}.", name=name[:64]), "unknown_tool")
+        try:
+            args = self._coerce(uow, user, tool, arguments)
+        except DomainError as refused:
+            return ToolResult.failure(refused.text, refused.code)
+        if proposals.args_hash(tool.name, args) != args_hash:
+            log.error("proposal call %s for user %s no longer matches its hash; not run", name, user.id)
+            return ToolResult.failure(tr("That proposal was changed after it was made, so I won't run it."),
+                                      "hash_mismatch")
+        emitted = len(uow.events)
+        savepoint = await uow.session.begin_nested()
+        try:
+            result = await tool.handler(ToolContext(uow=uow, user=user, actor=actor), args)
+        except DomainError as refused:
+            result = ToolResult.failure(refused.text, refused.code)
+        except Exception:
+            log.exception("approved tool %s failed for user %s", name, user.id)
+            result = _internal_error()
+        if result.ok:
+            await savepoint.commit()
+        else:
+            await savepoint.rollback()
+            del uow.events[emitted:]
+        return result
+
+    def _coerce(self, uow: UnitOfWork, user: User, tool: ToolSpec, arguments: object) -> dict[str, Any]:
+        today = uow.now.astimezone(ZoneInfo(user.timezone)).date()
+        return coerce_arguments(tool, arguments, timezone=user.timezone, today=today)
+
+    async def _run(
+        self, user_id: uuid.UUID, tool: ToolSpec, arguments: object, actor: ActorT, caused_by: uuid.UUID | None
+    ) -> ToolResult:
         try:
             async with self.transactions.begin(caused_by=caused_by) as uow:
                 user = await uow.session.get(User, user_id)
                 if user is None:
-                    raise DomainError(tr("I don't know you yet. Send /start first."), code="unknown_user")
-                today = uow.now.astimezone(ZoneInfo(user.timezone)).date()
-                args = coerce_arguments(tool, arguments, timezone=user.timezone, today=today)
+                    raise _unknown_user()
+                args = self._coerce(uow, user, tool, arguments)
                 result = await tool.handler(ToolContext(uow=uow, user=user, actor=actor), args)
                 if not result.ok:
                     # A handler that reports failure must not leave half a write behind.
@@ -73,9 +145,29 @@ class ToolExecutor:
         except DomainError as refused:
             return ToolResult.failure(refused.text, refused.code)
         except Exception:
-            log.exception("tool %s failed for user %s", name, user_id)
-            return ToolResult.failure(tr("Something went wrong while doing that. Nothing was changed."),
-                                      "internal_error")
+            log.exception("tool %s failed for user %s", tool.name, user_id)
+            return _internal_error()
+
+    async def _propose(
+        self, user_id: uuid.UUID, tool: ToolSpec, arguments: object, actor: AiActor, flags: tuple[str, ...]
+    ) -> ToolResult:
+        """Validate first, then stage: a call with bad arguments is refused and never stored."""
+        try:
+            async with self.transactions.begin() as uow:
+                user = await uow.session.get(User, user_id)
+                if user is None:
+                    raise _unknown_user()
+                args = self._coerce(uow, user, tool, arguments)
+                proposal = await proposals.create_proposal(uow, user_id, tool.name, args, actor, flags=flags)
+                message = proposals.proposed_message(proposal)
+                proposal_id = proposal.id
+        except DomainError as refused:
+            return ToolResult.failure(refused.text, refused.code)
+        except Exception:
+            log.exception("staging %s failed for user %s", tool.name, user_id)
+            return _internal_error()
+        return ToolResult.success(message, proposal_id=str(proposal_id), short_id=proposals.short_id(proposal_id),
+                                  status="proposed", flags=list(flags))
 
 
 class _Rollback(Exception):

@@ -1,0 +1,362 @@
+"""Proposals: AI tool calls the person approves or rejects before they run. The executor stores one when the
+policy gate says "propose"; `approve` runs exactly that call once, under the AI actor that proposed it;
+`reject` records an optional reason that `take_feedback` hands to the model's next turn once.
+
+People refer to a proposal by its short id, the first 8 hex characters of its uuid, resolved only among
+their own proposals. A foreign and an unknown id get the same answer.
+
+Approve runs the call in the same transaction that locks the proposal row (`SELECT ... FOR UPDATE`) and
+marks it approved, so a double click or two concurrent approvals execute it once: the second waits for the
+lock and then finds it decided. When the approved call itself fails, the proposal stays approved (decided by
+the person) with the failure stored as its result; it is never run a second time."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import String, cast, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from brain.companion.models import Proposal
+from brain.events.actor import AiActor, actor_from_json
+from brain.i18n import Text, tr
+from brain.people.models import User
+from brain.store.unit_of_work import UnitOfWork
+from brain.tools.spec import ToolResult
+
+if TYPE_CHECKING:
+    from brain.core import Brain
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TTL = timedelta(minutes=30)
+SHORT_ID_LENGTH = 8
+MIN_REF_LENGTH = 4
+MAX_REASON_LENGTH = 500
+MAX_ARG_SHOWN = 60  # characters of one argument value in a summary
+_HEX = re.compile(r"^[0-9a-f]+$")
+
+
+# ---- the pinned call ------------------------------------------------------------------------------------
+def short_id(proposal_id: uuid.UUID) -> str:
+    """What people type and see: the first 8 hex characters of the uuid."""
+    return proposal_id.hex[:SHORT_ID_LENGTH]
+
+
+def arguments_json(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Coerced arguments as JSON values: dates, times and datetimes in ISO form (which coercion reads back
+    to the same values, so the stored call can be validated again on approval)."""
+    return {str(k): _json_value(v) for k, v in arguments.items()}
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def args_hash(tool_name: str, arguments: Mapping[str, Any]) -> str:
+    """sha256 of the canonical JSON of the tool name and its coerced arguments."""
+    canonical = json.dumps({"tool": tool_name, "arguments": arguments_json(arguments)}, sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def args_summary(arguments: Mapping[str, Any]) -> str:
+    """'title: Buy milk, due_date: 2026-12-01', each value cut to a readable length."""
+    parts = []
+    for key, value in arguments_json(arguments).items():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if len(shown) > MAX_ARG_SHOWN:
+            shown = shown[:MAX_ARG_SHOWN - 1] + "…"
+        parts.append(f"{key}: {shown}")
+    return ", ".join(parts)
+
+
+def describe(proposal: Proposal) -> Text:
+    """'create_task (title: Buy milk)' as one translatable phrase."""
+    if not proposal.arguments:
+        return tr("{tool} without arguments", tool=proposal.tool_name)
+    return tr("{tool} ({args})", tool=proposal.tool_name, args=args_summary(proposal.arguments))
+
+
+def proposed_message(proposal: Proposal) -> Text:
+    """The reply to an AI call that became a proposal (the bot adds Approve / Reject buttons)."""
+    if proposal.rationale:
+        message = tr("I'd like to use {call} because: {why}\nApprove or reject it (proposal {id}).",
+                     call=describe(proposal), why=proposal.rationale[:300], id=short_id(proposal.id))
+    else:
+        message = tr("I'd like to use {call}.\nApprove or reject it (proposal {id}).",
+                     call=describe(proposal), id=short_id(proposal.id))
+    if "injection" in (proposal.flags or []):
+        message = tr("Careful: some text in this call reads like an instruction to me rather than your own "
+                     "words.\n{proposal}", proposal=message)
+    return message
+
+
+async def create_proposal(
+    uow: UnitOfWork,
+    user_id: uuid.UUID,
+    tool_name: str,
+    arguments: Mapping[str, Any],
+    actor: AiActor,
+    *,
+    flags: Sequence[str] = (),
+    ttl: timedelta = DEFAULT_TTL,
+) -> Proposal:
+    """Stage one call. `arguments` must already be validated and coerced (the executor does that first, so
+    a call with bad arguments never becomes a proposal)."""
+    stored = arguments_json(arguments)
+    mission = _uuid_or_none(actor.mission_id)
+    proposal = Proposal(
+        id=uuid.uuid4(), user_id=user_id, created_at=uow.now, expires_at=uow.now + ttl, status="pending",
+        tool_name=tool_name, arguments=stored, args_hash=args_hash(tool_name, arguments),
+        actor=actor.model_dump(mode="json"), rationale=actor.rationale, flags=list(flags), mission_id=mission,
+    )
+    uow.session.add(proposal)
+    await uow.session.flush()
+    return proposal
+
+
+def _uuid_or_none(value: str | None) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value) if value else None
+    except ValueError:
+        return None
+
+
+# ---- finding one ----------------------------------------------------------------------------------------
+async def find_proposal(
+    session: AsyncSession, user_id: uuid.UUID, ref: uuid.UUID | str, *, for_update: bool = False
+) -> Proposal | None:
+    """One of the person's proposals by uuid or by a prefix of its hex (at least 4 characters, usually the
+    8 of `short_id`). None when it is unknown, foreign or ambiguous."""
+    proposal_id = await _resolve(session, user_id, ref)
+    if proposal_id is None:
+        return None
+    stmt = select(Proposal).where(Proposal.user_id == user_id, Proposal.id == proposal_id)
+    if for_update:
+        stmt = stmt.with_for_update().execution_options(populate_existing=True)
+    return await session.scalar(stmt)
+
+
+async def _resolve(session: AsyncSession, user_id: uuid.UUID, ref: uuid.UUID | str) -> uuid.UUID | None:
+    if isinstance(ref, uuid.UUID):
+        return ref
+    cleaned = ref.strip().lower().lstrip("#").replace("-", "")
+    if not MIN_REF_LENGTH <= len(cleaned) <= 32 or not _HEX.match(cleaned):
+        return None
+    if len(cleaned) == 32:
+        return uuid.UUID(cleaned)
+    # Only hex reaches the LIKE pattern, so it holds no wildcards.
+    hex_id = func.replace(cast(Proposal.id, String), "-", "")
+    found = (await session.scalars(
+        select(Proposal.id).where(Proposal.user_id == user_id, hex_id.like(f"{cleaned}%")).limit(2)
+    )).all()
+    return found[0] if len(found) == 1 else None
+
+
+# ---- deciding -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ProposalDecision:
+    """The answer to approve / reject / add_reason. `ok` is true when this call decided (or annotated) the
+    proposal; `status` is the proposal's status afterwards ('' when it was not found); `result` is the
+    executed call's result after an approval."""
+
+    ok: bool
+    message: Text
+    status: str = ""
+    code: str | None = None
+    proposal_id: uuid.UUID | None = None
+    result: ToolResult | None = None
+
+
+_NOT_FOUND = "not_found"
+
+
+def _not_found() -> ProposalDecision:
+    return ProposalDecision(False, tr("I can't find that proposal. /proposals lists the open ones."),
+                            code=_NOT_FOUND)
+
+
+def _already(proposal: Proposal) -> ProposalDecision:
+    messages = {
+        "approved": tr("That proposal was already approved."),
+        "rejected": tr("That proposal was already rejected."),
+        "expired": tr("That proposal has expired; nothing was done. The assistant can propose it again."),
+    }
+    return ProposalDecision(False, messages.get(proposal.status, tr("That proposal was already decided.")),
+                            proposal.status, "expired" if proposal.status == "expired" else "already_decided",
+                            proposal.id)
+
+
+def _expire_if_due(proposal: Proposal, now: datetime) -> bool:
+    if proposal.status == "pending" and proposal.expires_at <= now:
+        proposal.status, proposal.decided_at, proposal.decided_by = "expired", now, "auto-expire"
+        return True
+    return False
+
+
+async def approve(brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str) -> ProposalDecision:
+    """Run the proposed call once, under its AI actor, and mark the proposal approved, all in one
+    transaction that holds the proposal's row lock. Not the gate again (the person is deciding), but the
+    executor's validation and handler, with the coerced arguments checked against the stored hash."""
+    async with brain.transactions.begin() as uow:
+        proposal = await find_proposal(uow.session, user_id, proposal_id, for_update=True)
+        if proposal is None:
+            return _not_found()
+        if _expire_if_due(proposal, uow.now) or proposal.status != "pending":
+            return _already(proposal)
+        user = await uow.session.get(User, user_id)
+        if user is None:
+            return _not_found()
+        actor = actor_from_json(proposal.actor)
+        if not isinstance(actor, AiActor):  # only AI calls are ever staged; anything else is not ours to run
+            log.error("proposal %s carries a non-AI actor %r", proposal.id, proposal.actor)
+            return _not_found()
+        pid = proposal.id
+        result = await brain.tools.execute_approved(uow, user, proposal.tool_name, dict(proposal.arguments), actor,
+                                                    args_hash=proposal.args_hash)
+        if result.error_code == "hash_mismatch":
+            # Never run, never decided: somebody changed the stored call. The person can reject it.
+            return ProposalDecision(False, result.message or tr("That proposal cannot be run."), "pending",
+                                    "hash_mismatch", pid, result)
+        # Rows of the locked proposal may have been expired by a rolled-back savepoint: re-read before writing.
+        await uow.session.refresh(proposal)
+        proposal.status, proposal.decided_at, proposal.decided_by = "approved", uow.now, "user"
+        proposal.result = _result_json(result)
+    if result.ok:
+        return ProposalDecision(True, tr("Approved. {result}", result=result.message or tr("Done.")),
+                                "approved", None, pid, result)
+    return ProposalDecision(True, tr("Approved, but it did not work: {result}",
+                                     result=result.message or tr("Something went wrong.")),
+                            "approved", result.error_code, pid, result)
+
+
+async def reject(
+    brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str, reason: str | None = None
+) -> ProposalDecision:
+    """Reject a pending proposal, with an optional reason for the assistant. On a proposal already
+    rejected without a reason, a given reason is added instead (see `add_reason`)."""
+    reason = _clean_reason(reason)
+    async with brain.transactions.begin() as uow:
+        proposal = await find_proposal(uow.session, user_id, proposal_id, for_update=True)
+        if proposal is None:
+            return _not_found()
+        if proposal.status == "rejected" and reason and not proposal.reason:
+            return _note_reason(proposal, reason)
+        if _expire_if_due(proposal, uow.now) or proposal.status != "pending":
+            return _already(proposal)
+        proposal.status, proposal.decided_at, proposal.decided_by = "rejected", uow.now, "user"
+        proposal.reason, proposal.reason_delivered = reason, False
+        call = describe(proposal)
+        pid = proposal.id
+    if reason:
+        return ProposalDecision(True, tr("Rejected: {call}. I'll tell the assistant why: {reason}", call=call,
+                                         reason=reason), "rejected", None, pid)
+    return ProposalDecision(True, tr("Rejected: {call}. Nothing was done.", call=call), "rejected", None, pid)
+
+
+async def add_reason(brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str, reason: str) -> ProposalDecision:
+    """Give the reason for a proposal rejected without one; it reaches the assistant's next turn."""
+    cleaned = _clean_reason(reason)
+    async with brain.transactions.begin() as uow:
+        proposal = await find_proposal(uow.session, user_id, proposal_id, for_update=True)
+        if proposal is None:
+            return _not_found()
+        if not cleaned:
+            return ProposalDecision(False, tr("Please add the reason after the id, e.g. /reject {id} not today.",
+                                              id=short_id(proposal.id)), proposal.status, "empty", proposal.id)
+        if proposal.status != "rejected":
+            return ProposalDecision(False, tr("Only a rejected proposal can get a reason."), proposal.status,
+                                    "not_rejected", proposal.id)
+        if proposal.reason:
+            return ProposalDecision(False, tr("That proposal already has a reason: {reason}", reason=proposal.reason),
+                                    proposal.status, "has_reason", proposal.id)
+        return _note_reason(proposal, cleaned)
+
+
+def _note_reason(proposal: Proposal, reason: str) -> ProposalDecision:
+    proposal.reason, proposal.reason_delivered = reason, False
+    return ProposalDecision(True, tr("Noted why you rejected it: {reason}", reason=reason), "rejected", None,
+                            proposal.id)
+
+
+def _clean_reason(reason: str | None) -> str | None:
+    cleaned = " ".join((reason or "").split())[:MAX_REASON_LENGTH]
+    return cleaned or None
+
+
+def _result_json(result: ToolResult) -> dict[str, Any]:
+    data = json.loads(json.dumps(result.data, default=str))
+    return {"ok": result.ok, "error_code": result.error_code,
+            "message": result.message.to_json() if isinstance(result.message, Text) else result.message,
+            "data": data}
+
+
+# ---- housekeeping and reading ---------------------------------------------------------------------------
+async def expire_proposals(session: AsyncSession, now: datetime) -> int:
+    """Mark every pending proposal past its expiry as expired (all people; a scheduler job). The caller
+    commits. Returns how many."""
+    result = await session.execute(
+        update(Proposal).where(Proposal.status == "pending", Proposal.expires_at <= now)
+        .values(status="expired", decided_at=now, decided_by="auto-expire")
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+async def pending(session: AsyncSession, user_id: uuid.UUID, now: datetime | None = None) -> list[Proposal]:
+    """The person's pending proposals, oldest first; with `now`, those already past their expiry are left
+    out (they are expired, even if the job has not marked them yet)."""
+    stmt = select(Proposal).where(Proposal.user_id == user_id, Proposal.status == "pending")
+    if now is not None:
+        stmt = stmt.where(Proposal.expires_at > now)
+    return list((await session.scalars(stmt.order_by(Proposal.created_at, Proposal.id))).all())
+
+
+async def recent_proposals(session: AsyncSession, user_id: uuid.UUID, limit: int) -> list[Proposal]:
+    """The person's proposals of any status, newest first (for /activity)."""
+    stmt = (select(Proposal).where(Proposal.user_id == user_id)
+            .order_by(Proposal.created_at.desc(), Proposal.id.desc()).limit(max(1, limit)))
+    return list((await session.scalars(stmt)).all())
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """A rejection the assistant has not heard about yet."""
+
+    proposal_id: uuid.UUID
+    tool_name: str
+    arguments: str  # args_summary
+    reason: str | None
+    rejected_at: datetime | None
+
+
+async def take_feedback(session: AsyncSession, user_id: uuid.UUID, limit: int = 20) -> list[Feedback]:
+    """The person's rejections not yet fed back to the model (with or without a reason), oldest first, and
+    marks them delivered: each is returned once. A reason added later makes it due again. The caller
+    commits; if the turn's transaction rolls back, they are delivered next time."""
+    rows = (await session.scalars(
+        select(Proposal).where(Proposal.user_id == user_id, Proposal.status == "rejected",
+                               Proposal.reason_delivered.is_(False))
+        .order_by(Proposal.decided_at, Proposal.id).limit(limit).with_for_update(skip_locked=True)
+    )).all()
+    for row in rows:
+        row.reason_delivered = True
+    await session.flush()
+    return [Feedback(row.id, row.tool_name, args_summary(row.arguments), row.reason, row.decided_at) for row in rows]
+
