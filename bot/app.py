@@ -1,5 +1,5 @@
 """App wiring: settings -> database (embedded PostgreSQL when DATABASE_URL is unset) -> migrations ->
-brain -> dialog. One `open_app` context for the CLI, the adapters and end-to-end tests."""
+brain (memory, companion) -> dialog. One `open_app` context for the CLI, the adapters and end-to-end tests."""
 
 from __future__ import annotations
 
@@ -8,10 +8,15 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import timedelta
+from functools import partial
 
+from bot.commands.missions import deliver_run
 from bot.dialog import Dialog
 from bot.settings import Settings
 from brain.clock import Clock
+from brain.companion.agent import Companion, CompanionConfig
+from brain.companion.llm import llm_from_settings
 from brain.core import Brain
 from brain.memory.api import Memory
 from brain.memory.embedder import WordLlamaEmbedder
@@ -51,6 +56,7 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
     async with open_database(settings) as url:
         brain = Brain(Database(url), clock=clock)
         brain.memory = build_memory(brain)
+        brain.companion = build_companion(brain, settings)
         dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone)
         try:
             yield App(settings, brain, dialog)
@@ -64,3 +70,17 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
 def build_memory(brain: Brain) -> Memory:
     """The long-term memory with the bundled embedder (loaded on first use) and a buffered pipeline log."""
     return Memory(brain, WordLlamaEmbedder(), log=PipelineLog(brain.db.sessions, brain.clock))
+
+
+def build_companion(brain: Brain, settings: Settings) -> Companion | None:
+    """The language-model companion, unless COMPANION_LLM=false. No model server is contacted here: the first
+    message finds out whether one answers (and the person is told once if not)."""
+    if not settings.companion_enabled:
+        return None
+    config = CompanionConfig(input_tokens=settings.companion_input_tokens,
+                             context_tokens=settings.context_token_budget,
+                             stale_after=timedelta(minutes=settings.companion_stale_minutes),
+                             admins=settings.companion_admin_set)
+    companion = Companion(brain, llm_from_settings(settings), config)
+    companion.deliver_mission = partial(deliver_run, brain)
+    return companion

@@ -1,5 +1,11 @@
 """The dialog: turns one `Inbound` (command, free text or button press) into replies, written to the
-delivery outbox. Platform-neutral; every adapter calls `Dialog.handle` and then drains the outbox."""
+delivery outbox. Platform-neutral; every adapter calls `Dialog.handle` and then drains the outbox.
+
+Free text goes to the companion (the language model with the person's tools) when one is attached to the
+brain, else to the rule-based parser; the parser also answers when the model cannot be reached. While a
+person's companion turn runs, their next free text steers it (taken in before the next model call; no reply
+of its own), /stop ends it, and buttons, /approve and /reject are handled as usual. Adapters that serialize
+a chat's updates ask `bypasses_queue` which updates must not wait behind a running turn."""
 
 from __future__ import annotations
 
@@ -9,10 +15,15 @@ from typing import Any
 
 from bot.commands import ActionHandler, Command, action_handlers, command_table
 from bot.commands.basics import set_locale
+from bot.commands.companion import model_down_text, say_outcome
+from bot.commands.onboarding import take_typed_answer
+from bot.commands.places import shared_location
+from bot.commands.rituals import answer_free_text
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
 from bot.parsing.freetext import parse_free_text
 from bot.turn import Turn
 from brain.actions.service import redeem_action
+from brain.companion.loop import TextSink
 from brain.core import Brain
 from brain.errors import DomainError
 from brain.i18n import tr
@@ -23,6 +34,9 @@ from brain.pulse.activity import note_inbound
 
 log = logging.getLogger(__name__)
 
+# Commands that must be handled at once, even while the person's companion turn runs.
+UNQUEUED_COMMANDS = frozenset({"stop", "approve", "reject"})
+
 
 class Dialog:
     def __init__(self, brain: Brain, *, default_locale: str = "en", default_timezone: str = "UTC") -> None:
@@ -32,6 +46,7 @@ class Dialog:
         self.commands: dict[str, Command] = command_table()
         self.actions: dict[str, ActionHandler] = action_handlers()
         self._captures: set[asyncio.Task[None]] = set()
+        self._conversing: set[str] = set()  # "platform:id" of people whose companion turn runs
 
     async def user_for(self, inbound: Inbound) -> User:
         async with self.brain.transactions.begin() as uow:
@@ -41,12 +56,29 @@ class Dialog:
                 default_timezone=self.default_timezone, display_name=inbound.display_name,
             )
 
-    async def handle(self, inbound: Inbound) -> list[Outbound]:
+    def bypasses_queue(self, inbound: Inbound) -> bool:
+        """True for updates an adapter must hand over at once rather than queue behind the chat's running
+        update: button presses, /stop, /approve, /reject, and free text while the person's companion turn
+        runs (it steers that turn)."""
+        if inbound.action is not None:
+            return True
+        text = (inbound.text or "").strip()
+        if inbound.is_command:
+            command = self.commands.get(split_command(text)[0])
+            return command is not None and command.name in UNQUEUED_COMMANDS
+        return bool(text) and inbound.location is None and _identity(inbound) in self._conversing
+
+    async def handle(self, inbound: Inbound, *, on_text: TextSink | None = None) -> list[Outbound]:
+        """Answer one update. `on_text` (for adapters that can edit a sent message) gets the companion's
+        answer piece by piece as the model writes it; the full reply is in the outbox as always."""
         user = await self.user_for(inbound)
         await note_inbound(self.brain, user.id)  # the idle hold: no nudge while the person is writing
         turn = Turn(self.brain, user, inbound)
+        if self._steer(turn, inbound):
+            self._capture(turn, inbound, [])
+            return []
         try:
-            await self._route(turn, inbound)
+            await self._route(turn, inbound, on_text)
         except Exception:
             log.exception("turn failed for %s:%s", inbound.platform, inbound.platform_user_id)
             turn.replies.clear()
@@ -85,9 +117,12 @@ class Dialog:
         while self._captures:
             await asyncio.gather(*list(self._captures), return_exceptions=True)
 
-    async def _route(self, turn: Turn, inbound: Inbound) -> None:
+    async def _route(self, turn: Turn, inbound: Inbound, on_text: TextSink | None = None) -> None:
         if inbound.action is not None:
             await self._press(turn, inbound.action)
+            return
+        if inbound.location is not None:
+            await shared_location(turn, *inbound.location)
             return
         text = (inbound.text or "").strip()
         if not text:
@@ -99,8 +134,12 @@ class Dialog:
             return
         if inbound.is_command:
             await self._command(turn, text)
-        else:
-            await self._free_text(turn, text)
+        elif not await take_typed_answer(turn, text) and not await answer_free_text(turn, text):
+            # neither the city the onboarding asked for nor the answer to a ritual's step
+            if self.brain.companion is not None:
+                await self._converse(turn, text, on_text)
+            else:
+                await self._free_text(turn, text)
 
     async def _command(self, turn: Turn, text: str) -> None:
         name, args = split_command(text)
@@ -109,6 +148,46 @@ class Dialog:
             turn.say(tr("I don't know the command /{name}. /help lists what I understand.", name=name[:32]))
             return
         await command.handler(turn, args)
+
+    def _steer(self, turn: Turn, inbound: Inbound) -> bool:
+        """Free text while the person's companion turn runs goes into that turn."""
+        companion = self.brain.companion
+        text = (inbound.text or "").strip()
+        if companion is None or inbound.action is not None or inbound.location is not None or inbound.is_command \
+                or not text or len(text) > MAX_TEXT_LENGTH:
+            return False
+        control = companion.turns.get(turn.user.id)
+        return control is not None and control.steer(text)
+
+    async def _converse(self, turn: Turn, text: str, on_text: TextSink | None) -> None:
+        """A companion turn; messages that arrived after it took its last look are answered by another."""
+        companion = self.brain.companion
+        assert companion is not None
+        key = _identity(turn.inbound)
+        self._conversing.add(key)
+        try:
+            texts = [text]
+            while texts:
+                message = "\n".join(texts)
+                control = companion.turns.begin(turn.user.id)
+                if control is None:  # another update of this person started a turn: steer it instead
+                    running = companion.turns.get(turn.user.id)
+                    if running is not None and running.steer(message):
+                        return
+                    await self._free_text(turn, message)
+                    return
+                try:
+                    outcome = await companion.respond(turn.user, message, control=control, on_text=on_text)
+                finally:
+                    texts = companion.turns.end(turn.user.id, control)
+                if outcome.answered or outcome.calls or outcome.stopped:
+                    say_outcome(turn, outcome)
+                if outcome.tell_model_down:
+                    turn.say(model_down_text())
+                if not outcome.answered and not outcome.calls and not outcome.stopped:
+                    await self._free_text(turn, message)  # no model: the rule-based parser does what it can
+        finally:
+            self._conversing.discard(key)
 
     async def _free_text(self, turn: Turn, text: str) -> None:
         calls = parse_free_text(text, turn.today)
@@ -142,3 +221,7 @@ class Dialog:
         else:
             log.warning("unknown action kind %s", action.kind)
             turn.say(tr("That button is not valid."))
+
+
+def _identity(inbound: Inbound) -> str:
+    return f"{inbound.platform}:{inbound.platform_user_id}"

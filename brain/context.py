@@ -78,10 +78,19 @@ def build_context_document(
     correlations: Sequence[Correlation] = (),
     proposals: Sequence[str] = (),
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    sensitive: bool = True,
 ) -> str:
+    """`sensitive=False` leaves out what `brain.companion.privacy` counts as sensitive: meals and nutrition,
+    places and location tracking, and correlations that involve food or places (for a remote model the
+    person did not allow to see them). Pass `patterns` only when they may be sent as well."""
     title = "## " + render(tr("About the person, {date}", date=render.long_date_of(snapshot.day)))
+    if not sensitive:
+        from brain.companion.privacy import is_sensitive, module_class
+
+        correlations = [c for c in correlations
+                        if not (is_sensitive(module_class(c.module_a)) or is_sensitive(module_class(c.module_b)))]
     sections: list[tuple[str, list[_Line]]] = [
-        (render(tr("Today")), _today(render, snapshot)),
+        (render(tr("Today")), _today(render, snapshot, sensitive=sensitive)),
         (render(tr("Goals")), [_Line(Importance.GOALS, "- " + _goal(render, g)) for g in goals]),
         (render(tr("Streaks")), _streaks(render, streaks)),
         (render(tr("Known patterns")), [_Line(Importance.PATTERNS, f"- {p}") for p in patterns if p.strip()]),
@@ -120,7 +129,7 @@ def fit_to_budget(title: str, sections: Sequence[tuple[str, Sequence[_Line]]], b
     return text
 
 
-def _today(render: Renderer, s: DaySnapshot) -> list[_Line]:
+def _today(render: Renderer, s: DaySnapshot, *, sensitive: bool = True) -> list[_Line]:
     lines = [
         _Line(Importance.TODAY, "- " + render(tr("Tasks: {open} open · {done} done today · {overdue} overdue",
                                                  open=s.tasks_open, done=s.tasks_done_today,
@@ -133,12 +142,13 @@ def _today(render: Renderer, s: DaySnapshot) -> list[_Line]:
     ]
     if s.coffee_count:
         lines.append(_Line(Importance.TODAY, "- " + render(tr("Coffee: {count}", count=s.coffee_count))))
-    lines.append(_Line(Importance.TODAY, "- " + render(tr("Meals: {count} · {kcal} of {goal} kcal", count=s.meals,
-                                                          kcal=s.kcal, goal=s.kcal_goal))))
-    if s.protein_goal:
+    if sensitive:
+        lines.append(_Line(Importance.TODAY, "- " + render(tr("Meals: {count} · {kcal} of {goal} kcal",
+                                                              count=s.meals, kcal=s.kcal, goal=s.kcal_goal))))
+    if s.protein_goal and sensitive:
         lines.append(_Line(Importance.TODAY, "- " + render(tr("Protein: {g} of {goal} g", g=s.protein,
                                                               goal=s.protein_goal))))
-    if s.places_visited:
+    if s.places_visited and sensitive:
         lines.append(_Line(Importance.TODAY, "- " + render(tr("Places today: {names}",
                                                               names=", ".join(s.places_visited)))))
     for index, event in enumerate(s.upcoming[:MAX_UPCOMING]):
@@ -150,7 +160,7 @@ def _today(render: Renderer, s: DaySnapshot) -> list[_Line]:
         text = (tr("Due today: {title} (priority {priority})", title=task.title, priority=task.priority)
                 if task.priority else tr("Due today: {title}", title=task.title))
         lines.append(_Line(Importance.DETAILS, "- " + render(text)))
-    if s.tracking:
+    if s.tracking and sensitive:
         lines.append(_Line(Importance.DETAILS, "- " + render(tr("Location tracking is on"))))
     return lines
 
@@ -213,16 +223,20 @@ def _streaks(render: Renderer, streaks: Sequence[StreakView]) -> list[_Line]:
     return at_risk + active + broken
 
 
-async def context_document(
-    brain: Brain,
-    user: User,
-    *,
-    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
-    patterns: Sequence[str] = (),
-    proposals: Sequence[str] = (),
-) -> str:
-    """Reads today's snapshot, goals, streaks and correlations for `user` and builds the document.
-    Goals and streaks are optional parts of the brain: a missing package leaves its section out."""
+@dataclass(frozen=True)
+class ContextSources:
+    """What the document is built from, read from the database (the slow part); rendering it is cheap, so a
+    caller that keeps these (e.g. until the person's next event) can build fresh documents without reading."""
+
+    snapshot: DaySnapshot
+    goals: Sequence[GoalLine]
+    streaks: Sequence[StreakView]
+    correlations: Sequence[Correlation]
+
+
+async def read_context_sources(brain: Brain, user: User) -> ContextSources:
+    """Today's snapshot, goals, streaks and correlations of `user`, in one read session. Goals and streaks are
+    optional parts of the brain: a missing package leaves its section empty."""
     from brain.projections.correlations import correlations as find_correlations
     from brain.projections.day_snapshot import day_snapshot
 
@@ -233,10 +247,38 @@ async def context_document(
         streaks = await _optional_streaks(session, user, now)
         goals = await _optional_goals(session, user, now)
         found = await find_correlations(session, user, today)
+    return ContextSources(snapshot, goals, streaks, found)
+
+
+def render_context_document(
+    user: User,
+    sources: ContextSources,
+    *,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    patterns: Sequence[str] = (),
+    proposals: Sequence[str] = (),
+    sensitive: bool = True,
+) -> str:
     return build_context_document(
-        Renderer(user.locale, user.timezone), snapshot, goals=goals, streaks=streaks, patterns=patterns,
-        correlations=found[:MAX_CORRELATIONS], proposals=proposals, budget_tokens=budget_tokens,
+        Renderer(user.locale, user.timezone), sources.snapshot, goals=sources.goals, streaks=sources.streaks,
+        patterns=patterns, correlations=sources.correlations, proposals=proposals, budget_tokens=budget_tokens,
+        sensitive=sensitive,
     )
+
+
+async def context_document(
+    brain: Brain,
+    user: User,
+    *,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    patterns: Sequence[str] = (),
+    proposals: Sequence[str] = (),
+    sensitive: bool = True,
+) -> str:
+    """Reads today's snapshot, goals, streaks and correlations for `user` and builds the document.
+    `sensitive=False`: without meals, places and their correlations (see `build_context_document`)."""
+    return render_context_document(user, await read_context_sources(brain, user), budget_tokens=budget_tokens,
+                                   patterns=patterns, proposals=proposals, sensitive=sensitive)
 
 
 def _absent(missing: ModuleNotFoundError, *modules: str) -> bool:

@@ -3,7 +3,7 @@ Built once by the app and passed to the bot; tests build it over their own datab
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brain.clock import Clock, SystemClock
 from brain.events.bus import EventBus
@@ -12,6 +12,9 @@ from brain.store.database import Database
 from brain.store.unit_of_work import Transactions
 from brain.tools.executor import ToolExecutor
 from brain.tools.registry import ToolRegistry, default_registry
+
+if TYPE_CHECKING:
+    from brain.companion.agent import Companion
 
 
 class Brain:
@@ -31,6 +34,7 @@ class Brain:
         self.tools = ToolExecutor(self.transactions, self.registry)
         self.snapshots: Any = None  # a SnapshotCache, attached by brain.projections.subscribers
         self.memory: Any = None  # a brain.memory.api.Memory, built by the app (bot.app.open_app)
+        self.companion: Companion | None = None  # the LLM companion, built by the app when a model is configured
         install_subscribers(self)
 
     async def close(self) -> None:

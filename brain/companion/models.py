@@ -79,6 +79,10 @@ class ConversationMessage(Base):
     tool_calls: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONB)
     tokens: Mapped[int] = mapped_column(Integer, default=0)
     archived: Mapped[bool] = mapped_column(default=False, server_default="false")
+    # Carries (or was written from) content of a sensitive class: a tool result of a sensitive module, an answer
+    # to a request that held sensitive content, a summary of such rows. Withheld from a remote model that the
+    # person did not allow to see sensitive content.
+    sensitive: Mapped[bool] = mapped_column(default=False, server_default="false")
 
     __table_args__ = (Index("ix_conversation_user_archived_id", "user_id", "archived", "id"),)
 

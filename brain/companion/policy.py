@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal, get_args
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.companion.models import CompanionSettings, ToolCallRecord
 from brain.events.actor import AiActor
 from brain.events.catalog import ActorT
 from brain.i18n import Text, tr
+from brain.people.models import User
 from brain.tools.spec import ToolSpec
 
 log = logging.getLogger(__name__)
@@ -171,6 +172,18 @@ async def load_settings(session: AsyncSession, user_id: uuid.UUID) -> AiSettings
     return AiSettings.from_row(await session.get(CompanionSettings, user_id))
 
 
+async def person_and_settings(session: AsyncSession, user_id: uuid.UUID) -> tuple[User, AiSettings] | None:
+    """The person and their AI settings in one query (the executor needs both before the gate); None for an
+    unknown person."""
+    row = (await session.execute(
+        select(User, CompanionSettings).outerjoin(CompanionSettings, CompanionSettings.user_id == User.id)
+        .where(User.id == user_id)
+    )).first()
+    if row is None:
+        return None
+    return row[0], AiSettings.from_row(row[1])
+
+
 async def recent_call_count(session: AsyncSession, user_id: uuid.UUID, tool_name: str, now: datetime) -> int:
     """AI calls of `tool_name` for this person in the rolling window before `now`. Calls refused by the rate
     limit itself do not count, so a model that keeps trying is let in again once its earlier calls age out."""
@@ -183,29 +196,32 @@ async def recent_call_count(session: AsyncSession, user_id: uuid.UUID, tool_name
 
 
 async def check(
-    session: AsyncSession, user_id: uuid.UUID, tool: ToolSpec, arguments: object, actor: ActorT, now: datetime
+    session: AsyncSession, user_id: uuid.UUID, tool: ToolSpec, arguments: object, actor: ActorT, now: datetime,
+    *, settings: AiSettings | None = None,
 ) -> CheckedCall:
     """Decide one call and, for an AI, record it. Serialised per (person, tool) with a transaction-level
-    advisory lock, so concurrent calls cannot all read 29 and slip past the limit together. The caller
-    commits (the record is bookkeeping: it is kept even when the call is refused)."""
+    advisory lock, so concurrent calls cannot all read 29 and slip past the limit together: the count is a
+    statement of its own after the lock, so it sees every record committed before the lock was granted. The
+    caller commits (the record is bookkeeping: it is kept even when the call is refused), and should commit
+    before the call itself runs, so that the lock is not held while the tool works. `settings`: the person's,
+    when the caller read them already in this transaction."""
     if not isinstance(actor, AiActor):
         return CheckedCall(decide(tool, actor), None)
     await session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"),
                           {"key": f"tool_calls:{user_id}:{tool.name}"})
-    settings = await load_settings(session, user_id)
+    if settings is None:
+        settings = await load_settings(session, user_id)
     recent = await recent_call_count(session, user_id, tool.name, now)
     verdict = decide(tool, actor, arguments=arguments, settings=settings, recent_calls=recent)
     if verdict.flags:
         log.warning("tool call %s for user %s carries %s markers (decision %s, rationale %r)",
                     tool.name, user_id, ",".join(verdict.flags), verdict.decision, actor.rationale[:200])
-    record = ToolCallRecord(
+    record_id = await session.scalar(insert(ToolCallRecord).values(
         user_id=user_id, at=now, tool_name=tool.name, known=True,
         decision="rate_limited" if verdict.code == "rate_limited" else verdict.decision,
         ok=verdict.decision != "deny", error_code=verdict.code, flags=list(verdict.flags),
-    )
-    session.add(record)
-    await session.flush()
-    return CheckedCall(verdict, record.id)
+    ).returning(ToolCallRecord.id))
+    return CheckedCall(verdict, record_id)
 
 
 async def record_unknown(session: AsyncSession, user_id: uuid.UUID, name: str, now: datetime) -> None:

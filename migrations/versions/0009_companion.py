@@ -41,6 +41,7 @@ def upgrade() -> None:
     sa.Column('tool_calls', postgresql.JSONB(astext_type=sa.Text()), nullable=True),
     sa.Column('tokens', sa.Integer(), nullable=False),
     sa.Column('archived', sa.Boolean(), server_default='false', nullable=False),
+    sa.Column('sensitive', sa.Boolean(), server_default='false', nullable=False),
     sa.ForeignKeyConstraint(['user_id'], ['users.id'], name=op.f('fk_conversation_messages_user_id_users'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_conversation_messages'))
     )

@@ -3,6 +3,8 @@ availability, timeouts, garbage, and the privacy check before anything leaves.""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from brain.companion.llm import LLM, ModelUnavailable, PrivacyBlocked, TierConfig
@@ -51,6 +53,28 @@ async def test_tool_calls_come_back_with_their_arguments(llm: LLM, fake_ollama: 
     assert [c.name for c in reply.tool_calls] == ["log_drink", "get_today"]
     assert reply.tool_calls[0].arguments == {"kind": "water", "amount_ml": 250}
     assert fake_ollama.requests[0]["tools"][0]["function"]["name"] == "log_drink"
+
+
+async def test_tool_schemas_are_sent_as_given_and_a_changed_one_as_changed(llm: LLM, fake_ollama: FakeOllama) -> None:
+    schema: dict[str, Any] = {"type": "function", "function": {
+        "name": "log_drink", "description": "Log a drink.",
+        "parameters": {"type": "object", "properties": {"kind": {"type": "string", "description": "What."}},
+                       "required": ["kind"]}}}
+    await llm.chat("primary", HELLO, tools=[schema])
+    schema["function"]["description"] = "Log a drink, changed in place."
+    schema["function"]["parameters"]["properties"]["ml"] = {"type": "integer", "description": "How much."}
+    await llm.chat("primary", HELLO, tools=[schema])
+    first, second = (request["tools"][0]["function"] for request in fake_ollama.requests)
+    assert first["description"] == "Log a drink." and list(first["parameters"]["properties"]) == ["kind"]
+    assert second["description"] == "Log a drink, changed in place."
+    assert list(second["parameters"]["properties"]) == ["kind", "ml"]
+    assert second["parameters"]["required"] == ["kind"]
+
+
+async def test_the_server_time_it_reports_comes_back(llm: LLM, fake_ollama: FakeOllama) -> None:
+    reply = await llm.chat("primary", HELLO)
+    assert reply.server_ms == 1000 / 1e6  # the fake reports total_duration=1000 ns
+    assert reply.model_ms >= reply.server_ms
 
 
 async def test_one_failure_is_retried_once(llm: LLM, fake_ollama: FakeOllama) -> None:

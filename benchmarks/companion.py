@@ -1,0 +1,330 @@
+"""What the companion loop costs around the model, and what parallel read rounds save, against the fake
+Ollama server (tests/fakes/ollama_server.py, run in a process of its own like a real Ollama) on an embedded
+PostgreSQL of its own.
+
+    python -m benchmarks.companion [--turns N] [--model-ms M] [--tool-ms T] [--rounds R]
+
+1. Overhead: N chat turns through `Companion.respond` with the real ollama client; the fake server answers
+   every request after M ms. Each turn is one tool round and the answer: prompt assembly (settings,
+   proposals, feedback, history, context document), two model calls, the policy gate, the tool call, the
+   conversation stored in one transaction.
+   overhead = turn wall time - the fake server's own time for its two answers, as the client sees it in each
+   answer's `total_duration` (from the parsed request to the reply: the M ms and whatever the loaded machine
+   adds to them). The ollama client, HTTP and the fake server's parsing count as overhead. The figure with
+   the nominal 2 x M is shown too. The RESULT turns call a read tool that does no work of its own
+   (`bench_lookup`), so they measure the loop, not a module; turns that call `log_drink` (its insert, event,
+   day progress, goal check and the subscribers after commit, and a fresh context document in the next turn)
+   are shown for reference, interleaved with them turn by turn so that load drift hits both alike. Turns
+   rotate over N/5 people, so histories stay short of compaction as in daily use; every person has had one
+   turn before the measured ones (a follow-up message; the first message of a person, which builds the
+   context document, is shown as its own row).
+2. Parallel reads: R turns whose round has three read tools of T ms each (registered for the benchmark),
+   with parallel read rounds (at most 10 at once) and with one call after another, interleaved;
+   `parallel_ms` and `sequential_ms` are the tool rounds' wall times (LoopResult.tool_ms), mean per turn.
+
+Each part prints the load average before and after it, and this process's CPU time per turn
+(time.process_time: the Python side only, not PostgreSQL's or the fake's; it moves much less with the load of
+the machine than the wall times do). SQL per turn: statements, connection checkouts (each with the pool's
+pre-ping) and commits, counted with SQLAlchemy event listeners.
+
+RESULT overhead_ms=<mean per turn> cpu_ms=<mean per turn> model_ms=<M> parallel_ms=... sequential_ms=...
+ratio=<sequential/parallel> load=<1-minute load average at the end>. Targets: overhead_ms <= 25, ratio >= 2.5."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextvars
+import json
+import multiprocessing
+import os
+import statistics
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+from aiohttp import web
+from sqlalchemy import event
+
+from benchmarks._pg import bench_database
+from brain.clock import SystemClock
+from brain.companion.agent import Companion, CompanionConfig, TurnOutcome
+from brain.companion.llm import LLM, TierConfig
+from brain.core import Brain
+from brain.people.models import User
+from brain.people.service import resolve_identity
+from brain.store.database import Database
+from brain.tools.spec import ToolContext, ToolResult, ToolSpec
+from tests.fakes.ollama_server import FakeOllama, Script
+
+DATABASE = "companion_bench"
+WARMUP = 5
+TURNS_PER_PERSON = 5
+LOOKUP = "bench_lookup"
+READ_TOOLS = ("bench_read_a", "bench_read_b", "bench_read_c")
+ASK = "use:"  # the benchmark's message names the tools the fake model calls: "use: a, b"
+
+
+class SqlCounter:
+    """Statements, connection checkouts and commits on an engine, counted by event listeners."""
+
+    def __init__(self, db: Database) -> None:
+        self.statements = self.checkouts = self.commits = 0
+        engine = db.engine.sync_engine
+        event.listen(engine, "before_cursor_execute", self._statement)
+        event.listen(engine, "commit", self._commit)
+        event.listen(engine.pool, "checkout", self._checkout)
+
+    def _statement(self, *_: Any) -> None:
+        self.statements += 1
+
+    def _commit(self, *_: Any) -> None:
+        self.commits += 1
+
+    def _checkout(self, *_: Any) -> None:
+        self.checkouts += 1
+
+    def snapshot(self) -> tuple[int, int, int]:
+        return self.statements, self.checkouts, self.commits
+
+
+@dataclass
+class Turns:
+    wall_ms: list[float] = field(default_factory=list)
+    client_ms: list[float] = field(default_factory=list)  # the LLM client's own measure of its calls
+    server_ms: list[float] = field(default_factory=list)  # the fake server's time, as its answers report it
+    tool_ms: list[float] = field(default_factory=list)
+    model_calls: list[int] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)  # this process's CPU time (not PostgreSQL's, not the fake's)
+    sql: list[tuple[int, int, int]] = field(default_factory=list)  # statements, checkouts, commits
+    load: list[float] = field(default_factory=list)  # 1-minute load average before and after
+
+    def add(self, wall_ms: float, cpu_ms: float, outcome: TurnOutcome, model_calls: int,
+            sql: tuple[int, int, int]) -> None:
+        self.wall_ms.append(wall_ms)
+        self.cpu_ms.append(cpu_ms)
+        self.client_ms.append(outcome.model_ms)
+        self.server_ms.append(outcome.server_ms)
+        self.tool_ms.append(outcome.tool_ms)
+        self.model_calls.append(model_calls)
+        self.sql.append(sql)
+
+
+# ---- the fake model, in a process of its own ----------------------------------------------------------------
+_received: contextvars.ContextVar[int] = contextvars.ContextVar("received")
+
+
+class TimedFake(FakeOllama):
+    """The fake server reporting its own time per answer as Ollama's `total_duration`, as a real server reports
+    its model's time: from the parsed request (when the responder is asked) to the reply, so it holds the
+    scripted delay and what the machine's load adds to it."""
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        response = await super()._chat(request)
+        started = _received.get(None)
+        if started is not None and isinstance(response, web.Response) and isinstance(response.body, bytes):
+            reply = json.loads(response.body)
+            reply["total_duration"] = time.perf_counter_ns() - started
+            response.body = json.dumps(reply).encode()
+        return response
+
+
+def respond(body: dict[str, Any], delay_s: float) -> Script:
+    """A tool round for a new message ("use: a, b" -> calls a and b), the answer once the results are back."""
+    _received.set(time.perf_counter_ns())
+    messages = [m for m in body["messages"] if not str(m.get("content", "")).startswith("<reminder>")]
+    last = messages[-1]
+    if last["role"] == "tool":
+        return Script(content="Done.", delay_s=delay_s)
+    names = [n.strip() for n in str(last.get("content", "")).removeprefix(ASK).split(",") if n.strip()]
+    calls = [{"name": n, "arguments": {"drink_type": "water", "quantity_ml": 250} if n == "log_drink" else {}}
+             for n in names]
+    return Script(tool_calls=calls, delay_s=delay_s)
+
+
+def serve(conn: Connection, delay_s: float) -> None:
+    async def run() -> None:
+        fake = TimedFake(default=lambda body: respond(body, delay_s))
+        conn.send(await fake.start())
+        await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # until the parent says stop
+        await fake.stop()
+
+    asyncio.run(run())
+
+
+# ---- the turns ----------------------------------------------------------------------------------------------
+def read_tool(name: str, delay_s: float) -> ToolSpec:
+    async def handler(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+        if delay_s:
+            await asyncio.sleep(delay_s)
+        return ToolResult(ok=True, data={"tool": name})
+
+    return ToolSpec(name, "todo", f"Benchmark read tool {name}.", (), "read", handler)
+
+
+async def new_people(brain: Brain, count: int) -> list[User]:
+    people = []
+    async with brain.transactions.begin() as uow:
+        for _ in range(count):
+            people.append(await resolve_identity(uow.session, "bench", f"p-{uuid.uuid4().hex[:8]}",
+                                                 default_locale="en", default_timezone="Europe/Berlin"))
+    return people
+
+
+def load_average() -> float:
+    return os.getloadavg()[0]
+
+
+async def timed_turn(companion: Companion, user: User, tools: tuple[str, ...], sql: SqlCounter,
+                     into: Turns | None) -> None:
+    before = sql.snapshot()
+    started, cpu = time.perf_counter(), time.process_time()
+    outcome = await companion.respond(user, f"{ASK} {', '.join(tools)}")
+    wall, cpu_ms = (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
+    after = sql.snapshot()
+    assert outcome.text == "Done." and [c.name for c in outcome.calls] == list(tools), outcome
+    assert all(c.ok for c in outcome.calls), outcome
+    if into is not None:
+        into.add(wall, cpu_ms, outcome, 2, (after[0] - before[0], after[1] - before[1], after[2] - before[2]))
+
+
+async def measure(url: str, fake_url: str, turns: int, tool_ms: float,
+                  rounds: int) -> tuple[Turns, Turns, Turns, Turns, Turns]:
+    db = Database(url)
+    brain = Brain(db, clock=SystemClock())
+    sql = SqlCounter(db)
+    brain.registry.register(read_tool(LOOKUP, 0))
+    for name in READ_TOOLS:
+        brain.registry.register(read_tool(name, tool_ms / 1000))
+    llm = LLM(fake_url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")}, timeout_s=10.0)
+    try:
+        companion = Companion(brain, llm, CompanionConfig())
+        count = max(1, turns // TURNS_PER_PERSON)
+        readers, drinkers = await new_people(brain, count), await new_people(brain, count)
+        lookup, drinks, first = Turns(), Turns(), Turns()
+        first.load.append(load_average())
+        for index, (reader, drinker) in enumerate(zip(readers, drinkers, strict=True)):
+            # The first message of each person: the context document is built (shown as its own row).
+            await timed_turn(companion, reader, (LOOKUP,), sql, first if index else None)
+            await timed_turn(companion, drinker, ("log_drink",), sql, None)
+        first.load.append(load_average())
+        for index in range(WARMUP):
+            await timed_turn(companion, readers[index % count], (LOOKUP,), sql, None)
+            await timed_turn(companion, drinkers[index % count], ("log_drink",), sql, None)
+        lookup.load.append(load_average())
+        for index in range(turns):  # one of each, turn by turn
+            await timed_turn(companion, readers[index % count], (LOOKUP,), sql, lookup)
+            await timed_turn(companion, drinkers[index % count], ("log_drink",), sql, drinks)
+        lookup.load.append(load_average())
+        drinks.load = lookup.load
+        # Three read tools in one round, in parallel and one after another, interleaved.
+        parallel_companion = Companion(brain, llm, CompanionConfig())
+        sequential_companion = Companion(brain, llm, CompanionConfig(max_parallel=1))
+        [reader] = await new_people(brain, 1)
+        parallel, sequential = Turns(), Turns()
+        for index in range(rounds + 1):
+            if index == 1:
+                parallel.load.append(load_average())
+            for target, which in ((parallel, parallel_companion), (sequential, sequential_companion)):
+                await timed_turn(which, reader, READ_TOOLS, sql, target if index else None)  # first: warm-up
+        parallel.load.append(load_average())
+        sequential.load = parallel.load
+    finally:
+        await brain.close()
+    return lookup, drinks, first, parallel, sequential
+
+
+# ---- the report ---------------------------------------------------------------------------------------------
+def overhead(turns: Turns) -> list[float]:
+    return [w - s for w, s in zip(turns.wall_ms, turns.server_ms, strict=True)]
+
+
+def overhead_rows(turns: Turns, model_ms: float, tool_label: str) -> list[str]:
+    nominal = [calls * model_ms for calls in turns.model_calls]
+    client = [c - s for c, s in zip(turns.client_ms, turns.server_ms, strict=True)]
+    rest = [w - c - t for w, c, t in zip(turns.wall_ms, turns.client_ms, turns.tool_ms, strict=True)]
+    return [
+        row("turn wall time", turns.wall_ms),
+        row("fake server's own time (2 answers, reported)", turns.server_ms),
+        row("overhead = wall - fake server's time", overhead(turns)),
+        row("  ollama client, HTTP, fake server parsing", client),
+        row(f"  tool call: gate + {tool_label}", turns.tool_ms),
+        row("  prompt assembly, persistence, loop", rest),
+        row(f"overhead against the nominal 2 x {model_ms:.0f} ms", [w - n for w, n in zip(turns.wall_ms, nominal,
+                                                                                      strict=True)]),
+        row("CPU time of the benchmark process", turns.cpu_ms),
+        sql_row(turns),
+    ]
+
+
+def row(label: str, values: list[float]) -> str:
+    return f"{label:<48}{statistics.mean(values):>9.1f}{statistics.median(values):>9.1f}{max(values):>9.1f}"
+
+
+def sql_row(turns: Turns) -> str:
+    statements, checkouts, commits = (statistics.mean(column) for column in zip(*turns.sql, strict=True))
+    return f"  SQL per turn: {statements:.1f} statements, {checkouts:.1f} connection checkouts, {commits:.1f} commits"
+
+
+def loads(turns: Turns) -> str:
+    return "load average " + " -> ".join(f"{value:.2f}" for value in turns.load)
+
+
+def report(lookup: Turns, drinks: Turns, first: Turns, parallel: Turns, sequential: Turns, model_ms: float,
+           tool_ms: float) -> str:
+    header = f"{'per turn, ms':<48}{'mean':>9}{'median':>9}{'max':>9}"
+    par, seq = statistics.mean(parallel.tool_ms), statistics.mean(sequential.tool_ms)
+    return "\n".join([
+        f"fake model {model_ms:.0f} ms per call, {len(lookup.wall_ms)} turns per variant (tool round + answer), "
+        f"{loads(lookup)}",
+        header,
+        f"a read tool without work of its own ({LOOKUP}):",
+        *overhead_rows(lookup, model_ms, LOOKUP),
+        "for reference, log_drink (insert, event, day progress, goal check, subscribers, context rebuilt):",
+        *overhead_rows(drinks, model_ms, "log_drink"),
+        f"for reference, the first message of a person ({LOOKUP}, context document built), {loads(first)}:",
+        row("overhead = wall - fake server's time", overhead(first)),
+        row("CPU time of the benchmark process", first.cpu_ms),
+        "",
+        f"{len(parallel.tool_ms)} turns per variant, three read tools of {tool_ms:.0f} ms in one round, "
+        f"{loads(parallel)}",
+        header,
+        row("tool round, parallel (at most 10 at once)", parallel.tool_ms),
+        row("tool round, one after another", sequential.tool_ms),
+        row("turn wall time, parallel", parallel.wall_ms),
+        row("turn wall time, one after another", sequential.wall_ms),
+        row("CPU time per turn, parallel", parallel.cpu_ms),
+        row("CPU time per turn, one after another", sequential.cpu_ms),
+        f"RESULT overhead_ms={statistics.mean(overhead(lookup)):.1f} cpu_ms={statistics.mean(lookup.cpu_ms):.1f} "
+        f"model_ms={model_ms:.0f} "
+        f"parallel_ms={par:.1f} sequential_ms={seq:.1f} ratio={seq / par:.2f} load={parallel.load[-1]:.2f}",
+    ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.companion", description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=50, help="measured chat turns per variant (default 50)")
+    parser.add_argument("--model-ms", type=float, default=50.0, help="the fake model's latency per call")
+    parser.add_argument("--tool-ms", type=float, default=100.0, help="each read tool's latency")
+    parser.add_argument("--rounds", type=int, default=10, help="turns per variant of the parallel comparison")
+    args = parser.parse_args(argv)
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe()
+    server = context.Process(target=serve, args=(theirs, args.model_ms / 1000), daemon=True)
+    server.start()
+    try:
+        fake_url = ours.recv()
+        with bench_database(DATABASE, prefix="cbc") as database:
+            results = asyncio.run(measure(database.url, fake_url, args.turns, args.tool_ms, args.rounds))
+    finally:
+        ours.send("stop")
+        server.join(timeout=10)
+    print(report(*results, args.model_ms, args.tool_ms))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
