@@ -17,6 +17,7 @@ class Inbound:
     action: str | None = None  # the opaque token of a pressed button
     display_name: str | None = None
     language_code: str | None = None
+    location: tuple[float, float] | None = None  # a shared position: (latitude, longitude)
 
     @property
     def is_command(self) -> bool:

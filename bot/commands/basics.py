@@ -1,4 +1,4 @@
-"""/start, /help, /lang and /tz: greeting, the command list, language and time zone."""
+"""/help, /lang and /tz: the command list, language and time zone (/start is the onboarding)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,6 @@ from brain.people.models import User
 from brain.people.service import parse_locale, parse_timezone
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
-
-
-async def start(turn: Turn, args: str) -> None:
-    name = turn.user.display_name
-    turn.say(
-        tr("Hello {name}! I keep your tasks, calendar, drinks, meals and places.", name=name)
-        if name else tr("Hello! I keep your tasks, calendar, drinks, meals and places."),
-        tr("Try: /water 250, /task Einkaufen bis Freitag, /today. /help lists everything."),
-        buttons=[[turn.button(LANGUAGE_NAMES[code], "set_locale", locale=code) for code in SUPPORTED_LOCALES]],
-    )
 
 
 async def help_(turn: Turn, args: str) -> None:
@@ -79,7 +69,6 @@ async def tz(turn: Turn, args: str) -> None:
 
 
 COMMANDS = (
-    Command("start", "/start", N_("Greeting and first steps"), start),
     Command("help", "/help", N_("This list"), help_),
     Command("lang", "/lang de|en", N_("Change the language"), lang, aliases=("language", "sprache")),
     Command("tz", "/tz Europe/Berlin", N_("Set your time zone"), tz, aliases=("timezone", "zeitzone")),

@@ -1,10 +1,12 @@
-"""/place: "I'm at <name>" records a visit (creating the place if new); without a name lists places."""
+"""/place: "I'm at <name>" records a visit (creating the place if new); without a name lists places. A shared
+location is logged, and counts as a visit of a saved place within 150 m (or of one the person picks)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bot.commands import Command
+from bot.commands.onboarding import take_shared_location
 from bot.turn import Turn
 from brain.i18n import N_, ntr, tr
 
@@ -30,6 +32,28 @@ async def place(turn: Turn, args: str) -> None:
             return
         visit = await turn.tool("visit_place", {"place": created.data["place"]["place_id"]})
     turn.say_result(visit)
+
+
+SHARED_LOCATION_CHOICES = 6
+
+
+async def shared_location(turn: Turn, lat: float, lng: float) -> None:
+    """A position the person shared: the onboarding may be asking for it (time zone); otherwise it is logged,
+    and when no saved place is near enough to count the visit, the person's places are offered to pick from."""
+    if await take_shared_location(turn, lat, lng):
+        return
+    result = await turn.tool("log_location", {"lat": lat, "lng": lng})
+    if not result.ok or result.data.get("place") is not None:
+        turn.say_result(result)
+        return
+    listed = await turn.tool("get_places", {})
+    places: list[dict[str, Any]] = listed.data.get("places", [])[:SHARED_LOCATION_CHOICES] if listed.ok else []
+    if not places:
+        turn.say(result.message, tr("No saved place is near. Save where you are with /place <name>."))
+        return
+    turn.say(result.message, tr("No saved place is near. Are you at one of these?"), buttons=[
+        [turn.tool_button(str(item["name"]), "visit_place", place=str(item["place_id"]))]
+        for item in places])
 
 
 COMMANDS = (

@@ -1,0 +1,307 @@
+"""The outbox consumer for Telegram: sends pending outbox rows in order per chat, marks each sent in the
+transaction that claimed it, right after Telegram took it.
+
+Which rows: `platform = 'telegram'` (replies, with their chat id), and `platform IS NULL` (pushes such as
+nudges) of people with a Telegram identity, sent to their private chat (its id is their user id). When other
+chat platforms run too, a push goes here only if the person's latest reply was on Telegram (the Matrix
+adapter applies the mirror rule), so someone on two platforms gets it once, where they last talked.
+
+Exactly once, and where it cannot be: a row is claimed with `SELECT ... FOR UPDATE SKIP LOCKED` under a
+per-chat advisory lock, sent, and marked sent in that same transaction; a concurrent sender (another task or
+process) skips the locked row and the locked chat, so it is never sent twice while it is being sent, and
+never out of order. Two crash windows remain, both chosen towards "not twice": (1) a crash between Telegram's
+answer and the commit leaves the row pending, and it is sent again after the restart (the window is the
+few milliseconds of one UPDATE and COMMIT); (2) a send whose outcome is unknown (the connection broke or timed
+out after the request was written) may have arrived, so it is *not* retried: the row is marked failed with
+that reason instead. A send that certainly did not arrive (connection refused, pool timeout, an error answer
+from Telegram) is retried with backoff and marked failed after MAX_ATTEMPTS. A long reply is sent as several
+parts; a retry continues after the last part that arrived (`telegram_deliveries.parts_sent`).
+
+Flood control: a 429's `retry_after` holds that chat's head row (`telegram_deliveries.not_before`) and with
+it the chat, while every other chat goes on; it is flow control, not a failed attempt. An overall rate
+(TELEGRAM_MAX_MESSAGES_PER_SECOND) and Telegram's 20 per minute in a group are kept by leaky buckets."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import httpx
+from aiolimiter import AsyncLimiter
+from sqlalchemy import ColumnElement, Select, String, bindparam, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken, RetryAfter, TelegramError
+
+from adapters.telegram.inbound import PLATFORM
+from adapters.telegram.models import TelegramDelivery
+from adapters.telegram.render import Part, render
+from brain.core import Brain
+from brain.outbox.models import FAILED, PENDING, Button, OutboxMessage
+from brain.outbox.service import MAX_ATTEMPTS, mark_attempt_failed, mark_sent
+from brain.people.models import Identity
+
+log = logging.getLogger(__name__)
+
+GROUP_MESSAGES_PER_MINUTE = 20
+BACKOFF_BASE_S = 5.0
+BACKOFF_CAP_S = 600.0
+SEND_READ_TIMEOUT_S = 15.0  # generous: a timed-out send is not retried (it may have arrived)
+DUE_CHATS_PER_PASS = 200
+# Errors that prove the request never reached Telegram: safe to send again.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+def backoff(attempts: int) -> timedelta:
+    return timedelta(seconds=min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** max(0, attempts - 1)))
+
+
+def retry_after_seconds(flood: RetryAfter) -> float:
+    # `_retry_after` is always a timedelta; the public property warns while it may still be an int (PTB 22).
+    value = getattr(flood, "_retry_after", None)
+    return value.total_seconds() if isinstance(value, timedelta) else float(flood.retry_after)  # type: ignore[arg-type]
+
+
+def markup(rows: list[list[Button]]) -> InlineKeyboardMarkup | None:
+    if not rows:
+        return None
+    return InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.token) for b in row]
+                                 for row in rows])
+
+
+@dataclass
+class Held:
+    """Why a chat stopped: until when it waits (a 429, a backoff), or None when it simply has nothing."""
+
+    until: datetime | None = None
+
+
+class TelegramSender:
+    """Drains the Telegram part of the outbox. `deliver(chat)` sends one chat's pending rows now (called
+    right after the dialog answered); `run(stop)` is the background pass for pushes, retries and rows left
+    by another process or a crash."""
+
+    def __init__(self, brain: Brain, bot: Bot, *, max_rate: float = 30.0, concurrency: int = 8,
+                 poll_interval: float = 2.0, max_attempts: int = MAX_ATTEMPTS, other_platforms: tuple[str, ...] = (),
+                 wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self.brain = brain
+        self.bot = bot
+        self.other_platforms = other_platforms
+        self.max_attempts = max_attempts
+        self.poll_interval = poll_interval
+        # Backoff times are real time, not the brain's clock (which tests fix): Telegram counts in real seconds.
+        self.wall_clock = wall_clock
+        self._overall = AsyncLimiter(max_rate, 1) if max_rate > 0 else None
+        self._groups: dict[str, AsyncLimiter] = {}
+        self._chat_locks: dict[str, asyncio.Lock] = {}
+        self._chat_users: dict[str, int] = {}  # deliveries holding or waiting for a chat's lock
+        # One connection and one row lock per chat being sent: bounded so the pool serves the dialog too.
+        self._slots = asyncio.Semaphore(concurrency)
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._claim = self._head_of_chat()
+
+    # ---- entry points --------------------------------------------------------------------------------
+    def wake(self) -> None:
+        """Something new may be due (a pulse tick queued nudges): run a background pass now."""
+        self._wake.set()
+
+    async def deliver(self, chat_id: str) -> None:
+        """Sends this chat's pending rows in order until none is left or the chat must wait."""
+        lock = self._chat_locks.setdefault(chat_id, asyncio.Lock())
+        self._chat_users[chat_id] = self._chat_users.get(chat_id, 0) + 1
+        try:
+            async with lock, self._slots:
+                while True:
+                    outcome = await self._send_next(chat_id)
+                    if isinstance(outcome, Held):
+                        if outcome.until is not None:
+                            delay = (outcome.until - self.wall_clock()).total_seconds()
+                            asyncio.get_running_loop().call_later(max(0.0, delay), self.wake)
+                        return
+        finally:
+            self._chat_users[chat_id] -= 1
+            if not self._chat_users[chat_id]:
+                del self._chat_users[chat_id], self._chat_locks[chat_id]
+
+    def busy(self, chat_id: str) -> bool:
+        return chat_id in self._chat_locks
+
+    async def run(self, stop: asyncio.Event, handling: Callable[[str], bool] = lambda chat_id: False) -> None:
+        """Background passes every `poll_interval` seconds (or when woken) until `stop` is set. Chats whose
+        updates are `handling` are left to the delivery that follows each update."""
+        while not stop.is_set():
+            self._wake.clear()
+            try:
+                for chat_id in await self.due_chats():
+                    if not self.busy(chat_id) and not handling(chat_id):
+                        task = asyncio.create_task(self.deliver(chat_id))
+                        self._tasks.add(task)
+                        task.add_done_callback(self._tasks.discard)
+            except Exception:
+                log.exception("telegram outbox pass failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(_first(stop, self._wake), timeout=self.poll_interval)
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    # ---- claiming --------------------------------------------------------------------------------------
+    def _push_is_ours(self) -> ColumnElement[bool]:
+        """For a row without a platform: no other platform runs, or the person last talked here."""
+        if not self.other_platforms:
+            return OutboxMessage.platform.is_(None)
+        earlier = aliased(OutboxMessage)
+        last_platform = (
+            select(earlier.platform)
+            .where(earlier.user_id == OutboxMessage.user_id, earlier.kind == "reply",
+                   earlier.platform.in_((PLATFORM, *self.other_platforms)))
+            .order_by(earlier.id.desc()).limit(1).correlate(OutboxMessage).scalar_subquery()
+        )
+        return OutboxMessage.platform.is_(None) & (func.coalesce(last_platform, PLATFORM) == PLATFORM)
+
+    async def due_chats(self) -> list[str]:
+        """Chats with a pending row that may be sent now, oldest first."""
+        identity_chat = (select(Identity.platform_id)
+                         .where(Identity.user_id == OutboxMessage.user_id, Identity.platform == PLATFORM)
+                         .order_by(Identity.created_at).limit(1).scalar_subquery())
+        rows = (
+            select(func.coalesce(OutboxMessage.chat_id, identity_chat).label("chat"), OutboxMessage.id)
+            .outerjoin(TelegramDelivery, (TelegramDelivery.user_id == OutboxMessage.user_id)
+                       & (TelegramDelivery.outbox_id == OutboxMessage.id))
+            .where(OutboxMessage.status == PENDING, (OutboxMessage.platform == PLATFORM) | self._push_is_ours(),
+                   or_(TelegramDelivery.not_before.is_(None), TelegramDelivery.not_before <= self.wall_clock()))
+            .subquery()
+        )
+        stmt = (select(rows.c.chat).where(rows.c.chat.is_not(None)).group_by(rows.c.chat)
+                .order_by(func.min(rows.c.id)).limit(DUE_CHATS_PER_PASS))
+        async with self.brain.transactions.read() as session:
+            return [str(chat) for chat in (await session.scalars(stmt)).all()]
+
+    def _head_of_chat(self) -> Select[OutboxMessage, TelegramDelivery]:
+        """The statement behind `_claim_head` (built once; the chat is a bound parameter). The chat's advisory
+        lock is an uncorrelated subquery, taken once before any row is read: held by another sender, no row
+        comes back. The second row only says whether to go on."""
+        chat = bindparam("chat", type_=String)
+        chat_locked = select(func.pg_try_advisory_xact_lock(func.hashtextextended(PLATFORM + ":" + chat, 0)))
+        chat_users = select(Identity.user_id).where(Identity.platform == PLATFORM, Identity.platform_id == chat)
+        return (
+            select(OutboxMessage, TelegramDelivery)
+            .outerjoin(TelegramDelivery, (TelegramDelivery.user_id == OutboxMessage.user_id)
+                       & (TelegramDelivery.outbox_id == OutboxMessage.id))
+            .where(chat_locked.scalar_subquery(), OutboxMessage.status == PENDING,
+                   ((OutboxMessage.platform == PLATFORM) & (OutboxMessage.chat_id == chat))
+                   | (self._push_is_ours() & OutboxMessage.user_id.in_(chat_users)))
+            .order_by(OutboxMessage.id).limit(2)
+            .with_for_update(of=OutboxMessage, skip_locked=True)
+        )
+
+    async def _claim_head(self, session: AsyncSession, chat_id: str
+                          ) -> tuple[OutboxMessage, TelegramDelivery | None, bool] | None:
+        """The chat's oldest pending row, locked, with its delivery state and whether another row follows;
+        None when another sender holds the chat or nothing is pending."""
+        found = (await session.execute(self._claim, {"chat": chat_id})).all()
+        return None if not found else (found[0][0], found[0][1], len(found) > 1)
+
+    # ---- sending ---------------------------------------------------------------------------------------
+    async def _send_next(self, chat_id: str) -> Held | None:
+        """Claims, sends and settles the chat's head row; None when the next row may follow at once."""
+        async with self.brain.transactions.begin() as uow:
+            session = uow.session
+            claimed = await self._claim_head(session, chat_id)
+            if claimed is None:
+                return Held()
+            row, state, more = claimed
+            if state is not None and state.not_before > self.wall_clock():
+                return Held(state.not_before)
+            parts = render(row.outbound())
+            for index in range(state.parts_sent if state is not None else 0, len(parts)):
+                try:
+                    await self._send_part(chat_id, parts[index])
+                except RetryAfter as flood:
+                    until = self.wall_clock() + timedelta(seconds=retry_after_seconds(flood))
+                    log.info("telegram flood control for chat %s: retry after %s", chat_id, until)
+                    await self._hold(session, row, state, parts_sent=index, until=until)
+                    return Held(until)
+                except TelegramError as error:
+                    return await self._failed(session, chat_id, row, state, index, error)
+            await mark_sent(session, row.id, uow.now)
+            if state is not None:
+                await session.delete(state)
+            return None if more else Held()
+
+    async def _failed(self, session: AsyncSession, chat_id: str, row: OutboxMessage,
+                      state: TelegramDelivery | None, index: int, error: TelegramError) -> Held | None:
+        cause = error.__cause__
+        if isinstance(cause, httpx.TransportError) and not isinstance(cause, _NOT_SENT):
+            # The request was written and the answer lost: it may have arrived. Sending it again could show
+            # it twice, so the row ends here, with the reason.
+            await mark_attempt_failed(session, row, f"outcome unknown, not resent: {error}", max_attempts=1)
+            log.warning("telegram send to %s of outbox row %s may or may not have arrived: %s", chat_id, row.id,
+                        error)
+        elif isinstance(error, BadRequest | Forbidden | ChatMigrated | InvalidToken):
+            # Telegram refused this request for good (blocked by the person, chat gone, bad request).
+            await mark_attempt_failed(session, row, f"{type(error).__name__}: {error}", max_attempts=1)
+            log.warning("telegram refused outbox row %s for %s: %s", row.id, chat_id, error)
+        else:
+            await mark_attempt_failed(session, row, f"{type(error).__name__}: {error}", self.max_attempts)
+        if row.status == FAILED:
+            if state is not None:
+                await session.delete(state)
+            return None  # the chat goes on with its next row
+        until = self.wall_clock() + backoff(row.attempts)
+        await self._hold(session, row, state, parts_sent=index, until=until)
+        return Held(until)
+
+    async def _hold(self, session: AsyncSession, row: OutboxMessage, state: TelegramDelivery | None, *,
+                    parts_sent: int, until: datetime) -> None:
+        if state is None:
+            session.add(TelegramDelivery(user_id=row.user_id, outbox_id=row.id, parts_sent=parts_sent,
+                                         not_before=until, updated_at=self.wall_clock()))
+        else:
+            state.parts_sent = parts_sent
+            state.not_before = until
+            state.updated_at = self.wall_clock()
+
+    async def _send_part(self, chat_id: str, part: Part) -> None:
+        await self._throttle(chat_id)
+        try:
+            await self._call(chat_id, part, html=True)
+        except BadRequest as refused:
+            if "parse" not in str(refused).lower():
+                raise
+            # Our escaping should make this impossible; if Telegram still rejects the markup, the words matter
+            # more than the formatting.
+            log.warning("telegram rejected the HTML of a message to %s (%s); sending plain text", chat_id, refused)
+            await self._call(chat_id, part, html=False)
+
+    async def _call(self, chat_id: str, part: Part, *, html: bool) -> None:
+        text = part.html if html else part.plain
+        parse_mode = ParseMode.HTML if html else None
+        if part.photo is not None:
+            await self.bot.send_photo(chat_id, photo=part.photo, caption=text or None, parse_mode=parse_mode,
+                                      reply_markup=markup(part.keyboard), read_timeout=SEND_READ_TIMEOUT_S)
+        else:
+            await self.bot.send_message(chat_id, text, parse_mode=parse_mode, reply_markup=markup(part.keyboard),
+                                        read_timeout=SEND_READ_TIMEOUT_S)
+
+    async def _throttle(self, chat_id: str) -> None:
+        if self._overall is not None:
+            await self._overall.acquire()
+        if chat_id.startswith("-"):  # groups and supergroups have negative ids
+            limiter = self._groups.setdefault(chat_id, AsyncLimiter(GROUP_MESSAGES_PER_MINUTE, 60))
+            await limiter.acquire()
+
+
+async def _first(*events: asyncio.Event) -> None:
+    waiters = [asyncio.ensure_future(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()

@@ -1,0 +1,61 @@
+"""A Telegram update as an `Inbound` for the dialog: a text or command, a shared location, any other message
+(the dialog says it reads text only), or a button press whose callback data is the action token. Pure
+functions over python-telegram-bot's objects; updates the bot does not act on give None."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from telegram import CallbackQuery, Message, User
+
+from bot.inbound import Inbound
+
+PLATFORM = "telegram"
+
+
+@dataclass(frozen=True)
+class Press:
+    """A button press: the inbound for the dialog and where the pressed message is (to edit its keyboard)."""
+
+    inbound: Inbound
+    chat_type: str | None
+    message_id: int | None
+
+
+def _display_name(user: User) -> str:
+    return " ".join(part for part in (user.first_name, user.last_name) if part)[:128]
+
+
+def message_inbound(message: Message) -> Inbound | None:
+    """A new message from a person (not a bot, not a channel post)."""
+    sender = message.from_user
+    if sender is None or sender.is_bot:
+        return None
+    location = message.location or (message.venue.location if message.venue else None)
+    text = message.text  # a command stays text: the dialog routes "/water 250" itself
+    return Inbound(
+        platform=PLATFORM, platform_user_id=str(sender.id), chat_id=str(message.chat.id),
+        message_id=str(message.message_id), text=text, display_name=_display_name(sender) or None,
+        language_code=sender.language_code,
+        location=(location.latitude, location.longitude) if location is not None and text is None else None,
+    )
+
+
+def press_inbound(query: CallbackQuery) -> Press | None:
+    """A pressed inline button; the callback data is the opaque action token. Buttons on messages the bot
+    cannot see any more (inline mode, very old messages) still act; only the keyboard edit needs the message."""
+    if query.from_user is None or query.from_user.is_bot or not query.data:
+        return None
+    message = query.message
+    chat_id = str(message.chat.id) if message is not None else str(query.from_user.id)
+    chat_type = message.chat.type if message is not None else None
+    return Press(
+        inbound=Inbound(
+            platform=PLATFORM, platform_user_id=str(query.from_user.id), chat_id=chat_id,
+            # Unique per press: the reply's outbox slot is made of it.
+            message_id=f"cb:{query.id}", action=query.data, display_name=_display_name(query.from_user) or None,
+            language_code=query.from_user.language_code,
+        ),
+        chat_type=chat_type,
+        message_id=message.message_id if message is not None else None,
+    )

