@@ -10,6 +10,7 @@ MODULES: tuple[str, ...] = ("todo", "calendar", "drink", "food", "places")
 # Packages beyond the life modules that offer tools (each a `tools.py` with a TOOLS tuple).
 TOOL_PROVIDERS: tuple[str, ...] = (
     *(f"brain.modules.{name}" for name in MODULES), "brain.goals", "brain.projections", "brain.pulse",
+    "brain.rituals",
 )
 
 

@@ -1,0 +1,209 @@
+"""What the scheduler runs. `ScheduledJobs` holds one method per job over the brain of this process; APScheduler
+stores only a reference to a module-level function (`bot.scheduler.jobs:pushes`), which calls the method of the
+instance installed by `install` (the job store is shared by processes and pickles jobs, so a job carries no
+objects). Every job is safe to run twice or late: what it does is decided from the database and the clock."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from apscheduler.triggers.base import BaseTrigger
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from bot.settings import Settings
+from brain.core import Brain
+from brain.optional_import import optional_module
+from brain.rituals.runner import ritual_runner
+from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY
+from brain.schedules.pushes import PushReport, send_due_pushes
+
+log = logging.getLogger(__name__)
+
+Deliver = Callable[[], Awaitable[Any]]
+# The pulse rules whose pushes the scheduler sends itself (at the person's own time, through `pushes`); the
+# rule engine's tick leaves them out so nobody gets them twice.
+SENT_BY_SCHEDULER = frozenset({MORNING_SUMMARY, EVENING_REFLECTION})
+UPKEEP_EVERY = timedelta(minutes=10)
+
+
+class ScheduledJobs:
+    def __init__(self, brain: Brain, settings: Settings, *, llm: Any = None, deliver: Deliver | None = None) -> None:
+        self.brain = brain
+        self.settings = settings
+        # The mission runner needs a model client: the one given, else the companion's.
+        self.llm = llm if llm is not None else getattr(getattr(brain, "companion", None), "llm", None)
+        self.deliver = deliver
+        self.grace = timedelta(minutes=settings.scheduler_grace_minutes)
+        self.rituals = ritual_runner(brain)
+        self.rituals.timeout = timedelta(minutes=settings.ritual_timeout_minutes)
+        self.engine = _pulse_engine(brain, settings)
+        self.missions_module = optional_module("brain.companion.missions")
+        self._upkeep_at: datetime | None = None
+
+    @property
+    def has_missions(self) -> bool:
+        return self.missions_module is not None and self.llm is not None
+
+    async def pushes(self) -> PushReport:
+        now = self.brain.clock.now()
+        # Giving new people their daily pushes and replanning moved ones scans everyone: every few minutes only.
+        upkeep = self._upkeep_at is None or not timedelta(0) <= now - self._upkeep_at < UPKEEP_EVERY
+        lookback = UPKEEP_EVERY + timedelta(minutes=1)
+        report = await send_due_pushes(self.brain, now, grace=self.grace, upkeep=upkeep, lookback=lookback)
+        if upkeep:
+            self._upkeep_at = now
+        if report.sent:
+            log.info("scheduled pushes: %d sent, %d already sent, missed %s", report.sent, report.already_sent,
+                     dict(report.missed))
+            await self._deliver_now()
+        return report
+
+    async def pulse_tick(self) -> None:
+        report = await self.engine.tick(self.brain.clock.now())
+        if report.sent_to or report.notified:
+            await self._deliver_now()
+
+    async def _deliver_now(self) -> None:
+        """What a job just put in the outbox goes out now, not at the next delivery round."""
+        try:
+            await self.outbox_retry()
+        except Exception:
+            log.exception("delivering the outbox failed; the next round retries")
+
+    async def goal_periods(self) -> None:
+        # A "<= 2000 kcal" day is only decided when it is over; idempotent.
+        tracker = optional_module("brain.goals.tracker")
+        if tracker is not None:
+            await tracker.close_periods(self.brain, self.brain.clock.now())
+
+    async def memory_promotion(self) -> None:
+        if self.brain.memory is not None:
+            await self.brain.memory.ingest_until_promoted()
+
+    async def memory_decay(self) -> None:
+        """Node decay and the pipeline log's retention (365 days)."""
+        memory = self.brain.memory
+        if memory is None:
+            return
+        from brain.memory.decay import run_decay
+
+        report = await run_decay(self.brain.transactions, memory.settings, log=memory.log)
+        log.info("memory decay: %d nodes, %d deactivated, %d log rows deleted", report.processed,
+                 report.deactivated, report.log_rows_deleted)
+
+    async def event_retention(self) -> None:
+        from brain.events.store import prune_events
+
+        async with self.brain.transactions.begin() as uow:
+            result = await prune_events(uow.session, uow.now)
+        log.info("event retention: %d by age, %d beyond the per-person limit", result.by_age, result.by_count)
+
+    async def ritual_timeouts(self) -> None:
+        await self.rituals.abandon_stale(self.brain.clock.now())
+
+    async def missions(self) -> None:
+        if self.missions_module is not None and self.llm is not None:
+            await self.missions_module.run_due_missions(self.brain, self.llm, self.brain.clock.now())
+
+    async def outbox_retry(self) -> None:
+        """Hands pending outbox rows (scheduled pushes among them, and rows whose sending failed) to the adapters."""
+        if self.deliver is not None:
+            await self.deliver()
+
+
+def _pulse_engine(brain: Brain, settings: Settings) -> Any:
+    """The rule engine without the rules the scheduler sends itself, installed on the brain so /pulse lists
+    what the pulse really does."""
+    from brain.pulse.subscribers import ENGINE_ATTRIBUTE, pulse_engine
+    from rules.engine import RuleEngine
+
+    current = pulse_engine(brain)
+    engine = RuleEngine(brain, [r for r in current.rules if r.name not in SENT_BY_SCHEDULER],
+                        idle_hold=timedelta(minutes=settings.idle_hold_minutes))
+    setattr(brain, ENGINE_ATTRIBUTE, engine)
+    return engine
+
+
+# ---- the jobs as APScheduler stores them --------------------------------------------------------------------
+@dataclass(frozen=True)
+class JobDefinition:
+    id: str
+    func: str  # "module:function", as the job store keeps it
+    trigger: BaseTrigger
+
+
+_installed: ScheduledJobs | None = None
+
+
+def install(jobs: ScheduledJobs | None) -> None:
+    global _installed
+    _installed = jobs
+
+
+def _jobs() -> ScheduledJobs:
+    if _installed is None:
+        raise RuntimeError("no ScheduledJobs installed in this process")
+    return _installed
+
+
+async def pushes() -> None:
+    await _jobs().pushes()
+
+
+async def pulse_tick() -> None:
+    await _jobs().pulse_tick()
+
+
+async def goal_periods() -> None:
+    await _jobs().goal_periods()
+
+
+async def memory_promotion() -> None:
+    await _jobs().memory_promotion()
+
+
+async def memory_decay() -> None:
+    await _jobs().memory_decay()
+
+
+async def event_retention() -> None:
+    await _jobs().event_retention()
+
+
+async def ritual_timeouts() -> None:
+    await _jobs().ritual_timeouts()
+
+
+async def missions() -> None:
+    await _jobs().missions()
+
+
+async def outbox_retry() -> None:
+    await _jobs().outbox_retry()
+
+
+def job_definitions(jobs: ScheduledJobs) -> list[JobDefinition]:
+    settings = jobs.settings
+    utc = "UTC"
+    found = [
+        # At second 0 of every minute, so a push for 08:00 leaves at 08:00.
+        JobDefinition("pushes", f"{__name__}:pushes", CronTrigger(second=0, timezone=utc)),
+        JobDefinition("pulse_tick", f"{__name__}:pulse_tick",
+                      IntervalTrigger(seconds=settings.pulse_tick_seconds, timezone=utc)),
+        JobDefinition("goal_periods", f"{__name__}:goal_periods", CronTrigger(second=30, timezone=utc)),
+        JobDefinition("memory_promotion", f"{__name__}:memory_promotion", IntervalTrigger(minutes=1, timezone=utc)),
+        JobDefinition("memory_decay", f"{__name__}:memory_decay", CronTrigger(hour=3, minute=15, timezone=utc)),
+        JobDefinition("event_retention", f"{__name__}:event_retention", CronTrigger(hour=3, minute=45, timezone=utc)),
+        JobDefinition("ritual_timeouts", f"{__name__}:ritual_timeouts", IntervalTrigger(minutes=5, timezone=utc)),
+    ]
+    if jobs.has_missions:
+        found.append(JobDefinition("missions", f"{__name__}:missions", IntervalTrigger(minutes=1, timezone=utc)))
+    if jobs.deliver is not None:
+        found.append(JobDefinition("outbox_retry", f"{__name__}:outbox_retry",
+                                   IntervalTrigger(seconds=30, timezone=utc)))
+    return found

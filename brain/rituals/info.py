@@ -1,0 +1,71 @@
+"""What an info step shows: a part of the person's day from the day snapshot, their streaks or their goals,
+rendered in their language."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from brain.i18n import Renderer, ntr, tr
+from brain.optional_import import optional_module
+from brain.people.local_time import local_date
+from brain.people.models import User
+from brain.projections.day_snapshot import DaySnapshot, day_snapshot
+from brain.projections.streaks import streak_label, streaks_for
+from brain.summaries import goal_line
+
+if TYPE_CHECKING:
+    from brain.core import Brain
+
+MAX_EVENTS = 3
+
+
+async def _snapshot(brain: Brain, user: User) -> DaySnapshot:
+    if brain.snapshots is not None:
+        cached: DaySnapshot = await brain.snapshots.get(user)
+        return cached
+    async with brain.transactions.read() as session:
+        return await day_snapshot(session, user, brain.clock.now())
+
+
+async def info_lines(brain: Brain, user: User, source: str, render: Renderer) -> list[str]:
+    now = brain.clock.now()
+    if source == "streaks":
+        async with brain.transactions.read() as session:
+            views = await streaks_for(session, user, local_date(user, now))
+        running = [render(ntr("{name} {count} day", "{name} {count} days", v.current, name=streak_label(v.streak)))
+                   for v in views if v.current > 0]
+        return [render(tr("Streaks: {streaks}", streaks=" · ".join(running)))] if running \
+            else [render(tr("No streak is running yet."))]
+    if source == "goals":
+        service = optional_module("brain.goals.service")
+        if service is None:
+            return []
+        async with brain.transactions.read() as session:
+            goals = [g for g in await service.goals_progress(session, user, now) if g.status == "active"]
+        return [f"• {render(goal_line(g))}" for g in goals] or [render(tr("No goals yet."))]
+    s = await _snapshot(brain, user)
+    if source == "tasks_today":
+        lines = [render(tr("Tasks: {open} open · {done} done today · {overdue} overdue", open=s.tasks_open,
+                           done=s.tasks_done_today, overdue=s.tasks_overdue))]
+        if s.tasks_due_today:
+            lines.append(render(tr("Due today: {titles}", titles=", ".join(t.title for t in s.tasks_due_today))))
+        return lines
+    if source == "events_today":
+        todays = [e for e in s.upcoming if local_date(user, e.start) <= s.day][:MAX_EVENTS]
+        if not todays:
+            return [render(tr("Calendar: nothing more today") if s.events_today else tr("Calendar: nothing today"))]
+        return [render(tr("Next: {title} (all day)", title=e.title) if e.is_all_day
+                       else tr("Next: {title} at {time}", title=e.title, time=e.start.astimezone(render.tz).time()))
+                for e in todays]
+    if source == "drink_progress":
+        lines = [render(tr("Water: {ml} ml of {goal} ml ({percent} %)", ml=s.water_ml, goal=s.water_goal_ml,
+                           percent=s.water_percent))]
+        if s.coffee_count:
+            lines.append(render(tr("Coffee: {count}", count=s.coffee_count)))
+        return lines
+    if source == "nutrition_progress":
+        lines = [render(tr("Meals: {count} · {kcal} of {goal} kcal", count=s.meals, kcal=s.kcal, goal=s.kcal_goal))]
+        if s.protein_goal:
+            lines.append(render(tr("Protein: {g} of {goal} g", g=s.protein, goal=s.protein_goal)))
+        return lines
+    raise ValueError(f"unknown info source {source!r}")

@@ -1,0 +1,167 @@
+"""The scheduled morning summary and evening reflection: what they say (pure functions over the day snapshot,
+goals, streaks at risk and the strongest correlation) and reading that data for many people at once, as the
+scheduler sends them in batches. Snapshots and streaks take a fixed number of statements for any number of
+people; goals and correlations are read only for those who have any (correlations need 14 days of history)."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import exists, func, literal, select
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql import column
+
+from brain.context import GOAL_PERIODS
+from brain.events.store import EventRecord
+from brain.i18n import Renderer, Text, ntr, tr
+from brain.optional_import import optional_module
+from brain.people.local_time import local_date
+from brain.people.models import User
+from brain.projections.day_snapshot import DaySnapshot, day_snapshots
+from brain.projections.streaks import StreakView, streak_label, streaks_for_users
+from brain.schedules.message import PushButton, PushMessage
+
+if TYPE_CHECKING:
+    from brain.goals.service import GoalProgress
+    from brain.projections.correlations import Correlation
+
+log = logging.getLogger(__name__)
+
+SHOW_TODAY = PushButton(tr("Show today"), "command", {"text": "/today"})
+# Starts (or continues) the person's evening routine; handled by the ritual commands.
+EVENING_ROUTINE = PushButton(tr("Evening routine"), "ritual", {"op": "template", "template": "evening"})
+MAX_GOALS_SHOWN = 5
+CORRELATION_MIN_DAYS = 14
+
+
+@dataclass(frozen=True)
+class MorningData:
+    snapshot: DaySnapshot
+    goals: Sequence[GoalProgress] = ()
+    streaks: Sequence[StreakView] = ()
+    correlation: Correlation | None = None
+
+
+# ---- what they say (pure) -------------------------------------------------------------------------------
+def morning_summary(data: MorningData, render: Renderer) -> PushMessage:
+    s = data.snapshot
+    free = not (s.tasks_due_today or s.tasks_overdue or s.events_today)
+    lines: list[Text] = [
+        tr("Good morning!"),
+        tr("No tasks or appointments today: a free day.") if free else tr("Here is your day."),
+    ]
+    if s.tasks_due_today:
+        lines.append(tr("Due today: {titles}", titles=", ".join(t.title for t in s.tasks_due_today)))
+    if s.tasks_overdue:
+        lines.append(ntr("{count} overdue task", "{count} overdue tasks", s.tasks_overdue))
+    if s.events_today:
+        lines.append(ntr("{count} appointment today", "{count} appointments today", s.events_today))
+    if s.next_event is not None:
+        if s.next_event.is_all_day:
+            lines.append(tr("Next: {title} (all day)", title=s.next_event.title))
+        else:
+            lines.append(tr("Next: {title} at {time}", title=s.next_event.title,
+                            time=s.next_event.start.astimezone(render.tz).time()))
+    lines.append(tr("Water goal: {goal} ml", goal=s.water_goal_ml))
+    text = [render(line) for line in lines]
+    goals = [g for g in data.goals if g.status == "active"][:MAX_GOALS_SHOWN]
+    if goals:
+        text.append(render(tr("Your goals:")))
+        text.extend(f"• {render(goal_line(g))}" for g in goals)
+    at_risk = [v for v in data.streaks if v.status == "at_risk" and not v.skipped_today and v.current > 0]
+    if at_risk:
+        streaks = " · ".join(render(ntr("{name} {count} day", "{name} {count} days", v.current,
+                                        name=streak_label(v.streak))) for v in at_risk)
+        text.append(render(tr("Keep your streaks today: {streaks}", streaks=streaks)))
+    if data.correlation is not None:
+        text.append(render(tr("What I noticed: {sentence}", sentence=data.correlation.sentence)))
+    return PushMessage(lines=text, buttons=[[SHOW_TODAY]])
+
+
+def goal_line(g: GoalProgress) -> Text:
+    period = tr(GOAL_PERIODS.get(g.period, g.period))
+    if g.comparison == "<=":
+        text = tr("{title}: {value}, at most {target} {period}", title=g.title, value=g.value, target=g.target,
+                  period=period)
+    else:
+        text = tr("{title}: {value} of {target} {period}", title=g.title, value=g.value, target=g.target,
+                  period=period)
+    return text
+
+
+def evening_reflection(snapshot: DaySnapshot) -> PushMessage:
+    lines: list[Text | str] = [tr("How was your day?"), tr("What went well today?")]
+    if snapshot.tasks_done_today:
+        lines.append(ntr("{count} task done", "{count} tasks done", snapshot.tasks_done_today))
+    lines.append(tr("Water: {ml} of {goal} ml", ml=snapshot.water_ml, goal=snapshot.water_goal_ml))
+    if snapshot.meals:
+        lines.append(ntr("{count} meal logged", "{count} meals logged", snapshot.meals))
+    return PushMessage(lines=lines, buttons=[[EVENING_ROUTINE, SHOW_TODAY]])
+
+
+# ---- reading the data for many people -------------------------------------------------------------------
+async def morning_data(session: AsyncSession, users: Sequence[User], now: datetime) -> dict[uuid.UUID, MorningData]:
+    if not users:
+        return {}
+    snapshots = await day_snapshots(session, users, now)
+    today = {u.id: local_date(u, now) for u in users}
+    streaks = await streaks_for_users(session, users, today)
+    goals = await _goals(session, users, now)
+    found = await _top_correlations(session, users, now)
+    return {
+        u.id: MorningData(snapshot=snapshots[u.id], goals=goals.get(u.id, ()), streaks=streaks.get(u.id, ()),
+                          correlation=found.get(u.id))
+        for u in users
+    }
+
+
+async def evening_data(session: AsyncSession, users: Sequence[User], now: datetime) -> dict[uuid.UUID, DaySnapshot]:
+    return await day_snapshots(session, users, now) if users else {}
+
+
+async def _goals(session: AsyncSession, users: Sequence[User], now: datetime) -> dict[uuid.UUID, list[GoalProgress]]:
+    service = optional_module("brain.goals.service")
+    models = optional_module("brain.goals.models")
+    if service is None or models is None:
+        return {}
+    goal = models.Goal
+    with_goals = set((await session.scalars(
+        select(goal.user_id).where(goal.user_id.in_([u.id for u in users]), goal.status == "active").distinct()
+    )).all())
+    result: dict[uuid.UUID, list[GoalProgress]] = {}
+    for user in users:
+        if user.id in with_goals:
+            result[user.id] = await service.goals_progress(session, user, now)
+    return result
+
+
+async def _top_correlations(session: AsyncSession, users: Sequence[User], now: datetime) -> dict[uuid.UUID, Any]:
+    """The strongest correlation of each person who has logged for at least two weeks."""
+    from brain.projections.correlations import correlations
+
+    ids = func.unnest(literal([u.id for u in users], ARRAY(UUID(as_uuid=True)))).table_valued(
+        column("user_id", UUID(as_uuid=True))).render_derived(name="person")
+    cutoff = now - timedelta(days=CORRELATION_MIN_DAYS)
+    # One index probe per person: an event older than the cutoff means enough history to look.
+    seasoned = set((await session.scalars(
+        select(ids.c.user_id).where(exists().where(EventRecord.user_id == ids.c.user_id,
+                                                   EventRecord.occurred_at < cutoff))
+    )).all())
+    result: dict[uuid.UUID, Any] = {}
+    for user in users:
+        if user.id not in seasoned:
+            continue
+        try:
+            found = await correlations(session, user, local_date(user, now))
+        except Exception:
+            log.exception("correlations failed for %s", user.id)
+            continue
+        if found:
+            result[user.id] = found[0]
+    return result
