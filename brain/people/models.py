@@ -1,4 +1,5 @@
-"""users and identities: a person's locale, time zone and quiet hours; (platform, platform id) -> user."""
+"""users and identities: a person's locale, time zone and quiet hours; (platform, platform id) -> user; link codes
+that join a second platform identity to the same user."""
 
 from __future__ import annotations
 
@@ -36,3 +37,17 @@ class Identity(Base):
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
 
     __table_args__ = (UniqueConstraint("platform", "platform_id"),)
+
+
+class LinkCode(Base):
+    """A one-time code that joins a second chat app to this person (`/link`). Only a hash is stored: the
+    code is a short-lived secret shown once in the chat that asked for it."""
+
+    __tablename__ = "link_codes"
+
+    code_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    platform: Mapped[str] = mapped_column(String(16))  # where the code was asked for
+    created_at: Mapped[datetime] = mapped_column()
+    expires_at: Mapped[datetime] = mapped_column()
+    used_at: Mapped[datetime | None] = mapped_column()

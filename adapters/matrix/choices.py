@@ -1,0 +1,103 @@
+"""Buttons in a chat without buttons: a message's choices, the reactions the bot puts under it, and which
+choice a reaction or a typed number picks. Pure functions; the tokens' meaning stays on the server.
+
+✅ picks the approving choice (or the first one), ❌ the rejecting or dismissing one, 💤 the first snooze,
+1️⃣..🔟 a choice by position. Roles are read from the action token's kind and payload, so a new kind of
+button gets the shortcuts when its names say what it does (`proposal_approve`, `{"op": "dismiss"}`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+APPROVE, REJECT, SNOOZE = "approve", "reject", "snooze"
+APPROVE_KEY, REJECT_KEY, SNOOZE_KEY = "✅", "❌", "💤"
+KEYCAPS = ("1️⃣", "2️⃣", "3️⃣", "4️⃣", "5️⃣", "6️⃣", "7️⃣", "8️⃣", "9️⃣", "🔟")
+ROLE_KEYS = {APPROVE: APPROVE_KEY, REJECT: REJECT_KEY, SNOOZE: SNOOZE_KEY}
+# What people also react with (written without emoji variation selectors, which matching strips).
+KEY_ROLES = {
+    APPROVE_KEY: APPROVE, "👍": APPROVE, "✔": APPROVE, "☑": APPROVE, "🆗": APPROVE,
+    REJECT_KEY: REJECT, "👎": REJECT, "✖": REJECT, "❎": REJECT,
+    SNOOZE_KEY: SNOOZE, "⏰": SNOOZE,
+}
+_APPROVE_OPS = {"approve", "yes", "confirm", "accept"}
+_REJECT_OPS = {"reject", "dismiss", "no", "cancel", "decline"}
+_SELECTORS = dict.fromkeys(map(ord, "\ufe0f\ufe0e"))
+
+
+@dataclass(frozen=True)
+class Choice:
+    label: str
+    token: str
+    role: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "token": self.token, "role": self.role}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Choice:
+        return cls(label=str(data["label"]), token=str(data["token"]), role=data.get("role"))
+
+
+def role_of(kind: str, payload: Mapping[str, Any]) -> str | None:
+    """approve / reject / snooze for a button's action token, or None for an ordinary choice."""
+    kind = kind.lower()
+    op = str(payload.get("op") or payload.get("decision") or "").lower()
+    if "approve" in kind or op in _APPROVE_OPS:
+        return APPROVE
+    if "reject" in kind or "dismiss" in kind or op in _REJECT_OPS:
+        return REJECT
+    if "snooze" in kind or op == "snooze":
+        return SNOOZE
+    return None
+
+
+def _normalize(key: str) -> str:
+    return key.strip().translate(_SELECTORS)
+
+
+def choice_for_key(choices: Sequence[Choice], key: str) -> Choice | None:
+    """The choice a reaction picks, or None when the reaction means nothing here."""
+    if not choices:
+        return None
+    key = _normalize(key)
+    for position, keycap in enumerate(KEYCAPS):
+        if key == _normalize(keycap):
+            return choices[position] if position < len(choices) else None
+    role = KEY_ROLES.get(key)
+    if role is None:
+        return None
+    found = next((c for c in choices if c.role == role), None)
+    if found is None and role == APPROVE:
+        return choices[0]  # "yes" to a message without an explicit approve: its first choice
+    return found
+
+
+def choice_for_number(choices: Sequence[Choice], text: str) -> Choice | None:
+    """The choice a typed answer picks: '2', ' 2. ', or the keycap emoji itself."""
+    answer = text.strip().rstrip(".)")
+    if answer.isascii() and answer.isdigit():
+        position = int(answer)
+        return choices[position - 1] if 1 <= position <= len(choices) else None
+    if any(_normalize(answer) == _normalize(k) for k in KEYCAPS):
+        return choice_for_key(choices, answer)
+    return None
+
+
+def reaction_keys(choices: Sequence[Choice]) -> list[str]:
+    """The reactions the bot puts under a message: ✅ ❌ 💤 where the choices have those roles, then the
+    numbers unless the role keys already cover every choice (Approve / Reject needs no 1️⃣ 2️⃣)."""
+    if not choices:
+        return []
+    keys: list[str] = []
+    covered: set[str] = set()
+    if any(c.role for c in choices):
+        for role in (APPROVE, REJECT, SNOOZE):
+            choice = choice_for_key(choices, ROLE_KEYS[role])
+            if choice is not None:
+                keys.append(ROLE_KEYS[role])
+                covered.add(choice.token)
+    if any(c.token not in covered for c in choices):
+        keys.extend(KEYCAPS[:len(choices)])
+    return keys

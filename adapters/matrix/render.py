@@ -1,0 +1,80 @@
+"""Matrix event contents for the bot's messages: `m.text` with an escaped HTML `formatted_body` and the
+choices as a numbered list, edits (`m.replace`) that close a message's choices, reactions, pictures; and
+the reverse for what a person writes (the quoted fallback of a reply is not part of their message)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from adapters.matrix.choices import Choice
+
+HTML_FORMAT = "org.matrix.custom.html"
+
+
+def _html(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+
+
+def message_content(text: str, choices: Sequence[Choice] = ()) -> dict[str, Any]:
+    """The text, and below it the choices numbered from 1 (plain body and HTML alike)."""
+    body = text
+    formatted = _html(text)
+    if choices:
+        body += "\n\n" + "\n".join(f"{n}. {c.label}" for n, c in enumerate(choices, start=1))
+        formatted += "<ol>" + "".join(f"<li>{html.escape(c.label)}</li>" for c in choices) + "</ol>"
+    return {"msgtype": "m.text", "body": body, "format": HTML_FORMAT, "formatted_body": formatted}
+
+
+def closed_content(event_id: str, text: str, note: str) -> dict[str, Any]:
+    """An edit of `event_id`: its text without the choices, and a note in italics (what was chosen, or
+    that the choices expired). Clients without edit support show the fallback starting with '* '."""
+    new = {"msgtype": "m.text", "body": f"{text}\n\n{note}", "format": HTML_FORMAT,
+           "formatted_body": f"{_html(text)}<br><br><em>{_html(note)}</em>"}
+    return {
+        "msgtype": "m.text", "body": "* " + new["body"], "format": HTML_FORMAT,
+        "formatted_body": "* " + new["formatted_body"],
+        "m.new_content": new,
+        "m.relates_to": {"rel_type": "m.replace", "event_id": event_id},
+    }
+
+
+def reaction_content(event_id: str, key: str) -> dict[str, Any]:
+    return {"m.relates_to": {"rel_type": "m.annotation", "event_id": event_id, "key": key}}
+
+
+def image_content(content_uri: str, size: int, *, name: str = "picture.png",
+                  keys: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A PNG picture; with `keys` (from an encrypted upload) as an encrypted file."""
+    content: dict[str, Any] = {"msgtype": "m.image", "body": name, "info": {"mimetype": "image/png", "size": size}}
+    if keys:
+        content["file"] = {**keys, "url": content_uri}
+    else:
+        content["url"] = content_uri
+    return content
+
+
+def strip_reply_fallback(body: str) -> str:
+    """'> <@bot:hs> quoted\\n> more\\n\\nmy answer' -> 'my answer' (the spec's reply fallback)."""
+    lines = body.split("\n")
+    if not lines or not lines[0].startswith("> "):
+        return body
+    index = 0
+    while index < len(lines) and lines[index].startswith(">"):
+        index += 1
+    return "\n".join(lines[index:]).strip()
+
+
+def parse_geo_uri(uri: str) -> tuple[float, float] | None:
+    """'geo:52.52,13.405;u=35' -> (52.52, 13.405), from an `m.location` message; None when unreadable."""
+    if not uri.startswith("geo:"):
+        return None
+    parts = uri[4:].split(";", 1)[0].split(",")
+    try:
+        lat, lng = float(parts[0]), float(parts[1])
+    except (IndexError, ValueError):
+        return None
+    if not (-90 <= lat <= 90 and -180 <= lng <= 180):
+        return None
+    return lat, lng
