@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
 import urllib.request
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import typer
 from rich.console import Console
@@ -16,6 +17,7 @@ from bot.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:
     from adapters.console.chat import ConsoleChat
+    from bot.app import App
     from bot.dialog import Dialog
     from brain.core import Brain
 
@@ -81,21 +83,105 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
         if brain.memory is not None:
             # Conversation captured since the last tick becomes long-term memory (until the scheduler's job).
             await brain.memory.ingest_until_promoted()
+        if brain.companion is not None:
+            # Missions that are due run here until the scheduler takes them over; their runs go to the outbox.
+            from bot.commands.missions import run_missions
+
+            if any(run.user_id == user.id for run in await run_missions(brain, brain.clock.now())):
+                await chat.drain(user.id)
 
     await run_ticker(engine, brain.clock, settings.pulse_tick_seconds, stop, on_tick=print_new)
+
+
+class ChatAdapter(Protocol):
+    """A chat app that `companion run` serves (Telegram, Matrix)."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def wake_sender(self) -> None: ...
+
+
+def _chat_adapters(settings: Settings, app: App) -> list[ChatAdapter]:
+    platforms = [p for p, on in (("telegram", settings.telegram_enabled), ("matrix", settings.matrix_enabled)) if on]
+    adapters: list[ChatAdapter] = []
+    if settings.telegram_enabled:
+        from adapters.telegram.runner import telegram_adapter
+
+        others = tuple(p for p in platforms if p != "telegram")  # a push goes once, where the person last talked
+        adapters.append(telegram_adapter(settings, app.brain, app.dialog, others))
+    if settings.matrix_enabled:
+        from adapters.matrix import MatrixAdapter
+
+        adapters.append(MatrixAdapter(app, settings))
+    return adapters
+
+
+def _serves_chat_apps() -> bool:
+    try:
+        settings = load_settings()
+        return settings.telegram_enabled or settings.matrix_enabled
+    except SettingsError:
+        return False  # `_settings` reports it
+
+
+async def _serve(settings: Settings) -> int:
+    """The configured chat apps until SIGINT or SIGTERM, with the scheduler (pulse, pushes, upkeep) running."""
+    from bot.app import open_app
+
+    async with open_app(settings) as app:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        started: list[ChatAdapter] = []
+        adapters = _chat_adapters(settings, app)
+        try:
+            for adapter in adapters:
+                await adapter.start()
+                started.append(adapter)
+        except Exception as problem:
+            err.print(f"[red]Could not start {type(adapter).__name__}: {problem}[/red]")
+            for running in reversed(started):
+                await running.stop()
+            return 1
+        err.print(f"[green]Serving {', '.join(type(a).__name__ for a in started)}; Ctrl-C stops.[/green]")
+        from bot.scheduler import run_scheduler
+
+        async def deliver() -> None:
+            for adapter in started:
+                adapter.wake_sender()
+
+        # Pulse ticks, pushes, memory promotion, missions and retention: one scheduler, led by one process.
+        scheduler = asyncio.create_task(run_scheduler(app, settings, stop, deliver=deliver))
+        try:
+            await stop.wait()
+        finally:
+            stop.set()
+            await scheduler
+            for adapter in reversed(started):
+                await adapter.stop()
+    return 0
 
 
 @cli.command()
 def run() -> None:
     """Start the bot: Telegram and/or Matrix when configured, otherwise the terminal chat."""
-    settings = _settings(log_to_file=True)
-    if settings.telegram_enabled or settings.matrix_enabled:
-        err.print("[yellow]Telegram and Matrix adapters are not part of this build yet; "
-                  "starting the terminal chat.[/yellow]")
+    serving = _serves_chat_apps()
+    settings = _settings(log_to_file=not serving)  # the terminal chat shares the screen with the log
+    if not serving:
+        try:
+            raise typer.Exit(asyncio.run(_chat(settings)))
+        except KeyboardInterrupt:
+            raise typer.Exit(0) from None
+    from adapters.matrix.session import MatrixLoginError
+
     try:
-        raise typer.Exit(asyncio.run(_chat(settings)))
-    except KeyboardInterrupt:
-        raise typer.Exit(0) from None
+        raise typer.Exit(asyncio.run(_serve(settings)))
+    except MatrixLoginError as bad:
+        err.print(f"[red]Matrix: {bad}[/red]")
+        raise typer.Exit(2) from None
 
 
 @cli.command()
@@ -168,8 +254,9 @@ def doctor() -> None:
     except Exception:
         console.print(f"[yellow]![/yellow] no model server at {settings.ollama_host}: commands and buttons work, "
                       "free text uses the rule-based parser only")
-    console.print("[green]✓[/green] Telegram token set" if settings.telegram_enabled
-                   else "[yellow]![/yellow] Telegram not configured (TELEGRAM_TOKEN)")
+    telegram_mode = f"webhook at {settings.telegram_webhook_url}" if settings.telegram_webhook_url else "long polling"
+    console.print(f"[green]✓[/green] Telegram token set ({telegram_mode})" if settings.telegram_enabled
+                  else "[yellow]![/yellow] Telegram not configured (TELEGRAM_TOKEN)")
     console.print("[green]✓[/green] Matrix configured" if settings.matrix_enabled
                    else "[yellow]![/yellow] Matrix not configured (MATRIX_HOMESERVER, MATRIX_USER_ID)")
     raise typer.Exit(0 if ok else 1)

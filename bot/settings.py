@@ -35,6 +35,12 @@ class Settings(BaseSettings):
                                       validation_alias=AliasChoices("CONTEXT_TOKEN_BUDGET"))
     pulse_tick_seconds: int = Field(default=60, ge=5, le=3600, validation_alias=AliasChoices("PULSE_TICK_SECONDS"))
     idle_hold_minutes: int = Field(default=5, ge=0, le=120, validation_alias=AliasChoices("IDLE_HOLD_MINUTES"))
+    scheduler_grace_minutes: int = Field(default=120, ge=0, le=24 * 60,
+                                         validation_alias=AliasChoices("SCHEDULER_GRACE_MINUTES"))
+    scheduler_lock_poll_seconds: float = Field(default=2.0, ge=0.2, le=60,
+                                               validation_alias=AliasChoices("SCHEDULER_LOCK_POLL_SECONDS"))
+    ritual_timeout_minutes: int = Field(default=120, ge=5, le=24 * 60,
+                                        validation_alias=AliasChoices("RITUAL_TIMEOUT_MINUTES"))
 
     ollama_host: str = Field(default="http://127.0.0.1:11434", validation_alias=AliasChoices("OLLAMA_HOST"))
     ollama_model_primary: str = Field(default="qwen3:4b", validation_alias=AliasChoices("OLLAMA_MODEL_PRIMARY"))
@@ -43,17 +49,32 @@ class Settings(BaseSettings):
     ollama_fast_local: bool = Field(default=True, validation_alias=AliasChoices("OLLAMA_FAST_LOCAL"))
     ollama_timeout_s: float = Field(default=60.0, gt=0, le=600, validation_alias=AliasChoices("OLLAMA_TIMEOUT_S"))
     companion_enabled: bool = Field(default=True, validation_alias=AliasChoices("COMPANION_LLM"))
+    companion_input_tokens: int = Field(default=8000, ge=1000, le=1_000_000,
+                                        validation_alias=AliasChoices("COMPANION_INPUT_TOKENS"))
+    companion_stale_minutes: int = Field(default=10, ge=1, le=24 * 60,
+                                         validation_alias=AliasChoices("COMPANION_STALE_MINUTES"))
+    companion_admins: str | None = Field(default=None, validation_alias=AliasChoices("COMPANION_ADMINS"))
     embedder: Literal["wordllama", "ollama"] = Field(default="wordllama", validation_alias=AliasChoices("EMBEDDER"))
     embedding_model: str = Field(default="nomic-embed-text", validation_alias=AliasChoices("EMBEDDING_MODEL"))
     embedding_dim: int = Field(default=256, ge=32, le=4096, validation_alias=AliasChoices("EMBEDDING_DIM"))
 
     telegram_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_TOKEN"))
     telegram_base_url: str | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_BASE_URL"))
+    telegram_webhook_url: str | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_WEBHOOK_URL"))
+    telegram_webhook_listen: str = Field(default="127.0.0.1:8443",
+                                         validation_alias=AliasChoices("TELEGRAM_WEBHOOK_LISTEN"))
+    telegram_webhook_secret: SecretStr | None = Field(default=None,
+                                                      validation_alias=AliasChoices("TELEGRAM_WEBHOOK_SECRET"))
+    telegram_max_messages_per_second: float = Field(
+        default=30.0, ge=0, le=1000, validation_alias=AliasChoices("TELEGRAM_MAX_MESSAGES_PER_SECOND"))
 
     matrix_homeserver: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_HOMESERVER"))
     matrix_user_id: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_USER_ID"))
     matrix_password: SecretStr | None = Field(default=None, validation_alias=AliasChoices("MATRIX_PASSWORD"))
     matrix_access_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("MATRIX_ACCESS_TOKEN"))
+    matrix_allow_group_rooms: bool = Field(default=False, validation_alias=AliasChoices("MATRIX_ALLOW_GROUP_ROOMS"))
+    matrix_allowed_users: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_ALLOWED_USERS"))
+    matrix_e2e: bool = Field(default=False, validation_alias=AliasChoices("MATRIX_E2E"))
 
     @field_validator("database_url")
     @classmethod
@@ -103,6 +124,34 @@ class Settings(BaseSettings):
             raise ValueError("must look like 123456:ABC-DEF... (from @BotFather)")
         return SecretStr(token)
 
+    @field_validator("telegram_webhook_url")
+    @classmethod
+    def _webhook_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        if not value.startswith("https://"):
+            raise ValueError("must be a public https:// URL (Telegram posts only to https)")
+        return value
+
+    @field_validator("telegram_webhook_listen")
+    @classmethod
+    def _webhook_listen(cls, value: str) -> str:
+        host, _, port = value.strip().rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError("must be host:port, e.g. 127.0.0.1:8443")
+        return value.strip()
+
+    @field_validator("telegram_webhook_secret")
+    @classmethod
+    def _webhook_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
+        secret = value.get_secret_value().strip()
+        if len(secret) > 256 or not all(c.isascii() and (c.isalnum() or c in "_-") for c in secret):
+            raise ValueError("may hold 1 to 256 of the characters A-Z, a-z, 0-9, _ and -")
+        return SecretStr(secret)
+
     @field_validator("matrix_user_id")
     @classmethod
     def _matrix_user(cls, value: str | None) -> str | None:
@@ -110,6 +159,27 @@ class Settings(BaseSettings):
             return None
         if not (value.startswith("@") and ":" in value):
             raise ValueError("must be a full Matrix id such as @companion:example.org")
+        return value
+
+    @field_validator("matrix_allowed_users")
+    @classmethod
+    def _matrix_allowed(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        for entry in value.replace(",", " ").split():
+            if entry.startswith("@") and ":" not in entry:
+                raise ValueError(f"{entry} is not a full Matrix id such as @alice:example.org")
+        return value
+
+    @field_validator("companion_admins")
+    @classmethod
+    def _companion_admins(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        for entry in value.split(","):
+            platform, _, ident = entry.strip().partition(":")
+            if not platform or not ident:
+                raise ValueError(f"{entry.strip()!r} is not platform:id, e.g. telegram:12345 or console:me")
         return value
 
     @model_validator(mode="after")
@@ -128,6 +198,16 @@ class Settings(BaseSettings):
     @property
     def matrix_enabled(self) -> bool:
         return self.matrix_homeserver is not None
+
+    @property
+    def companion_admin_set(self) -> frozenset[str]:
+        """COMPANION_ADMINS split: "platform:id" identities (e.g. telegram:12345, matrix:@me:example.org)."""
+        return frozenset(e.strip() for e in (self.companion_admins or "").split(",") if e.strip())
+
+    @property
+    def matrix_allowed_user_list(self) -> tuple[str, ...]:
+        """MATRIX_ALLOWED_USERS split: Matrix ids (@alice:example.org) and whole servers (example.org)."""
+        return tuple((self.matrix_allowed_users or "").replace(",", " ").split())
 
 
 class SettingsError(Exception):

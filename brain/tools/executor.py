@@ -2,20 +2,27 @@
 pass the policy gate (`brain.companion.policy`: auto, propose or deny, recorded in `tool_calls`); validate
 and coerce the arguments; then run the handler in one unit of work, or store the call as a proposal for the
 person to approve. Every refusal is a structured, translated `ToolResult` and leaves the database unchanged
-(except the AI's `tool_calls` record, which is bookkeeping)."""
+(except the AI's `tool_calls` record, which is bookkeeping).
+
+An AI's call uses one connection for its transactions: the gate's (committed before the call runs, so the
+record counts for concurrent calls and the gate's advisory lock is not held while the tool works), the
+call's, and, when the call failed, its outcome on the record."""
 
 from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 from zoneinfo import ZoneInfo
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.companion import policy, proposals
 from brain.errors import DomainError
 from brain.events.actor import AiActor
-from brain.events.catalog import ActorT
+from brain.events.catalog import ActorT, DomainEvent
 from brain.i18n import tr
 from brain.people.models import User
 from brain.store.unit_of_work import Transactions, UnitOfWork
@@ -51,18 +58,33 @@ class ToolExecutor:
         """Run one tool call; `caused_by` links its events to the event that prompted it (e.g. an undo).
         For an AI the result may be a proposal: ok, with data `proposal_id` and `status` "proposed"."""
         tool = self.registry.get(name) if isinstance(name, str) else None
-        if not isinstance(actor, AiActor):
-            if tool is None:
-                return ToolResult.failure(tr("Unknown tool: {name}.", name=str(name)[:64]), "unknown_tool")
-            return await self._run(user_id, tool, arguments, actor, caused_by)
+        if tool is None and not isinstance(actor, AiActor):
+            return ToolResult.failure(tr("Unknown tool: {name}.", name=str(name)[:64]), "unknown_tool")
+        events: list[DomainEvent] = []
+        async with self._session() as session:
+            if not isinstance(actor, AiActor):
+                assert tool is not None
+                result = await self._run(session, user_id, tool, arguments, actor, caused_by, events)
+            else:
+                result = await self._gated(session, user_id, name, tool, arguments, actor, caused_by, events)
+        # After commit and with the connection back in the pool: subscribers open transactions of their own.
+        if events:
+            await self.transactions.bus.publish(events)
+        return result
+
+    async def _gated(
+        self, session: AsyncSession, user_id: uuid.UUID, name: object, tool: ToolSpec | None, arguments: object,
+        actor: AiActor, caused_by: uuid.UUID | None, events: list[DomainEvent],
+    ) -> ToolResult:
         try:
-            async with self.transactions.begin() as uow:
-                if await uow.session.get(User, user_id) is None:
+            async with self._unit(session) as uow:
+                found = await policy.person_and_settings(session, user_id)
+                if found is None:
                     raise _unknown_user()
                 if tool is None:
-                    await policy.record_unknown(uow.session, user_id, str(name), uow.now)
+                    await policy.record_unknown(session, user_id, str(name), uow.now)
                     return ToolResult.failure(tr("Unknown tool: {name}.", name=str(name)[:64]), "unknown_tool")
-                checked = await policy.check(uow.session, user_id, tool, arguments, actor, uow.now)
+                checked = await policy.check(session, user_id, tool, arguments, actor, uow.now, settings=found[1])
         except DomainError as refused:
             return ToolResult.failure(refused.text, refused.code)
         except Exception:
@@ -73,12 +95,12 @@ class ToolExecutor:
             assert gate.message is not None and gate.code is not None
             return ToolResult.failure(gate.message, gate.code)
         if gate.decision == "auto":
-            result = await self._run(user_id, tool, arguments, actor, caused_by)
+            result = await self._run(session, user_id, tool, arguments, actor, caused_by, events)
         else:
-            result = await self._propose(user_id, tool, arguments, actor, gate.flags)
+            result = await self._propose(session, user_id, tool, arguments, actor, gate.flags)
         if not result.ok and checked.record_id is not None:
-            async with self.transactions.begin() as uow:
-                await policy.record_outcome(uow.session, checked.record_id, ok=False, error_code=result.error_code)
+            async with self._unit(session):
+                await policy.record_outcome(session, checked.record_id, ok=False, error_code=result.error_code)
         return result
 
     async def execute_approved(
@@ -127,11 +149,13 @@ class ToolExecutor:
         return coerce_arguments(tool, arguments, timezone=user.timezone, today=today)
 
     async def _run(
-        self, user_id: uuid.UUID, tool: ToolSpec, arguments: object, actor: ActorT, caused_by: uuid.UUID | None
+        self, session: AsyncSession, user_id: uuid.UUID, tool: ToolSpec, arguments: object, actor: ActorT,
+        caused_by: uuid.UUID | None, events: list[DomainEvent],
     ) -> ToolResult:
+        """The handler in a unit of work of its own; its events are added to `events` once it committed."""
         try:
-            async with self.transactions.begin(caused_by=caused_by) as uow:
-                user = await uow.session.get(User, user_id)
+            async with self._unit(session, caused_by) as uow:
+                user = await session.get(User, user_id)  # after the gate: from the session, no query
                 if user is None:
                     raise _unknown_user()
                 args = self._coerce(uow, user, tool, arguments)
@@ -139,6 +163,7 @@ class ToolExecutor:
                 if not result.ok:
                     # A handler that reports failure must not leave half a write behind.
                     raise _Rollback(result)
+            events.extend(uow.events)
             return result
         except _Rollback as rollback:
             return rollback.result
@@ -149,12 +174,13 @@ class ToolExecutor:
             return _internal_error()
 
     async def _propose(
-        self, user_id: uuid.UUID, tool: ToolSpec, arguments: object, actor: AiActor, flags: tuple[str, ...]
+        self, session: AsyncSession, user_id: uuid.UUID, tool: ToolSpec, arguments: object, actor: AiActor,
+        flags: tuple[str, ...],
     ) -> ToolResult:
         """Validate first, then stage: a call with bad arguments is refused and never stored."""
         try:
-            async with self.transactions.begin() as uow:
-                user = await uow.session.get(User, user_id)
+            async with self._unit(session) as uow:
+                user = await session.get(User, user_id)
                 if user is None:
                     raise _unknown_user()
                 args = self._coerce(uow, user, tool, arguments)
@@ -168,6 +194,24 @@ class ToolExecutor:
             return _internal_error()
         return ToolResult.success(message, proposal_id=str(proposal_id), short_id=proposals.short_id(proposal_id),
                                   status="proposed", flags=list(flags))
+
+    # -- one connection per call ------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _session(self) -> AsyncIterator[AsyncSession]:
+        """A session bound to one connection for all transactions of a call: one checkout from the pool,
+        and the person loaded by the gate stays in the session for the call (objects do not expire on
+        commit)."""
+        db = self.transactions.db
+        async with db.engine.connect() as connection, db.sessions(bind=connection) as session:
+            yield session
+
+    @asynccontextmanager
+    async def _unit(self, session: AsyncSession, caused_by: uuid.UUID | None = None) -> AsyncIterator[UnitOfWork]:
+        """One transaction on the call's session, as a unit of work. Like `Transactions.begin`, except that
+        the caller publishes the events (after the connection is released)."""
+        async with session.begin():
+            yield UnitOfWork(session, self.transactions.clock, caused_by)
 
 
 class _Rollback(Exception):
