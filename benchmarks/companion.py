@@ -56,6 +56,7 @@ from brain.companion.llm import LLM, TierConfig
 from brain.core import Brain
 from brain.people.models import User
 from brain.people.service import resolve_identity
+from brain.runtime import freeze_startup_heap
 from brain.store.database import Database
 from brain.tools.spec import ToolContext, ToolResult, ToolSpec
 from tests.fakes.ollama_server import FakeOllama, Script
@@ -202,6 +203,7 @@ async def measure(url: str, fake_url: str, turns: int, tool_ms: float,
     llm = LLM(fake_url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")}, timeout_s=10.0)
     try:
         companion = Companion(brain, llm, CompanionConfig())
+        freeze_startup_heap()  # as bot.app.open_app does once the app is built
         count = max(1, turns // TURNS_PER_PERSON)
         readers, drinkers = await new_people(brain, count), await new_people(brain, count)
         lookup, drinks, first = Turns(), Turns(), Turns()

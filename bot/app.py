@@ -21,6 +21,7 @@ from brain.core import Brain
 from brain.memory.api import Memory
 from brain.memory.embedder import WordLlamaEmbedder
 from brain.pipeline_log import PipelineLog
+from brain.runtime import freeze_startup_heap
 from brain.store.database import Database
 from brain.store.embedded import EmbeddedPostgres
 from brain.store.migrate import upgrade
@@ -58,6 +59,7 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
         brain.memory = build_memory(brain)
         brain.companion = build_companion(brain, settings)
         dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone)
+        freeze_startup_heap()
         try:
             yield App(settings, brain, dialog)
         finally:
