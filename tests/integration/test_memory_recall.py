@@ -20,6 +20,7 @@ from brain.memory.models import (
     PipelineLogEntry,
     ShortTermEntry,
 )
+from brain.memory.recall import lexeme_shares
 from brain.people.service import resolve_identity
 from brain.pipeline_log import PipelineLog
 
@@ -95,6 +96,24 @@ async def test_a_related_memory_is_found_through_an_edge_with_its_path(memory: M
     # A quick command does not hop: the party can only come as a weak direct match.
     direct = {r.id: r.why for r in await memory.recall(user.id, query, MONDAY, k=3, mode="command")}
     assert not direct.get(party, "match").startswith("via")
+
+
+async def test_a_word_the_statistics_know_as_common_is_skipped_and_a_rare_name_still_finds_its_memory(
+    memory: Memory, brain: Brain, user
+) -> None:
+    chatter = ["A long walk in the rain cleared my head", "The dog pulled hard on the leash during our walk",
+               "We walk to the bakery every Sunday", "My knee hurt after the walk up the hill",
+               "An evening walk along the canal with the podcast on", "The kids complained the walk was boring",
+               "I counted twelve thousand steps on today's walk", "Walk to work instead of taking the tram",
+               "Tax forms are due at the end of the month", "The new sofa arrives on Thursday"]
+    await remember_all(memory, user.id, [*chatter, "Lunch with Piranesi at the harbour"])
+    async with brain.db.engine.begin() as connection:
+        await connection.execute(text("ANALYZE memory_nodes"))
+    async with brain.transactions.read() as session:
+        shares = await lexeme_shares(session)
+    assert shares["walk"] > 0.5 and shares.get("piranesi", 0.0) < 0.2
+    [first, *_] = await memory.recall(user.id, "Did I walk to lunch with Piranesi?", MONDAY, k=3)
+    assert "Piranesi" in first.text
 
 
 async def test_user_a_never_recalls_user_b(memory: Memory, brain: Brain) -> None:

@@ -125,6 +125,66 @@ async def test_two_related_memories_get_edges_both_ways_with_asymmetric_weights(
     assert next(e for e in edges if e.a_id == weak.id).w_raw < next(e for e in edges if e.a_id != weak.id).w_raw
 
 
+# Related notes of one person: shared people, themes and days, a near-duplicate, a repeated source key and a
+# repeat of a memory that has gone inactive (the notes after it must see it active again).
+BATCH_NOTES = [
+    ("k1", "My sister Anna started a pottery class on Monday"),
+    ("k2", "Anna showed me her first pottery bowl, a bit lopsided"),
+    ("k3", "Went running along the river with Tom this morning"),
+    ("k4", "Tom and Anna both want to join the pottery studio"),
+    ("k5", "My sister Anna started a pottery class on Monday!"),
+    ("k6", "The river path was flooded, so the running group met at the park"),
+    ("k3", "Went running along the river with Tom this morning"),
+    ("k7", "Our old dog Bruno loved swimming in the river"),
+    ("k8", "Bruno once stole a sandwich from Tom at the park"),
+    ("k9", "Yesterday the pottery studio fired our bowls in the kiln"),
+    ("k10", "Anna wants to glaze the bowl blue like the river"),
+]
+
+
+async def _promoted_graph(brain: Brain, person: User, clock: FixedClock, settings: MemorySettings
+                          ) -> tuple[dict[str, float], dict[tuple[str, str], tuple[Any, ...]], list[str]]:
+    """Promotes BATCH_NOTES for one person (after a memory of Bruno that has gone inactive) and returns the
+    graph by source key: node weights, edges with their frozen layer values, and where each entry went."""
+    start = clock.now()
+    await remember(brain, person, "Our old dog Bruno loved swimming in the river", start, source_key="k0")
+    await promote_all(brain, settings, person)
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(update(MemoryNode).where(MemoryNode.user_id == person.id).values(active=False))
+    for i, (key, text) in enumerate(BATCH_NOTES):
+        await remember(brain, person, text, start + timedelta(hours=i + 1), source_key=key)
+    clock.set(start + timedelta(hours=len(BATCH_NOTES) + 1))
+    await promote_all(brain, settings, person)
+    clock.set(start)
+    nodes = {n.id: n for n in await nodes_of(brain, person)}
+    key_of = {node_id: node.source_key for node_id, node in nodes.items()}
+    weights = {node.source_key: node.w_decay for node in nodes.values()}
+    edges = {(key_of[e.a_id], key_of[e.b_id]): (round(e.w_raw, 9), round(e.w_abs, 9), tuple(e.reasons),
+                                                len(e.shared_entity_ids), tuple(e.shared_themes), e.timeline_days,
+                                                round(e.cosine_initial or 0.0, 5), e.layers)
+             for e in await edges_of(brain, person)}
+    async with brain.transactions.read() as session:
+        settled = [key_of.get(node_id, "-") for node_id in (await session.scalars(
+            select(ShortTermEntry.node_id).where(ShortTermEntry.user_id == person.id)
+            .order_by(ShortTermEntry.at, ShortTermEntry.created_at))).all()]
+    return weights, edges, settled
+
+
+async def test_a_batch_decides_exactly_as_promoting_its_entries_one_by_one(
+    brain: Brain, user: User, other_user: User, clock: FixedClock
+) -> None:
+    # Small candidate limits, so that the batch's own nodes compete with the indexed ones for every limit.
+    tight = replace(SETTINGS, ann_candidates=3, entity_candidates=2, theme_candidates=2, timeline_candidates=1)
+    one_by_one = await _promoted_graph(brain, user, clock, replace(tight, promotion_batch=1))
+    batched = await _promoted_graph(brain, other_user, clock, replace(tight, promotion_batch=64))
+    weights, edges, settled = batched
+    assert weights["k0"] > SETTINGS.min_weight  # the repeat of k7 half-reactivated the inactive memory
+    assert "k5" not in weights and "k7" not in weights  # a near-duplicate and the repeat made no node
+    assert settled.count("k3") == 2  # the repeated source key went to the first one's node
+    assert any("k0" in pair and "entity" in edge[2] for pair, edge in edges.items())  # k8 -> Bruno, active again
+    assert batched == one_by_one
+
+
 async def test_unrelated_memories_get_no_edge(brain: Brain, user: User, clock: FixedClock) -> None:
     await remember(brain, user, "The tax office sent a letter about the property assessment", clock.now())
     await remember(brain, user, "Wir haben im Garten Tomaten gepflanzt", clock.now())

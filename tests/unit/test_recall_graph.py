@@ -24,6 +24,7 @@ from brain.memory.recall import (
     rank_score,
     rare_word_limit,
     spread_activation,
+    surely_common,
 )
 from brain.memory.settings import MemorySettings
 
@@ -195,3 +196,13 @@ def test_a_rare_word_is_rare_relative_to_the_memory_but_never_common_in_absolute
     assert rare_word_limit(10) == 2  # a small memory still lets a word found twice through
     assert rare_word_limit(1_000) == 20
     assert rare_word_limit(100_000) == 199  # however large the memory, counting stays bounded
+    assert rare_word_limit(100_000, words=12) == 49  # and a long query's words share one budget
+    assert rare_word_limit(1_000, words=12) == 20
+
+
+def test_a_word_the_statistics_show_far_above_the_rare_limit_is_left_out_before_the_index_is_read() -> None:
+    shares = {"walk": 0.03, "tokyo": 0.0005}
+    assert surely_common("walk", shares, 100_000)  # about 3,000 memories, far above the limit of 199
+    assert not surely_common("tokyo", shares, 100_000)  # about 50: counted exactly
+    assert not surely_common("piranesi", shares, 100_000)  # unknown to the statistics: counted exactly
+    assert not surely_common("walk", shares, 1_000)  # about 30 of 1,000: near the limit of 20, so counted

@@ -1,0 +1,212 @@
+"""Edge candidates of new memories: the earlier nodes worth comparing with each entry of a promotion batch.
+They come from four indexes, for the whole batch in one statement (pgvector HNSW, GIN on entities and on
+themes, btree on the timeline), never from a scan of all nodes; the batch's own new nodes, not written yet,
+are then merged in under the same limits, so every entry sees what it would see if promoted alone."""
+
+from __future__ import annotations
+
+import functools
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from brain.memory.settings import MemorySettings
+from brain.memory.weights import MagnetFields, timeline_window_days
+
+# Why a node is a candidate, as bit flags: one node may come through several indexes.
+NEAREST = 1  # among the nearest by embedding (active or not, so a duplicate of an inactive node is found)
+ENTITY = 2  # among the most recent active nodes sharing an entity
+THEME = 4  # among the most recent of a bounded pool of active nodes sharing a theme
+TIME = 8  # among the nearest active anchors of the same precision on either side, within the tolerance
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: int
+    speaker: str
+    active: bool
+    w_abs: float
+    cosine: float
+    magnets: MagnetFields
+    kinds: int = 0
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What the candidate query needs of one entry: its embedding, or the short-term entry to read it from in
+    the database (no vector travels twice), and its magnets. Candidates carry their entity ids as text, so the
+    probe's magnets must too for the layers to compare them."""
+
+    vector: Sequence[float] | None
+    magnets: MagnetFields
+    entry_id: uuid.UUID | None = None
+
+
+@dataclass(frozen=True)
+class BatchNode:
+    """A node made earlier in the same batch: not in the table yet, so the indexes cannot return it. `id` is a
+    placeholder (negative) until the batch is written."""
+
+    id: int
+    speaker: str
+    w_abs: float
+    magnets: MagnetFields
+    unit: np.ndarray  # the embedding scaled to length 1
+
+
+def unit_vector(vector: Sequence[float]) -> np.ndarray:
+    array = np.asarray(vector, dtype=np.float64)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm > 0 else array
+
+
+def vector_literal(vector: Sequence[float]) -> str:
+    return "[" + ",".join(f"{float(x):.8g}" for x in vector) + "]"
+
+
+# One row per (entry, candidate). Each part keeps its own limit; the flags say which parts a node came through, so
+# the batch's own nodes can be merged in under the same limits. Entities: one branch per entry, each planned for
+# its own values, as a common entity is best found walking back from the newest node and a rare one through the
+# GIN index (a single plan for all would walk the whole table for a rare one). Themes: the most recent of at
+# most :theme_pool matches taken off the GIN index (ordering all matches of a common theme by id reads them all).
+_SHARING_ENTITY = """(SELECT {i} AS i, n.id, 2 AS kind FROM memory_nodes n
+            WHERE n.user_id = :user_id AND n.active AND n.entity_ids && CAST(:entities_{i} AS uuid[])
+            ORDER BY n.id DESC LIMIT :entities)"""
+_CANDIDATES = """
+    WITH probe AS MATERIALIZED (
+        SELECT e.i, coalesce(CAST(e.vector AS vector), (
+                   SELECT st.embedding FROM memory_short_term st WHERE st.id = e.entry AND st.user_id = :user_id)
+               ) AS v, e.themes, e.prec, e.start, e.low, e.high
+        FROM jsonb_to_recordset(CAST(:probes AS jsonb))
+             AS e(i int, entry uuid, vector text, themes text[], prec text, start timestamptz, low timestamptz,
+                  high timestamptz)
+    ), nearest AS (
+        SELECT p.i, c.id, 1 AS kind FROM probe p CROSS JOIN LATERAL (
+            SELECT n.id FROM memory_nodes n WHERE n.user_id = :user_id
+            ORDER BY n.embedding <=> p.v LIMIT :nearest) AS c
+    ), sharing_entity AS (
+        {sharing_entity}
+    ), sharing_theme AS (
+        SELECT p.i, c.id, 4 AS kind FROM probe p CROSS JOIN LATERAL (
+            SELECT pool.id FROM (
+                SELECT n.id FROM memory_nodes n
+                WHERE n.user_id = :user_id AND n.active AND n.themes && p.themes
+                LIMIT :theme_pool) AS pool
+            ORDER BY pool.id DESC LIMIT :themes) AS c
+        WHERE cardinality(p.themes) > 0
+    ), near_in_time AS (
+        SELECT p.i, c.id, 8 AS kind FROM probe p CROSS JOIN LATERAL (
+            (SELECT n.id FROM memory_nodes n
+             WHERE n.user_id = :user_id AND n.timeline_precision = p.prec AND n.active
+               AND n.timeline_start <= p.start AND n.timeline_start >= p.low
+             ORDER BY n.timeline_start DESC LIMIT :timeline)
+            UNION ALL
+            (SELECT n.id FROM memory_nodes n
+             WHERE n.user_id = :user_id AND n.timeline_precision = p.prec AND n.active
+               AND n.timeline_start > p.start AND n.timeline_start <= p.high
+             ORDER BY n.timeline_start ASC LIMIT :timeline)) AS c
+        WHERE p.prec IS NOT NULL
+    ), pairs AS MATERIALIZED (
+        SELECT u.i, u.id, bit_or(u.kind) AS kinds FROM (
+            SELECT * FROM nearest UNION ALL SELECT * FROM sharing_entity
+            UNION ALL SELECT * FROM sharing_theme UNION ALL SELECT * FROM near_in_time) AS u
+        GROUP BY u.i, u.id
+    )
+    SELECT (SELECT json_agg(json_build_array(pr.i, pr.id, pr.kinds, 1 - (n.embedding <=> p.v)))
+            FROM pairs pr JOIN probe p ON p.i = pr.i JOIN memory_nodes n ON n.id = pr.id
+            WHERE n.user_id = :user_id) AS pairs,
+           (SELECT json_agg(json_build_array(n.id, n.speaker, n.active, n.w_abs, n.entity_ids, n.themes,
+                                             n.timeline_start, n.timeline_precision))
+            FROM memory_nodes n WHERE n.id IN (SELECT id FROM pairs) AND n.user_id = :user_id) AS nodes
+"""
+
+
+@functools.lru_cache(maxsize=256)
+def candidates_sql(with_entities: tuple[int, ...]) -> Any:
+    """The candidate statement for a batch whose entries at these positions name entities."""
+    branches = "\n        UNION ALL ".join(_SHARING_ENTITY.format(i=i) for i in with_entities)
+    return text(_CANDIDATES.format(sharing_entity=branches or "SELECT 0 AS i, 0::bigint AS id, 2 AS kind WHERE false"))
+
+
+def _probe_row(settings: MemorySettings, i: int, probe: Probe) -> dict[str, Any]:
+    magnets = probe.magnets
+    row: dict[str, Any] = {"i": i, "themes": list(magnets.themes)}
+    if probe.vector is not None:
+        row["vector"] = vector_literal(probe.vector)
+    else:
+        row["entry"] = str(probe.entry_id)
+    if magnets.timeline_start is not None and magnets.timeline_precision is not None:
+        half = timedelta(days=timeline_window_days(magnets.timeline_precision, settings.timeline_tolerance))
+        row.update(prec=magnets.timeline_precision, start=magnets.timeline_start.isoformat(),
+                   low=(magnets.timeline_start - half).isoformat(), high=(magnets.timeline_start + half).isoformat())
+    return row
+
+
+async def gather_candidates(session: AsyncSession, settings: MemorySettings, user_id: uuid.UUID,
+                            probes: Sequence[Probe]) -> list[list[Candidate]]:
+    """The earlier nodes of the person worth comparing with each probe, in one round trip; expects the
+    transaction's HNSW settings (iterative scan, ef_search) to be set."""
+    if not probes:
+        return []
+    params = {"probes": json.dumps([_probe_row(settings, i, p) for i, p in enumerate(probes)]),
+              "user_id": user_id, "nearest": settings.ann_candidates, "entities": settings.entity_candidates,
+              "themes": settings.theme_candidates, "theme_pool": settings.theme_candidates * 4,
+              "timeline": settings.timeline_candidates}
+    with_entities = tuple(i for i, probe in enumerate(probes) if probe.magnets.entity_ids)
+    params.update({f"entities_{i}": [str(e) for e in probes[i].magnets.entity_ids] for i in with_entities})
+    # Thousands of rows per batch travel as two JSON documents: decoding JSON is far cheaper for the client than
+    # decoding as many typed rows, and each node's fields come once however many entries it is a candidate for.
+    result = (await session.execute(candidates_sql(with_entities), params)).one()
+    nodes = {node_id: (speaker, active, w_abs, MagnetFields(entity_ids or [], themes or [],
+                                                           datetime.fromisoformat(start) if start else None,
+                                                           precision))
+             for node_id, speaker, active, w_abs, entity_ids, themes, start, precision in result.nodes or []}
+    found: list[list[Candidate]] = [[] for _ in probes]
+    for i, node_id, kinds, cosine in result.pairs or []:
+        speaker, active, w_abs, magnets = nodes[node_id]
+        found[i].append(Candidate(node_id, speaker, active, w_abs, cosine, magnets, kinds))
+    return found
+
+
+def with_batch_nodes(settings: MemorySettings, magnets: MagnetFields, unit: np.ndarray,
+                     found: Sequence[Candidate], made: Sequence[BatchNode]) -> list[Candidate]:
+    """An entry's candidates from the indexes merged with the nodes made earlier in its batch, each part under
+    its own limit as if those nodes had been in the table: nearest by cosine, the most recent (the batch's own
+    nodes are the newest) for entities and themes, the nearest in time on either side."""
+    if not made:
+        return list(found)
+    entities, themes = set(magnets.entity_ids), set(magnets.themes)
+    own = [Candidate(node.id, node.speaker, True, node.w_abs, float(np.dot(unit, node.unit)), node.magnets)
+           for node in made]
+    newest_first = own[::-1]
+    chosen: dict[int, Candidate] = {}
+
+    def keep(candidates: Sequence[Candidate], limit: int) -> None:
+        for candidate in candidates[:limit]:
+            chosen.setdefault(candidate.id, candidate)
+
+    keep(sorted([c for c in found if c.kinds & NEAREST] + own, key=lambda c: -c.cosine), settings.ann_candidates)
+    if entities:
+        keep([c for c in newest_first if entities.intersection(c.magnets.entity_ids)]
+             + sorted((c for c in found if c.kinds & ENTITY), key=lambda c: -c.id), settings.entity_candidates)
+    if themes:
+        keep([c for c in newest_first if themes.intersection(c.magnets.themes)]
+             + sorted((c for c in found if c.kinds & THEME), key=lambda c: -c.id), settings.theme_candidates)
+    start, precision = magnets.timeline_start, magnets.timeline_precision
+    if start is not None and precision is not None:
+        half = timedelta(days=timeline_window_days(precision, settings.timeline_tolerance))
+        timed = [c for c in found if c.kinds & TIME] + [
+            c for c in own if c.magnets.timeline_precision == precision and c.magnets.timeline_start is not None
+            and start - half <= c.magnets.timeline_start <= start + half]
+        offset = {c.id: (c.magnets.timeline_start - start).total_seconds() for c in timed
+                  if c.magnets.timeline_start is not None}
+        keep(sorted((c for c in timed if offset[c.id] <= 0), key=lambda c: -offset[c.id]), settings.timeline_candidates)
+        keep(sorted((c for c in timed if offset[c.id] > 0), key=lambda c: offset[c.id]), settings.timeline_candidates)
+    return list(chosen.values())

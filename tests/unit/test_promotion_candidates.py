@@ -1,0 +1,73 @@
+"""Merging a batch's own new nodes into the candidates the indexes returned: each part keeps its limit, as
+if those nodes had already been in the table."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from brain.memory.candidates import ENTITY, NEAREST, THEME, TIME, BatchNode, Candidate, unit_vector, with_batch_nodes
+from brain.memory.settings import MemorySettings
+from brain.memory.weights import MagnetFields
+
+DAY = datetime(2024, 5, 1, tzinfo=UTC)
+TIGHT = replace(MemorySettings(), ann_candidates=2, entity_candidates=1, theme_candidates=1, timeline_candidates=1)
+NEW = MagnetFields(["anna"], ["pottery"], DAY, "day")
+UNIT = unit_vector([1.0, 0.0])
+
+
+def indexed(node_id: int, kinds: int, cosine: float = 0.1, magnets: MagnetFields = MagnetFields([], [], None, None)
+            ) -> Candidate:
+    return Candidate(node_id, "user", True, 2.0, cosine, magnets, kinds)
+
+
+def made(node_id: int, cosine: float, magnets: MagnetFields = MagnetFields([], [], None, None)) -> BatchNode:
+    return BatchNode(node_id, "user", 2.0, magnets, unit_vector([cosine, float(np.sqrt(1.0 - cosine ** 2))]))
+
+
+def ids(candidates: list[Candidate]) -> set[int]:
+    return {c.id for c in candidates}
+
+
+def test_without_nodes_of_the_batch_the_indexed_candidates_pass_unchanged() -> None:
+    found = [indexed(1, NEAREST), indexed(2, ENTITY), indexed(3, THEME)]
+    assert with_batch_nodes(TIGHT, NEW, UNIT, found, []) == found
+
+
+def test_a_node_of_the_batch_competes_for_the_nearest_places_by_cosine() -> None:
+    found = [indexed(10, NEAREST, 0.9), indexed(11, NEAREST, 0.5)]
+    merged = with_batch_nodes(TIGHT, NEW, UNIT, found, [made(-1, 0.7)])
+    assert ids(merged) == {10, -1}
+    assert next(c for c in merged if c.id == -1).cosine == pytest.approx(0.7)
+
+
+def test_nodes_of_the_batch_are_the_most_recent_sharers_of_an_entity_or_theme() -> None:
+    found = [indexed(10, ENTITY, magnets=MagnetFields(["anna"], [], None, None)),
+             indexed(11, THEME, magnets=MagnetFields([], ["pottery"], None, None))]
+    sharing = made(-1, 0.0, MagnetFields(["anna"], ["pottery"], None, None))
+    assert ids(with_batch_nodes(replace(TIGHT, ann_candidates=0), NEW, UNIT, found, [sharing])) == {-1}
+
+
+def test_the_nearest_anchor_in_time_on_each_side_is_kept() -> None:
+    def at(days: int) -> MagnetFields:
+        return MagnetFields([], [], DAY + timedelta(days=days), "day")
+
+    found = [indexed(10, TIME, magnets=at(-5)), indexed(11, TIME, magnets=at(3))]
+    batch = [made(-1, 0.0, at(-2)), made(-2, 0.0, at(30)), made(-3, 0.0, MagnetFields([], [], DAY, "week"))]
+    assert ids(with_batch_nodes(replace(TIGHT, ann_candidates=0), NEW, UNIT, found, batch)) == {-1, 11}
+
+
+def test_edge_values_are_written_in_copy_text_format() -> None:
+    from brain.memory.promotion import copy_text
+
+    assert copy_text(None) == "\\N"
+    assert copy_text(["entity", "themes"]) == "{entity,themes}"
+    assert copy_text([]) == "{}"
+    assert copy_text(['say "hi"', "a,b", "", "null", "back\\slash"]) == (
+        '{"say \\\\"hi\\\\"","a,b","","null","back\\\\\\\\slash"}')
+    assert copy_text("tab\there") == "tab\\there"
+    assert copy_text(DAY) == "2024-05-01T00:00:00+00:00"
+    assert copy_text(0.25) == "0.25"
