@@ -349,7 +349,9 @@ def candidates_sql(words: int, window: bool) -> Any:
              common and left out; the others score the memories found for them. Term frequency = positions
              of the word in the tsvector, document length = distinct words, average length taken over the
              memories scored.
-    window   memories captured in, or about, the period the query names
+    window   memories captured in, or about, the period the query names: the nearest of them by cosine among
+             the first hnsw_max_scan_tuples the index visits (without an index on the capture time, walking
+             the whole HNSW graph for an empty period would cost more than everything else together)
     """
     ctes = ["""vec AS (
         SELECT n.id FROM memory_nodes n
@@ -432,9 +434,12 @@ def _candidate(row: Any) -> _Candidate:
 
 async def _use_index_scan(session: AsyncSession, settings: MemorySettings) -> None:
     # The HNSW index knows nothing of users: iterative scans keep going until enough rows of this person
-    # pass the filter, instead of returning too few. One round trip for both settings.
+    # pass the filter, instead of returning too few, but no further than hnsw_max_scan_tuples (a period the
+    # query names may hold few or none of the memories). One round trip for all settings.
     await session.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-                               "set_config('hnsw.ef_search', :ef, true)"), {"ef": str(int(settings.hnsw_ef_search))})
+                               "set_config('hnsw.ef_search', :ef, true), "
+                               "set_config('hnsw.max_scan_tuples', :scan, true)"),
+                          {"ef": str(int(settings.hnsw_ef_search)), "scan": str(int(settings.hnsw_max_scan_tuples))})
 
 
 def query_lexemes(query_text: str) -> list[str]:
