@@ -27,6 +27,8 @@ class Outbound(BaseModel):
     text: str
     buttons: list[list[Button]] = Field(default_factory=list)
     image_png: bytes | None = None  # a picture sent with the text as its caption (e.g. the /week chart)
+    document: bytes | None = None  # a file sent with the text as its caption (e.g. the /export JSON)
+    document_name: str | None = None
 
     def flat_buttons(self) -> list[Button]:
         return [b for row in self.buttons for b in row]
@@ -44,6 +46,8 @@ class OutboxMessage(Base):
     text: Mapped[str] = mapped_column(Text)
     buttons: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     image_png: Mapped[bytes | None] = mapped_column(LargeBinary)
+    document: Mapped[bytes | None] = mapped_column(LargeBinary)
+    document_name: Mapped[str | None] = mapped_column(String(128))
     status: Mapped[str] = mapped_column(String(8), default=PENDING)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
@@ -57,4 +61,4 @@ class OutboxMessage(Base):
 
     def outbound(self) -> Outbound:
         return Outbound(text=self.text, buttons=[[Button(**b) for b in row] for row in self.buttons],
-                        image_png=self.image_png)
+                        image_png=self.image_png, document=self.document, document_name=self.document_name)

@@ -32,6 +32,7 @@ async def enqueue(
         .values(
             user_id=user_id, kind=kind, slot=slot, platform=platform, chat_id=chat_id, text=message.text,
             buttons=[[b.model_dump() for b in row] for row in message.buttons], image_png=message.image_png,
+            document=message.document, document_name=message.document_name,
             status=PENDING, attempts=0,
         )
         .on_conflict_do_nothing(index_elements=["user_id", "kind", "slot"])

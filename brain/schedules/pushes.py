@@ -188,7 +188,7 @@ async def _enqueue(session: AsyncSession, sends: Sequence[_Send], now: datetime)
         insert(OutboxMessage).values([
             {"user_id": user_id, "kind": kind, "slot": slot, "platform": None, "chat_id": None,
              "text": push.outbound.text, "buttons": [[b.model_dump() for b in row] for row in push.outbound.buttons],
-             "image_png": None, "status": PENDING, "attempts": 0}
+             "image_png": None, "document": None, "document_name": None, "status": PENDING, "attempts": 0}
             for (user_id, kind, slot), push in rendered.items()
         ]).on_conflict_do_nothing(index_elements=["user_id", "kind", "slot"])
         .returning(OutboxMessage.user_id, OutboxMessage.kind, OutboxMessage.slot)
