@@ -35,6 +35,8 @@ class Reply:
     text: str
     buttons: list[list[PendingButton]] = field(default_factory=list)
     image_png: bytes | None = None
+    document: bytes | None = None  # a file sent with the text as its caption (e.g. the /export JSON)
+    document_name: str | None = None
 
 
 class Turn:
@@ -63,9 +65,9 @@ class Turn:
         return self.button(label, "tool", name=name, args=args)
 
     def say(self, *lines: Text | str | None, buttons: list[list[PendingButton]] | None = None,
-            image_png: bytes | None = None) -> None:
+            image_png: bytes | None = None, document: bytes | None = None, document_name: str | None = None) -> None:
         text = "\n".join(self.t(line) for line in lines if line is not None)
-        self.replies.append(Reply(text, buttons or [], image_png))
+        self.replies.append(Reply(text, buttons or [], image_png, document, document_name))
 
     async def tool(self, name: str, args: dict[str, Any] | None = None, *,
                    caused_by: uuid.UUID | None = None) -> ToolResult:
@@ -97,7 +99,8 @@ class Turn:
                                                     payload=b.payload, single_use=b.kind != "command",
                                                     expires_at=expires))
                     rows.append([Button(label=b.label, token=b.token) for b in row])
-                message = Outbound(text=reply.text, buttons=rows, image_png=reply.image_png)
+                message = Outbound(text=reply.text, buttons=rows, image_png=reply.image_png,
+                                   document=reply.document, document_name=reply.document_name)
                 await enqueue(
                     uow.session, self.user.id, message, kind="reply",
                     slot=f"{self.inbound.platform}:{self.inbound.chat_id}:{self.inbound.message_id}:{index}",

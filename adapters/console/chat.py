@@ -55,6 +55,8 @@ class ConsoleChat:
                 inbound = self._inbound(action=self.choices[int(text) - 1].token)
             else:
                 inbound = self._inbound(text=text)
+            # Looked up per line: after /delete_me the next line starts a new person, whose replies these are.
+            user = await self.dialog.user_for(inbound)
             await self.dialog.handle(inbound)
             await self.drain(user.id)
         if interactive:
@@ -82,6 +84,13 @@ class ConsoleChat:
             path = self.pictures_dir / f"{uuid.uuid4().hex[:12]}.png"
             path.write_bytes(message.image_png)
             self.stdout.write(f"  [picture: {path}]\n")
+        if message.document is not None:
+            # Saved under its own name in a folder of its own, so two files of one day do not overwrite each other.
+            folder = self.pictures_dir / uuid.uuid4().hex[:12]
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / Path(message.document_name or "file").name
+            path.write_bytes(message.document)
+            self.stdout.write(f"  [file: {path}]\n")
         if message.buttons:
             labels = []
             for button in message.flat_buttons():

@@ -1,5 +1,5 @@
 """The outbox consumer for Matrix: claims the rows meant for Matrix, sends each as one `m.text` (plus its
-picture, plus the reactions that stand for its choices), marks it sent, and edits messages whose choices
+picture or file, plus the reactions that stand for its choices), marks it sent, and edits messages whose choices
 were decided or expired. The transaction id of every event is derived from the outbox row id, so a
 retry after a crash or an error is answered by the homeserver with the event it already has.
 
@@ -165,6 +165,8 @@ class Delivery:
                                   expires_at=expires_at)
         if outbound.image_png is not None:
             await self._send_picture(room_id, outbound.image_png, f"{txn}-picture")
+        if outbound.document is not None:
+            await self._send_file(room_id, outbound.document, outbound.document_name or "file", f"{txn}-file")
         for index, key in enumerate(reaction_keys(choices)):
             await self.send(room_id, "m.reaction", reaction_content(event_id, key), f"{txn}-r{index}")
 
@@ -191,6 +193,26 @@ class Delivery:
         if not isinstance(uploaded, UploadResponse):
             raise _failure(uploaded)
         await self.send(room_id, "m.room.message", image_content(uploaded.content_uri, len(png), keys=keys), txn)
+
+    async def _send_file(self, room_id: str, data: bytes, name: str, txn: str) -> None:
+        """A file (e.g. the /export JSON) as an `m.file`, encrypted in an encrypted room like a picture."""
+        room = self.client.rooms.get(room_id)
+        encrypt = bool(room is not None and room.encrypted)
+        mimetype = "application/json" if name.endswith(".json") else "application/octet-stream"
+        try:
+            uploaded, keys = await self.client.upload(io.BytesIO(data), content_type=mimetype, filename=name,
+                                                      encrypt=encrypt, filesize=len(data))
+        except (OSError, TimeoutError, aiohttp.ClientError) as error:
+            raise Unreachable(str(error) or type(error).__name__) from error
+        if not isinstance(uploaded, UploadResponse):
+            raise _failure(uploaded)
+        content: dict[str, Any] = {"msgtype": "m.file", "body": name, "filename": name,
+                                   "info": {"mimetype": mimetype, "size": len(data)}}
+        if keys:
+            content["file"] = {**keys, "url": uploaded.content_uri}
+        else:
+            content["url"] = uploaded.content_uri
+        await self.send(room_id, "m.room.message", content, txn)
 
     async def _close_settled(self) -> None:
         """Edit messages whose choices were used or expired to say so (the choices list goes away)."""

@@ -286,6 +286,10 @@ class TelegramSender:
         if part.photo is not None:
             await self.bot.send_photo(chat_id, photo=part.photo, caption=text or None, parse_mode=parse_mode,
                                       reply_markup=markup(part.keyboard), read_timeout=SEND_READ_TIMEOUT_S)
+        elif part.document is not None:
+            await self.bot.send_document(chat_id, document=part.document, filename=part.document_name,
+                                         caption=text or None, parse_mode=parse_mode,
+                                         reply_markup=markup(part.keyboard), read_timeout=SEND_READ_TIMEOUT_S)
         else:
             await self.bot.send_message(chat_id, text, parse_mode=parse_mode, reply_markup=markup(part.keyboard),
                                         read_timeout=SEND_READ_TIMEOUT_S)

@@ -1,7 +1,7 @@
 """An `Outbound` as the Telegram messages that carry it: the text HTML-escaped (replies are plain text, and
 text from a model must never break the markup), split into parts of at most 4096 characters at line breaks
-where possible, the inline keyboard on the last part, a picture as a photo with the first part of the text
-as its caption (1024 characters). Pure functions; `delivery.py` sends the parts.
+where possible, the inline keyboard on the last part, a picture as a photo (a file as a document) with the
+first part of the text as its caption (1024 characters). Pure functions; `delivery.py` sends the parts.
 
 Lengths are counted in UTF-16 code units, as Telegram counts them (an emoji outside the basic plane is two)."""
 
@@ -22,12 +22,14 @@ MAX_CALLBACK_DATA_BYTES = 64
 
 @dataclass(frozen=True)
 class Part:
-    """One Telegram call: a message, or a photo with a caption. `plain` is the unescaped text, sent as is
-    when Telegram rejects the HTML."""
+    """One Telegram call: a message, a photo or a document with a caption. `plain` is the unescaped text, sent
+    as is when Telegram rejects the HTML."""
 
     plain: str
     keyboard: list[list[Button]] = field(default_factory=list)
     photo: bytes | None = None
+    document: bytes | None = None
+    document_name: str | None = None
 
     @property
     def html(self) -> str:
@@ -104,14 +106,18 @@ def render(message: Outbound) -> list[Part]:
     keyboard = keyboard_rows(message.buttons)
     text = message.text
     parts: list[Part] = []
-    if message.image_png is not None:
+    if message.image_png is not None or message.document is not None:
         caption, *rest = split_text(text, MAX_CAPTION) if text else [""]
         remainder = text[len(caption):].lstrip("\n") if rest else ""
-        parts.append(Part(caption, photo=message.image_png))
+        if message.image_png is not None:
+            parts.append(Part(caption, photo=message.image_png))
+            caption = ""
+        if message.document is not None:
+            parts.append(Part(caption, document=message.document, document_name=message.document_name or "file"))
         if remainder:
             parts.extend(Part(chunk) for chunk in split_text(remainder))
     else:
         parts.extend(Part(chunk) for chunk in split_text(text or "…"))
     last = parts[-1]
-    parts[-1] = Part(last.plain, keyboard, last.photo)
+    parts[-1] = Part(last.plain, keyboard, last.photo, last.document, last.document_name)
     return parts

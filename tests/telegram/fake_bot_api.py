@@ -1,11 +1,12 @@
 """A fake Telegram Bot API on 127.0.0.1 (aiohttp) for driving the real python-telegram-bot through
-`base_url`: getMe, getUpdates (long polling with offsets), sendMessage, sendPhoto, editMessageText,
+`base_url`: getMe, getUpdates (long polling with offsets), sendMessage, sendPhoto, sendDocument, editMessageText,
 editMessageReplyMarkup, answerCallbackQuery, sendChatAction, deleteWebhook, setWebhook. It serves
 scripted updates, records every call with its time, and can fail scripted calls (429 with retry_after,
 a 400 for bad HTML, ...).
 
 PTB posts form fields; values that are not strings arrive JSON-encoded (`reply_markup`, `allowed_updates`),
-text stays raw. A photo arrives as a multipart file.
+text stays raw. A photo or a document arrives as a multipart file (a document's bytes and file name are kept
+as `document_content` and `document_filename`).
 
 The `/_control/...` routes let another process (the load benchmark) schedule updates at a rate and read
 the timings, so the load generator does not take CPU from the bot under test; `serve_forever` runs the fake
@@ -287,7 +288,7 @@ class FakeBotAPI:
     def _answer(self, method: str, params: dict[str, Any]) -> Any:
         if method == "getMe":
             return BOT_USER
-        if method in ("sendMessage", "sendPhoto"):
+        if method in ("sendMessage", "sendPhoto", "sendDocument"):
             chat_id = str(params["chat_id"])
             message_id = next(self._message_ids)
             params["_message_id"] = message_id
@@ -298,6 +299,12 @@ class FakeBotAPI:
             if method == "sendPhoto":
                 message["photo"] = [{"file_id": f"photo{message_id}", "file_unique_id": f"u{message_id}",
                                      "width": 640, "height": 480}]
+                if params.get("caption"):
+                    message["caption"] = params["caption"]
+            elif method == "sendDocument":
+                message["document"] = {"file_id": f"doc{message_id}", "file_unique_id": f"u{message_id}",
+                                       "file_name": params.get("document_filename"),
+                                       "file_size": params.get("document_bytes")}
                 if params.get("caption"):
                     message["caption"] = params["caption"]
             else:
@@ -364,7 +371,11 @@ async def _params(request: web.Request) -> dict[str, Any]:
         raw = (await request.post()).items()
     for key, value in raw:
         if isinstance(value, web.FileField):
-            params[f"{key}_bytes"] = len(value.file.read())
+            content = value.file.read()
+            params[f"{key}_bytes"] = len(content)
+            if key == "document":
+                params["document_content"] = content
+                params["document_filename"] = value.filename
             continue
         if key in _JSON_FIELDS and isinstance(value, str):
             with contextlib.suppress(ValueError):
