@@ -1,13 +1,16 @@
-"""The Telegram adapter's own tables: processed update ids (a replayed update has no second effect) and the
-delivery state of outbox rows that Telegram has not fully taken yet (parts already sent, next try). Both are
-bookkeeping of the transport, not the person's data, so `/link` may drop them for an absorbed user."""
+"""The Telegram adapter's own tables: processed update ids (a replayed update has no second effect), the
+webhook inbox (updates received and not handled yet), and the delivery state of outbox rows that Telegram has
+not fully taken yet (parts already sent, next try). All are bookkeeping of the transport, not the person's
+data, so `/link` may drop them for an absorbed user."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, func
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, func
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from brain.store.base import Base
@@ -42,3 +45,24 @@ class TelegramDelivery(Base):
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now())
 
     __table_args__ = ({"info": {"bookkeeping": True}},)
+
+
+class TelegramInboxUpdate(Base):
+    """A webhook update stored before it was acknowledged and not handled yet (webhook mode only; see
+    `adapters.telegram.inbox`). `lane` is "queued" (a chat's messages, one after another) or "now" (its button
+    presses and steering commands); within a lane the update id is Telegram's order. The row is deleted in the
+    transaction that held it while it was handled. `user_id` is the sender's (created on first contact, as the
+    dialog would)."""
+
+    __tablename__ = "telegram_inbox"
+
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    bot_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    chat_id: Mapped[str] = mapped_column(String(64))
+    lane: Mapped[str] = mapped_column(String(8))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    received_at: Mapped[datetime] = mapped_column(server_default=func.now())
+
+    __table_args__ = (Index("ix_telegram_inbox_lane", "bot_id", "chat_id", "lane", "update_id"),
+                      {"info": {"bookkeeping": True}})

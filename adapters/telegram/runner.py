@@ -1,6 +1,8 @@
 """The Telegram adapter: a python-telegram-bot `Application` (long polling, or a webhook when a public URL
 is configured) whose handlers turn updates into `Inbound`s for the dialog, and the outbox sender that
-turns the dialog's replies and the pulse's pushes into Telegram messages.
+turns the dialog's replies and the pulse's pushes into Telegram messages. Long polling is one process, its
+updates ordered per chat in memory (`ordering`); webhook updates go through the inbox in PostgreSQL
+(`inbox`), which keeps each chat's order across any number of processes behind one webhook URL.
 
 Per update: take its id (a replay stops here), show "typing" while free text is handled, let the dialog
 answer (it writes the outbox), then send this chat's pending rows. A button press is answered at once (the
@@ -13,11 +15,15 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from types import TracebackType
 from urllib.parse import urlsplit
 
+import psycopg
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from telegram import Update
 from telegram.constants import ChatAction, ChatType
 from telegram.error import TelegramError
@@ -25,14 +31,19 @@ from telegram.ext import Application, CallbackQueryHandler, ContextTypes, Messag
 
 from adapters.telegram.delivery import TelegramSender
 from adapters.telegram.inbound import Press, message_inbound, press_inbound
+from adapters.telegram.inbox import Inbox, Posted, WebhookEndpoint
 from adapters.telegram.ordering import ChatOrderedUpdates
 from adapters.telegram.updates import TokenState, forget_old_updates, take_update, token_state
 from bot.dialog import Dialog
 from bot.inbound import Inbound
 from bot.settings import Settings
 from brain.core import Brain
+from brain.i18n import Renderer, normalize_locale, tr
 
 log = logging.getLogger(__name__)
+
+# The database is unreachable (down, restarting, the pool exhausted): nothing can be stored, not even a reply.
+DATABASE_DOWN = (OperationalError, InterfaceError, PoolTimeout, psycopg.OperationalError)
 
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
 TYPING_REPEAT_S = 4.5  # Telegram shows "typing" for 5 s per chat action
@@ -79,6 +90,7 @@ class TelegramAdapter:
         self.typing_after = typing_after
         self._max_rate = max_rate
         self._send_concurrency = send_concurrency
+        self._concurrency = concurrency
         self._sender_poll_interval = sender_poll_interval
         self._other_platforms = other_platforms  # chat platforms running beside this one (pushes go once)
         self.processor = ChatOrderedUpdates(concurrency, self._lane)
@@ -93,6 +105,8 @@ class TelegramAdapter:
         self._sender: TelegramSender | None = None
         self._stop = asyncio.Event()
         self._background: list[asyncio.Task[None]] = []
+        self.inbox: Inbox | None = None  # webhook mode
+        self._endpoint: WebhookEndpoint | None = None
 
     @property
     def sender(self) -> TelegramSender:
@@ -107,25 +121,49 @@ class TelegramAdapter:
                                       concurrency=self._send_concurrency, poll_interval=self._sender_poll_interval,
                                       other_platforms=self._other_platforms)
         await self.application.start()
-        updater = self.application.updater
-        assert updater is not None
+        self._stop.clear()
+        self._background = []
         if self.webhook is not None:
-            await updater.start_webhook(
-                listen=self.webhook.listen, port=self.webhook.port, url_path=self.webhook.path,
-                webhook_url=self.webhook.url, secret_token=self.webhook.secret or secrets.token_urlsafe(32),
-                allowed_updates=ALLOWED_UPDATES,
-            )
+            await self._start_webhook(self.webhook)
         else:
+            updater = self.application.updater
+            assert updater is not None
             await updater.start_polling(poll_interval=0.0, timeout=int(self.poll_timeout),
                                         allowed_updates=ALLOWED_UPDATES)
-        self._stop.clear()
-        self._background = [asyncio.create_task(self.sender.run(self._stop, self._handling)),
-                            asyncio.create_task(self._prune_old_updates())]
+        self._background += [asyncio.create_task(self.sender.run(self._stop, self._handling)),
+                             asyncio.create_task(self._prune_old_updates())]
         log.info("Telegram adapter started as @%s (%s)", self.application.bot.username,
                  "webhook" if self.webhook else "long polling")
 
+    async def _start_webhook(self, webhook: Webhook) -> None:
+        """Listens first, then tells Telegram where to post; the inbox workers take what was stored."""
+        self.inbox = Inbox(self.brain.db.engine, self.bot_id, self._handle_stored, workers=self._concurrency)
+        secret = webhook.secret or secrets.token_urlsafe(32)
+        self._endpoint = WebhookEndpoint(self.inbox, secret, self._route_posted)
+        await self._endpoint.start(webhook.listen, webhook.port, webhook.path)
+        await self.application.bot.set_webhook(url=webhook.url, secret_token=secret, allowed_updates=ALLOWED_UPDATES)
+        self._background.append(asyncio.create_task(self.inbox.run(self._stop)))
+
+    def _route_posted(self, payload: dict[str, object]) -> Posted | None:
+        inbound = self._inbound_of(Update.de_json(payload, self.application.bot))
+        if inbound is None:
+            return None
+        found = inbound
+
+        async def first_contact() -> uuid.UUID:
+            return (await self.dialog.user_for(found)).id  # the person is created as the dialog would
+
+        return Posted(self._lane_kind(inbound), inbound.chat_id, inbound.platform_user_id, first_contact)
+
+    async def _handle_stored(self, payload: dict[str, object]) -> None:
+        """An update claimed from the inbox: PTB's handlers run it (errors go to `_on_error`)."""
+        await self.application.process_update(Update.de_json(payload, self.application.bot))
+
     async def stop(self) -> None:
         """Stops taking updates, finishes the ones taken, sends what they answered, then shuts down."""
+        if self._endpoint is not None:
+            await self._endpoint.stop()
+            self._endpoint = None
         updater = self.application.updater
         if updater is not None and updater.running:
             await updater.stop()
@@ -165,24 +203,30 @@ class TelegramAdapter:
 
     def _handling(self, chat_id: str) -> bool:
         lanes = self.processor.lanes
-        return lanes.busy(("queued", chat_id)) or lanes.busy(("now", chat_id))
+        return (lanes.busy(("queued", chat_id)) or lanes.busy(("now", chat_id))
+                or (self.inbox is not None and self.inbox.handling(chat_id)))
 
     # ---- handlers --------------------------------------------------------------------------------------
     def _lane(self, update: object) -> tuple[str, str] | None:
         """A chat's updates wait for each other in order, except those the dialog must take at once (button
         presses, /stop, /approve, /reject, text that steers a running companion turn): those have a lane of
         their own, so they are never stuck behind a long turn of the same chat."""
+        inbound = self._inbound_of(update)
+        return None if inbound is None else (self._lane_kind(inbound), inbound.chat_id)
+
+    def _lane_kind(self, inbound: Inbound) -> str:
+        return "now" if self.dialog.bypasses_queue(inbound) else "queued"
+
+    @staticmethod
+    def _inbound_of(update: object) -> Inbound | None:
         if not isinstance(update, Update):
             return None
-        inbound: Inbound | None = None
         if update.callback_query is not None:
             press = press_inbound(update.callback_query)
-            inbound = press.inbound if press is not None else None
-        elif update.message is not None:
-            inbound = message_inbound(update.message)
-        if inbound is None:
-            return None
-        return ("now" if self.dialog.bypasses_queue(inbound) else "queued", inbound.chat_id)
+            return press.inbound if press is not None else None
+        if update.message is not None:
+            return message_inbound(update.message)
+        return None
 
     async def _on_message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         if update.message is None:
@@ -190,14 +234,18 @@ class TelegramAdapter:
         inbound = message_inbound(update.message)
         if inbound is None:
             return
-        if not await take_update(self.brain, self.dialog, inbound, self.bot_id, update.update_id):
-            log.info("telegram update %s was handled before; ignored", update.update_id)
-            return
-        if is_free_text(inbound):
-            async with self._typing(inbound.chat_id):
+        try:
+            if not await take_update(self.brain, self.dialog, inbound, self.bot_id, update.update_id):
+                log.info("telegram update %s was handled before; ignored", update.update_id)
+                return
+            if is_free_text(inbound):
+                async with self._typing(inbound.chat_id):
+                    await self.dialog.handle(inbound)
+            else:
                 await self.dialog.handle(inbound)
-        else:
-            await self.dialog.handle(inbound)
+        except DATABASE_DOWN:
+            await self._say_database_down(inbound)
+            raise
         await self.sender.deliver(inbound.chat_id)
 
     async def _on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -211,11 +259,15 @@ class TelegramAdapter:
         press = press_inbound(query)
         if press is None:
             return
-        if not await take_update(self.brain, self.dialog, press.inbound, self.bot_id, update.update_id):
-            log.info("telegram update %s was handled before; ignored", update.update_id)
-            return
-        before = await token_state(self.brain, press.inbound)
-        await self.dialog.handle(press.inbound)
+        try:
+            if not await take_update(self.brain, self.dialog, press.inbound, self.bot_id, update.update_id):
+                log.info("telegram update %s was handled before; ignored", update.update_id)
+                return
+            before = await token_state(self.brain, press.inbound)
+            await self.dialog.handle(press.inbound)
+        except DATABASE_DOWN:
+            await self._say_database_down(press.inbound)
+            raise
         if keyboard_is_spent(before, press):
             await self._remove_keyboard(press)
         await self.sender.deliver(press.inbound.chat_id)
@@ -228,6 +280,18 @@ class TelegramAdapter:
                 chat_id=press.inbound.chat_id, message_id=press.message_id, reply_markup=None)
         except TelegramError as problem:  # already edited, or too old to edit: nothing to do
             log.debug("removing the keyboard of %s:%s failed: %s", press.inbound.chat_id, press.message_id, problem)
+
+    async def _say_database_down(self, inbound: Inbound) -> None:
+        """Without the database the reply cannot go through the outbox: told straight away, in the language
+        Telegram reports for the person (their stored one cannot be read), instead of leaving them unanswered.
+        Whether the message took effect is unknown when the database went away in the middle of it."""
+        render = Renderer(normalize_locale(inbound.language_code) or self.dialog.default_locale)
+        text = render(tr("Sorry, I can't reach my database right now, so I may not have handled that. Please "
+                         "check again in a minute and send it once more if needed."))
+        try:
+            await self.application.bot.send_message(inbound.chat_id, text)
+        except TelegramError as problem:
+            log.warning("telling chat %s that the database is down failed: %s", inbound.chat_id, problem)
 
     async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("telegram update %s failed", getattr(update, "update_id", "?"), exc_info=context.error)
