@@ -29,6 +29,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
 from aiolimiter import AsyncLimiter
@@ -103,6 +104,7 @@ class TelegramSender:
         self._chat_users: dict[str, int] = {}  # deliveries holding or waiting for a chat's lock
         # One connection and one row lock per chat being sent: bounded so the pool serves the dialog too.
         self._slots = asyncio.Semaphore(concurrency)
+        self._background = asyncio.Semaphore(max(1, concurrency // 2))
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._claim = self._head_of_chat()
@@ -114,10 +116,18 @@ class TelegramSender:
 
     async def deliver(self, chat_id: str) -> None:
         """Sends this chat's pending rows in order until none is left or the chat must wait."""
+        await self._deliver(chat_id, background=False)
+
+    async def _deliver(self, chat_id: str, *, background: bool) -> None:
         lock = self._chat_locks.setdefault(chat_id, asyncio.Lock())
         self._chat_users[chat_id] = self._chat_users.get(chat_id, 0) + 1
+        # A background pass may start deliveries for 200 chats at once (a minute of morning summaries). They
+        # queue for a share of the send slots first, so a reply to someone who just wrote waits behind at most
+        # that share of pushes, not behind the whole burst (reply p95 went from 0.2 s to 10 s in that minute).
+        queue: contextlib.AbstractAsyncContextManager[Any] = self._background if background \
+            else contextlib.nullcontext()
         try:
-            async with lock, self._slots:
+            async with queue, lock, self._slots:
                 while True:
                     outcome = await self._send_next(chat_id)
                     if isinstance(outcome, Held):
@@ -141,7 +151,7 @@ class TelegramSender:
             try:
                 for chat_id in await self.due_chats():
                     if not self.busy(chat_id) and not handling(chat_id):
-                        task = asyncio.create_task(self.deliver(chat_id))
+                        task = asyncio.create_task(self._deliver(chat_id, background=True))
                         self._tasks.add(task)
                         task.add_done_callback(self._tasks.discard)
             except Exception:
