@@ -31,6 +31,7 @@ from brain.outbox.models import Outbound
 from brain.people.models import User
 from brain.people.service import resolve_identity
 from brain.pulse.activity import note_inbound
+from brain.tools.coercion import UNSTORABLE
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,8 @@ class Dialog:
             return await resolve_identity(
                 uow.session, inbound.platform, inbound.platform_user_id,
                 default_locale=inbound.language_code or self.default_locale,
-                default_timezone=self.default_timezone, display_name=inbound.display_name,
+                default_timezone=self.default_timezone,
+                display_name=_readable(inbound.display_name) if inbound.display_name else None,
             )
 
     def bypasses_queue(self, inbound: Inbound) -> bool:
@@ -83,6 +85,8 @@ class Dialog:
             log.exception("turn failed for %s:%s", inbound.platform, inbound.platform_user_id)
             turn.replies.clear()
             turn.say(tr("Sorry, something went wrong on my side. Nothing was changed by this message."))
+        for reply in turn.replies:  # a model's answer may carry a NUL byte: the outbox cannot store one
+            reply.text = _readable(reply.text)
         sent = await turn.flush()
         self._capture(turn, inbound, sent)
         return sent
@@ -94,7 +98,7 @@ class Dialog:
         memory = self.brain.memory
         text = (inbound.text or "").strip()
         if memory is None or inbound.action is not None or inbound.is_command or not text \
-                or len(text) > MAX_TEXT_LENGTH:
+                or len(text) > MAX_TEXT_LENGTH or not _can_store(text):
             return
         at = turn.now
         answer = "\n".join(m.text for m in sent if m.text).strip()
@@ -132,6 +136,10 @@ class Dialog:
             turn.say(tr("That message is too long ({length} characters; at most {max}). Nothing was saved.",
                         length=len(text), max=MAX_TEXT_LENGTH))
             return
+        if not _can_store(text):
+            turn.say(tr("That message contains characters I can't read (a NUL byte or broken Unicode). "
+                        "Nothing was saved."))
+            return
         if inbound.is_command:
             await self._command(turn, text)
         elif not await take_typed_answer(turn, text) and not await answer_free_text(turn, text):
@@ -154,7 +162,7 @@ class Dialog:
         companion = self.brain.companion
         text = (inbound.text or "").strip()
         if companion is None or inbound.action is not None or inbound.location is not None or inbound.is_command \
-                or not text or len(text) > MAX_TEXT_LENGTH:
+                or not text or len(text) > MAX_TEXT_LENGTH or not _can_store(text):
             return False
         control = companion.turns.get(turn.user.id)
         return control is not None and control.steer(text)
@@ -221,6 +229,16 @@ class Dialog:
         else:
             log.warning("unknown action kind %s", action.kind)
             turn.say(tr("That button is not valid."))
+
+
+def _can_store(text: str) -> bool:
+    """False for text PostgreSQL cannot store (a NUL byte, a lone surrogate): refused, never half-written."""
+    return UNSTORABLE.search(text) is None
+
+
+def _readable(text: str) -> str:
+    """`text` with what PostgreSQL cannot store replaced by U+FFFD (for names, which are not refused)."""
+    return UNSTORABLE.sub("\ufffd", text)
 
 
 def _identity(inbound: Inbound) -> str:

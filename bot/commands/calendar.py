@@ -10,6 +10,7 @@ from bot.commands import Command
 from bot.parsing.dates import cut, find_date, find_duration_minutes, find_time
 from bot.turn import Turn
 from brain.i18n import N_, tr
+from brain.tools.coercion import FIRST_YEAR, LAST_YEAR
 
 
 async def event(turn: Turn, args: str) -> None:
@@ -35,6 +36,9 @@ async def event(turn: Turn, args: str) -> None:
         return
     zone = ZoneInfo(turn.user.timezone)
     on = day.value if day is not None else turn.today
+    if not FIRST_YEAR <= on.year <= LAST_YEAR:  # "31.12.9999 23:30" plus an hour is past the end of time
+        turn.say(tr("I can only keep dates from {first} to {last}.", first=str(FIRST_YEAR), last=str(LAST_YEAR)))
+        return
     call: dict[str, Any] = {"title": text}
     if at_time is None:
         start = datetime.combine(on, datetime.min.time(), tzinfo=zone)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 NUMBER_WORDS: dict[str, int] = {
@@ -33,6 +34,8 @@ def parse_volume_ml(text: str) -> int | None:
     if not match:
         return None
     number = float(match.group("num").replace(",", "."))
+    if not math.isfinite(number):  # hundreds of digits overflow the float: not a volume anyone drank
+        return None
     unit = (match.group("unit") or "").lower()
     if not unit:
         unit = "l" if number < 10 and ("." in match.group("num") or "," in match.group("num")) else "ml"

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -71,6 +72,8 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
             continue
         if word in ("ml", "l", "cl", "liter", "litre", "litres") and pending_number is not None:
             volume = parse_volume_ml(pending_number + word)
+            if volume is None:  # an amount nobody drank ("999…9 ml"): not a default glass either
+                return None
             pending_number = None
             continue
         if word in VESSELS_ML:
@@ -86,7 +89,10 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
     if drink_type is None:
         return None
     if pending_number is not None:
-        n = int(float(pending_number.replace(",", ".")))
+        pending = float(pending_number.replace(",", "."))
+        if not math.isfinite(pending):  # hundreds of digits: no count or volume anyone drank
+            return None
+        n = int(pending)
         if vessel is None and volume is None and n >= 20:
             volume = n  # "Wasser 300" means 300 ml
         else:

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.companion.models import ConversationMessage
 from brain.context import estimate_tokens
+from brain.tools.coercion import UNSTORABLE
 
 # What a remote model that may not see sensitive content gets instead of a withheld row.
 WITHHELD_TOOL = json.dumps({"ok": True, "message": "(withheld: this model may not see this kind of data)"})
@@ -129,8 +130,8 @@ async def store_turn(session: AsyncSession, user_id: uuid.UUID, turn_id: uuid.UU
     """Inserts the turn's messages in their order, in one statement (the caller's transaction commits them).
     Returns how many."""
     rows = [{"user_id": user_id, "turn_id": turn_id, "at": at, "role": m.role, "kind": "message",
-             "content": m.content, "tool_name": m.tool_name, "tool_calls": m.tool_calls, "tokens": m.tokens,
-             "archived": False, "sensitive": m.sensitive}
+             "content": _storable(m.content), "tool_name": _storable(m.tool_name),
+             "tool_calls": _storable(m.tool_calls), "tokens": m.tokens, "archived": False, "sensitive": m.sensitive}
             for m in messages]
     if rows:
         # One executemany of one cached statement; rows go in in order, so ids keep the conversation's order.
@@ -138,6 +139,18 @@ async def store_turn(session: AsyncSession, user_id: uuid.UUID, turn_id: uuid.UU
         # statement per set of columns (a turn with a tool call took three).
         await session.execute(insert(ConversationMessage), rows, execution_options={"render_nulls": True})
     return len(rows)
+
+
+def _storable(value: Any) -> Any:
+    """`value` with what PostgreSQL cannot store in text or JSON (a NUL byte, a lone surrogate: a model may send
+    either) replaced by U+FFFD, so that a garbled answer does not lose the whole turn."""
+    if isinstance(value, str):
+        return UNSTORABLE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_storable(k): _storable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_storable(v) for v in value]
+    return value
 
 
 def transcript_text(rows: Iterable[ConversationMessage], *, allow_sensitive: bool) -> tuple[str, bool]:

@@ -24,6 +24,11 @@ _RELATIVE_DAYS = {
 }
 _INT_RE = re.compile(r"^(?P<digits>[+-]?\d{1,40})(\.0+)?$", re.ASCII)
 _NUM_RE = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)$")
+# What PostgreSQL cannot store in text: a NUL byte, or a lone UTF-16 surrogate (JSON can carry "\ud800").
+UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
+# Dates and times outside these years are typos or attacks; refusing them keeps day arithmetic downstream (a
+# day's end, a reminder before a due date) away from the edges of Python's date range.
+FIRST_YEAR, LAST_YEAR = 1900, 2200
 
 
 def coerce_arguments(tool: ToolSpec, raw: object, *, timezone: str, today: date) -> dict[str, Any]:
@@ -87,7 +92,7 @@ def _string(param: ToolParam, value: object) -> str:
     if len(text) > param.max_length:
         raise DomainError(tr("{what} is too long (at most {max} characters).", what=_what(param),
                              max=param.max_length), code="too_long")
-    if "\x00" in text:
+    if UNSTORABLE.search(text):
         raise DomainError(tr("{what} contains invalid characters.", what=_what(param)), code="bad_text")
     return text
 
@@ -154,9 +159,12 @@ def _date(param: ToolParam, value: object, today: date) -> date:
         if text in _RELATIVE_DAYS:
             return today + timedelta(days=_RELATIVE_DAYS[text])
         try:
-            return date.fromisoformat(text[:10]) if len(text) >= 10 else date.fromisoformat(text)
+            parsed = date.fromisoformat(text[:10]) if len(text) >= 10 else date.fromisoformat(text)
         except ValueError:
             pass
+        else:
+            if FIRST_YEAR <= parsed.year <= LAST_YEAR:
+                return parsed
     raise DomainError(tr("{what} must be a date like 2026-12-24.", what=_what(param)), code="bad_date")
 
 
@@ -176,7 +184,7 @@ def _datetime(param: ToolParam, value: object, timezone: str, today: date) -> da
                           code="bad_datetime")
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=zone)
-    if not 1900 <= parsed.year <= 2200:
+    if not FIRST_YEAR <= parsed.year <= LAST_YEAR:
         raise DomainError(tr("{what} must be a date and time like 2026-12-24T18:00.", what=_what(param)),
                           code="bad_datetime")
     return parsed

@@ -26,7 +26,7 @@ from brain.events.catalog import ActorT, DomainEvent
 from brain.i18n import tr
 from brain.people.models import User
 from brain.store.unit_of_work import Transactions, UnitOfWork
-from brain.tools.coercion import coerce_arguments
+from brain.tools.coercion import UNSTORABLE, coerce_arguments
 from brain.tools.registry import ToolRegistry
 from brain.tools.spec import ToolContext, ToolResult, ToolSpec
 
@@ -82,7 +82,8 @@ class ToolExecutor:
                 if found is None:
                     raise _unknown_user()
                 if tool is None:
-                    await policy.record_unknown(session, user_id, str(name), uow.now)
+                    # An invented name is recorded for the audit, minus what PostgreSQL cannot store.
+                    await policy.record_unknown(session, user_id, UNSTORABLE.sub("\ufffd", str(name)), uow.now)
                     return ToolResult.failure(tr("Unknown tool: {name}.", name=str(name)[:64]), "unknown_tool")
                 checked = await policy.check(session, user_id, tool, arguments, actor, uow.now, settings=found[1])
         except DomainError as refused:
