@@ -106,6 +106,16 @@ class ScheduledJobs:
     async def ritual_timeouts(self) -> None:
         await self.rituals.abandon_stale(self.brain.clock.now())
 
+    async def proposal_expiry(self) -> None:
+        """Marks overdue proposals expired, so /activity and the prompt say so (deciding one checks its expiry
+        itself; this keeps the table honest for everything that only reads it)."""
+        from brain.companion.proposals import expire_proposals
+
+        async with self.brain.transactions.begin() as uow:
+            expired = await expire_proposals(uow.session, uow.now)
+        if expired:
+            log.info("proposal expiry: %d expired", expired)
+
     async def missions(self) -> None:
         if self.missions_module is not None and self.llm is not None:
             await self.missions_module.run_due_missions(self.brain, self.llm, self.brain.clock.now())
@@ -183,6 +193,10 @@ async def missions() -> None:
     await _jobs().missions()
 
 
+async def proposal_expiry() -> None:
+    await _jobs().proposal_expiry()
+
+
 async def outbox_retry() -> None:
     await _jobs().outbox_retry()
 
@@ -200,6 +214,7 @@ def job_definitions(jobs: ScheduledJobs) -> list[JobDefinition]:
         JobDefinition("memory_decay", f"{__name__}:memory_decay", CronTrigger(hour=3, minute=15, timezone=utc)),
         JobDefinition("event_retention", f"{__name__}:event_retention", CronTrigger(hour=3, minute=45, timezone=utc)),
         JobDefinition("ritual_timeouts", f"{__name__}:ritual_timeouts", IntervalTrigger(minutes=5, timezone=utc)),
+        JobDefinition("proposal_expiry", f"{__name__}:proposal_expiry", IntervalTrigger(minutes=5, timezone=utc)),
     ]
     if jobs.has_missions:
         found.append(JobDefinition("missions", f"{__name__}:missions", IntervalTrigger(minutes=1, timezone=utc)))

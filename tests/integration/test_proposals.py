@@ -255,6 +255,19 @@ async def test_expire_job_marks_only_overdue_pending_proposals(brain: Brain, use
                                                                                       "pending"]
 
 
+async def test_the_scheduler_job_expires_overdue_proposals(brain: Brain, user: User, clock: FixedClock) -> None:
+    from bot.scheduler.jobs import ScheduledJobs, job_definitions
+    from bot.settings import Settings
+
+    jobs = ScheduledJobs(brain, Settings())
+    assert "proposal_expiry" in {d.id for d in job_definitions(jobs)}
+    overdue = await propose_task(brain, user, "overdue")
+    clock.advance(timedelta(minutes=31))
+    await jobs.proposal_expiry()
+    row = await get_proposal(brain, overdue)
+    assert row.status == "expired" and row.decided_by == "auto-expire"
+
+
 async def test_another_persons_proposal_is_refused_and_unchanged(brain: Brain, user: User) -> None:
     proposal_id = await propose_task(brain, user)
     mallory = await new_user(brain)
