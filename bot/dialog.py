@@ -30,7 +30,7 @@ from brain.i18n import tr
 from brain.outbox.models import Outbound
 from brain.people.models import User
 from brain.people.service import resolve_identity
-from brain.pulse.activity import note_inbound
+from brain.pulse.activity import note_inbound_in
 from brain.tools.coercion import UNSTORABLE
 
 log = logging.getLogger(__name__)
@@ -49,14 +49,19 @@ class Dialog:
         self._captures: set[asyncio.Task[None]] = set()
         self._conversing: set[str] = set()  # "platform:id" of people whose companion turn runs
 
-    async def user_for(self, inbound: Inbound) -> User:
+    async def user_for(self, inbound: Inbound, *, writing: bool = False) -> User:
+        """The person behind the update, created on first contact. `writing`: they are writing now, which
+        is noted in the same transaction (the idle hold: no nudge while the person is writing)."""
         async with self.brain.transactions.begin() as uow:
-            return await resolve_identity(
+            user = await resolve_identity(
                 uow.session, inbound.platform, inbound.platform_user_id,
                 default_locale=inbound.language_code or self.default_locale,
                 default_timezone=self.default_timezone,
                 display_name=_readable(inbound.display_name) if inbound.display_name else None,
             )
+            if writing:
+                await note_inbound_in(uow.session, user.id, uow.now)
+            return user
 
     def bypasses_queue(self, inbound: Inbound) -> bool:
         """True for updates an adapter must hand over at once rather than queue behind the chat's running
@@ -73,8 +78,7 @@ class Dialog:
     async def handle(self, inbound: Inbound, *, on_text: TextSink | None = None) -> list[Outbound]:
         """Answer one update. `on_text` (for adapters that can edit a sent message) gets the companion's
         answer piece by piece as the model writes it; the full reply is in the outbox as always."""
-        user = await self.user_for(inbound)
-        await note_inbound(self.brain, user.id)  # the idle hold: no nudge while the person is writing
+        user = await self.user_for(inbound, writing=True)
         turn = Turn(self.brain, user, inbound)
         if self._steer(turn, inbound):
             self._capture(turn, inbound, [])

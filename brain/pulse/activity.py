@@ -70,11 +70,15 @@ async def pulse_states(session: AsyncSession, user_ids: Sequence[uuid.UUID]) -> 
 async def note_inbound(brain: Brain, user_id: uuid.UUID) -> None:
     """Remember when the person last wrote, so no nudge interrupts a live conversation."""
     async with brain.transactions.begin() as uow:
-        await uow.session.execute(
-            insert(PulseState).values(user_id=user_id, paused=False, last_inbound_at=uow.now, updated_at=uow.now)
-            .on_conflict_do_update(index_elements=["user_id"],
-                                   set_={"last_inbound_at": uow.now, "updated_at": uow.now})
-        )
+        await note_inbound_in(uow.session, user_id, uow.now)
+
+
+async def note_inbound_in(session: AsyncSession, user_id: uuid.UUID, now: datetime) -> None:
+    """`note_inbound` in the caller's transaction (the dialog's, which has just found the person)."""
+    await session.execute(
+        insert(PulseState).values(user_id=user_id, paused=False, last_inbound_at=now, updated_at=now)
+        .on_conflict_do_update(index_elements=["user_id"], set_={"last_inbound_at": now, "updated_at": now})
+    )
 
 
 async def _locked_state(uow: UnitOfWork, user: User) -> PulseState:
