@@ -9,12 +9,16 @@ adapter applies the mirror rule), so someone on two platforms gets it once, wher
 Exactly once, and where it cannot be: a row is claimed with `SELECT ... FOR UPDATE SKIP LOCKED` under a
 per-chat advisory lock, sent, and marked sent in that same transaction; a concurrent sender (another task or
 process) skips the locked row and the locked chat, so it is never sent twice while it is being sent, and
-never out of order. Two crash windows remain, both chosen towards "not twice": (1) a crash between Telegram's
-answer and the commit leaves the row pending, and it is sent again after the restart (the window is the
-few milliseconds of one UPDATE and COMMIT); (2) a send whose outcome is unknown (the connection broke or timed
-out after the request was written) may have arrived, so it is *not* retried: the row is marked failed with
-that reason instead. A send that certainly did not arrive (connection refused, pool timeout, an error answer
-from Telegram) is retried with backoff and marked failed after MAX_ATTEMPTS. A long reply is sent as several
+never out of order. A send whose outcome is unknown may have arrived, so it is *not* repeated: the row is
+marked failed with that reason instead. That covers two cases: the connection broke or timed out after the
+request was written, and the process died while a request was in flight. For the second, the part about to
+be sent is marked `in_flight` and committed (on a connection of its own, in autocommit: one short statement)
+before the request; the claiming transaction clears the mark when it settles the row. A sender that claims a
+row and finds the mark set knows that the sender before it died mid-request (a live one would still hold the
+row's lock), and fails the row instead of sending it again: a reply the person may not get, rather than one
+they get twice (the write behind it is done either way). A send that certainly did not arrive (connection
+refused, pool timeout, an error answer from Telegram) is retried with backoff and marked failed after
+MAX_ATTEMPTS. A long reply is sent as several
 parts; a retry continues after the last part that arrived (`telegram_deliveries.parts_sent`).
 
 Flood control: a 429's `retry_after` holds that chat's head row (`telegram_deliveries.not_before`) and with
@@ -33,7 +37,8 @@ from typing import Any
 
 import httpx
 from aiolimiter import AsyncLimiter
-from sqlalchemy import ColumnElement, Select, String, bindparam, func, or_, select
+from sqlalchemy import ColumnElement, Select, String, bindparam, delete, func, or_, select
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
@@ -208,7 +213,9 @@ class TelegramSender:
                    ((OutboxMessage.platform == PLATFORM) & (OutboxMessage.chat_id == chat))
                    | (self._push_is_ours() & OutboxMessage.user_id.in_(chat_users)))
             .order_by(OutboxMessage.id).limit(2)
-            .with_for_update(of=OutboxMessage, skip_locked=True)
+            # FOR NO KEY UPDATE: it excludes other senders as well, and lets the in-flight mark (whose foreign key
+            # takes a KEY SHARE lock on this row) be written from another connection while the row is held.
+            .with_for_update(of=OutboxMessage, skip_locked=True, key_share=True)
         )
 
     async def _claim_head(self, session: AsyncSession, chat_id: str
@@ -227,10 +234,18 @@ class TelegramSender:
             if claimed is None:
                 return Held()
             row, state, more = claimed
+            if state is not None and state.in_flight:
+                await mark_attempt_failed(session, row, "outcome unknown: the process stopped while sending it; "
+                                          "not resent", max_attempts=1)
+                await session.execute(self._forget_state(row))
+                log.warning("telegram outbox row %s for %s was in flight when a process stopped; not resent",
+                            row.id, chat_id)
+                return None
             if state is not None and state.not_before > self.wall_clock():
                 return Held(state.not_before)
             parts = render(row.outbound())
             for index in range(state.parts_sent if state is not None else 0, len(parts)):
+                await self._mark_in_flight(row, index)
                 try:
                     await self._send_part(chat_id, parts[index])
                 except RetryAfter as flood:
@@ -241,8 +256,7 @@ class TelegramSender:
                 except TelegramError as error:
                     return await self._failed(session, chat_id, row, state, index, error)
             await mark_sent(session, row.id, uow.now)
-            if state is not None:
-                await session.delete(state)
+            await session.execute(self._forget_state(row))
             return None if more else Held()
 
     async def _failed(self, session: AsyncSession, chat_id: str, row: OutboxMessage,
@@ -261,8 +275,7 @@ class TelegramSender:
         else:
             await mark_attempt_failed(session, row, f"{type(error).__name__}: {error}", self.max_attempts)
         if row.status == FAILED:
-            if state is not None:
-                await session.delete(state)
+            await session.execute(self._forget_state(row))
             return None  # the chat goes on with its next row
         until = self.wall_clock() + backoff(row.attempts)
         await self._hold(session, row, state, parts_sent=index, until=until)
@@ -270,13 +283,33 @@ class TelegramSender:
 
     async def _hold(self, session: AsyncSession, row: OutboxMessage, state: TelegramDelivery | None, *,
                     parts_sent: int, until: datetime) -> None:
-        if state is None:
-            session.add(TelegramDelivery(user_id=row.user_id, outbox_id=row.id, parts_sent=parts_sent,
-                                         not_before=until, updated_at=self.wall_clock()))
-        else:
-            state.parts_sent = parts_sent
-            state.not_before = until
-            state.updated_at = self.wall_clock()
+        # A statement, not the loaded `state`: the in-flight mark was written by another connection since.
+        now = self.wall_clock()
+        await session.execute(
+            insert(TelegramDelivery)
+            .values(user_id=row.user_id, outbox_id=row.id, parts_sent=parts_sent, not_before=until, updated_at=now,
+                    in_flight=False)
+            .on_conflict_do_update(index_elements=["user_id", "outbox_id"],
+                                   set_={"parts_sent": parts_sent, "not_before": until, "updated_at": now,
+                                         "in_flight": False}))
+
+    @staticmethod
+    def _forget_state(row: OutboxMessage) -> Any:
+        return delete(TelegramDelivery).where(TelegramDelivery.user_id == row.user_id,
+                                              TelegramDelivery.outbox_id == row.id)
+
+    async def _mark_in_flight(self, row: OutboxMessage, index: int) -> None:
+        """Commits "part `index` of this row is being sent" before the request goes out (see the module
+        docstring), on a connection of its own: the claiming transaction stays open until the row is settled."""
+        now = self.wall_clock()
+        async with self.brain.db.engine.connect() as connection:
+            autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
+            await autocommit.execute(
+                insert(TelegramDelivery)
+                .values(user_id=row.user_id, outbox_id=row.id, parts_sent=index, not_before=now, updated_at=now,
+                        in_flight=True)
+                .on_conflict_do_update(index_elements=["user_id", "outbox_id"],
+                                       set_={"parts_sent": index, "updated_at": now, "in_flight": True}))
 
     async def _send_part(self, chat_id: str, part: Part) -> None:
         await self._throttle(chat_id)

@@ -9,7 +9,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, func
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, false, func
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -43,6 +43,9 @@ class TelegramDelivery(Base):
     parts_sent: Mapped[int] = mapped_column(Integer, default=0)
     not_before: Mapped[datetime] = mapped_column()
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    # Part `parts_sent` is being sent: committed before the request, cleared in the transaction that settles
+    # it. Found set by the next sender, it means the process died with the request in flight.
+    in_flight: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     __table_args__ = ({"info": {"bookkeeping": True}},)
 
