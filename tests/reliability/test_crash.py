@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,15 +23,6 @@ from tests.reliability.crash import (
     run_crashes,
 )
 from tests.telegram.fake_bot_api import FakeBotAPI, Person
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[FakeBotAPI]:
-    server = await FakeBotAPI().start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 @pytest.mark.slow

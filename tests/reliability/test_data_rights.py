@@ -290,15 +290,6 @@ async def test_another_persons_press_and_a_second_press_do_nothing(brain: Brain,
 # ---- through the fake Telegram -----------------------------------------------------------------------------
 
 @pytest.fixture
-async def api() -> AsyncIterator[FakeBotAPI]:
-    server = await FakeBotAPI().start()
-    try:
-        yield server
-    finally:
-        await server.stop()
-
-
-@pytest.fixture
 async def telegram(brain: Brain, dialog: Dialog, api: FakeBotAPI) -> AsyncIterator[TelegramAdapter]:
     adapter = make_adapter(brain, dialog, api)
     await adapter.start()

@@ -50,15 +50,6 @@ DATABASE_DOWN = ("Sorry, I can't reach my database right now, so I may not have 
                  "a minute and send it once more if needed.")
 
 
-@pytest.fixture
-async def api() -> AsyncIterator[FakeBotAPI]:
-    server = await FakeBotAPI().start()
-    try:
-        yield server
-    finally:
-        await server.stop()
-
-
 def logged(ml: int) -> Callable[[Call], bool]:
     return lambda c: f"{ml} ml" in c.text
 

@@ -147,15 +147,6 @@ class BotProcess:
 
 
 @pytest.fixture
-async def api() -> AsyncIterator[FakeBotAPI]:
-    server = await FakeBotAPI().start()
-    try:
-        yield server
-    finally:
-        await server.stop()
-
-
-@pytest.fixture
 async def http() -> AsyncIterator[aiohttp.ClientSession]:
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=200)) as session:
         yield session
