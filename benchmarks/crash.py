@@ -8,9 +8,10 @@ It starts its own embedded PostgreSQL (benchmarks/_pg.py) and runs the fake Bot 
 this process. Run from the repository root (it imports the fakes from tests/). About 10 s per kill (a restart
 of the bot takes 5 to 10 s on 2 cores), plus up to two minutes for the scheduled pushes and the final settling.
 
-Last line: `RESULT crash kills=<n> acknowledged=<writes> lost=<n> doubled=<n> unsent_after_kill=<n> orphans=<n>
-slots=<due> slots_lost=<n> memory_pending=<n> unanswered=<n> seconds=<s>`; everything but `acknowledged`,
-`slots`, `unanswered`, `unsent_after_kill` and `seconds` must be 0.
+Last line: `RESULT crash kills=<n> acknowledged=<writes> lost=<n> doubled=<n> unsent_after_kill=<n>
+unsent_arrived=<n> orphans=<n> slots=<due> slots_lost=<n> memory_pending=<n> unanswered=<n> seconds=<s>`;
+everything but `acknowledged`, `slots`, `unanswered`, `unsent_after_kill`, `unsent_arrived` and `seconds` must
+be 0.
 """
 
 from __future__ import annotations

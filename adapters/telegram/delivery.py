@@ -245,6 +245,7 @@ class TelegramSender:
                 return Held(state.not_before)
             parts = render(row.outbound())
             for index in range(state.parts_sent if state is not None else 0, len(parts)):
+                await self._throttle(chat_id)  # before the mark: a kill while waiting here costs nothing
                 await self._mark_in_flight(row, index)
                 try:
                     await self._send_part(chat_id, parts[index])
@@ -312,7 +313,6 @@ class TelegramSender:
                                        set_={"parts_sent": index, "updated_at": now, "in_flight": True}))
 
     async def _send_part(self, chat_id: str, part: Part) -> None:
-        await self._throttle(chat_id)
         try:
             await self._call(chat_id, part, html=True)
         except BadRequest as refused:

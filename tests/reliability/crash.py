@@ -103,6 +103,7 @@ class CrashReport:
     # A row whose send was in flight at a kill: failed after the restart, outcome unknown, not sent again
     # (adapters/telegram/delivery.py); counted apart.
     unsent_after_kill: list[str] = field(default_factory=list)
+    unsent_arrived: int = 0  # of those, how many had reached Telegram before the kill (the rest: replies lost)
     kill_at: list[float] = field(default_factory=list)  # time.monotonic() of each SIGKILL
     orphans: list[str] = field(default_factory=list)  # a record without its event or an event without its record
     slots_due: int = 0
@@ -126,6 +127,7 @@ class CrashReport:
     def summary(self) -> str:
         return (f"kills={self.kills} acknowledged={sum(self.acknowledged.values())} lost={len(self.lost)} "
                 f"doubled={len(self.doubled)} unsent_after_kill={len(self.unsent_after_kill)} "
+                f"unsent_arrived={self.unsent_arrived} "
                 f"orphans={len(self.orphans)} slots={self.slots_due} "
                 f"slots_lost={len(self.slots_lost)} memory_pending={self.memory_pending} "
                 f"unanswered={self.unanswered} seconds={self.seconds:.1f}")
@@ -486,6 +488,8 @@ async def _check_outbox(conn: psycopg.AsyncConnection[Any], by_chat: dict[str, l
         WHERE o.image_png IS NULL AND o.document IS NULL""")).fetchall()
     report.outbox_rows = len(rows)
     texts: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
+    in_flight = {row_id for row_id, status, _t, _b, last_error, _c in rows
+                 if status == "failed" and str(last_error).startswith(IN_FLIGHT_AT_STOP)}
     for row_id, status, text, buttons, last_error, chat in rows:
         if status == "pending":
             report.outbox_pending += 1
@@ -503,6 +507,8 @@ async def _check_outbox(conn: psycopg.AsyncConnection[Any], by_chat: dict[str, l
             what = f"chat {chat}: {arrived} sends of {first[:60]!r} for {len(group)} outbox row(s) {ids}"
             report.doubled.append(f"{what}; {_timeline(by_chat.get(chat, []), first, report.kill_at)}")
         sent = sum(1 for _, status in group if status == "sent")
+        unknown = sum(1 for row_id, _ in group if row_id in in_flight)
+        report.unsent_arrived += max(0, min(unknown, arrived - sent))  # in flight at a kill, yet it had arrived
         if arrived < sent:
             report.lost.append(f"chat {chat}: {sent} outbox row(s) marked sent but {arrived} arrived: {first[:60]!r}")
 
