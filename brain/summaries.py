@@ -9,7 +9,7 @@ import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import exists, func, literal, select
@@ -49,13 +49,10 @@ class MorningData:
 
 
 # ---- what they say (pure) -------------------------------------------------------------------------------
-def morning_summary(data: MorningData, render: Renderer) -> PushMessage:
-    s = data.snapshot
-    free = not (s.tasks_due_today or s.tasks_overdue or s.events_today)
-    lines: list[Text] = [
-        tr("Good morning!"),
-        tr("No tasks or appointments today: a free day.") if free else tr("Here is your day."),
-    ]
+def day_lines(s: DaySnapshot, tz: tzinfo | None) -> list[Text]:
+    """The day at a glance: tasks due and overdue, appointments, the next one (its time in `tz`), the water
+    goal. Said by the scheduled morning summary and by the pulse's morning nudge alike."""
+    lines: list[Text] = []
     if s.tasks_due_today:
         lines.append(tr("Due today: {titles}", titles=", ".join(t.title for t in s.tasks_due_today)))
     if s.tasks_overdue:
@@ -67,8 +64,19 @@ def morning_summary(data: MorningData, render: Renderer) -> PushMessage:
             lines.append(tr("Next: {title} (all day)", title=s.next_event.title))
         else:
             lines.append(tr("Next: {title} at {time}", title=s.next_event.title,
-                            time=s.next_event.start.astimezone(render.tz).time()))
+                            time=s.next_event.start.astimezone(tz).time()))
     lines.append(tr("Water goal: {goal} ml", goal=s.water_goal_ml))
+    return lines
+
+
+def day_opening(s: DaySnapshot) -> Text:
+    free = not (s.tasks_due_today or s.tasks_overdue or s.events_today)
+    return tr("No tasks or appointments today: a free day.") if free else tr("Here is your day.")
+
+
+def morning_summary(data: MorningData, render: Renderer) -> PushMessage:
+    s = data.snapshot
+    lines: list[Text] = [tr("Good morning!"), day_opening(s), *day_lines(s, render.tz)]
     text = [render(line) for line in lines]
     goals = [g for g in data.goals if g.status == "active"][:MAX_GOALS_SHOWN]
     if goals:
