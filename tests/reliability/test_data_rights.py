@@ -6,12 +6,11 @@ Through the fake Telegram the goodbye arrives as a real message and the export a
 from __future__ import annotations
 
 import asyncio
-import functools
 import io
 import json
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +28,10 @@ from brain import data_rights
 from brain.actions.models import ActionToken
 from brain.core import Brain
 from brain.data_rights import EXPORT_EXCLUDED, FAREWELL_KIND, personal_tables
-from brain.memory.api import Memory
-from brain.memory.embedder import WordLlamaEmbedder
 from brain.outbox.models import PENDING, Outbound, OutboxMessage
 from brain.outbox.service import mark_sent
 from brain.people.models import Identity
 from brain.people.service import resolve_identity
-from brain.pipeline_log import PipelineLog
 from brain.store.metadata import target_metadata
 from tests.e2e.conftest import Person
 from tests.telegram.conftest import make_adapter, press, send, user_id_of
@@ -43,38 +39,6 @@ from tests.telegram.fake_bot_api import FakeBotAPI
 from tests.telegram.fake_bot_api import Person as TelegramPerson
 
 EXPORT_NAME = re.compile(r"^companion-export-\d{4}-\d{2}-\d{2}\.json$")
-
-
-@functools.cache
-def shared_embedder() -> WordLlamaEmbedder:
-    """One embedder for the reliability tests (loading its weights takes a second or two)."""
-    return WordLlamaEmbedder()
-
-
-@pytest.fixture
-def embedder() -> WordLlamaEmbedder:
-    return shared_embedder()
-
-
-@pytest.fixture
-async def memory(brain: Brain, embedder: WordLlamaEmbedder) -> AsyncIterator[Memory]:
-    brain.memory = Memory(brain, embedder, log=PipelineLog(brain.db.sessions, brain.clock))
-    yield brain.memory
-    assert brain.memory.log is not None
-    await brain.memory.log.close()
-
-
-@pytest.fixture
-def dialog(brain: Brain) -> Dialog:
-    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
-
-
-@pytest.fixture
-def person(dialog: Dialog) -> Callable[..., Person]:
-    def make(handle: str | None = None, language: str | None = "en") -> Person:
-        return Person(dialog, handle or f"p-{uuid.uuid4().hex[:8]}", language)
-
-    return make
 
 
 async def user_of(brain: Brain, handle: str, platform: str = "test") -> uuid.UUID:

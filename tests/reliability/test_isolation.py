@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,12 +20,9 @@ from bot.dialog import Dialog
 from brain.core import Brain
 from brain.events.actor import ai
 from brain.memory.api import Memory
-from brain.memory.embedder import WordLlamaEmbedder
 from brain.people.models import Identity
-from brain.pipeline_log import PipelineLog
 from brain.projections.week import WeekSeries
 from tests.e2e.conftest import Person
-from tests.reliability.test_data_rights import shared_embedder
 
 
 @dataclass
@@ -44,24 +40,6 @@ PEOPLE = (  # handle, language, zone, marker, water, kcal
     ("iso-bruno", "de", "America/New_York", "BisonZv", 470, 770),
     ("iso-chiyo", "en", "Asia/Tokyo", "CormorantWk", 730, 930),
 )
-
-
-@pytest.fixture
-def embedder() -> WordLlamaEmbedder:
-    return shared_embedder()
-
-
-@pytest.fixture
-async def memory(brain: Brain, embedder: WordLlamaEmbedder) -> AsyncIterator[Memory]:
-    brain.memory = Memory(brain, embedder, log=PipelineLog(brain.db.sessions, brain.clock))
-    yield brain.memory
-    assert brain.memory.log is not None
-    await brain.memory.log.close()
-
-
-@pytest.fixture
-def dialog(brain: Brain) -> Dialog:
-    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
 
 
 async def use_everything(brain: Brain, who: Someone) -> None:
