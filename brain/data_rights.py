@@ -34,6 +34,7 @@ from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.core import Brain
+from brain.i18n import N_, Renderer, tr
 from brain.outbox.models import Outbound, OutboxMessage
 from brain.outbox.service import enqueue
 from brain.people.local_time import local_date
@@ -49,20 +50,21 @@ EXPORT_INTERVAL_S = 60  # one export per person per minute: a loop cannot fill t
 # exported (the default) or listed here; tests/reliability/test_data_rights.py checks that.
 EXPORT_EXCLUDED: dict[str, str] = {
     # secrets: a button token acts for the person when pressed; exporting them hands out live keys
-    "action_tokens": "button tokens (secrets that act for you when pressed)",
+    "action_tokens": N_("button tokens (secrets that act for you when pressed)"),
     # secrets: hashes of one-time codes that join a second chat app
-    "link_codes": "hashes of one-time link codes (secrets)",
+    "link_codes": N_("hashes of one-time link codes (secrets)"),
     # bookkeeping: which Telegram update ids were already handled (only numbers, kept a few days)
-    "telegram_updates": "ids of handled Telegram updates (bookkeeping)",
+    "telegram_updates": N_("ids of handled Telegram updates (bookkeeping)"),
     # bookkeeping: the retry state of a message being sent
-    "telegram_deliveries": "retry state of messages being sent (bookkeeping)",
+    "telegram_deliveries": N_("retry state of messages being sent (bookkeeping)"),
     # bookkeeping of sent Matrix messages: their text is in `outbox`; they hold button tokens (secrets)
-    "matrix_messages": "Matrix message ids and their button tokens (bookkeeping; the texts are in outbox)",
+    "matrix_messages": N_("Matrix message ids and their button tokens (bookkeeping; the texts are in outbox)"),
 }
 NOTES = (
-    "Times are ISO 8601 in UTC, ids are strings.",
-    "Embedding vectors and search indexes are left out: they are computed from your texts, which are included.",
-    "Pictures and files I sent you (e.g. /week charts, earlier exports) are left out; their messages are included.",
+    N_("Times are ISO 8601 in UTC, ids are strings."),
+    N_("Embedding vectors and search indexes are left out: they are computed from your texts, which are included."),
+    N_("Pictures and files I sent you (e.g. /week charts, earlier exports) are left out; their messages are "
+       "included."),
 )
 
 
@@ -131,32 +133,34 @@ async def export_person(brain: Brain, user_id: uuid.UUID) -> tuple[bytes, str]:
 async def _collect(session: AsyncSession, user_id: uuid.UUID, now: datetime) -> dict[str, Any]:
     users = target_metadata.tables["users"]
     user_row = (await session.execute(select(users).where(users.c.id == user_id))).mappings().first()
+    render = Renderer(user_row["locale"], user_row["timezone"]) if user_row is not None else Renderer("en")
     tables: dict[str, list[dict[str, Any]]] = {}
     for personal in personal_tables():
         if personal.name in EXPORT_EXCLUDED:
             continue
         stmt = personal.rows_of(user_id).order_by(*personal.table.primary_key.columns)
         rows = (await session.execute(stmt)).mappings().all()
-        tables[personal.name] = [_row(personal.table, row) for row in rows]
+        tables[personal.name] = [_row(personal.table, row, render) for row in rows]
     return {
         "format": FORMAT,
         "version": VERSION,
         "exported_at": now.isoformat(),
-        "user": _row(users, user_row) if user_row is not None else None,
+        "user": _row(users, user_row, render) if user_row is not None else None,
         "tables": tables,
-        "notes": list(NOTES),
-        "not_exported": dict(EXPORT_EXCLUDED),
+        # Said in the person's language, like everything the companion tells them.
+        "notes": [render.gettext(note) for note in NOTES],
+        "not_exported": {name: render.gettext(reason) for name, reason in EXPORT_EXCLUDED.items()},
     }
 
 
-def _row(table: Table, row: Any) -> dict[str, Any]:
+def _row(table: Table, row: Any, render: Renderer) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for column in table.columns:
         if isinstance(column.type, Vector | TSVECTOR):
             continue  # derived from the texts (see NOTES)
         value = row[column.name]
         if isinstance(column.type, LargeBinary) and value is not None:
-            out[column.name] = f"(left out: {len(value)} bytes)"
+            out[column.name] = render(tr("(left out: {count} bytes)", count=len(value)))
             continue
         out[column.name] = _json(value)
     return out
