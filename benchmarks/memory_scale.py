@@ -124,8 +124,12 @@ async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Ch
         async with brain.transactions.begin() as uow:
             user_id = (await resolve_identity(uow.session, "bench", "scale", default_locale="en",
                                               default_timezone="UTC")).id
-        marks = sorted({c for c in CHECKPOINTS if c < nodes} | {nodes})
-        done = 0
+        # A kept database (--keep) continues where its last run stopped; if it holds enough, only recall is timed.
+        done = await count(brain, "memory_short_term")
+        marks = sorted({c for c in CHECKPOINTS if done < c < nodes} | {max(nodes, done)})
+        clock.set(START + timedelta(minutes=10 * done))
+        if done:
+            print(f"kept database: {done} memories captured before", flush=True)
         for mark in marks:
             promote_s = 0.0
             promoted_before = await count(brain, "memory_nodes")
@@ -196,13 +200,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=100, help="questions recalled per checkpoint (default 100)")
     parser.add_argument("--k", type=int, default=10, help="results per recall (default 10)")
     parser.add_argument("--batch", type=int, default=200, help="memories captured between promotion runs")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="keep the database server in this directory and reuse it on the next run")
     parser.add_argument("--shared-buffers", default=None,
                         help="the server's shared_buffers, e.g. 1GB (default: the embedded server's own, 128MB)")
     args = parser.parse_args(argv)
     if min(args.nodes, args.queries, args.k, args.batch) < 1:
         parser.error("all sizes must be at least 1")
     server = {"shared_buffers": args.shared_buffers} if args.shared_buffers else None
-    with bench_database(DATABASE, prefix="cms", server=server) as database:
+    with bench_database(DATABASE, prefix="cms", keep=args.keep, server=server) as database:
         checkpoints = asyncio.run(run(database.url, args.nodes, args.queries, args.k, args.batch))
     last = checkpoints[-1]
     ours, plain = percentile(last.ours_ms, 0.95), percentile(last.plain_ms, 0.95)
