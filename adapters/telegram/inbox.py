@@ -52,7 +52,7 @@ from brain.people.models import Identity
 log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-POLL_INTERVAL_S = 1.0  # a fallback: a stored update wakes a worker at once, a finished one claims the next
+POLL_INTERVAL_S = 1.0  # one watcher per process: a stored update wakes a worker at once, a finished one claims the next
 
 # The next update to handle: the oldest lane head that no worker of any process holds.
 _HEADS = (select(Row.chat_id, Row.lane, func.min(Row.update_id))
@@ -110,6 +110,7 @@ class Inbox:
         self.poll_interval = poll_interval
         self._claims: AsyncEngine | None = None
         self._signal = asyncio.Semaphore(0)  # one permit per stored update: wakes one idle worker
+        self._idle = 0  # workers waiting for a permit
         self._chats: collections.Counter[str] = collections.Counter()
 
     async def store(self, update_id: int, posted: Posted, payload: dict[str, Any]) -> bool:
@@ -139,25 +140,29 @@ class Inbox:
         self._claims = create_async_engine(self.engine.url, pool_size=self.workers, max_overflow=0,
                                            pool_pre_ping=True)
         try:
-            await asyncio.gather(*(self._work(stop) for _ in range(self.workers)))
+            await asyncio.gather(*(self._work(stop, watcher=i == 0) for i in range(self.workers)))
         finally:
             await self._claims.dispose()
 
-    async def _work(self, stop: asyncio.Event) -> None:
+    async def _work(self, stop: asyncio.Event, *, watcher: bool) -> None:
         while not stop.is_set():
             try:
                 if await self._handle_next():
                     continue
             except Exception:
                 log.exception("telegram inbox: claiming an update failed")
-            # Idle: until an update is stored here, the poll interval passes (another process stored one, or a
-            # held head was finished elsewhere), or the adapter stops.
+            # Idle until an update is stored here, a claim elsewhere in this process found work (it wakes one
+            # more worker, so a burst spreads), or the adapter stops. Only the watcher also looks again when the
+            # poll interval passes (another process stored an update, or a held head was finished there): an
+            # idle process asks PostgreSQL once per interval, not once per worker.
             waiting = asyncio.ensure_future(self._signal.acquire())
             stopping = asyncio.ensure_future(stop.wait())
+            self._idle += 1
             try:
-                await asyncio.wait([waiting, stopping], timeout=self.poll_interval,
+                await asyncio.wait([waiting, stopping], timeout=self.poll_interval if watcher else None,
                                    return_when=asyncio.FIRST_COMPLETED)
             finally:
+                self._idle -= 1
                 stopping.cancel()
                 waiting.cancel()  # when done, its permit woke this worker
 
@@ -169,6 +174,8 @@ class Inbox:
             if row is None:
                 return False
             user_id, update_id, chat_id, payload = row
+            if self._idle and self._signal.locked():
+                self._signal.release()  # there may be more: let one idle worker look (it stops the chain if not)
             self._chats[chat_id] += 1
             try:
                 await self.handle(payload)

@@ -1,0 +1,90 @@
+"""The webhook inbox's workers: an idle process asks PostgreSQL once per poll interval (one watcher), not once per
+worker, and updates stored by another process (no local wake-up) are still all handled, in each chat's order,
+with the burst spread over several workers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.engine import Engine
+
+from adapters.telegram.inbox import Inbox
+from adapters.telegram.models import TelegramInboxUpdate
+from brain.core import Brain
+
+BOT = 4242
+
+
+class ClaimCounter:
+    """Counts the inbox's claim statements on every engine of the process."""
+
+    def __init__(self) -> None:
+        self.claims = 0
+
+    def __call__(self, conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if "telegram_inbox" in statement and "SKIP LOCKED" in statement:
+            self.claims += 1
+
+    def __enter__(self) -> ClaimCounter:
+        event.listen(Engine, "before_cursor_execute", self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        event.remove(Engine, "before_cursor_execute", self)
+
+
+async def test_an_idle_inbox_polls_once_per_interval_not_once_per_worker(brain: Brain) -> None:
+    async def handle(payload: dict[str, Any]) -> None:
+        raise AssertionError("nothing was stored")
+
+    inbox = Inbox(brain.db.engine, BOT, handle, workers=8, poll_interval=0.05)
+    stop = asyncio.Event()
+    with ClaimCounter() as counter:
+        running = asyncio.create_task(inbox.run(stop))
+        await asyncio.sleep(0.3)  # let the workers start and make their first claim
+        at_start = counter.claims
+        await asyncio.sleep(1.0)
+        idle_claims = counter.claims - at_start
+        stop.set()
+        await running
+    assert at_start >= 8  # every worker looked once when it started
+    # About 20 looks by the one watcher in a second (1.0 / 0.05); eight polling workers would make about 160.
+    assert 5 <= idle_claims <= 40
+
+
+async def test_updates_stored_by_another_process_are_handled_in_chat_order(brain: Brain, user) -> None:  # type: ignore[no-untyped-def]
+    handled: list[tuple[str, int]] = []
+    busy = 0
+    most_at_once = 0
+
+    async def handle(payload: dict[str, Any]) -> None:
+        nonlocal busy, most_at_once
+        busy += 1
+        most_at_once = max(most_at_once, busy)
+        await asyncio.sleep(0.05)
+        handled.append((payload["chat"], payload["update_id"]))
+        busy -= 1
+
+    inbox = Inbox(brain.db.engine, BOT, handle, workers=6, poll_interval=0.05)
+    stop = asyncio.Event()
+    running = asyncio.create_task(inbox.run(stop))
+    await asyncio.sleep(0.2)  # all workers idle
+    # Rows as another process's webhook endpoint stores them: no permit reaches this process's workers.
+    rows = [{"user_id": user.id, "bot_id": BOT, "update_id": 100 + i, "chat_id": f"c{i % 4}", "lane": "queued",
+             "payload": {"chat": f"c{i % 4}", "update_id": 100 + i}} for i in range(24)]
+    async with brain.db.engine.begin() as connection:
+        await connection.execute(insert(TelegramInboxUpdate), rows)
+    for _ in range(200):
+        if len(handled) == len(rows):
+            break
+        await asyncio.sleep(0.05)
+    stop.set()
+    await running
+    assert sorted(update for _, update in handled) == [row["update_id"] for row in rows]
+    for chat in ("c0", "c1", "c2", "c3"):
+        order = [update for c, update in handled if c == chat]
+        assert order == sorted(order), chat
+    assert most_at_once >= 2  # the watcher's find woke other workers: the four chats went on side by side
