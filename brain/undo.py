@@ -22,13 +22,25 @@ from brain.tools.spec import ToolResult
 
 UNDO_WINDOW = timedelta(hours=24)
 
-# event type -> (inverse tool, arguments from the event payload)
-INVERSES: dict[str, tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {
+# event type -> (inverse tool, arguments from the event payload, or None when this event cannot be reverted:
+# a task rescheduled from no due day has no earlier day to go back to)
+Inverse = tuple[str, Callable[[dict[str, Any]], dict[str, Any] | None]]
+INVERSES: dict[str, Inverse] = {
     "DrinkLogged": ("delete_drink", lambda p: {"entry_id": p["entry_id"]}),
     "MealLogged": ("delete_meal", lambda p: {"meal_id": p["meal_id"]}),
+    "MealFromPhotoLogged": ("delete_meal", lambda p: {"meal_id": p["meal_id"]}),
     "TaskCreated": ("delete_task", lambda p: {"task": p["task_id"]}),
     "TaskCompleted": ("uncomplete_task", lambda p: {"task": p["task_id"]}),
+    "TaskUncompleted": ("complete_task", lambda p: {"task": p["task_id"]}),
+    "TaskRescheduled": ("reschedule_task",
+                        lambda p: {"task": p["task_id"], "due_date": p["old_date"]} if p.get("old_date") else None),
     "CalendarEventCreated": ("delete_event", lambda p: {"event": p["event_id"]}),
+    "CalendarEventMoved": ("move_event", lambda p: {"event": p["event_id"], "start_time": p["old_start"]}),
+    "PlaceCreated": ("delete_place", lambda p: {"place": p["place_id"]}),
+    "GoalCreated": ("abandon_goal", lambda p: {"goal": p["goal_id"]}),
+    "GoalPaused": ("resume_goal", lambda p: {"goal": p["goal_id"]}),
+    "GoalResumed": ("pause_goal", lambda p: {"goal": p["goal_id"]}),
+    "PulsePaused": ("resume_pulse", lambda p: {}),
 }
 
 
@@ -49,8 +61,18 @@ async def undone_ids(session: AsyncSession, user_id: uuid.UUID, event_ids: list[
     return {r for r in rows if r is not None}
 
 
-def is_undoable(event_type: str) -> bool:
-    return event_type in INVERSES
+def inverse_call(event_type: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The tool call that reverts this event, if there is one."""
+    inverse = INVERSES.get(event_type)
+    if inverse is None:
+        return None
+    tool, make_args = inverse
+    arguments = make_args(payload)
+    return None if arguments is None else (tool, arguments)
+
+
+def is_undoable(event_type: str, payload: dict[str, Any]) -> bool:
+    return inverse_call(event_type, payload) is not None
 
 
 async def undo_event(
@@ -62,12 +84,13 @@ async def undo_event(
                                                                 EventRecord.id == event_id))
         if record is None:
             return ToolResult.failure(tr("I can't find that entry."), "not_found")
-        if record.type not in INVERSES:
+        call = inverse_call(record.type, record.payload)
+        if call is None:
             return ToolResult.failure(tr("That cannot be undone."), "not_undoable")
         if record.id in await undone_ids(session, user_id, [record.id]):
             return ToolResult.failure(tr("That was already undone."), "already_undone")
-    tool, make_args = INVERSES[record.type]
-    return await executor.execute(user_id, tool, make_args(record.payload), actor, caused_by=record.id)
+    tool, arguments = call
+    return await executor.execute(user_id, tool, arguments, actor, caused_by=record.id)
 
 
 async def undo_last(
@@ -87,10 +110,11 @@ async def undo_last(
             .limit(5)
         )).all()
     for record in candidates:
-        tool, make_args = INVERSES[record.type]
-        if executor.registry.get(tool) is None:
+        call = inverse_call(record.type, record.payload)
+        if call is None or executor.registry.get(call[0]) is None:
             continue
-        result = await executor.execute(user_id, tool, make_args(record.payload), actor, caused_by=record.id)
+        tool, arguments = call
+        result = await executor.execute(user_id, tool, arguments, actor, caused_by=record.id)
         if result.ok:
             return result
         if result.error_code not in ("not_found", "nothing_to_undo", "not_done", "already_open"):

@@ -76,7 +76,7 @@ def _event_entry(record: EventRecord, undone: set[uuid.UUID]) -> Entry:
     what = tr(template, **fields) if template else tr("{type} in {module}", type=record.type, module=record.module)
     if record.id in undone:
         return Entry(record.occurred_at, tr("{what} (undone)", what=what))
-    return Entry(record.occurred_at, what, record.id if is_undoable(record.type) else None)
+    return Entry(record.occurred_at, what, record.id if is_undoable(record.type, record.payload) else None)
 
 
 def _proposal_entry(proposal: Proposal) -> Entry:
