@@ -1,6 +1,7 @@
 """The read path of the synapse memory: a query becomes anchors (pgvector ANN fused with a lexical BM25
 channel over the nodes' full-text index), activation spreads along outgoing edges shell by shell, and the
-pool is ranked by match x presence x shell factor x sector factor, each result with the reason it came.
+pool is ranked by match x presence x shell factor x sector factor x speaker factor (the person's own words ahead of
+the companion's replies), each result with the reason it came.
 
 The pure part (gravitation, spreading activation, fusion, ranking, explanations) is synchronous and
 tested without a database; `recall_nodes` runs it over one person's rows and nothing else."""
@@ -54,6 +55,13 @@ CANDIDATES_PER_RESULT = 3
 # Presence (the decayed weight) moves a score by at most this share, so a strong but unrelated memory never
 # outranks a clearly matching one, while among similar matches the fresher, more used memory wins.
 PRESENCE_SHARE = 0.5
+# A reply of the companion ranks as if one sector step further away (the step of the sector factors, 1.0 -> 0.9)
+# than what the person said in the same words. What the person said is first-hand: their facts, plans and
+# preferences, which a later question asks about. A reply restates, suggests or asks back, and it is usually longer,
+# so it matches a question's topic words without holding the answer. (Capture already gives a reply less salience,
+# but presence moves a score by little.) On longmemeval-s36 this lifted recall@5 from 0.727 to 0.792, recall@10
+# unchanged at 0.840; the questions about what the companion said were still all found.
+COMPANION_TURN_FACTOR = 0.9
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -270,6 +278,12 @@ def rank_score(match: float, presence: float, cap: float, shell: float, sector: 
     return match * presence_part * shell * sector
 
 
+def speaker_factor(speaker: str) -> float:
+    """The person's own words rank ahead of the companion's replies to them at equal match (see
+    COMPANION_TURN_FACTOR)."""
+    return 1.0 if speaker == "user" else COMPANION_TURN_FACTOR
+
+
 def explain(reached: Reached, vector: float, lexical: float | None, in_window: bool = False, *,
             anchor: bool = True) -> str:
     """`anchor (vector 0.83, text 0.41)` for a direct hit that spread activation, `match (vector 0.31)` for a
@@ -385,7 +399,7 @@ def candidates_sql(words: int, window: bool) -> Any:
                                                 '{{a}}')) AS u
             JOIN rare r ON r.lexeme = u.lexeme
             GROUP BY s.id
-            ORDER BY bm25 DESC
+            ORDER BY bm25 DESC, s.id
             LIMIT :limit)""")
         sources.append("SELECT id FROM scored")
     if window:
@@ -575,7 +589,7 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
             settings.cap,
             shell_factor(reached.shell, settings.shell_factors),
             sector_factor(query_sector, candidate.sector, settings),
-        )
+        ) * speaker_factor(candidate.speaker)
 
     best: dict[int, tuple[float, str]] = {}
     for node_id in direct:

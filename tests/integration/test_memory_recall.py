@@ -20,7 +20,7 @@ from brain.memory.models import (
     PipelineLogEntry,
     ShortTermEntry,
 )
-from brain.memory.recall import lexeme_shares
+from brain.memory.recall import COMPANION_TURN_FACTOR, lexeme_shares
 from brain.people.service import resolve_identity
 from brain.pipeline_log import PipelineLog
 
@@ -96,6 +96,25 @@ async def test_a_related_memory_is_found_through_an_edge_with_its_path(memory: M
     # A quick command does not hop: the party can only come as a weak direct match.
     direct = {r.id: r.why for r in await memory.recall(user.id, query, MONDAY, k=3, mode="command")}
     assert not direct.get(party, "match").startswith("via")
+
+
+async def test_a_reply_of_the_companion_ranks_behind_what_the_person_said_in_the_same_words(
+    memory: Memory, brain: Brain
+) -> None:
+    said, replied = await new_user(brain), await new_user(brain)
+    scores = {}
+    for person, speaker in ((said, "user"), (replied, "assistant")):
+        await remember_all(memory, person, ["The washing machine makes a strange noise when spinning.",
+                                            "Tax forms are due at the end of the month."])
+        await memory.remember(person, "My tortoise Oskar hibernates in the cellar from November.",
+                              MONDAY - timedelta(hours=1), speaker=speaker)
+        await memory.ingest_until_promoted(person)
+        [found] = await memory.recall(person, "Where does Oskar the tortoise hibernate?", MONDAY, k=1,
+                                      mode="command")
+        assert found.speaker == speaker and "Oskar" in found.text
+        scores[speaker] = found.score
+    # Same words, same match: the reply is worth one sector step less (its lower salience lowers it a little more).
+    assert 0.0 < scores["assistant"] <= COMPANION_TURN_FACTOR * scores["user"] + 1e-4
 
 
 async def test_a_word_the_statistics_know_as_common_is_skipped_and_a_rare_name_still_finds_its_memory(

@@ -23,6 +23,7 @@ from brain.memory.recall import (
     query_lexemes,
     rank_score,
     rare_word_limit,
+    speaker_factor,
     spread_activation,
     surely_common,
 )
@@ -139,6 +140,13 @@ def test_rank_prefers_the_nearer_shell_and_the_more_present_memory() -> None:
     assert rank_score(0.8, 6.0, 10.0, 1.0, 1.0) > rank_score(0.8, 3.0, 10.0, 1.0, 1.0)
     # Presence only moves a score by half: a clearly better match still wins.
     assert rank_score(0.8, 0.1, settings.cap, 1.0, 1.0) > rank_score(0.3, 10.0, settings.cap, 1.0, 1.0)
+
+
+def test_the_persons_own_words_rank_ahead_of_a_companion_reply_at_equal_match() -> None:
+    assert speaker_factor("user") == 1.0
+    assert 0.0 < speaker_factor("assistant") < 1.0
+    # One sector step, no more: a clearly better matching reply still wins.
+    assert speaker_factor("assistant") * rank_score(0.8, 4.0, 10.0, 1.0, 1.0) > rank_score(0.6, 4.0, 10.0, 1.0, 1.0)
 
 
 def test_presence_decays_with_days_since_reinforcement() -> None:
