@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import update
 
-from brain.companion.conversation import History, message_tokens, transcript_text
+from brain.companion.conversation import History, StoredMessage, message_tokens, transcript_text
 from brain.companion.models import ConversationMessage
 
 if TYPE_CHECKING:
@@ -49,8 +49,8 @@ def needs_compaction(history_tokens: int, input_tokens: int, ratio: float = COMP
     return input_tokens > 0 and history_tokens > ratio * input_tokens
 
 
-def rows_to_fold(history: History, keep_turns: int = KEEP_TURNS) -> tuple[list[ConversationMessage],
-                                                                          list[ConversationMessage]]:
+def rows_to_fold(history: History, keep_turns: int = KEEP_TURNS) -> tuple[list[StoredMessage],
+                                                                          list[StoredMessage]]:
     """(rows to fold: the summary and every turn but the newest `keep_turns`, rows kept). Nothing to fold
     when there are no more turns than that."""
     turns = history.turns()

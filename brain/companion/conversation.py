@@ -9,9 +9,9 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, cast
 
-from sqlalchemy import insert, select
+from sqlalchemy import Table, bindparam, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.companion.models import ConversationMessage
@@ -42,24 +42,48 @@ class TurnMessage:
         return message_tokens(self.content, self.tool_calls)
 
 
+class StoredMessage(Protocol):
+    """A stored message as the history uses it: a row of `conversation_messages` as read for a turn (a plain
+    row, see `load_history`) or a `ConversationMessage` (the summary compaction has just written)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def turn_id(self) -> uuid.UUID: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def tool_name(self) -> str | None: ...
+    @property
+    def tool_calls(self) -> list[dict[str, Any]] | None: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def sensitive(self) -> bool: ...
+
+
 @dataclass
 class History:
     """The live rows of one person's conversation: the summary (if any) and the messages after it, in order."""
 
-    summary: ConversationMessage | None
-    rows: list[ConversationMessage] = field(default_factory=list)
+    summary: StoredMessage | None
+    rows: list[StoredMessage] = field(default_factory=list)
 
     @property
-    def all_rows(self) -> list[ConversationMessage]:
+    def all_rows(self) -> list[StoredMessage]:
         return ([self.summary] if self.summary is not None else []) + self.rows
 
     @property
     def tokens(self) -> int:
         return sum(row.tokens or message_tokens(row.content, row.tool_calls) for row in self.all_rows)
 
-    def turns(self) -> list[list[ConversationMessage]]:
+    def turns(self) -> list[list[StoredMessage]]:
         """The message rows grouped by turn, oldest turn first (a turn's rows stay in their order)."""
-        grouped: dict[uuid.UUID, list[ConversationMessage]] = {}
+        grouped: dict[uuid.UUID, list[StoredMessage]] = {}
         for row in self.rows:
             grouped.setdefault(row.turn_id, []).append(row)
         return list(grouped.values())
@@ -98,7 +122,7 @@ def model_message(role: str, content: str, tool_name: str | None = None,
     return message
 
 
-def row_message(row: ConversationMessage, *, allow_sensitive: bool) -> tuple[dict[str, Any], bool]:
+def row_message(row: StoredMessage, *, allow_sensitive: bool) -> tuple[dict[str, Any], bool]:
     """One stored row as a model message, and whether it carries sensitive content."""
     if row.kind == "summary":
         content = SUMMARY_PREFIX + (row.content if allow_sensitive or not row.sensitive else WITHHELD_TEXT)
@@ -116,11 +140,9 @@ def row_message(row: ConversationMessage, *, allow_sensitive: bool) -> tuple[dic
 
 async def load_history(session: AsyncSession, user_id: uuid.UUID) -> History:
     """The live conversation: the newest summary row and the non-archived messages, oldest first."""
-    rows = list((await session.scalars(
-        select(ConversationMessage)
-        .where(ConversationMessage.user_id == user_id, ConversationMessage.archived.is_(False))
-        .order_by(ConversationMessage.id)
-    )).all())
+    # Plain rows (a Core select of the table's columns): a turn only reads them, and ORM objects for a few
+    # dozen rows cost a turn more CPU than the statement itself.
+    rows = cast(list[StoredMessage], list((await session.execute(_LIVE, {"user_id": user_id})).all()))
     summaries = [row for row in rows if row.kind == "summary"]
     return History(summaries[-1] if summaries else None, [row for row in rows if row.kind != "summary"])
 
@@ -134,11 +156,17 @@ async def store_turn(session: AsyncSession, user_id: uuid.UUID, turn_id: uuid.UU
              "tool_calls": _storable(m.tool_calls), "tokens": m.tokens, "archived": False, "sensitive": m.sensitive}
             for m in messages]
     if rows:
-        # One executemany of one cached statement; rows go in in order, so ids keep the conversation's order.
-        # `render_nulls`: without it the ORM leaves a None column out of its row and splits the rows into one
-        # statement per set of columns (a turn with a tool call took three).
-        await session.execute(insert(ConversationMessage), rows, execution_options={"render_nulls": True})
+        # One executemany of one cached Core statement (every row has every column, so it is one statement;
+        # the ORM's bulk insert would split rows by their set of non-null columns unless told not to, and
+        # costs more CPU for nothing here); rows go in in order, so ids keep the conversation's order.
+        await session.execute(_INSERT, rows)
     return len(rows)
+
+
+_TABLE = cast(Table, ConversationMessage.__table__)
+_INSERT = insert(_TABLE)
+_LIVE = (select(_TABLE).where(_TABLE.c.user_id == bindparam("user_id"), _TABLE.c.archived.is_(False))
+         .order_by(_TABLE.c.id))
 
 
 def _storable(value: Any) -> Any:
@@ -153,7 +181,7 @@ def _storable(value: Any) -> Any:
     return value
 
 
-def transcript_text(rows: Iterable[ConversationMessage], *, allow_sensitive: bool) -> tuple[str, bool]:
+def transcript_text(rows: Iterable[StoredMessage], *, allow_sensitive: bool) -> tuple[str, bool]:
     """Rows as plain text for the summariser ("[user] ...", "[tool log_drink] ..."), and whether sensitive
     content is in it."""
     lines: list[str] = []

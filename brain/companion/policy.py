@@ -16,9 +16,9 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
-from sqlalchemy import func, insert, select, text, update
+from sqlalchemy import Table, bindparam, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.companion.models import CompanionSettings, ToolCallRecord
@@ -172,55 +172,82 @@ async def load_settings(session: AsyncSession, user_id: uuid.UUID) -> AiSettings
     return AiSettings.from_row(await session.get(CompanionSettings, user_id))
 
 
-async def person_and_settings(session: AsyncSession, user_id: uuid.UUID) -> tuple[User, AiSettings] | None:
+def _lock_key(user_id: uuid.UUID, tool_name: str) -> str:
+    return f"tool_calls:{user_id}:{tool_name}"
+
+
+_PERSON = (select(User, CompanionSettings).outerjoin(CompanionSettings, CompanionSettings.user_id == User.id)
+           .where(User.id == bindparam("user_id")))
+# The same, taking the gate's lock for one tool on the way (one round trip instead of two).
+_PERSON_LOCKED = _PERSON.add_columns(func.pg_advisory_xact_lock(func.hashtextextended(bindparam("key"), 0)))
+
+
+async def person_and_settings(session: AsyncSession, user_id: uuid.UUID, *,
+                              lock_for: str | None = None) -> tuple[User, AiSettings] | None:
     """The person and their AI settings in one query (the executor needs both before the gate); None for an
-    unknown person."""
-    row = (await session.execute(
-        select(User, CompanionSettings).outerjoin(CompanionSettings, CompanionSettings.user_id == User.id)
-        .where(User.id == user_id)
-    )).first()
+    unknown person. `lock_for`: a tool name whose gate lock (see `check`) the same statement takes, so that
+    `check(..., locked=True)` needs no statement of its own for it (the person and settings are read from
+    the statement's snapshot; only the count in `check` must see what was committed before the lock)."""
+    if lock_for is None:
+        row = (await session.execute(_PERSON, {"user_id": user_id})).first()
+    else:
+        row = (await session.execute(_PERSON_LOCKED, {"user_id": user_id,
+                                                      "key": _lock_key(user_id, lock_for)})).first()
     if row is None:
         return None
     return row[0], AiSettings.from_row(row[1])
 
 
-async def recent_call_count(session: AsyncSession, user_id: uuid.UUID, tool_name: str, now: datetime) -> int:
-    """AI calls of `tool_name` for this person in the rolling window before `now`. Calls refused by the rate
-    limit itself do not count, so a model that keeps trying is let in again once its earlier calls age out."""
-    return int(await session.scalar(
-        select(func.count()).select_from(ToolCallRecord).where(
-            ToolCallRecord.user_id == user_id, ToolCallRecord.tool_name == tool_name,
-            ToolCallRecord.at > now - RATE_WINDOW, ToolCallRecord.decision != "rate_limited",
-        )
-    ) or 0)
+# Calls of one tool for one person in the rolling window: what the rate limit counts. Calls refused by the rate
+# limit itself do not count, so a model that keeps trying is let in again once its earlier calls age out.
+_RECENT = (select(func.count()).select_from(ToolCallRecord).where(
+    ToolCallRecord.user_id == bindparam("recent_user"), ToolCallRecord.tool_name == bindparam("recent_tool"),
+    ToolCallRecord.at > bindparam("recent_since"), ToolCallRecord.decision != "rate_limited",
+).scalar_subquery())
+# The gate's record, inserted as it would be below the limit, returning its id and that count: one statement.
+# The count is taken with the statement's snapshot, which does not hold the row the statement inserts, so it
+# is the count of the calls before this one, as a statement of its own would have read it.
+_TOOL_CALLS = cast(Table, ToolCallRecord.__table__)
+_RECORD = _TOOL_CALLS.insert().returning(_TOOL_CALLS.c.id, _RECENT)
 
 
 async def check(
     session: AsyncSession, user_id: uuid.UUID, tool: ToolSpec, arguments: object, actor: ActorT, now: datetime,
-    *, settings: AiSettings | None = None,
+    *, settings: AiSettings | None = None, locked: bool = False,
 ) -> CheckedCall:
     """Decide one call and, for an AI, record it. Serialised per (person, tool) with a transaction-level
-    advisory lock, so concurrent calls cannot all read 29 and slip past the limit together: the count is a
-    statement of its own after the lock, so it sees every record committed before the lock was granted. The
-    caller commits (the record is bookkeeping: it is kept even when the call is refused), and should commit
-    before the call itself runs, so that the lock is not held while the tool works. `settings`: the person's,
-    when the caller read them already in this transaction."""
+    advisory lock, so concurrent calls cannot all read 29 and slip past the limit together: the count is taken
+    by a later statement than the one that took the lock (it is part of the record's insert), so it sees every
+    record committed before the lock was granted. The caller commits (the record is bookkeeping: it is kept
+    even when the call is refused), and should commit before the call itself runs, so that the lock is not
+    held while the tool works. `settings`: the person's, when the caller read them already in this
+    transaction. `locked`: the caller took the lock for this tool in this transaction already
+    (`person_and_settings(..., lock_for=tool.name)`)."""
     if not isinstance(actor, AiActor):
         return CheckedCall(decide(tool, actor), None)
-    await session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"),
-                          {"key": f"tool_calls:{user_id}:{tool.name}"})
+    if not locked:
+        await session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"),
+                              {"key": _lock_key(user_id, tool.name)})
     if settings is None:
         settings = await load_settings(session, user_id)
-    recent = await recent_call_count(session, user_id, tool.name, now)
-    verdict = decide(tool, actor, arguments=arguments, settings=settings, recent_calls=recent)
+    # Recorded as decided below the limit, in the statement that counts the recent calls; in the rare case
+    # that the count reaches the limit, the record is corrected before the caller commits.
+    verdict = decide(tool, actor, arguments=arguments, settings=settings, recent_calls=0)
+    row = (await session.execute(_RECORD, {
+        "user_id": user_id, "at": now, "tool_name": tool.name, "known": True, "decision": verdict.decision,
+        "ok": verdict.decision != "deny", "error_code": verdict.code, "flags": list(verdict.flags),
+        "recent_user": user_id, "recent_tool": tool.name, "recent_since": now - RATE_WINDOW,
+    })).one()
+    record_id, recent = int(row[0]), int(row[1] or 0)
+    if recent >= RATE_LIMIT:
+        verdict = decide(tool, actor, arguments=arguments, settings=settings, recent_calls=recent)
+        if verdict.code == "rate_limited":
+            await session.execute(
+                update(ToolCallRecord).where(ToolCallRecord.id == record_id, ToolCallRecord.user_id == user_id)
+                .values(decision="rate_limited", ok=False, error_code=verdict.code))
     if verdict.flags:
         log.warning("tool call %s for user %s carries %s markers (decision %s, rationale %r)",
                     tool.name, user_id, ",".join(verdict.flags), verdict.decision, actor.rationale[:200])
-    record_id = await session.scalar(insert(ToolCallRecord).values(
-        user_id=user_id, at=now, tool_name=tool.name, known=True,
-        decision="rate_limited" if verdict.code == "rate_limited" else verdict.decision,
-        ok=verdict.decision != "deny", error_code=verdict.code, flags=list(verdict.flags),
-    ).returning(ToolCallRecord.id))
     return CheckedCall(verdict, record_id)
 
 

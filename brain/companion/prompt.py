@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import bindparam, exists, select, update
+
 from brain.companion import privacy, proposals
 from brain.companion.conversation import History, load_history
-from brain.companion.models import CompanionSettings
+from brain.companion.models import CompanionSettings, Proposal
 from brain.context import ContextSources, read_context_sources, render_context_document
 from brain.events.catalog import DomainEvent
 from brain.i18n import Renderer
@@ -187,22 +189,37 @@ async def load_turn_data(brain: Brain, user_id: uuid.UUID, *, with_feedback: boo
     here; `restore_feedback` undoes that if the model never saw them) and the history."""
     async with brain.transactions.begin() as uow:
         session = uow.session
-        row = await session.get(CompanionSettings, user_id)
-        waiting = await proposals.pending(session, user_id, uow.now)
-        feedback = await proposals.take_feedback(session, user_id, limit=MAX_FEEDBACK) if with_feedback else []
+        # Most turns have neither pending proposals nor rejections to tell: one statement reads the settings
+        # and whether there are any, and the proposals are loaded only when there are.
+        state = (await session.execute(_STATE, {"user_id": user_id, "now": uow.now})).one()
+        waiting = await proposals.pending(session, user_id, uow.now) if state.pending else []
+        feedback = (await proposals.take_feedback(session, user_id, limit=MAX_FEEDBACK)
+                    if with_feedback and state.feedback else [])
         history = await load_history(session, user_id)
-    return TurnData(consent=bool(row and row.remote_consent), allow_destructive=bool(row and row.allow_destructive),
-                    pending=waiting, feedback=feedback, history=history)
+    return TurnData(consent=bool(state.consent), allow_destructive=bool(state.destructive), pending=waiting,
+                    feedback=feedback, history=history)
+
+
+def _setting(column: Any) -> Any:
+    return select(column).where(CompanionSettings.user_id == bindparam("user_id")).scalar_subquery()
+
+
+# The person's AI settings (NULL without a row: the defaults, off), and whether `proposals.pending(..., now)` and
+# `proposals.take_feedback` would find anything (the same conditions).
+_STATE = select(
+    _setting(CompanionSettings.remote_consent).label("consent"),
+    _setting(CompanionSettings.allow_destructive).label("destructive"),
+    exists().where(Proposal.user_id == bindparam("user_id"), Proposal.status == "pending",
+                   Proposal.expires_at > bindparam("now")).label("pending"),
+    exists().where(Proposal.user_id == bindparam("user_id"), Proposal.status == "rejected",
+                   Proposal.reason_delivered.is_(False)).label("feedback"),
+)
 
 
 async def restore_feedback(brain: Brain, user_id: uuid.UUID, ids: Sequence[uuid.UUID]) -> None:
     """The turn never reached the model: the rejections are due again next time."""
     if not ids:
         return
-    from sqlalchemy import update
-
-    from brain.companion.models import Proposal
-
     async with brain.transactions.begin() as uow:
         await uow.session.execute(update(Proposal).where(Proposal.user_id == user_id, Proposal.id.in_(list(ids)))
                                   .values(reason_delivered=False))

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import String, cast, func, select, update
+from sqlalchemy import String, bindparam, cast, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.companion.models import Proposal
@@ -322,10 +322,15 @@ async def expire_proposals(session: AsyncSession, now: datetime) -> int:
 async def pending(session: AsyncSession, user_id: uuid.UUID, now: datetime | None = None) -> list[Proposal]:
     """The person's pending proposals, oldest first; with `now`, those already past their expiry are left
     out (they are expired, even if the job has not marked them yet)."""
-    stmt = select(Proposal).where(Proposal.user_id == user_id, Proposal.status == "pending")
-    if now is not None:
-        stmt = stmt.where(Proposal.expires_at > now)
-    return list((await session.scalars(stmt.order_by(Proposal.created_at, Proposal.id))).all())
+    if now is None:
+        return list((await session.scalars(_PENDING, {"user_id": user_id})).all())
+    return list((await session.scalars(_PENDING_AT, {"user_id": user_id, "now": now})).all())
+
+
+# Built once (a turn reads them every time): only the values are bound per call.
+_PENDING = (select(Proposal).where(Proposal.user_id == bindparam("user_id"), Proposal.status == "pending")
+            .order_by(Proposal.created_at, Proposal.id))
+_PENDING_AT = _PENDING.where(Proposal.expires_at > bindparam("now"))
 
 
 async def recent_proposals(session: AsyncSession, user_id: uuid.UUID, limit: int) -> list[Proposal]:
@@ -333,6 +338,12 @@ async def recent_proposals(session: AsyncSession, user_id: uuid.UUID, limit: int
     stmt = (select(Proposal).where(Proposal.user_id == user_id)
             .order_by(Proposal.created_at.desc(), Proposal.id.desc()).limit(max(1, limit)))
     return list((await session.scalars(stmt)).all())
+
+
+_FEEDBACK = (select(Proposal).where(Proposal.user_id == bindparam("user_id"), Proposal.status == "rejected",
+                                   Proposal.reason_delivered.is_(False))
+             .order_by(Proposal.decided_at, Proposal.id).limit(bindparam("limit"))
+             .with_for_update(skip_locked=True))
 
 
 @dataclass(frozen=True)
@@ -350,11 +361,7 @@ async def take_feedback(session: AsyncSession, user_id: uuid.UUID, limit: int = 
     """The person's rejections not yet fed back to the model (with or without a reason), oldest first, and
     marks them delivered: each is returned once. A reason added later makes it due again. The caller
     commits; if the turn's transaction rolls back, they are delivered next time."""
-    rows = (await session.scalars(
-        select(Proposal).where(Proposal.user_id == user_id, Proposal.status == "rejected",
-                               Proposal.reason_delivered.is_(False))
-        .order_by(Proposal.decided_at, Proposal.id).limit(limit).with_for_update(skip_locked=True)
-    )).all()
+    rows = (await session.scalars(_FEEDBACK, {"user_id": user_id, "limit": limit})).all()
     for row in rows:
         row.reason_delivered = True
     await session.flush()

@@ -78,14 +78,17 @@ class ToolExecutor:
     ) -> ToolResult:
         try:
             async with self._unit(session) as uow:
-                found = await policy.person_and_settings(session, user_id)
+                # The person, their settings and (for a known tool) the gate's lock in one statement.
+                found = await policy.person_and_settings(session, user_id,
+                                                         lock_for=tool.name if tool is not None else None)
                 if found is None:
                     raise _unknown_user()
                 if tool is None:
                     # An invented name is recorded for the audit, minus what PostgreSQL cannot store.
                     await policy.record_unknown(session, user_id, UNSTORABLE.sub("\ufffd", str(name)), uow.now)
                     return ToolResult.failure(tr("Unknown tool: {name}.", name=str(name)[:64]), "unknown_tool")
-                checked = await policy.check(session, user_id, tool, arguments, actor, uow.now, settings=found[1])
+                checked = await policy.check(session, user_id, tool, arguments, actor, uow.now, settings=found[1],
+                                             locked=True)
         except DomainError as refused:
             return ToolResult.failure(refused.text, refused.code)
         except Exception:

@@ -5,8 +5,9 @@ refusals, what is stored and what is traced."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from bot.inbound import Inbound
 from brain.companion.models import ConversationMessage, Proposal, ToolCallRecord
@@ -15,6 +16,7 @@ from brain.events.store import EventRecord
 from brain.modules.drink.models import DrinkEntry
 from brain.modules.todo.models import Task
 from brain.pipeline_log import PipelineLog, query_turn
+from brain.tools.spec import ToolContext, ToolResult, ToolSpec
 from tests.companion.conftest import conversation, count_rows, system_prompt, tool_messages
 from tests.fakes.ollama_server import FakeOllama, Script, call
 
@@ -239,3 +241,36 @@ async def test_recalled_memories_go_into_the_prompt_with_why_and_are_reinforced(
     assert memory.queries == [("when is Anna's birthday?", "chat")]
     assert "- Anna's birthday is on 12 May (anchor: birthday)" in system_prompt(fake.requests[0])
     assert memory.reinforced == [("Anna's birthday is on 12 May.", [7])]
+
+
+async def test_a_follow_up_turn_with_a_read_call_costs_five_statements_in_three_transactions(
+        brain: Brain, companion, user, fake: FakeOllama) -> None:
+    """The loop's own database work per turn (benchmarks/companion.py): settings and whether proposals or
+    rejections wait, then the history (one transaction); the person with the gate's lock, then the gate's
+    record with the rate-limit count (one transaction); the turn's messages (one transaction)."""
+    async def lookup(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+        return ToolResult(ok=True, data={"found": 1})
+
+    brain.registry.register(ToolSpec("noop_lookup", "todo", "A lookup without work of its own.", (), "read", lookup))
+    counted = {"statements": 0, "commits": 0}
+
+    def statement(*_: Any) -> None:
+        counted["statements"] += 1
+
+    def commit(*_: Any) -> None:
+        counted["commits"] += 1
+
+    for text in ("first", "again"):
+        fake.script(Script(tool_calls=[call("noop_lookup")]), Script(content="Found it."))
+        if text == "again":  # the first turn builds the context document; the follow-up is measured
+            event.listen(brain.db.engine.sync_engine, "before_cursor_execute", statement)
+            event.listen(brain.db.engine.sync_engine, "commit", commit)
+        outcome = await companion.respond(user, text)
+        assert outcome.text == "Found it." and [(c.name, c.ok) for c in outcome.calls] == [("noop_lookup", True)]
+    event.remove(brain.db.engine.sync_engine, "before_cursor_execute", statement)
+    event.remove(brain.db.engine.sync_engine, "commit", commit)
+    assert counted == {"statements": 5, "commits": 3}
+    async with brain.transactions.read() as session:
+        records = (await session.scalars(select(ToolCallRecord).where(ToolCallRecord.user_id == user.id))).all()
+    assert [(r.tool_name, r.decision, r.ok) for r in records] == [("noop_lookup", "auto", True)] * 2
+    assert len(await conversation(brain, user.id)) == 8
