@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import String, bindparam, cast, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from brain.companion import policy
 from brain.companion.models import Proposal
 from brain.events.actor import AiActor, actor_from_json
 from brain.i18n import Text, tr
@@ -204,6 +205,25 @@ def _already(proposal: Proposal) -> ProposalDecision:
                             proposal.id)
 
 
+async def _withdrawn_by_settings(brain: Brain, uow: UnitOfWork, proposal: Proposal,
+                                 actor: AiActor) -> ProposalDecision | None:
+    """A proposal made under settings the person has tightened since (deletions no longer allowed, or the tool
+    set to "deny") is withdrawn instead of run: the approval button was sent under the old rules, and pressing
+    it must not bypass the new ones. None when the call may still run."""
+    tool = brain.tools.registry.get(proposal.tool_name)
+    if tool is None:
+        return None  # the executor reports an unknown tool itself
+    settings = await policy.load_settings(uow.session, proposal.user_id)
+    verdict = policy.decide(tool, actor, arguments=dict(proposal.arguments), settings=settings)
+    if verdict.decision != "deny":
+        return None
+    proposal.status, proposal.decided_at, proposal.decided_by = "expired", uow.now, "policy"
+    log.info("proposal %s withdrawn at approval: %s is now denied (%s)", proposal.id, tool.name, verdict.basis)
+    return ProposalDecision(False, tr("Your settings no longer let the assistant use {name}, so I won't run this "
+                                      "proposal; nothing was done. You can change that in /settings.",
+                                      name=tool.name), "expired", "withdrawn", proposal.id)
+
+
 def _expire_if_due(proposal: Proposal, now: datetime) -> bool:
     if proposal.status == "pending" and proposal.expires_at <= now:
         proposal.status, proposal.decided_at, proposal.decided_by = "expired", now, "auto-expire"
@@ -229,6 +249,9 @@ async def approve(brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str
             log.error("proposal %s carries a non-AI actor %r", proposal.id, proposal.actor)
             return _not_found()
         pid = proposal.id
+        refused = await _withdrawn_by_settings(brain, uow, proposal, actor)
+        if refused is not None:
+            return refused
         result = await brain.tools.execute_approved(uow, user, proposal.tool_name, dict(proposal.arguments), actor,
                                                     args_hash=proposal.args_hash)
         if result.error_code == "hash_mismatch":

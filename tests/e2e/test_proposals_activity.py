@@ -233,3 +233,29 @@ async def test_settings_tool_override_lets_create_task_run_on_its_own(brain: Bra
     await alice.send("/settings tool create_task default")
     again = await brain.tools.execute(user.id, "create_task", {"title": "Staged"}, ai())
     assert again.data["status"] == "proposed" and await tasks(brain) == ["Direct"]
+
+
+async def test_a_deletion_proposed_before_the_opt_in_was_turned_off_is_withdrawn_not_run(brain: Brain, person) -> None:
+    alice = person()
+    user = await user_of(brain, alice)
+    await alice.send("/task Old task")
+    await alice.send("/settings")
+    await alice.press(alice.buttons()["Turn on: AI may use destructive tools"])
+    proposed = await brain.tools.execute(user.id, "delete_task", {"task": "Old"}, ai("cleanup"))
+    assert proposed.ok and proposed.data["status"] == "proposed"
+    assert "delete_task" in await alice.send("/proposals")
+    approve_token = alice.buttons()["Approve"]
+
+    await alice.send("/settings")
+    await alice.press(alice.buttons()["Turn off: AI may use destructive tools"])
+    answer = await alice.press(approve_token)
+    assert "no longer let the assistant use delete_task" in answer and "nothing was done" in answer
+    assert await tasks(brain) == ["Old task"]
+    async with brain.transactions.read() as s:
+        proposal = await s.get(Proposal, uuid.UUID(str(proposed.data["proposal_id"])))
+    assert proposal is not None and proposal.status == "expired" and proposal.decided_by == "policy"
+    # Turning the opt-in on again does not revive the withdrawn proposal.
+    await alice.send("/settings")
+    await alice.press(alice.buttons()["Turn on: AI may use destructive tools"])
+    assert "expired" in await alice.send(f"/approve {str(proposal.id)[:8]}")
+    assert await tasks(brain) == ["Old task"]
