@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import re
 import statistics
@@ -118,7 +119,7 @@ async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Ch
         async with brain.transactions.read() as session:
             shared_buffers = await session.scalar(text("SHOW shared_buffers"))
         print(f"one person, {nodes} memories, {queries} questions per checkpoint, k={k}, promotion after every "
-              f"{batch} captured; server shared_buffers {shared_buffers}")
+              f"{batch} captured; server shared_buffers {shared_buffers}; load average {_load()}")
         print("latencies in ms; nodes/s = promotion rate (edges included) since the previous checkpoint")
         print(HEADER, flush=True)
         async with brain.transactions.begin() as uow:
@@ -161,10 +162,15 @@ async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Ch
             added = node_count - promoted_before
             checkpoints.append(Checkpoint(node_count, edge_count, done, added / promote_s if promote_s else 0.0,
                                           edge_count / node_count if node_count else 0.0, ours_ms, plain_ms))
-            print(format_checkpoint(checkpoints[-1]), flush=True)
+            print(format_checkpoint(checkpoints[-1]) + f"   (load average {_load()})", flush=True)
     finally:
         await brain.close()
     return checkpoints
+
+
+def _load() -> str:
+    # Wall-clock rates on a shared machine mean little without the load they were measured under.
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 async def vacuum(url: str) -> None:

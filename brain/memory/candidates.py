@@ -1,5 +1,5 @@
 """Edge candidates of new memories: the earlier nodes worth comparing with each entry of a promotion batch.
-They come from four indexes, for the whole batch in one statement (pgvector HNSW, GIN on entities and on
+They come from four indexes, for a chunk of the batch in one statement (pgvector HNSW, GIN on entities and on
 themes, btree on the timeline), never from a scan of all nodes; the batch's own new nodes, not written yet,
 are then merged in under the same limits, so every entry sees what it would see if promoted alone."""
 
@@ -29,6 +29,9 @@ TIME = 8  # among the nearest active anchors of the same precision on either sid
 
 @dataclass(frozen=True)
 class Candidate:
+    """An earlier node worth comparing with an entry. Its magnets hold, of its entities, only those some entry of
+    the same search names (all a comparison with those entries can use)."""
+
     id: int
     speaker: str
     active: bool
@@ -122,8 +125,12 @@ _CANDIDATES = """
     SELECT (SELECT json_agg(json_build_array(pr.i, pr.id, pr.kinds, 1 - (n.embedding <=> p.v)))
             FROM pairs pr JOIN probe p ON p.i = pr.i JOIN memory_nodes n ON n.id = pr.id
             WHERE n.user_id = :user_id) AS pairs,
-           (SELECT json_agg(json_build_array(n.id, n.speaker, n.active, n.w_abs, n.entity_ids, n.themes,
-                                             n.timeline_start, n.timeline_precision))
+           (SELECT json_agg(json_build_array(n.id, n.speaker, n.active, n.w_abs,
+                                             CASE WHEN n.entity_ids && CAST(:named AS uuid[])
+                                                  THEN ARRAY(SELECT e FROM unnest(n.entity_ids) AS e
+                                                             WHERE e = ANY(CAST(:named AS uuid[])))
+                                                  ELSE '{{}}' END,
+                                             n.themes, n.timeline_start, n.timeline_precision))
             FROM memory_nodes n WHERE n.id IN (SELECT id FROM pairs) AND n.user_id = :user_id) AS nodes
 """
 
@@ -161,6 +168,9 @@ async def gather_candidates(session: AsyncSession, settings: MemorySettings, use
               "timeline": settings.timeline_candidates}
     with_entities = tuple(i for i, probe in enumerate(probes) if probe.magnets.entity_ids)
     params.update({f"entities_{i}": [str(e) for e in probes[i].magnets.entity_ids] for i in with_entities})
+    # A candidate's entities matter only where they meet a probe's (the entity layer and the shared entities of
+    # an edge): it carries just those, which keeps the uuids of unrelated people and places off the wire.
+    params["named"] = sorted({str(e) for probe in probes for e in probe.magnets.entity_ids})
     # Thousands of rows per batch travel as two JSON documents: decoding JSON is far cheaper for the client than
     # decoding as many typed rows, and each node's fields come once however many entries it is a candidate for.
     result = (await session.execute(candidates_sql(with_entities), params)).one()
@@ -176,35 +186,61 @@ async def gather_candidates(session: AsyncSession, settings: MemorySettings, use
 
 
 def with_batch_nodes(settings: MemorySettings, magnets: MagnetFields, unit: np.ndarray,
-                     found: Sequence[Candidate], made: Sequence[BatchNode]) -> list[Candidate]:
+                     found: Sequence[Candidate], made: Sequence[BatchNode],
+                     made_units: np.ndarray | None = None) -> list[Candidate]:
     """An entry's candidates from the indexes merged with the nodes made earlier in its batch, each part under
     its own limit as if those nodes had been in the table: nearest by cosine, the most recent (the batch's own
-    nodes are the newest) for entities and themes, the nearest in time on either side."""
+    nodes are the newest) for entities and themes, the nearest in time on either side. `made_units` may hold the
+    made nodes' unit vectors stacked in one matrix (the batch keeps one), so all cosines are one product; only
+    the batch nodes that can pass a limit become candidates."""
     if not made:
         return list(found)
-    entities, themes = set(magnets.entity_ids), set(magnets.themes)
-    own = [Candidate(node.id, node.speaker, True, node.w_abs, float(np.dot(unit, node.unit)), node.magnets)
-           for node in made]
-    newest_first = own[::-1]
+    units = made_units if made_units is not None else np.stack([node.unit for node in made])
+    cosines = units @ unit
+    cosine_of = cosines.tolist()
+    own_made: dict[int, Candidate] = {}
+
+    def own(j: int) -> Candidate:
+        candidate = own_made.get(j)
+        if candidate is None:
+            node = made[j]
+            candidate = own_made[j] = Candidate(node.id, node.speaker, True, node.w_abs, cosine_of[j], node.magnets)
+        return candidate
+
     chosen: dict[int, Candidate] = {}
 
     def keep(candidates: Sequence[Candidate], limit: int) -> None:
         for candidate in candidates[:limit]:
             chosen.setdefault(candidate.id, candidate)
 
-    keep(sorted([c for c in found if c.kinds & NEAREST] + own, key=lambda c: -c.cosine), settings.ann_candidates)
+    def newest_sharing(wanted: set[Any], field: str, limit: int) -> list[Candidate]:
+        sharing: list[Candidate] = []
+        for j in range(len(made) - 1, -1, -1):
+            if len(sharing) >= limit:
+                break
+            if not wanted.isdisjoint(getattr(made[j].magnets, field)):
+                sharing.append(own(j))
+        return sharing
+
+    # The batch's nodes nearest by cosine, in a stable order (equal cosines keep the order they were made in):
+    # no other batch node can be among the `ann_candidates` nearest of the merged list.
+    limit = settings.ann_candidates
+    nearest_own = [own(j) for j in np.argsort(-cosines, kind="stable")[:limit].tolist()] if limit > 0 else []
+    keep(sorted([c for c in found if c.kinds & NEAREST] + nearest_own, key=lambda c: -c.cosine), limit)
+    entities, themes = set(magnets.entity_ids), set(magnets.themes)
     if entities:
-        keep([c for c in newest_first if entities.intersection(c.magnets.entity_ids)]
+        keep(newest_sharing(entities, "entity_ids", settings.entity_candidates)
              + sorted((c for c in found if c.kinds & ENTITY), key=lambda c: -c.id), settings.entity_candidates)
     if themes:
-        keep([c for c in newest_first if themes.intersection(c.magnets.themes)]
+        keep(newest_sharing(themes, "themes", settings.theme_candidates)
              + sorted((c for c in found if c.kinds & THEME), key=lambda c: -c.id), settings.theme_candidates)
     start, precision = magnets.timeline_start, magnets.timeline_precision
     if start is not None and precision is not None:
         half = timedelta(days=timeline_window_days(precision, settings.timeline_tolerance))
+        low, high = start - half, start + half
         timed = [c for c in found if c.kinds & TIME] + [
-            c for c in own if c.magnets.timeline_precision == precision and c.magnets.timeline_start is not None
-            and start - half <= c.magnets.timeline_start <= start + half]
+            own(j) for j, node in enumerate(made) if node.magnets.timeline_precision == precision
+            and node.magnets.timeline_start is not None and low <= node.magnets.timeline_start <= high]
         offset = {c.id: (c.magnets.timeline_start - start).total_seconds() for c in timed
                   if c.magnets.timeline_start is not None}
         keep(sorted((c for c in timed if offset[c.id] <= 0), key=lambda c: -offset[c.id]), settings.timeline_candidates)

@@ -5,15 +5,19 @@ promoted concurrently still see each other. Edge candidates come from indexes on
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
+import gc
 import logging
 import re
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+import numpy as np
 from sqlalchemy import func, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -34,6 +38,7 @@ from brain.memory.weights import (
     damp,
     edge_weights,
     half_reactivated,
+    pair_strengths,
 )
 from brain.pipeline_log import PipelineLog, Span, write_log_now
 from brain.store.unit_of_work import Transactions
@@ -76,6 +81,14 @@ def index_only_plans() -> list[Any]:
     generic plan would treat a rare and a common entity alike)."""
     return [func.set_config("enable_seqscan", "off", True),
             func.set_config("plan_cache_mode", "force_custom_plan", True)]
+
+
+def unflushed_commit() -> list[Any]:
+    """The promotion transaction commits without waiting for its WAL to reach the disk. Safe because the queue
+    entries leave the queue in the same transaction that writes their nodes: a commit lost in a crash loses both,
+    the entries are pending again and the next run promotes them anew. Nothing outside the database has seen
+    the nodes by then (promotion sends nothing), and the database stays consistent either way."""
+    return [func.set_config("synchronous_commit", "off", True)]
 
 
 async def use_vector_index(session: AsyncSession, ef_search: int) -> None:
@@ -147,7 +160,8 @@ async def _promote_user(transactions: Transactions, settings: MemorySettings, us
         # here and the pair would never get its edges.
         await session.execute(select(func.pg_advisory_xact_lock(_lock_key(user_id)), *index_only_plans(),
                                      *vector_index_settings(max(settings.promotion_ef_search,
-                                                                settings.ann_candidates))))
+                                                                settings.ann_candidates)),
+                                     *unflushed_commit()))
         entries = list((await session.scalars(
             select(ShortTermEntry)
             .where(ShortTermEntry.user_id == user_id, ShortTermEntry.status == "pending",
@@ -184,10 +198,33 @@ async def _promote_user(transactions: Transactions, settings: MemorySettings, us
     return done.report
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused for a batch. A batch allocates a few hundred thousand small objects
+    (decoded candidate rows, candidates, edge rows) that all live until it ends and are then freed by reference
+    counting; while they pile up, the collector would run again and again and each full run traverses every
+    object of the process (a process holding many embeddings has millions of references to follow), for garbage
+    that is not there. It runs as usual once the batch is done."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 async def _run_batch(session: AsyncSession, settings: MemorySettings, entries: Sequence[ShortTermEntry],
                      now: datetime) -> _Batch:
-    """Decides every entry of the batch in order, as if promoted one by one, with the candidates of all of them
-    gathered in one statement; then writes nodes, edges and the entries' states in one statement each."""
+    with _collector_paused():
+        return await _decide_and_write(session, settings, entries, now)
+
+
+async def _decide_and_write(session: AsyncSession, settings: MemorySettings, entries: Sequence[ShortTermEntry],
+                            now: datetime) -> _Batch:
+    """Decides every entry of the batch in order, as if promoted one by one, with the candidates of a chunk of
+    entries gathered in one statement; then writes nodes, edges and the entries' states in one statement each."""
     work = _Batch()
     walk = _Walk(settings, work, now)
     usable = []
@@ -202,22 +239,42 @@ async def _run_batch(session: AsyncSession, settings: MemorySettings, entries: S
     if usable:
         user_id = usable[0].user_id
         walk.taken = await _nodes_by_source_key(session, user_id, [_source_key(entry) for entry in usable])
+        chunk = max(settings.promotion_chunk, 1)
         done = 0
+        found = await _candidates_of(session, settings, usable[:chunk])
         while done < len(usable):
-            rest = usable[done:]
-            probes = [Probe(None, _magnets(entry), entry.id) for entry in rest]
-            found = await gather_candidates(session, settings, user_id, probes)
-            done = len(usable)
-            for offset, (entry, candidates) in enumerate(zip(rest, found, strict=True)):
-                if await walk.decide(session, entry, candidates) == "reactivated":
-                    # The reactivated node is active from now on: the entries after it must find it through
-                    # every index, as they would if promoted one by one.
-                    done = len(usable) - len(rest) + offset + 1
-                    break
+            current = usable[done:done + len(found)]
+            ahead = usable[done + len(current):done + len(current) + chunk]
+            # The next chunk's candidates are searched while this chunk is decided in a worker thread, so the
+            # database and the interpreter work at the same time. The batch's own nodes are not in the table, so
+            # both see the same graph, and the batch nodes are merged in by `with_batch_nodes` as before.
+            # Both always finish before anything else touches the session, a failure included.
+            decided, found_ahead = await asyncio.gather(asyncio.to_thread(walk.decide_in_order, current, found),
+                                                        _candidates_of(session, settings, ahead),
+                                                        return_exceptions=True)
+            for outcome in (decided, found_ahead):
+                if isinstance(outcome, BaseException):
+                    raise outcome
+            assert isinstance(decided, int) and isinstance(found_ahead, list)
+            done += decided
+            if await walk.reactivate(session, user_id):
+                # The reactivated node is active from now on: the entries after it must find it through every
+                # index, as they would if promoted one by one, so what was searched ahead is searched again.
+                found = await _candidates_of(session, settings, usable[done:done + chunk])
+            else:
+                found = found_ahead
         await walk.write(session, user_id)
     if work.entries:
         await session.execute(update(ShortTermEntry), work.entries)  # bulk update by primary key
     return work
+
+
+async def _candidates_of(session: AsyncSession, settings: MemorySettings,
+                         entries: Sequence[ShortTermEntry]) -> list[list[Candidate]]:
+    if not entries:
+        return []
+    probes = [Probe(None, _magnets(entry), entry.id) for entry in entries]
+    return await gather_candidates(session, settings, entries[0].user_id, probes)
 
 
 def _source_key(entry: ShortTermEntry) -> str:
@@ -255,12 +312,34 @@ class _Walk:
         self.made_keys: dict[str, int] = {}
         self.rows: list[dict[str, Any]] = []  # columns of the new nodes, in the order of `made`
         self.edges: list[EdgeRow] = []
+        self.units = np.empty((0, 0))  # the unit vectors of `made`, one row each; grows by doubling
+        self.reactivations: list[Candidate] = []  # inactive twins to half-reactivate, not written yet
 
-    async def decide(self, session: AsyncSession, entry: ShortTermEntry, found: Sequence[Candidate]) -> str:
+    def decide_in_order(self, entries: Sequence[ShortTermEntry], found: Sequence[Sequence[Candidate]]) -> int:
+        """Decides entries in order and returns how many it decided: all of them, or up to and including the
+        first that reactivates a node (the entries after it must find that node active through the indexes).
+        Pure computation on objects already loaded, so it may run in a worker thread."""
+        for count, (entry, candidates) in enumerate(zip(entries, found, strict=True), start=1):
+            if self.decide(entry, candidates) == "reactivated":
+                return count
+        return len(entries)
+
+    async def reactivate(self, session: AsyncSession, user_id: uuid.UUID) -> bool:
+        """Writes the half reactivations decided so far; True if there were any."""
+        twins, self.reactivations = self.reactivations, []
+        for twin in twins:
+            await session.execute(
+                update(MemoryNode).where(MemoryNode.id == twin.id, MemoryNode.user_id == user_id,
+                                         MemoryNode.active.is_(False))
+                .values(w_decay=half_reactivated(twin.w_abs, self.settings.min_weight), active=True,
+                        reinforced_at=self.now, decayed_at=self.now))
+        return bool(twins)
+
+    def decide(self, entry: ShortTermEntry, found: Sequence[Candidate]) -> str:
         settings, work, report = self.settings, self.work, self.work.report
         magnets = _magnets(entry)
         unit = unit_vector(_vector(entry))
-        candidates = with_batch_nodes(settings, magnets, unit, found, self.made)
+        candidates = with_batch_nodes(settings, magnets, unit, found, self.made, self.units[:len(self.made)])
         twin = max((c for c in candidates if c.speaker == entry.speaker), key=lambda c: c.cosine, default=None)
         if twin is not None and twin.cosine >= settings.duplicate_cosine:
             if twin.active:
@@ -269,11 +348,7 @@ class _Walk:
             else:
                 decision = "reactivated"
                 report.reactivated += 1
-                await session.execute(
-                    update(MemoryNode).where(MemoryNode.id == twin.id, MemoryNode.user_id == entry.user_id,
-                                             MemoryNode.active.is_(False))
-                    .values(w_decay=half_reactivated(twin.w_abs, settings.min_weight), active=True,
-                            reinforced_at=self.now, decayed_at=self.now))
+                self.reactivations.append(twin)
             _settle(work, entry.id, "promoted", twin.id)
             work.notes.append(("switch", {"entry_id": str(entry.id), "decision": decision, "node_id": twin.id,
                                           "cosine": round(twin.cosine, 4)}))
@@ -289,6 +364,12 @@ class _Walk:
         w_abs = damp(w_raw, settings.cap, settings.damping_exp)
         node_id = -1 - len(self.made)
         edges = _edge_rows(settings, entry.user_id, node_id, w_abs, magnets, candidates, self.now)
+        if len(self.made) == len(self.units):
+            grown = np.empty((max(2 * len(self.units), 16), len(unit)))
+            if self.made:
+                grown[:len(self.made)] = self.units
+            self.units = grown
+        self.units[len(self.made)] = unit
         self.made.append(BatchNode(node_id, entry.speaker, w_abs, magnets, unit))
         self.made_keys[source_key] = node_id
         self.rows.append({
@@ -375,13 +456,47 @@ def copy_text(value: Any) -> str:
     return str(value).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
+# Array elements that need quotes in an array literal, found in the elements joined by commas once every comma is
+# known to be a separator: a quote-worthy character, the word NULL, or an empty element (",," or one at either end).
+_PLAIN_JOINED = re.compile(r'[\s{}"\\]|null|^,|,$|,,', re.IGNORECASE)
+
+
+def _copy_array(items: Sequence[Any]) -> str:
+    if not items:
+        return "{}"
+    elements = [str(item) for item in items]
+    joined = ",".join(elements)
+    if not joined or joined.count(",") != len(elements) - 1 or _PLAIN_JOINED.search(joined):
+        return copy_text(elements)  # quotes or escapes needed: the general path
+    return "{" + joined + "}"
+
+
+@functools.lru_cache(maxsize=64)
+def _copy_scalar(value: Any) -> str:
+    # The person and the batch's time repeat on every row of a batch.
+    return copy_text(value)
+
+
+_NULL = "\\N"
+
+
+def _copy_line(row: EdgeRow) -> str:
+    """One edge row as a line of COPY text, the same as `copy_text` per column, with the common cases (numbers,
+    arrays of plain words) written directly."""
+    days = _NULL if row.timeline_days is None else str(int(row.timeline_days))
+    return (f"{_copy_scalar(row.user_id)}\t{int(row.a_id)}\t{int(row.b_id)}\t{float(row.w_raw)!r}\t"
+            f"{float(row.w_abs)!r}\t{_copy_array(row.reasons)}\t{_copy_array(row.shared_entity_ids)}\t"
+            f"{_copy_array(row.shared_themes)}\t{days}\t{float(row.cosine_initial)!r}\t{int(row.layers)}\t"
+            f"{_copy_scalar(row.created_at)}\n")
+
+
 async def insert_edges(session: AsyncSession, rows: Sequence[EdgeRow]) -> None:
     """All edge rows of a batch through COPY, in the session's transaction, formatted here in one go (psycopg's
     row-by-row adaptation would cost more than the insert). Every pair involves a node new in this batch, so
     none can exist yet."""
     connection = await (await session.connection()).get_raw_connection()
     driver: Any = connection.driver_connection  # psycopg's AsyncConnection
-    data = "".join("\t".join(copy_text(value) for value in row) + "\n" for row in rows)
+    data = "".join(_copy_line(row) for row in rows)
     async with driver.cursor() as cursor, cursor.copy(_COPY_EDGES) as copy:
         await copy.write(data)
 
@@ -451,27 +566,28 @@ async def edge_candidates(session: AsyncSession, settings: MemorySettings, user_
 def _edge_rows(settings: MemorySettings, user_id: uuid.UUID, node_id: int, w_abs: float, magnets: MagnetFields,
                candidates: Sequence[Candidate], now: datetime) -> list[EdgeRow]:
     """Both directions for every earlier active node with a firing layer, the strongest pairs first, at most
-    `max_edge_pairs` of them (recall follows only the few strongest edges of a node anyway)."""
-    pairs: list[tuple[float, EdgeRow, EdgeRow]] = []
-    for other in candidates:
-        if not other.active or other.id == node_id:
-            continue
+    `max_edge_pairs` of them (recall follows only the few strongest edges of a node anyway). Every candidate is
+    ranked by its pair strength at once; layers and weights in full are worked out for the kept pairs only."""
+    others = [c for c in candidates if c.active and c.id != node_id]
+    strengths = pair_strengths(magnets, w_abs, [c.magnets for c in others], [c.w_abs for c in others],
+                               [c.cosine for c in others], settings)
+    # Strongest first; equal strengths keep the candidates' order (a stable sort).
+    ranked = sorted((i for i, strength in enumerate(strengths) if strength is not None),
+                    key=lambda i: -(strengths[i] or 0.0))[:settings.max_edge_pairs]
+    rows: list[EdgeRow] = []
+    for i in ranked:
+        other = others[i]
         comparison = compare_layers(magnets, other.magnets, other.cosine, settings)
-        if comparison is None:
-            continue
-        weights = edge_weights(w_abs, other.w_abs, comparison.hits, settings)
-        if weights is None:
-            continue
+        weights = edge_weights(w_abs, other.w_abs, comparison.hits, settings) if comparison else None
+        assert comparison is not None and weights is not None  # pair_strengths found a firing layer
         reasons, layers, cosine = comparison.reasons, len(comparison.hits), round(comparison.cosine, 6)
-        pairs.append((max(weights.a_to_b, weights.b_to_a),
-                      EdgeRow(user_id, node_id, other.id, weights.a_to_b_raw, weights.a_to_b, reasons,
-                              comparison.shared_entity_ids, comparison.shared_themes, comparison.timeline_days,
-                              cosine, layers, now),
-                      EdgeRow(user_id, other.id, node_id, weights.b_to_a_raw, weights.b_to_a, reasons,
-                              comparison.shared_entity_ids, comparison.shared_themes, comparison.timeline_days,
-                              cosine, layers, now)))
-    pairs.sort(key=lambda pair: -pair[0])
-    return [row for _, *rows in pairs[:settings.max_edge_pairs] for row in rows]
+        rows.append(EdgeRow(user_id, node_id, other.id, weights.a_to_b_raw, weights.a_to_b, reasons,
+                            comparison.shared_entity_ids, comparison.shared_themes, comparison.timeline_days,
+                            cosine, layers, now))
+        rows.append(EdgeRow(user_id, other.id, node_id, weights.b_to_a_raw, weights.b_to_a, reasons,
+                            comparison.shared_entity_ids, comparison.shared_themes, comparison.timeline_days,
+                            cosine, layers, now))
+    return rows
 
 
 async def recompute_edges(session: AsyncSession, user_id: uuid.UUID, node_ids: Sequence[int],

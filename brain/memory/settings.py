@@ -70,7 +70,11 @@ class MemorySettings:
 
     # Promotion queue.
     promotion_maturity_s: float = 0.0  # e.g. 30 in production, so a correction can still land first
-    promotion_batch: int = 64
+    # Entries per transaction: the claim, the lock, the writes and the commit are paid once for all of them; a
+    # batch of 256 holds its person's promotion lock for a second or two.
+    promotion_batch: int = 256
+    # Entries whose candidates are searched in one statement; the next chunk is searched while one is decided.
+    promotion_chunk: int = 32
     promotion_max_attempts: int = 5
 
     # Recall.

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
+
 from brain.memory.models import SECTORS
 from brain.memory.settings import MemorySettings
 
@@ -218,3 +220,65 @@ def sector_distance(a: str | None, b: str | None) -> int | None:
 def sector_factor(a: str | None, b: str | None, settings: MemorySettings = DEFAULTS) -> float:
     distance = sector_distance(a, b)
     return 1.0 if distance is None else settings.sector_factors[distance]
+
+
+def pair_strengths(
+    new: MagnetFields, w_new: float, olds: Sequence[MagnetFields], w_olds: Sequence[float], cosines: Sequence[float],
+    settings: MemorySettings = DEFAULTS,
+) -> list[float | None]:
+    """For each earlier node, the strength of the pair it would form with a new node: the larger damped
+    direction of `edge_weights` over the layers `compare_layers` finds, or None where no layer fires. The same
+    arithmetic as those two, in the same order of operations, over all candidates at once, so promotion can rank
+    every candidate and build full edge rows only for the strongest few; a unit test pins both paths together."""
+    count = len(olds)
+    if count == 0:
+        return []
+    entities = set(new.entity_ids)
+    themes = set(new.themes)
+    tolerance = settings.timeline_tolerance
+    entity_fires = np.zeros(count, dtype=bool)
+    theme_depth = np.zeros(count)
+    time_fires = np.zeros(count, dtype=bool)
+    time_depth = np.zeros(count)
+    for i, old in enumerate(olds):
+        if entities and not entities.isdisjoint(old.entity_ids):
+            entity_fires[i] = True
+        if themes and old.themes:
+            old_themes = set(old.themes)
+            shared = len(themes & old_themes)
+            if shared:
+                theme_depth[i] = shared / max(len(themes), len(old_themes))
+        if old.timeline_precision is not None and old.timeline_precision == new.timeline_precision:
+            in_time, distance = timeline_depth(new.timeline_start, new.timeline_precision, old.timeline_start,
+                                               old.timeline_precision, tolerance)
+            if distance is not None:
+                time_fires[i] = True
+                time_depth[i] = in_time
+    cosine = np.asarray(cosines, dtype=np.float64)
+    threshold = settings.embedding_threshold
+    embedding_fires = cosine > threshold
+    embedding = (np.zeros(count) if threshold >= 1.0
+                 else np.minimum(np.maximum((cosine - threshold) / (1.0 - threshold), 0.0), 1.0))
+    layers = ((entity_fires, np.ones(count), "entity"), (embedding_fires, embedding, "embedding"),
+              (theme_depth > 0, theme_depth, "themes"), (time_fires, time_depth, "timeline"))
+    # The winner is the firing layer with the largest factor, the first of equals in the order above (as `max`).
+    factor = np.full(count, -np.inf)
+    depth = np.zeros(count)
+    hits = np.zeros(count)
+    for fires, layer_depth, layer in layers:
+        take = fires & (settings.layer_factors[layer] > factor)
+        factor = np.where(take, settings.layer_factors[layer], factor)
+        depth = np.where(take, layer_depth, depth)
+        hits += fires
+    factor = np.where(hits > 0, factor, 0.0)  # no layer fires: no pair (and no arithmetic on infinities)
+    bonus = settings.layer_bonus * np.maximum(hits - 1, 0)
+    a_enriched = w_new * factor + bonus
+    b_enriched = np.asarray(w_olds, dtype=np.float64) * factor + bonus
+    weak, strong = np.minimum(a_enriched, b_enriched), np.maximum(a_enriched, b_enriched)
+    span = strong - weak
+    toward_strong, toward_weak = weak + span * settings.pull_up, strong - span * settings.pull_down
+    larger = np.maximum(weak + (toward_strong - weak) * depth, weak + (toward_weak - weak) * depth)
+    # Damping is monotonic, so the larger damped direction is the damped larger one; math's sine and power, as
+    # in `damp`, keep the values identical to the scalar path's.
+    return [damp(raw, settings.cap, settings.damping_exp) if fired else None
+            for raw, fired in zip(larger.tolist(), (hits > 0).tolist(), strict=True)]

@@ -185,6 +185,59 @@ async def test_a_batch_decides_exactly_as_promoting_its_entries_one_by_one(
     assert batched == one_by_one
 
 
+async def test_chunked_candidate_search_decides_exactly_as_promoting_one_by_one(
+    brain: Brain, user: User, other_user: User, clock: FixedClock
+) -> None:
+    # Chunks of two: the next chunk's candidates are searched while one is decided, and the reactivation of the
+    # inactive memory in the middle forces the chunk searched ahead to be searched again.
+    tight = replace(SETTINGS, ann_candidates=3, entity_candidates=2, theme_candidates=2, timeline_candidates=1)
+    one_by_one = await _promoted_graph(brain, user, clock, replace(tight, promotion_batch=1))
+    chunked = await _promoted_graph(brain, other_user, clock, replace(tight, promotion_batch=64, promotion_chunk=2))
+    assert chunked[0]["k0"] > SETTINGS.min_weight  # the reactivation happened inside the batch
+    assert chunked == one_by_one
+
+
+async def test_an_entry_leaves_the_queue_only_in_the_transaction_that_writes_its_node(
+    brain: Brain, user: User, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Promotion commits without waiting for the disk: that is safe only because a lost commit takes the nodes
+    # and the entries' departure from the queue with it. Here the transaction fails after nodes and edges were
+    # written: nothing of it stays, the entries are pending again, and the next run promotes them.
+    import brain.memory.promotion as promotion
+
+    await remember(brain, user, "Anna prefers chocolate cake", clock.now())
+    await remember(brain, user, "Anna bakes a chocolate cake for her birthday", clock.now())
+
+    async def fail_at_the_end(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("lost before the commit")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(promotion, "_log", fail_at_the_end)
+        with pytest.raises(RuntimeError):
+            await promote_pending(brain.transactions, SETTINGS, user_id=user.id)
+    assert await nodes_of(brain, user) == [] and await edges_of(brain, user) == []
+    async with brain.transactions.read() as session:
+        assert await pending_entries(session, user.id) == 2
+    await promote_all(brain, SETTINGS, user)
+    assert len(await nodes_of(brain, user)) == 2 and len(await edges_of(brain, user)) == 2
+    async with brain.transactions.read() as session:
+        assert await pending_entries(session, user.id) == 0
+
+
+@pytest.mark.parametrize("values", [[], ["entity", "themes"], [str(uuid.UUID(int=7))], ["it's", "birthday-cake"],
+                                    ["a,b"], ["", "x"], ["x", ""], [""], ["null"], ["NULL", "x"], ["tab\there"],
+                                    ['say "hi"'], ["{brace}"], ["back\\slash"], [uuid.UUID(int=9), "x"]])
+def test_edge_rows_go_to_copy_exactly_as_the_general_formatting_writes_them(values: list[Any]) -> None:
+    # Edge rows are formatted for COPY with shortcuts for the common values; any value needing quotes or
+    # escapes must come out as the general column formatting writes it.
+    from brain.memory.promotion import EdgeRow, _copy_line, copy_text
+
+    at = datetime(2024, 5, 1, 12, 30, tzinfo=UTC)
+    for days in (None, 4):
+        row = EdgeRow(uuid.UUID(int=1), 10, 11, 0.1 + 0.2, 1e-20, values, values, values, days, -0.25, 3, at)
+        assert _copy_line(row) == "\t".join(copy_text(value) for value in row) + "\n"
+
+
 async def test_unrelated_memories_get_no_edge(brain: Brain, user: User, clock: FixedClock) -> None:
     await remember(brain, user, "The tax office sent a letter about the property assessment", clock.now())
     await remember(brain, user, "Wir haben im Garten Tomaten gepflanzt", clock.now())

@@ -38,7 +38,7 @@ ALLOWED: dict[str, str] = {
     "brain/companion/missions.py::_earlier_runs": "iterations of a mission the caller loaded for the person",
     "brain/companion/policy.py::record_outcome": "the tool-call record the same call wrote a moment before",
     "brain/memory/promotion.py::_record_failure": "the short-term entry of the person being promoted",
-    "brain/memory/promotion.py::_run_batch": "bulk update by primary key of the person's claimed entries",
+    "brain/memory/promotion.py::_decide_and_write": "bulk update by primary key of the person's claimed entries",
     "brain/memory/promotion.py::recompute_edges": "bulk update by primary key of edges of the person's nodes",
     "brain/outbox/service.py::mark_sent": "the outbox row the sender claimed",
     "adapters/matrix/rooms.py::close_room": "the room the homeserver said was left (a room is one person's)",

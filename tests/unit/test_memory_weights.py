@@ -25,6 +25,7 @@ from brain.memory.weights import (
     entity_depth,
     half_reactivated,
     layer_bonus,
+    pair_strengths,
     reinforced,
     sector_distance,
     sector_factor,
@@ -184,6 +185,48 @@ def test_embedding_layer_needs_strictly_more_than_the_threshold(examples: Memory
     plain = MagnetFields([], [], None, None)
     assert compare_layers(plain, plain, 0.85, examples) is None
     assert compare_layers(plain, plain, 0.86, examples) is not None
+
+
+_ENTITIES = [str(uuid.UUID(int=i)) for i in range(4)]
+_magnet_fields = st.builds(
+    MagnetFields,
+    st.lists(st.sampled_from(_ENTITIES), max_size=3),
+    st.lists(st.sampled_from(["cake", "birthday", "tax", "river", "dog"]), max_size=4),
+    st.one_of(st.none(), st.integers(min_value=-400, max_value=400).map(lambda days: DAY + timedelta(days=days))),
+    st.one_of(st.none(), st.sampled_from(["day", "week", "month", "year", "minute"])),
+)
+
+
+@given(new=_magnet_fields, w_new=st.floats(min_value=0.0, max_value=10.0),
+       olds=st.lists(st.tuples(_magnet_fields, st.floats(min_value=0.0, max_value=10.0),
+                               st.floats(min_value=-1.0, max_value=1.0)), max_size=12),
+       threshold=st.sampled_from([0.55, 0.85, 1.0]))
+def test_pair_strengths_equal_the_scalar_layers_and_weights_exactly(
+    new: MagnetFields, w_new: float, olds: list[tuple[MagnetFields, float, float]], threshold: float
+) -> None:
+    # Promotion ranks candidates with the vectorised strengths and writes the scalar path's weights: the two
+    # must agree to the last bit, or the strongest pairs kept would differ from the ones the formulas pick.
+    settings = replace(MemorySettings(), embedding_threshold=threshold)
+    strengths = pair_strengths(new, w_new, [old for old, _, _ in olds], [w for _, w, _ in olds],
+                               [cosine for _, _, cosine in olds], settings)
+    expected = []
+    for old, w_old, cosine in olds:
+        comparison = compare_layers(new, old, cosine, settings)
+        weights = edge_weights(w_new, w_old, comparison.hits, settings) if comparison else None
+        expected.append(max(weights.a_to_b, weights.b_to_a) if weights else None)
+    assert strengths == expected
+
+
+def test_pair_strengths_of_the_worked_examples(examples: MemorySettings) -> None:
+    anna = uuid.uuid4()
+    new = MagnetFields([anna], ["cake"], DAY, "day")
+    olds = [MagnetFields([anna], [], None, None), MagnetFields([], [], DAY + timedelta(days=4), "day"),
+            MagnetFields([], ["tax"], None, None)]
+    strengths = pair_strengths(new, 3.248, olds, [3.754, 3.754, 3.754], [0.2, 0.2, 0.2], examples)
+    entity = edge_weights(3.248, 3.754, [LayerHit("entity", 1.0)], examples)
+    timeline = edge_weights(3.248, 3.754, [_timeline_hit(4, examples)], examples)
+    assert entity is not None and timeline is not None
+    assert strengths == [max(entity.a_to_b, entity.b_to_a), max(timeline.a_to_b, timeline.b_to_a), None]
 
 
 def test_decay_example_with_rate_two_percent() -> None:
