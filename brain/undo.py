@@ -22,8 +22,51 @@ from brain.tools.spec import ToolResult
 
 UNDO_WINDOW = timedelta(hours=24)
 
+# ---- pure: the inverse call of an event, from its payload ---------------------------------------
+
+
+def _restore(ref: str, id_field: str, restorable: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+    """Arguments that set the changed fields back to the values the event kept (`before`), the record named by
+    `ref` (its id from the payload's `id_field`). None when one of them cannot be restored: an event stored
+    before `before` existed, or a field the tool cannot set. Text that was empty is restored as "", which the
+    update tools take as "remove it"."""
+    def arguments(p: dict[str, Any]) -> dict[str, Any] | None:
+        before: dict[str, Any] = p.get("before") or {}
+        fields: list[str] = p.get("fields") or []
+        if not fields or any(f not in restorable or f not in before for f in fields):
+            return None
+        values = {f: "" if before[f] is None and f in ("description", "location") else before[f] for f in fields}
+        if any(v is None for v in values.values()):
+            return None
+        return {ref: p[id_field], **values}
+    return arguments
+
+
+def _nutrition_goal_back(p: dict[str, Any]) -> dict[str, Any] | None:
+    """The goal it replaced; left-out macros are cleared by the tool, as they were. None if there was none (no tool
+    removes a nutrition goal)."""
+    previous = p.get("previous")
+    if not previous or previous.get("daily_calories") is None:
+        return None
+    macros = {name: previous.get(f"daily_{name}") for name in ("protein", "carbs", "fat")}
+    return {"kcal": previous["daily_calories"], **{k: v for k, v in macros.items() if v is not None}}
+
+
 # event type -> (inverse tool, arguments from the event payload, or None when this event cannot be reverted:
-# a task rescheduled from no due day has no earlier day to go back to)
+# a task rescheduled from no due day has no earlier day to go back to; a goal set where there was none, as no
+# tool removes a goal; an event change of its times, all-day flag or calendar, which update_event cannot set back
+# exactly).
+# Writes without an entry here, on purpose:
+# - undo_last_drink (DrinkEntryUndone), undo_rule_adaptation (RuleAdaptationUndone): undos themselves;
+# - log_location (LocationLogged): a raw position fix, kept as history (a visit it counted is PlaceVisited, which
+#   can be undone); start_tracking / stop_tracking (TrackingStarted/Stopped): a session, nothing to take back;
+# - draft_ritual: writes no event (a draft only);
+# - add_subtask: its TaskCreated is undone (deleting the subtask); SubtasksUpdated only recounts the parent;
+# - create_drink_preset: writes no event;
+# - skip_streak_day (StreakDaySkipped): no tool removes a skip day;
+# - resume_pulse (PulseResumed) of a pause with an end: pause_pulse pauses for whole days from now, so that end
+#   cannot be restored (a pause without an end can, and is);
+# - deletions (TaskDeleted, CalendarEventDeleted, PlaceDeleted, ...) and abandon_goal: the record is gone.
 Inverse = tuple[str, Callable[[dict[str, Any]], dict[str, Any] | None]]
 INVERSES: dict[str, Inverse] = {
     "DrinkLogged": ("delete_drink", lambda p: {"entry_id": p["entry_id"]}),
@@ -41,6 +84,13 @@ INVERSES: dict[str, Inverse] = {
     "GoalPaused": ("resume_goal", lambda p: {"goal": p["goal_id"]}),
     "GoalResumed": ("pause_goal", lambda p: {"goal": p["goal_id"]}),
     "PulsePaused": ("resume_pulse", lambda p: {}),
+    "TaskUpdated": ("update_task", _restore("task", "task_id", ("title", "description", "priority"))),
+    "CalendarEventUpdated": ("update_event", _restore("event", "event_id", ("title", "location", "description"))),
+    "DrinkGoalSet": ("set_drink_goal", lambda p: {"daily_ml": p["previous_ml"], "drink_type": p["drink_type"]}
+                     if p.get("previous_ml") else None),
+    "NutritionGoalSet": ("set_nutrition_goal", _nutrition_goal_back),
+    "PlaceVisited": ("delete_visit", lambda p: {"visit": p["visit_id"]}),
+    "PulseResumed": ("pause_pulse", lambda p: {} if p.get("open_ended") else None),
 }
 
 
@@ -104,6 +154,9 @@ async def undo_last(
                 EventRecord.type.in_(list(INVERSES)),
                 EventRecord.occurred_at >= transactions.clock.now() - UNDO_WINDOW,
                 EventRecord.actor["kind"].astext == actor.kind,
+                # An undo's own event is not a step to take back: /undo again goes one step further back
+                # instead of flipping the last one (reopen, complete, reopen, ...).
+                EventRecord.caused_by.is_(None),
                 ~_undone(user_id),
             )
             .order_by(EventRecord.occurred_at.desc(), EventRecord.seq.desc())

@@ -48,6 +48,7 @@ EVENT_LINES: dict[str, str] = {
     "PlaceCreated": N_("saved the place {name}"),
     "PlaceDeleted": N_("deleted the place {name}"),
     "PlaceVisited": N_("noted a visit to {name}"),
+    "PlaceVisitDeleted": N_("removed a visit to {name}"),
     "LocationLogged": N_("stored your location"),
     "GoalCreated": N_("started the goal {title}"),
 }

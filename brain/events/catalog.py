@@ -59,6 +59,9 @@ class TaskUncompleted(_Todo):
 class TaskUpdated(_Todo):
     task_id: uuid.UUID
     fields: list[str]
+    # The changed fields' previous values (title, description, priority), so the change can be undone;
+    # events stored before this field existed have none.
+    before: dict[str, Any] = Field(default_factory=dict)
 
 
 class TaskDeleted(_Todo):
@@ -111,6 +114,8 @@ class CalendarEventCreated(_Calendar):
 class CalendarEventUpdated(_Calendar):
     event_id: uuid.UUID
     fields: list[str]
+    # Previous values of the changed text fields (title, location, description), so they can be restored.
+    before: dict[str, Any] = Field(default_factory=dict)
 
 
 class CalendarEventDeleted(_Calendar):
@@ -158,6 +163,7 @@ class DrinkGoalSet(_Drink):
     collection: ClassVar[str] = "drink_goals"
     drink_type: str
     daily_ml: int
+    previous_ml: int | None = None  # the goal it replaced; None: there was none (or an event from before)
 
 
 class DrinkGoalReached(_Drink):
@@ -206,6 +212,8 @@ class NutritionGoalSet(_Food):
     daily_protein: int | None = None
     daily_carbs: int | None = None
     daily_fat: int | None = None
+    # The goal it replaced (daily_calories, daily_protein, daily_carbs, daily_fat); None: there was none.
+    previous: dict[str, int | None] | None = None
 
 
 class DailyCalorieGoalReached(_Food):
@@ -234,6 +242,14 @@ class PlaceDeleted(_Places):
 
 
 class PlaceVisited(_Places):
+    collection: ClassVar[str] = "place_visits"
+    visit_id: uuid.UUID
+    place_id: uuid.UUID
+    name: str
+    visit_count: int
+
+
+class PlaceVisitDeleted(_Places):
     collection: ClassVar[str] = "place_visits"
     visit_id: uuid.UUID
     place_id: uuid.UUID
@@ -354,6 +370,7 @@ class PulsePaused(_Pulse):
 
 class PulseResumed(_Pulse):
     collection: ClassVar[str] = "pulse_settings"
+    open_ended: bool = False  # the pause it ended had no end (so an undo can pause again exactly like that)
 
 
 EVENT_TYPES: dict[str, type[EventPayload]] = {
@@ -364,7 +381,7 @@ EVENT_TYPES: dict[str, type[EventPayload]] = {
         CalendarEventCreated, CalendarEventUpdated, CalendarEventDeleted, CalendarEventMoved,
         DrinkLogged, DrinkEntryDeleted, DrinkEntryUndone, DrinkGoalSet, DrinkGoalReached,
         MealLogged, MealFromPhotoLogged, MealDeleted, NutritionGoalSet, DailyCalorieGoalReached,
-        PlaceCreated, PlaceDeleted, PlaceVisited, LocationLogged, TrackingStarted, TrackingStopped,
+        PlaceCreated, PlaceDeleted, PlaceVisited, PlaceVisitDeleted, LocationLogged, TrackingStarted, TrackingStopped,
         GoalCreated, GoalReached, GoalPaused, GoalResumed, GoalAbandoned, StreakDaySkipped,
         NudgeSent, NudgeOutcomeRecorded, RuleAdapted, RuleAdaptationUndone, PulsePaused, PulseResumed,
     )

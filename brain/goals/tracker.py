@@ -65,6 +65,7 @@ REVERSALS: dict[str, str] = {
     "TaskUncompleted": "TaskCompleted",
     "TaskDeleted": "TaskCreated",
     "PlaceDeleted": "PlaceCreated",
+    "PlaceVisitDeleted": "PlaceVisited",
     "CalendarEventDeleted": "CalendarEventCreated",
 }
 # streak_days goals: the streak (brain.projections.streaks) and the event that mainly feeds it.

@@ -111,6 +111,7 @@ async def resume_pulse(uow: UnitOfWork, user: User, actor: ActorT) -> bool:
     if not is_paused(state, uow.now):
         state.paused, state.paused_until = False, None
         return False
+    open_ended = state.paused_until is None
     state.paused, state.paused_until, state.updated_at = False, None, uow.now
-    uow.emit(PulseResumed(), user_id=user.id, record_id=user.id, actor=actor)
+    uow.emit(PulseResumed(open_ended=open_ended), user_id=user.id, record_id=user.id, actor=actor)
     return True

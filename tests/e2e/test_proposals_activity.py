@@ -15,9 +15,10 @@ from brain.clock import FixedClock
 from brain.companion import proposals
 from brain.companion.models import CompanionSettings, Proposal
 from brain.core import Brain
-from brain.events.actor import ai
+from brain.events.actor import USER, ai
 from brain.events.store import EventRecord
 from brain.modules.drink.models import DrinkEntry
+from brain.modules.places.models import Place, PlaceVisit
 from brain.modules.todo.models import Task
 from brain.people.models import Identity, User
 from tests.e2e.conftest import Person
@@ -168,6 +169,30 @@ async def test_activity_lists_the_ai_write_and_its_undo_reverts_it(
     assert "already used" in await alice.press(buttons["Undo 2"])
     async with brain.transactions.read() as s:
         assert list((await s.scalars(select(DrinkEntry.quantity_ml))).all()) == [300]
+
+
+async def test_activity_undoes_an_ai_noted_visit(brain: Brain, person) -> None:
+    alice = person()
+    user = await user_of(brain, alice)
+    assert (await brain.tools.execute(user.id, "create_place", {"name": "Gym"}, USER)).ok
+    visited = await brain.tools.execute(user.id, "visit_place", {"place": "Gym"}, ai("you said you are at the gym"))
+    assert visited.ok and visited.data["place"]["visit_count"] == 1
+    listing = await alice.send("/activity")
+    assert "noted a visit to Gym" in listing
+    buttons = alice.buttons()
+    assert list(buttons) == ["Undo 1"]
+
+    assert "Removed a visit to Gym" in await alice.press(buttons["Undo 1"])
+    async with brain.transactions.read() as s:
+        place = await s.scalar(select(Place).where(Place.user_id == user.id))
+        visits = (await s.scalars(select(PlaceVisit).where(PlaceVisit.user_id == user.id))).all()
+        ai_event = await s.scalar(select(EventRecord).where(EventRecord.type == "PlaceVisited"))
+        assert ai_event is not None
+        undo = await s.scalar(select(EventRecord).where(EventRecord.caused_by == ai_event.id))
+    assert place is not None and place.visit_count == 0 and place.last_visited_at is None and list(visits) == []
+    assert undo is not None and undo.type == "PlaceVisitDeleted" and undo.actor["kind"] == "user"
+    listing = await alice.send("/activity")
+    assert "noted a visit to Gym (undone)" in listing and alice.buttons() == {}
 
 
 async def test_activity_pages_with_more(brain: Brain, person, clock: FixedClock) -> None:

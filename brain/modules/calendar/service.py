@@ -194,6 +194,8 @@ async def update_event(
         "is_all_day": all_day,
     }
     changed = [name for name, value in values.items() if getattr(event, name) != value]
+    # The old values of the changed text fields, carried by the event so an undo can restore them.
+    before = {name: getattr(event, name) for name in changed if name in ("title", "location", "description")}
     moved = start != old_start
     # An end that shifts with the start is part of the move; only a new length is its own change.
     if end != _shifted_end(user, event, start):
@@ -204,8 +206,8 @@ async def update_event(
     if changed or moved:
         event.updated_at = uow.now
     if changed:
-        uow.emit(CalendarEventUpdated(event_id=event.id, fields=changed), user_id=user.id, record_id=event.id,
-                 actor=actor)
+        uow.emit(CalendarEventUpdated(event_id=event.id, fields=changed, before=before), user_id=user.id,
+                 record_id=event.id, actor=actor)
     if moved:
         uow.emit(CalendarEventMoved(event_id=event.id, title=event.title, old_start=old_start, new_start=start),
                  user_id=user.id, record_id=event.id, actor=actor)

@@ -139,11 +139,15 @@ async def set_goal(uow: UnitOfWork, user: User, actor: ActorT, daily_ml: int, dr
     if not MIN_GOAL_ML <= daily_ml <= MAX_GOAL_ML:
         raise DomainError(tr("A daily goal must be between {min} and {max} ml.", min=MIN_GOAL_ML, max=MAX_GOAL_ML),
                           code="out_of_range")
+    previous = await uow.session.scalar(  # carried by the event, so an undo can set it back
+        select(DrinkGoal.daily_ml).where(DrinkGoal.user_id == user.id, DrinkGoal.drink_type == drink_type)
+        .with_for_update()
+    )
     await uow.session.execute(
         insert(DrinkGoal).values(user_id=user.id, drink_type=drink_type, daily_ml=daily_ml)
         .on_conflict_do_update(index_elements=["user_id", "drink_type"], set_={"daily_ml": daily_ml})
     )
-    uow.emit(DrinkGoalSet(drink_type=drink_type, daily_ml=daily_ml), user_id=user.id,
+    uow.emit(DrinkGoalSet(drink_type=drink_type, daily_ml=daily_ml, previous_ml=previous), user_id=user.id,
              record_id=f"{user.id}:{drink_type}", actor=actor)
     return daily_ml
 

@@ -186,6 +186,11 @@ async def set_nutrition_goal(
     for nutrient, grams in (("protein", protein), ("carbs", carbs), ("fat", fat)):
         _check_grams(nutrient, grams, MIN_GOAL_GRAMS, MAX_GOAL_GRAMS)
     values = {"daily_calories": daily_kcal, "daily_protein": protein, "daily_carbs": carbs, "daily_fat": fat}
+    old = (await uow.session.execute(  # carried by the event, so an undo can set it back
+        select(*(getattr(NutritionGoal, name) for name in values)).where(NutritionGoal.user_id == user.id)
+        .with_for_update()
+    )).first()
+    previous = None if old is None else dict(zip(values, old, strict=True))
     goal_id = await uow.session.scalar(
         insert(NutritionGoal).values(id=uuid.uuid4(), user_id=user.id, **values)
         .on_conflict_do_update(index_elements=["user_id"], set_={**values, "updated_at": func.now()})
@@ -193,7 +198,7 @@ async def set_nutrition_goal(
     )
     assert goal_id is not None
     uow.emit(NutritionGoalSet(goal_id=goal_id, daily_calories=daily_kcal, daily_protein=protein, daily_carbs=carbs,
-                              daily_fat=fat), user_id=user.id, record_id=goal_id, actor=actor)
+                              daily_fat=fat, previous=previous), user_id=user.id, record_id=goal_id, actor=actor)
     return NutritionGoal(id=goal_id, user_id=user.id, **values)
 
 

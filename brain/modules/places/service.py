@@ -18,6 +18,7 @@ from brain.events.catalog import (
     LocationLogged,
     PlaceCreated,
     PlaceDeleted,
+    PlaceVisitDeleted,
     PlaceVisited,
     TrackingStarted,
     TrackingStopped,
@@ -204,6 +205,25 @@ async def _record_visit(uow: UnitOfWork, user: User, actor: ActorT, place: Place
 async def visit_place(uow: UnitOfWork, user: User, actor: ActorT, ref: str) -> tuple[PlaceVisit, Place]:
     place = await find_place(uow, user, ref, for_update=True)
     visit = await _record_visit(uow, user, actor, place, "manual")
+    return visit, place
+
+
+async def delete_visit(uow: UnitOfWork, user: User, actor: ActorT, visit_id: uuid.UUID) -> tuple[PlaceVisit, Place]:
+    """Removes one visit (one noted by mistake); the place's count and last visit follow."""
+    visit = await uow.session.scalar(
+        select(PlaceVisit).where(PlaceVisit.user_id == user.id, PlaceVisit.id == visit_id)
+    )
+    if visit is None:
+        raise DomainError(tr("No such visit."), code="not_found")
+    place = await find_place(uow, user, str(visit.place_id), for_update=True)
+    await uow.session.delete(visit)
+    await uow.session.flush()
+    place.visit_count = max(place.visit_count - 1, 0)
+    place.last_visited_at = await uow.session.scalar(
+        select(func.max(PlaceVisit.visited_at)).where(PlaceVisit.user_id == user.id, PlaceVisit.place_id == place.id)
+    )
+    uow.emit(PlaceVisitDeleted(visit_id=visit.id, place_id=place.id, name=place.name, visit_count=place.visit_count),
+             user_id=user.id, record_id=visit.id, actor=actor)
     return visit, place
 
 

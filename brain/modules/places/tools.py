@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
+from brain.errors import DomainError
 from brain.i18n import ntr, tr
 from brain.modules.places import service
 from brain.modules.places.models import Place
@@ -48,6 +50,19 @@ async def _visit(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         ntr("Visit to {name} noted ({count} visit so far).", "Visit to {name} noted ({count} visits so far).",
             place.visit_count, name=place.name),
         visit_id=str(visit.id), place=place_data(place),
+    )
+
+
+async def _delete_visit(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    try:
+        visit_id = uuid.UUID(args["visit"])
+    except ValueError:
+        raise DomainError(tr("No such visit."), code="not_found") from None
+    _, place = await service.delete_visit(ctx.uow, ctx.user, ctx.actor, visit_id)
+    return ToolResult.success(
+        ntr("Removed a visit to {name} ({count} visit left).", "Removed a visit to {name} ({count} visits left).",
+            place.visit_count, name=place.name),
+        visit_id=str(visit_id), place=place_data(place),
     )
 
 
@@ -129,6 +144,9 @@ TOOLS: tuple[ToolSpec, ...] = (
              "destructive", _delete),
     ToolSpec("visit_place", "places", "Note that the person is at or visited one of their places.", (_PLACE,),
              "write", _visit),
+    ToolSpec("delete_visit", "places", "Remove one noted visit to a place, e.g. one noted by mistake.",
+             (ToolParam("visit", "string", "The visit's id.", required=True, max_length=64),),
+             "destructive", _delete_visit),
     ToolSpec("log_location", "places", "Store the person's current location; a known place within 150 m is "
              "recognised and counted as a visit.",
              (_coordinate("lat", "Latitude in degrees.", MIN_LAT, MAX_LAT, True),

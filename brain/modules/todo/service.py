@@ -196,18 +196,23 @@ async def update_task(
         raise DomainError(tr("Tell me what to change about the task."), code="nothing_to_change")
     task = await _get(uow, user, task_id)
     changed: list[str] = []
+    before: dict[str, Any] = {}  # the changed fields' old values, carried by the event so an undo can restore them
     if title is not None and (new_title := _title(title)) != task.title:
+        before["title"] = task.title
         task.title = new_title
         changed.append("title")
     if description is not None and (new_description := _description(description)) != task.description:
+        before["description"] = task.description
         task.description = new_description
         changed.append("description")
     if priority is not None and _priority(priority) != task.priority:
+        before["priority"] = task.priority
         task.priority = priority
         changed.append("priority")
     if changed:
         task.updated_at = uow.now
-        uow.emit(TaskUpdated(task_id=task.id, fields=changed), user_id=user.id, record_id=task.id, actor=actor)
+        uow.emit(TaskUpdated(task_id=task.id, fields=changed, before=before), user_id=user.id, record_id=task.id,
+                 actor=actor)
     if due_date is not _UNSET and await _reschedule(uow, user, actor, task, due_date):
         changed.append("due_date")
     return task, changed
