@@ -15,7 +15,6 @@ import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
@@ -42,7 +41,7 @@ from tests.fakes.ollama_server import FakeOllama, Script
 from tests.matrix.conftest import BotRunner
 from tests.matrix.people import MatrixPerson
 from tests.matrix.synapse import Synapse, ensure_installed
-from tests.telegram.conftest import make_adapter, replies_after
+from tests.telegram.conftest import WallClock, make_adapter, replies_after
 from tests.telegram.fake_bot_api import TOKEN, Call, FakeBotAPI, Person
 
 MODEL_DOWN = "I can't reach my language model right now"
@@ -211,17 +210,6 @@ async def test_garbage_from_the_model_gets_the_translated_message_once_and_no_tu
 
 
 # ---- Telegram refusing and failing a send ------------------------------------------------------------------------
-class WallClock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
 async def test_a_429_then_server_errors_end_in_one_message_and_a_sent_row(brain: Brain, api: FakeBotAPI) -> None:
     async with brain.transactions.begin() as uow:
         user = await resolve_identity(uow.session, "telegram", "4343", default_locale="en",

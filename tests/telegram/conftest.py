@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -17,6 +18,19 @@ from brain.people.models import Identity
 from tests.telegram.fake_bot_api import TOKEN, Call, FakeBotAPI, Person
 
 _people = itertools.count(7001)
+
+
+class WallClock:
+    """The delivery's clock, moved by hand: retry waits and backoff without sleeping."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
@@ -25,19 +25,8 @@ from brain.core import Brain
 from brain.outbox.models import Outbound, OutboxMessage
 from brain.outbox.service import enqueue
 from brain.people.service import resolve_identity
-from tests.telegram.conftest import send
+from tests.telegram.conftest import WallClock, send
 from tests.telegram.fake_bot_api import TOKEN, FakeBotAPI
-
-
-class WallClock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 @pytest.fixture
