@@ -148,8 +148,16 @@ def respond(body: dict[str, Any], delay_s: float) -> Script:
 
 def serve(conn: Connection, delay_s: float) -> None:
     async def run() -> None:
-        fake = TimedFake(default=lambda body: respond(body, delay_s))
-        conn.send(await fake.start())
+        # Keeping every request body (thousands of objects each: the tool schemas) made the fake's full
+        # collections grow with the run.
+        fake = TimedFake(default=lambda body: respond(body, delay_s), keep_requests=False)
+        url = await fake.start()
+        # This process imported the whole benchmark module (the brain with it) to find this function. A full
+        # collection over that heap took 80 to 230 ms, and landed in a turn now and then as a stall of the fake,
+        # which counted as our overhead; a real Ollama has no such pause. Freezing the start-up heap leaves only
+        # what requests create to the collector, as bot.app does for the companion's own process.
+        freeze_startup_heap()
+        conn.send(url)
         await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # until the parent says stop
         await fake.stop()
 

@@ -45,7 +45,8 @@ Responder = Callable[[dict[str, Any]], Script]
 
 
 class FakeOllama:
-    def __init__(self, *, default: Script | Responder | None = None) -> None:
+    def __init__(self, *, default: Script | Responder | None = None, keep_requests: bool = True) -> None:
+        self.keep_requests = keep_requests  # False for long benchmark runs: every body is thousands of objects
         self.queue: deque[Script | Responder] = deque()
         self.default: Script | Responder = default or Script(content="OK.")
         self.requests: list[dict[str, Any]] = []  # bodies of /api/chat requests, in arrival order
@@ -97,7 +98,8 @@ class FakeOllama:
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
-        self.requests.append(body)
+        if self.keep_requests:
+            self.requests.append(body)
         script = self._next(body)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
