@@ -16,7 +16,19 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.events.catalog import DomainEvent, DrinkLogged, MealFromPhotoLogged, MealLogged, PlaceVisited, TaskCompleted
+from brain.events.catalog import (
+    DomainEvent,
+    DrinkEntryDeleted,
+    DrinkEntryUndone,
+    DrinkLogged,
+    MealDeleted,
+    MealFromPhotoLogged,
+    MealLogged,
+    PlaceVisitDeleted,
+    PlaceVisited,
+    TaskCompleted,
+    TaskUncompleted,
+)
 from brain.events.store import QUERY_MAX, query_events
 from brain.memory.models import MemoryFact
 from brain.memory.settings import MemorySettings
@@ -27,7 +39,11 @@ WINDOW_DAYS = 28
 WEEKDAY_NAMES = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays")
 # Local hours [start, end) of the parts of a day; night wraps around midnight.
 DAY_PARTS = (("morning", 5, 12), ("afternoon", 12, 17), ("evening", 17, 22), ("night", 22, 5))
-EVENT_TYPES = [cls.event_type() for cls in (DrinkLogged, MealLogged, MealFromPhotoLogged, TaskCompleted, PlaceVisited)]
+# What the person did, and what takes one of those back (deleted, undone, reopened): a drink logged by mistake
+# and deleted is no habit.
+REVERSALS = (DrinkEntryDeleted, DrinkEntryUndone, MealDeleted, TaskUncompleted, PlaceVisitDeleted)
+EVENT_TYPES = [cls.event_type() for cls in (DrinkLogged, MealLogged, MealFromPhotoLogged, TaskCompleted, PlaceVisited,
+                                            *REVERSALS)]
 MAX_PAGES = 10
 
 
@@ -94,6 +110,56 @@ def activity_of(event: DomainEvent, zone: ZoneInfo) -> Activity | None:
     if isinstance(p, PlaceVisited):
         return Activity(f"place:{p.place_id}", f"visits {p.name}", at)
     return None
+
+
+def _reverted(event: DomainEvent) -> tuple[str, uuid.UUID] | None:
+    """The record an event takes back, as (kind, id); None for an event that takes nothing back."""
+    p = event.payload
+    if isinstance(p, DrinkEntryDeleted | DrinkEntryUndone):
+        return "drink", p.entry_id
+    if isinstance(p, MealDeleted):
+        return "meal", p.meal_id
+    if isinstance(p, TaskUncompleted):
+        return "task", p.task_id
+    if isinstance(p, PlaceVisitDeleted):
+        return "visit", p.visit_id
+    return None
+
+
+def _record(event: DomainEvent) -> tuple[str, uuid.UUID] | None:
+    p = event.payload
+    if isinstance(p, DrinkLogged):
+        return "drink", p.entry_id
+    if isinstance(p, MealLogged | MealFromPhotoLogged):
+        return "meal", p.meal_id
+    if isinstance(p, TaskCompleted):
+        return "task", p.task_id
+    if isinstance(p, PlaceVisited):
+        return "visit", p.visit_id
+    return None
+
+
+def standing_activities(events: Iterable[DomainEvent], zone: ZoneInfo) -> list[Activity]:
+    """The activities of these events that still stand: a deleted or undone drink, meal or visit counts for
+    nothing, and a task reopened takes back its latest completion before the reopening (a task completed again
+    later counts again)."""
+    given = list(events)
+    standing: dict[tuple[str, uuid.UUID], list[int]] = defaultdict(list)
+    kept: set[int] = set()
+    for index in sorted(range(len(given)), key=lambda i: given[i].meta.timestamp):
+        event = given[index]
+        taken_back = _reverted(event)
+        if taken_back is not None:
+            done = standing.get(taken_back)
+            if done:
+                kept.discard(done.pop())
+            continue
+        kept.add(index)
+        record = _record(event)
+        if record is not None:
+            standing[record].append(index)
+    # In the order given (the store's: newest first), so a label comes from the newest occurrence.
+    return [a for a in (activity_of(given[i], zone) for i in sorted(kept)) if a is not None]
 
 
 def weekday_findings(activities: Sequence[Activity], weeks: int = WINDOW_DAYS // 7) -> list[Finding]:
@@ -215,7 +281,7 @@ async def extract_facts(transactions: Transactions, user_id: uuid.UUID,
             return report
         zone = ZoneInfo(user.timezone)
         events = await _recent_events(session, user_id, now - timedelta(days=WINDOW_DAYS), now)
-        activities = [a for a in (activity_of(e, zone) for e in events) if a is not None]
+        activities = standing_activities(events, zone)
         findings = findings_of(activities)
         facts = {f.key: f for f in (await session.scalars(
             select(MemoryFact).where(MemoryFact.user_id == user_id).with_for_update())).all()}
