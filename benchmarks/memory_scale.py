@@ -86,6 +86,32 @@ class Checkpoint:
     edges_per_node: float
     ours_ms: list[float]
     plain_ms: list[float]
+    client_cpu_ms: float = 0.0  # CPU per promoted node (capture excluded) of this process
+    server_cpu_ms: float = 0.0  # and of the database server's processes
+
+
+def server_cpu_s(postmaster: int) -> float:
+    """CPU seconds (user + system) used so far by the live processes of the server whose postmaster is given:
+    its backends and background workers. Wall-clock rates mean little on a shared machine; CPU per node does.
+    A process that exits between two readings (an autovacuum worker) takes its share with it."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(name) == postmaster or int(fields[1]) == postmaster:
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+def postmaster_of(backend: int) -> int:
+    with open(f"/proc/{backend}/stat", encoding="ascii") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[1])
 
 
 _PLAIN = text("""
@@ -118,6 +144,7 @@ async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Ch
     try:
         async with brain.transactions.read() as session:
             shared_buffers = await session.scalar(text("SHOW shared_buffers"))
+            postmaster = postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0))
         print(f"one person, {nodes} memories, {queries} questions per checkpoint, k={k}, promotion after every "
               f"{batch} captured; server shared_buffers {shared_buffers}; load average {_load()}")
         print("latencies in ms; nodes/s = promotion rate (edges included) since the previous checkpoint")
@@ -132,7 +159,7 @@ async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Ch
         if done:
             print(f"kept database: {done} memories captured before", flush=True)
         for mark in marks:
-            promote_s = 0.0
+            promote_s = client_cpu_s = server_s = 0.0
             promoted_before = await count(brain, "memory_nodes")
             while done < mark:
                 chunk = texts[done:min(done + batch, mark)]
@@ -141,9 +168,12 @@ async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Ch
                     await memory.remember(user_id, body, at, speaker="user" if (done + i) % 2 == 0 else "assistant")
                 done += len(chunk)
                 clock.set(START + timedelta(minutes=10 * done))
-                started = time.perf_counter()
+                started, client_started, server_started = (time.perf_counter(), time.process_time(),
+                                                           server_cpu_s(postmaster))
                 await memory.ingest_until_promoted(user_id)
                 promote_s += time.perf_counter() - started
+                client_cpu_s += time.process_time() - client_started
+                server_s += server_cpu_s(postmaster) - server_started
             node_count = await count(brain, "memory_nodes")
             edge_count = await count(brain, "memory_edges")
             await vacuum(url)
@@ -161,8 +191,13 @@ async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Ch
                         plain_ms.append((ended - middle) * 1000)
             added = node_count - promoted_before
             checkpoints.append(Checkpoint(node_count, edge_count, done, added / promote_s if promote_s else 0.0,
-                                          edge_count / node_count if node_count else 0.0, ours_ms, plain_ms))
+                                          edge_count / node_count if node_count else 0.0, ours_ms, plain_ms,
+                                          1000 * client_cpu_s / added if added else 0.0,
+                                          1000 * server_s / added if added else 0.0))
             print(format_checkpoint(checkpoints[-1]) + f"   (load average {_load()})", flush=True)
+            last = checkpoints[-1]
+            print(f"{'':>8} promotion CPU per node: {last.client_cpu_ms:.2f} ms here, {last.server_cpu_ms:.2f} ms in "
+                  "the database server", flush=True)
     finally:
         await brain.close()
     return checkpoints

@@ -35,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.core import Brain
 from brain.i18n import N_, Renderer, tr
+from brain.memory.promotion import hold_promotion
 from brain.outbox.models import Outbound, OutboxMessage
 from brain.outbox.service import enqueue
 from brain.people.local_time import local_date
@@ -212,6 +213,8 @@ async def erase_person(brain: Brain, user_id: uuid.UUID, goodbye: str, *, platfo
         # Locked first: a concurrent erasure of the same person waits here and then finds nothing to do.
         if await session.scalar(select(users.c.id).where(users.c.id == user_id).with_for_update()) is None:
             return
+        # Memory edges have no foreign keys: a promotion running now must finish (or not start) first.
+        await hold_promotion(session, user_id)
         for personal in reversed(personal_tables()):
             await session.execute(delete(personal.table).where(personal.scope(user_id)))
         await session.execute(update(users).where(users.c.id == user_id).values(display_name=None))

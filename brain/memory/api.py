@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import delete, or_, select, text
+from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.memory.capture import capture as capture_entry
@@ -24,10 +24,11 @@ from brain.memory.models import (
     MemoryEntity,
     MemoryFact,
     MemoryNode,
+    MemoryNodeTheme,
     PipelineLogEntry,
     ShortTermEntry,
 )
-from brain.memory.promotion import promote_pending
+from brain.memory.promotion import hold_promotion, promote_pending
 from brain.memory.recall import (
     MODES,
     GoalPull,
@@ -205,16 +206,20 @@ class Memory:
             await self.log.flush()  # rows about this node still in the buffer must reach the table first
         async with self.brain.transactions.begin() as uow:
             session = uow.session
-            node = await session.scalar(select(MemoryNode.id).where(MemoryNode.user_id == user_id,
-                                                                   MemoryNode.id == node_id).with_for_update())
+            await hold_promotion(session, user_id)
+            node = (await session.execute(select(MemoryNode.id, MemoryNode.themes).where(
+                MemoryNode.user_id == user_id, MemoryNode.id == node_id).with_for_update())).one_or_none()
             if node is None:
                 return False
             entries = [str(e) for e in (await session.scalars(select(ShortTermEntry.id).where(
                 ShortTermEntry.user_id == user_id, ShortTermEntry.node_id == node_id))).all()]
             await session.execute(delete(ShortTermEntry).where(ShortTermEntry.user_id == user_id,
                                                                ShortTermEntry.node_id == node_id))
-            await session.execute(delete(MemoryEdge).where(MemoryEdge.user_id == user_id,
-                                                           or_(MemoryEdge.a_id == node_id, MemoryEdge.b_id == node_id)))
+            # Edges and theme rows have no foreign keys that would cascade: they go here, in the same transaction.
+            await session.execute(_FORGET_EDGES, {"user_id": user_id, "node": node_id})
+            await session.execute(delete(MemoryNodeTheme).where(MemoryNodeTheme.user_id == user_id,
+                                                                MemoryNodeTheme.theme.in_(list(node.themes or [])),
+                                                                MemoryNodeTheme.node_id == node_id))
             await session.execute(delete(MemoryNode).where(MemoryNode.user_id == user_id, MemoryNode.id == node_id))
             await session.execute(_FORGET_LOG_ROWS, {"user_id": user_id, "node": str(node_id),
                                                      "node_json": f"[{node_id}]", "entries": entries})
@@ -227,7 +232,9 @@ class Memory:
         if self.log is not None:
             self.log.discard(user_id)
         async with self.brain.transactions.begin() as uow:
-            for table in (MemoryEdge, ShortTermEntry, MemoryNode, MemoryEntity, MemoryFact, PipelineLogEntry):
+            await hold_promotion(uow.session, user_id)
+            for table in (MemoryEdge, MemoryNodeTheme, ShortTermEntry, MemoryNode, MemoryEntity, MemoryFact,
+                          PipelineLogEntry):
                 await uow.session.execute(delete(table).where(table.user_id == user_id))
         self._forget_person(user_id)
 
@@ -251,6 +258,15 @@ def _zone(name: str | None) -> ZoneInfo:
         return ZoneInfo(name or "UTC")
     except (ZoneInfoNotFoundError, ValueError):
         return ZoneInfo("UTC")
+
+
+# Both rows of every pair of the node: its outgoing rows, and the rows into it, which are exactly the reverse rows
+# of those (found through the (user_id, a_id, b_id) index, as there is none on b_id).
+_FORGET_EDGES = text("""
+    WITH outgoing AS (
+        DELETE FROM memory_edges WHERE user_id = :user_id AND a_id = :node RETURNING b_id
+    )
+    DELETE FROM memory_edges e USING outgoing o WHERE e.user_id = :user_id AND e.a_id = o.b_id AND e.b_id = :node""")
 
 
 # Log rows that name the node (its id in `node_id`/`id`, in an `ids` list or among reinforcement similarities) or

@@ -1,7 +1,8 @@
 """Edge candidates of new memories: the earlier nodes worth comparing with each entry of a promotion batch.
-They come from four indexes, for a chunk of the batch in one statement (pgvector HNSW, GIN on entities and on
-themes, btree on the timeline), never from a scan of all nodes; the batch's own new nodes, not written yet,
-are then merged in under the same limits, so every entry sees what it would see if promoted alone."""
+They come from four indexes, for a chunk of the batch in one statement (pgvector HNSW, GIN on entities, the
+btree of memory_node_themes, btree on the timeline), never from a scan of all nodes; the batch's own new nodes,
+not written yet, are then merged in under the same limits, so every entry sees what it would see if promoted
+alone."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from brain.memory.weights import MagnetFields, timeline_window_days
 # Why a node is a candidate, as bit flags: one node may come through several indexes.
 NEAREST = 1  # among the nearest by embedding (active or not, so a duplicate of an inactive node is found)
 ENTITY = 2  # among the most recent active nodes sharing an entity
-THEME = 4  # among the most recent of a bounded pool of active nodes sharing a theme
+THEME = 4  # among the most recent active nodes sharing a theme
 TIME = 8  # among the nearest active anchors of the same precision on either side, within the tolerance
 
 
@@ -77,8 +78,9 @@ def vector_literal(vector: Sequence[float]) -> str:
 # One row per (entry, candidate). Each part keeps its own limit; the flags say which parts a node came through, so
 # the batch's own nodes can be merged in under the same limits. Entities: one branch per entry, each planned for
 # its own values, as a common entity is best found walking back from the newest node and a rare one through the
-# GIN index (a single plan for all would walk the whole table for a rare one). Themes: the most recent of at
-# most :theme_pool matches taken off the GIN index (ordering all matches of a common theme by id reads them all).
+# GIN index (a single plan for all would walk the whole table for a rare one). Themes: the newest active nodes
+# sharing a theme of the entry, from memory_node_themes (see `candidates_sql`); a common theme costs no more than a
+# rare one.
 _SHARING_ENTITY = """(SELECT {i} AS i, n.id, 2 AS kind FROM memory_nodes n
             WHERE n.user_id = :user_id AND n.active AND n.entity_ids && CAST(:entities_{i} AS uuid[])
             ORDER BY n.id DESC LIMIT :entities)"""
@@ -97,13 +99,7 @@ _CANDIDATES = """
     ), sharing_entity AS (
         {sharing_entity}
     ), sharing_theme AS (
-        SELECT p.i, c.id, 4 AS kind FROM probe p CROSS JOIN LATERAL (
-            SELECT pool.id FROM (
-                SELECT n.id FROM memory_nodes n
-                WHERE n.user_id = :user_id AND n.active AND n.themes && p.themes
-                LIMIT :theme_pool) AS pool
-            ORDER BY pool.id DESC LIMIT :themes) AS c
-        WHERE cardinality(p.themes) > 0
+        {sharing_theme}
     ), near_in_time AS (
         SELECT p.i, c.id, 8 AS kind FROM probe p CROSS JOIN LATERAL (
             (SELECT n.id FROM memory_nodes n
@@ -135,11 +131,27 @@ _CANDIDATES = """
 """
 
 
+_SHARING_THEME = """SELECT p.i, c.id, 4 AS kind FROM probe p CROSS JOIN LATERAL (
+            SELECT DISTINCT u.id FROM ({per_theme}) AS u JOIN memory_nodes n ON n.id = u.id
+            WHERE n.user_id = :user_id AND n.active
+            ORDER BY u.id DESC LIMIT :themes) AS c
+        WHERE cardinality(p.themes) > 0"""
+_WITH_THEME = """(SELECT t.node_id AS id FROM memory_node_themes t
+                  WHERE t.user_id = :user_id AND t.theme = p.themes[{j}] ORDER BY t.node_id DESC)"""
+
+
 @functools.lru_cache(maxsize=256)
-def candidates_sql(with_entities: tuple[int, ...]) -> Any:
-    """The candidate statement for a batch whose entries at these positions name entities."""
+def candidates_sql(with_entities: tuple[int, ...], theme_slots: int = 0) -> Any:
+    """The candidate statement for a batch whose entries at these positions name entities, and whose entries
+    have at most `theme_slots` themes. Each theme of an entry is one backward scan of memory_node_themes; the
+    scans are merged newest first (a Merge Append), so only as many nodes are read and checked for `active` as
+    the limit needs, however common a theme is."""
     branches = "\n        UNION ALL ".join(_SHARING_ENTITY.format(i=i) for i in with_entities)
-    return text(_CANDIDATES.format(sharing_entity=branches or "SELECT 0 AS i, 0::bigint AS id, 2 AS kind WHERE false"))
+    per_theme = "\n                  UNION ALL ".join(_WITH_THEME.format(j=j) for j in range(1, theme_slots + 1))
+    return text(_CANDIDATES.format(
+        sharing_entity=branches or "SELECT 0 AS i, 0::bigint AS id, 2 AS kind WHERE false",
+        sharing_theme=_SHARING_THEME.format(per_theme=per_theme) if per_theme
+        else "SELECT 0 AS i, 0::bigint AS id, 4 AS kind WHERE false"))
 
 
 def _probe_row(settings: MemorySettings, i: int, probe: Probe) -> dict[str, Any]:
@@ -164,7 +176,7 @@ async def gather_candidates(session: AsyncSession, settings: MemorySettings, use
         return []
     params = {"probes": json.dumps([_probe_row(settings, i, p) for i, p in enumerate(probes)]),
               "user_id": user_id, "nearest": settings.ann_candidates, "entities": settings.entity_candidates,
-              "themes": settings.theme_candidates, "theme_pool": settings.theme_candidates * 4,
+              "themes": settings.theme_candidates,
               "timeline": settings.timeline_candidates}
     with_entities = tuple(i for i, probe in enumerate(probes) if probe.magnets.entity_ids)
     params.update({f"entities_{i}": [str(e) for e in probes[i].magnets.entity_ids] for i in with_entities})
@@ -173,7 +185,8 @@ async def gather_candidates(session: AsyncSession, settings: MemorySettings, use
     params["named"] = sorted({str(e) for probe in probes for e in probe.magnets.entity_ids})
     # Thousands of rows per batch travel as two JSON documents: decoding JSON is far cheaper for the client than
     # decoding as many typed rows, and each node's fields come once however many entries it is a candidate for.
-    result = (await session.execute(candidates_sql(with_entities), params)).one()
+    theme_slots = max(len(probe.magnets.themes) for probe in probes)
+    result = (await session.execute(candidates_sql(with_entities, theme_slots), params)).one()
     nodes = {node_id: (speaker, active, w_abs, MagnetFields(entity_ids or [], themes or [],
                                                            datetime.fromisoformat(start) if start else None,
                                                            precision))

@@ -124,9 +124,9 @@ class MemoryNode(Base):
     __table_args__ = (
         UniqueConstraint("user_id", "source_key"),
         Index("ix_memory_nodes_user_active", "user_id", "active"),
-        # Promotion searches these right after inserting into them: a GIN pending list (fastupdate) would be
-        # scanned linearly on every search, so entries go straight into the index.
-        Index("ix_memory_nodes_themes", "themes", postgresql_using="gin", postgresql_with={"fastupdate": "off"}),
+        # Promotion searches this right after inserting into it: a GIN pending list (fastupdate) would be
+        # scanned linearly on every search, so entries go straight into the index. (Themes are searched through
+        # memory_node_themes instead.)
         Index("ix_memory_nodes_entity_ids", "entity_ids", postgresql_using="gin",
               postgresql_with={"fastupdate": "off"}),
         Index("ix_memory_nodes_user_timeline", "user_id", "timeline_start"),
@@ -144,14 +144,19 @@ class MemoryNode(Base):
 
 
 class MemoryEdge(Base):
-    """A directed edge a -> b; each related pair has two rows with asymmetric weights."""
+    """A directed edge a -> b; each related pair has two rows with asymmetric weights.
+
+    Edges are a cache derived from their nodes, so they carry no foreign keys (each would be checked on every one
+    of the ~32 rows a new node writes): whatever deletes nodes or a person deletes their edges in the same
+    transaction. The rows into a node X are the reverse rows of X's outgoing ones, so they are found through the
+    (user_id, a_id, b_id) index too: `a_id = ANY(targets of X) AND b_id = X`."""
 
     __tablename__ = "memory_edges"
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    user_id: Mapped[uuid.UUID] = _user_fk()
-    a_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("memory_nodes.id", ondelete="CASCADE"))
-    b_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("memory_nodes.id", ondelete="CASCADE"))
+    user_id: Mapped[uuid.UUID] = mapped_column()
+    a_id: Mapped[int] = mapped_column(BigInteger)
+    b_id: Mapped[int] = mapped_column(BigInteger)
     w_raw: Mapped[float] = mapped_column(Float)
     w_abs: Mapped[float] = mapped_column(Float)
     # Frozen at creation: which layers fired and what they shared.
@@ -164,12 +169,22 @@ class MemoryEdge(Base):
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
 
     __table_args__ = (
-        UniqueConstraint("a_id", "b_id"),
+        # One pair, one row per direction; also the index of a node's outgoing edges (recall's hop, forgetting).
+        UniqueConstraint("user_id", "a_id", "b_id"),
         CheckConstraint("a_id <> b_id", name="not_self"),
-        Index("ix_memory_edges_user_a", "user_id", "a_id"),
-        # Deleting a node cascades over b_id too; without this index every forget scans all edges.
-        Index("ix_memory_edges_b_id", "b_id"),
     )
+
+
+class MemoryNodeTheme(Base):
+    """A node's themes, one row each: the theme candidates of promotion are the newest active nodes sharing a
+    theme, read backwards per theme from the primary key. Derived from memory_nodes.themes and, like the edges,
+    without foreign keys: it is written with its node and deleted with it."""
+
+    __tablename__ = "memory_node_themes"
+
+    user_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    theme: Mapped[str] = mapped_column(Text, primary_key=True)
+    node_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
 
 
 class MemoryEntity(Base):

@@ -18,8 +18,9 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 import numpy as np
-from sqlalchemy import func, or_, select, text, update
+from sqlalchemy import func, or_, select, text, union_all, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from brain.memory.candidates import (
     BatchNode,
@@ -66,6 +67,13 @@ class PromotionReport:
 def _lock_key(user_id: uuid.UUID) -> int:
     # A stable signed 64-bit key per person for pg_advisory_xact_lock.
     return int.from_bytes(uuid.uuid5(user_id, "memory.promotion").bytes[:8], "big", signed=True)
+
+
+async def hold_promotion(session: AsyncSession, user_id: uuid.UUID) -> None:
+    """Waits for a promotion of the person running now and keeps the next one out until this transaction ends.
+    Whatever deletes a person's nodes takes it first: edges and theme rows have no foreign keys, so a promotion
+    that had read a node as a candidate before it was deleted would otherwise still write edges to it."""
+    await session.execute(select(func.pg_advisory_xact_lock(_lock_key(user_id))))
 
 
 def vector_index_settings(ef_search: int) -> list[Any]:
@@ -529,7 +537,9 @@ async def _log(session: AsyncSession, span: Span | None, kind: str, content: Any
 # Array columns cannot be unnested from a 2-d array (rows differ in length), so they travel joined by a
 # separator that never occurs in a theme (word characters) or a uuid.
 _SEP = "\x1f"
+# The nodes' themes go into memory_node_themes in the same statement (the theme candidates are read from there).
 _INSERT_NODES = text(f"""
+    WITH inserted AS (
     INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, themes, entity_ids, timeline_start,
                               timeline_end, timeline_precision, emotion, sector, salience, w_raw, w_abs, w_decay,
                               frequency, active, captured_at, created_at, reinforced_at, decayed_at)
@@ -548,7 +558,12 @@ _INSERT_NODES = text(f"""
     JOIN memory_short_term st ON st.id = n.entry_id AND st.user_id = :user_id
     ORDER BY n.position
     ON CONFLICT (user_id, source_key) DO NOTHING
-    RETURNING id, source_key
+    RETURNING id, source_key, themes
+    ), themed AS (
+        INSERT INTO memory_node_themes (user_id, theme, node_id)
+        SELECT DISTINCT :user_id, t.theme, i.id FROM inserted i CROSS JOIN LATERAL unnest(i.themes) AS t(theme)
+    )
+    SELECT id, source_key FROM inserted
 """)
 
 
@@ -596,10 +611,16 @@ async def recompute_edges(session: AsyncSession, user_id: uuid.UUID, node_ids: S
     touching them from the frozen layer values and the current node strengths. Returns edges updated."""
     if not node_ids:
         return 0
-    edges = (await session.execute(
-        select(MemoryEdge.id, MemoryEdge.a_id, MemoryEdge.b_id, MemoryEdge.cosine_initial)
-        .where(MemoryEdge.user_id == user_id, or_(MemoryEdge.a_id.in_(node_ids), MemoryEdge.b_id.in_(node_ids)))
-    )).all()
+    # The rows out of the nodes, and the reverse rows of those (the rows into the nodes), both through the
+    # (user_id, a_id, b_id) index; a pair between two of the nodes is among the rows out already.
+    reverse = aliased(MemoryEdge)
+    outgoing = (select(MemoryEdge.id, MemoryEdge.a_id, MemoryEdge.b_id, MemoryEdge.cosine_initial)
+                .where(MemoryEdge.user_id == user_id, MemoryEdge.a_id.in_(node_ids)))
+    incoming = (select(reverse.id, reverse.a_id, reverse.b_id, reverse.cosine_initial)
+                .join(MemoryEdge, (reverse.a_id == MemoryEdge.b_id) & (reverse.b_id == MemoryEdge.a_id))
+                .where(MemoryEdge.user_id == user_id, MemoryEdge.a_id.in_(node_ids), reverse.user_id == user_id,
+                       reverse.a_id.not_in(node_ids)))
+    edges = (await session.execute(union_all(outgoing, incoming))).all()
     if not edges:
         return 0
     touched = {e.a_id for e in edges} | {e.b_id for e in edges}
