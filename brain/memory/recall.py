@@ -8,12 +8,13 @@ tested without a database; `recall_nodes` runs it over one person's rows and not
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import text
@@ -48,6 +49,14 @@ LEXICAL_BUDGET = 600
 # word's whole posting list, the dearest part of the lexical channel, only to find the word common.
 SURELY_COMMON = 2.0
 _WORD = re.compile(r"\w+", re.UNICODE)
+# The longest period a timeline anchor of each precision covers (see brain.memory.timeline: a minute, an hour, a day or
+# a weekend, a week, a month, a quarter, a year), each with a day of slack for daylight saving. A memory about a
+# period that overlaps the one asked about starts at most this long before it, so the timeline index is read over
+# that stretch only, per precision: a year back for the few year-wide anchors, days for the many day-wide ones.
+LONGEST_ANCHOR = {
+    "minute": timedelta(days=1), "hour": timedelta(days=1), "day": timedelta(days=3), "week": timedelta(days=8),
+    "month": timedelta(days=32), "quarter": timedelta(days=93), "year": timedelta(days=367),
+}
 # A candidate whose lexical score is at least this share of the best lexical hit counts as an anchor.
 LEXICAL_ANCHOR = 0.5
 # How many candidates each channel contributes per requested result.
@@ -354,6 +363,7 @@ _LEXEME_SHARES_SQL = text("""
     WHERE s.schemaname = current_schema() AND s.tablename = 'memory_nodes' AND s.attname = 'search'""")
 
 
+@functools.lru_cache(maxsize=128)
 def candidates_sql(words: int, window: bool) -> Any:
     """All direct candidates of a query in one statement (one round trip), each channel a CTE:
 
@@ -363,9 +373,13 @@ def candidates_sql(words: int, window: bool) -> Any:
              common and left out; the others score the memories found for them. Term frequency = positions
              of the word in the tsvector, document length = distinct words, average length taken over the
              memories scored.
-    window   memories captured in, or about, the period the query names: the nearest of them by cosine among
-             the first hnsw_max_scan_tuples the index visits (without an index on the capture time, walking
-             the whole HNSW graph for an empty period would cost more than everything else together)
+    window   memories captured in, or about, the period the query names, the nearest of them by cosine. A period
+             that holds few of the person's memories is searched exactly: its memories are read through btrees
+             (those captured in it through the capture log's index on the message time, those about it through
+             the timeline index) and sorted by distance. A period that holds many is searched on the HNSW index
+             (with iterative scan, no further than hnsw_max_scan_tuples), which finds enough of them within the
+             first few hundred tuples. `:exact_max` (see `exact_window_limit`) decides; the count that decides
+             stops one past it, so it stays cheap for a wide period.
     """
     ctes = ["""vec AS (
         SELECT n.id FROM memory_nodes n
@@ -374,10 +388,11 @@ def candidates_sql(words: int, window: bool) -> Any:
         LIMIT :limit)"""]
     sources = ["SELECT id FROM vec"]
     if words:
-        # Ids only while counting: reading a common word's documents in full would cost more than the rest.
+        # The full-text vector comes along with the id: the heap row is read for the person filter anyway, and
+        # reading it again for BM25 would fetch every page twice.
         hits = " UNION ALL ".join(f"""
-            SELECT {i} AS i, h.id FROM (
-                SELECT id FROM memory_nodes
+            SELECT {i} AS i, h.id, h.search FROM (
+                SELECT id, search FROM memory_nodes
                 WHERE user_id = :user_id AND active AND captured_at <= :at AND search @@ CAST(:term_{i} AS tsquery)
                 LIMIT :cap) AS h""" for i in range(words))
         ctes.append(f"""hits AS MATERIALIZED ({hits}
@@ -387,10 +402,9 @@ def candidates_sql(words: int, window: bool) -> Any:
             GROUP BY h.i
             HAVING count(*) < :cap
         ), docs AS (
-            SELECT DISTINCT h.id FROM hits h JOIN rare r ON r.i = h.i
+            SELECT DISTINCT ON (h.id) h.id, h.search FROM hits h JOIN rare r ON r.i = h.i
         ), sized AS (
-            SELECT n.id, n.search, length(n.search) AS dl, avg(length(n.search)) OVER () AS avgdl
-            FROM docs d JOIN memory_nodes n ON n.id = d.id
+            SELECT d.id, d.search, length(d.search) AS dl, avg(length(d.search)) OVER () AS avgdl FROM docs d
         ), scored AS (
             SELECT s.id, sum(r.idf * (cardinality(u.positions) * ({BM25_K1} + 1.0))
                        / (cardinality(u.positions) + {BM25_K1} * (1.0 - {BM25_B} + {BM25_B} * s.dl / s.avgdl))) AS bm25
@@ -403,13 +417,35 @@ def candidates_sql(words: int, window: bool) -> Any:
             LIMIT :limit)""")
         sources.append("SELECT id FROM scored")
     if window:
-        ctes.append("""win AS (
-            SELECT n.id FROM memory_nodes n
-            WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at
+        # The capture log keeps every promoted entry with the node it became (node.captured_at = entry.at); a
+        # duplicate's entry points at an older node, which the capture-time condition on the node drops again.
+        in_period = """n.user_id = :user_id AND n.active AND n.captured_at <= :at
               AND ((n.captured_at >= :start AND n.captured_at < :end)
-                   OR (n.timeline_start < :end AND coalesce(n.timeline_end, n.timeline_start) >= :start))
-            ORDER BY n.embedding <=> CAST(:q AS vector)
-            LIMIT :limit)""")
+                   OR (n.timeline_start < :end AND coalesce(n.timeline_end, n.timeline_start) >= :start))"""
+        said_then = """e.user_id = :user_id AND e.status = 'promoted' AND e.at >= :start AND e.at < :end
+                AND e.at <= :at"""
+        ctes.append(f"""said_then AS (
+            SELECT count(*) AS entries
+            FROM (SELECT FROM memory_short_term e WHERE {said_then} LIMIT :exact_max + 1) AS e
+        ), win AS (
+            (SELECT w.id FROM (
+                SELECT n.id, n.embedding <=> CAST(:q AS vector) AS distance
+                FROM memory_short_term e JOIN memory_nodes n ON n.id = e.node_id
+                WHERE (SELECT entries FROM said_then) <= :exact_max AND {said_then} AND {in_period}
+                UNION
+                SELECT n.id, n.embedding <=> CAST(:q AS vector)
+                FROM unnest(CAST(:precisions AS text[]), CAST(:longest AS interval[])) AS p(precision, longest)
+                JOIN memory_nodes n ON n.user_id = :user_id AND n.timeline_precision = p.precision
+                  AND n.timeline_start < :end AND n.timeline_start >= CAST(:start AS timestamptz) - p.longest
+                WHERE (SELECT entries FROM said_then) <= :exact_max AND {in_period}
+             ) AS w
+             ORDER BY w.distance, w.id
+             LIMIT :limit)
+            UNION ALL
+            (SELECT n.id FROM memory_nodes n
+             WHERE (SELECT entries FROM said_then) > :exact_max AND {in_period}
+             ORDER BY n.embedding <=> CAST(:q AS vector)
+             LIMIT :limit))""")
         sources.append("SELECT id FROM win")
     bm25 = "s.bm25" if words else "NULL::float8"
     return text(f"""
@@ -422,18 +458,24 @@ def candidates_sql(words: int, window: bool) -> Any:
 
 
 # The k+1 strongest outgoing edges of each frontier node to active nodes known at `at` (one more than
-# needed, because the predecessor lock may drop one of them).
+# needed, because the predecessor lock may drop one of them). The edges are sorted by weight before their targets are
+# looked up, so only the targets of the strongest few are read, not those of all of the node's edges.
 _EDGES_SQL = text(f"""
-    SELECT e.id AS edge_id, e.a_id, e.b_id, e.w_abs AS edge_weight, e.reasons, {_NODE_COLUMNS}
+    SELECT hop.*
     FROM unnest(CAST(:frontier AS bigint[])) AS f(node_id)
     CROSS JOIN LATERAL (
-        SELECT e.* FROM memory_edges e JOIN memory_nodes t ON t.id = e.b_id
-        WHERE e.user_id = :user_id AND e.a_id = f.node_id AND t.user_id = :user_id AND t.active
-          AND t.captured_at <= :at
+        SELECT e.id AS edge_id, e.a_id, e.b_id, e.w_abs AS edge_weight, e.reasons, {_NODE_COLUMNS}
+        FROM (
+            SELECT e.id, e.a_id, e.b_id, e.w_abs, e.reasons FROM memory_edges e
+            WHERE e.user_id = :user_id AND e.a_id = f.node_id
+            ORDER BY e.w_abs DESC, e.id
+            OFFSET 0  -- keeps the sort below the join: the planner would otherwise join first and sort after
+        ) AS e
+        JOIN memory_nodes n ON n.id = e.b_id
+        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at
         ORDER BY e.w_abs DESC, e.id
         LIMIT :per_node
-    ) AS e
-    JOIN memory_nodes n ON n.id = e.b_id""")
+    ) AS hop""")
 
 
 def _vector_literal(vector: Sequence[float]) -> str:
@@ -449,11 +491,27 @@ def _candidate(row: Any) -> _Candidate:
 async def _use_index_scan(session: AsyncSession, settings: MemorySettings) -> None:
     # The HNSW index knows nothing of users: iterative scans keep going until enough rows of this person
     # pass the filter, instead of returning too few, but no further than hnsw_max_scan_tuples (a period the
-    # query names may hold few or none of the memories). One round trip for all settings.
+    # query names may hold few or none of the memories). Parallel workers cost more to start than a recall takes
+    # (the planner cannot know that the exact search of a period, planned for thousands of rows, runs only for a
+    # few). No read-ahead: the lexical channel's bitmap heap scans stop after a few rows, one per heap page, and
+    # read-ahead fetched pages they never looked at (through PostgreSQL 18's I/O workers); without it a recall at
+    # 100,000 memories took about a quarter less server time (with the default 128 MB of shared buffers, the pages
+    # coming from the OS cache). No JIT: compiling would cost more than any recall statement runs, should a large
+    # graph's cost estimates ever pass jit_above_cost. One round trip for all settings.
     await session.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
                                "set_config('hnsw.ef_search', :ef, true), "
-                               "set_config('hnsw.max_scan_tuples', :scan, true)"),
+                               "set_config('hnsw.max_scan_tuples', :scan, true), "
+                               "set_config('max_parallel_workers_per_gather', '0', true), "
+                               "set_config('effective_io_concurrency', '0', true), "
+                               "set_config('jit', 'off', true)"),
                           {"ef": str(int(settings.hnsw_ef_search)), "scan": str(int(settings.hnsw_max_scan_tuples))})
+
+
+def exact_window_limit(limit: int, population: int) -> int:
+    """The most memories captured in a period for which the exact search is the cheaper one. To find `limit` of
+    them, the HNSW scan visits about limit x population / count tuples (each a heap row checked against the
+    filter); the exact search reads count rows. Both are equal at sqrt(limit x population)."""
+    return max(int(math.sqrt(max(limit, 1) * max(population, 1))), limit)
 
 
 def query_lexemes(query_text: str) -> list[str]:
@@ -502,7 +560,7 @@ async def direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_tex
     only roughly. `shares` (see `lexeme_shares`) lets surely common words be left out before the index is read."""
     lexemes = query_lexemes(query_text)
     n = 0
-    if lexemes:
+    if lexemes or window is not None:
         n = population or await count_population(session, user_id)  # a cached 0 may be stale: count again
         if n <= 0:
             return []
@@ -512,7 +570,8 @@ async def direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_tex
                               "cap": rare_word_limit(n, len(lexemes)) + 1, "n": n, "lexemes": lexemes}
     params.update({f"term_{i}": _tsquery_term(lexeme) for i, lexeme in enumerate(lexemes)})
     if window is not None:
-        params.update(start=window[0], end=window[1])
+        params.update(start=window[0], end=window[1], exact_max=exact_window_limit(limit, n),
+                      precisions=list(LONGEST_ANCHOR), longest=list(LONGEST_ANCHOR.values()))
     rows = await session.execute(candidates_sql(len(lexemes), window is not None), params)
     found = []
     best = 0.0

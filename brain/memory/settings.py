@@ -63,8 +63,9 @@ class MemorySettings:
     timeline_candidates: int = 8  # on each side
     max_edge_pairs: int = 16  # per new node, strongest first
     hnsw_ef_search: int = 100  # recall
-    # An iterative HNSW scan with a narrow filter (the period a query names) stops after this many index tuples:
-    # the default, 20,000, took 150 ms for an empty period in 100,000 memories.
+    # An iterative HNSW scan with a filter stops after this many index tuples: the default, 20,000, took 150 ms for an
+    # empty period in 100,000 memories. (A period that holds few memories is now searched exactly instead, see
+    # recall.exact_window_limit; this bounds the scan of a wide one, where the filter passes many.)
     hnsw_max_scan_tuples: int = 2000
     promotion_ef_search: int = 48  # edge candidates: only the nearest ann_candidates are needed
 

@@ -20,7 +20,7 @@ from brain.memory.models import (
     PipelineLogEntry,
     ShortTermEntry,
 )
-from brain.memory.recall import COMPANION_TURN_FACTOR, lexeme_shares
+from brain.memory.recall import COMPANION_TURN_FACTOR, exact_window_limit, lexeme_shares
 from brain.people.service import resolve_identity
 from brain.pipeline_log import PipelineLog
 
@@ -166,6 +166,37 @@ async def test_a_question_about_a_period_brings_memories_from_that_period(memory
     found = await memory.recall(user.id, "What did I do last Monday?", MONDAY, k=1)
     assert "river" in found[0].text
     assert "in the time asked about" in found[0].why
+
+
+async def test_a_memory_about_the_period_asked_about_comes_even_when_said_long_before(memory: Memory, user) -> None:
+    await memory.remember(user.id, "On 14 November we drive to the lake with Anna.", MONDAY - timedelta(days=41))
+    await memory.remember(user.id, "The printer ran out of toner again.", MONDAY - timedelta(days=16, hours=3))
+    await memory.ingest_until_promoted(user.id)
+    found = await memory.recall(user.id, "What did I do on November 14?", MONDAY, k=2)
+    about = [r for r in found if "lake" in r.text]
+    assert about and "in the time asked about" in about[0].why
+    # The printer memory was said on that day (14 November, 04:30 in Berlin), so it is in the period too.
+    assert all("in the time asked about" in r.why for r in found)
+
+
+async def test_a_period_holding_many_memories_is_searched_on_the_vector_index(memory: Memory, user) -> None:
+    # More memories in the period than an exact search would read (exact_window_limit(15, 41) = 24, for k=5): the
+    # period is searched on the HNSW index, and what it brings is still from that period.
+    last_week = MONDAY - timedelta(days=7)
+    things = ["the thesis", "a sourdough bread", "the bike's brakes", "a tax form", "Spanish verbs", "the garden shed",
+              "a birthday card", "the kitchen sink", "a chess opening", "the photo album"]
+    verbs = ["Worked on", "Struggled with", "Finally finished", "Talked to Anna about"]
+    for i in range(40):
+        await memory.remember(user.id, f"{verbs[i // 10]} {things[i % 10]}.", last_week + timedelta(hours=3 * i))
+    await memory.remember(user.id, "Went swimming in the lake, the water was cold.", MONDAY - timedelta(days=20))
+    await memory.ingest_until_promoted(user.id)
+    async with memory.brain.transactions.read() as session:
+        nodes = await session.scalar(select(func.count()).select_from(MemoryNode).where(MemoryNode.user_id == user.id))
+    assert nodes is not None and 40 > exact_window_limit(15, nodes)  # 40 said in the period: too many to read
+    found = await memory.recall(user.id, "What did I do last week?", MONDAY, k=5)
+    in_period = [r for r in found if "in the time asked about" in r.why]
+    assert in_period
+    assert all(last_week - timedelta(days=1) <= r.at < MONDAY for r in in_period)
 
 
 async def test_reinforcement_touches_at_most_three_nodes_above_the_threshold(memory: Memory, brain: Brain,

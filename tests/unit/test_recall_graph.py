@@ -10,10 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brain.memory.recall import (
+    LONGEST_ANCHOR,
     Edge,
     GoalPull,
     Reached,
     cosine,
+    exact_window_limit,
     explain,
     fused_match,
     gravitate,
@@ -28,6 +30,7 @@ from brain.memory.recall import (
     surely_common,
 )
 from brain.memory.settings import MemorySettings
+from brain.memory.timeline import find_time_anchors
 
 K = {1: 3, 2: 2, 3: 2}
 
@@ -214,3 +217,26 @@ def test_a_word_the_statistics_show_far_above_the_rare_limit_is_left_out_before_
     assert not surely_common("tokyo", shares, 100_000)  # about 50: counted exactly
     assert not surely_common("piranesi", shares, 100_000)  # unknown to the statistics: counted exactly
     assert not surely_common("walk", shares, 1_000)  # about 30 of 1,000: near the limit of 20, so counted
+
+
+def test_a_period_is_searched_exactly_while_it_holds_fewer_memories_than_an_hnsw_scan_would_visit() -> None:
+    # At the limit both cost the same: the exact search reads every memory of the period, the HNSW scan visits about
+    # limit x population / count tuples to find `limit` of them.
+    assert exact_window_limit(30, 100_000) == 1732
+    assert exact_window_limit(30, 10_000) == 547
+    assert exact_window_limit(30, 10) == 30  # a tiny memory: never fewer than the results asked for
+    assert exact_window_limit(30, 0) == 30
+
+
+@pytest.mark.parametrize("phrase", [
+    "at 9:15 tomorrow", "at 9 tomorrow", "yesterday", "this weekend", "next weekend", "last week", "last month",
+    "in March", "in Q4", "last year", "im letzten Jahr", "am Wochenende", "letzte Woche", "im Dezember",
+])
+def test_no_time_anchor_spans_longer_than_recall_reads_back_for_its_precision(phrase: str) -> None:
+    # The exact search of a period reads the timeline index only this far back per precision: an anchor that spans
+    # longer would be missed by a question about its end.
+    anchors = find_time_anchors(f"We talked about it {phrase}.", datetime(2024, 3, 31, 12, 0, tzinfo=UTC),
+                                "Europe/Berlin")
+    assert anchors
+    for anchor in anchors:
+        assert anchor.end - anchor.start <= LONGEST_ANCHOR[anchor.precision] - timedelta(hours=23)
