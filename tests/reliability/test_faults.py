@@ -73,7 +73,7 @@ async def written(api: FakeBotAPI, who: Person, text: str, expect: Callable[[Cal
 def own_postgres() -> Iterator[tuple[EmbeddedPostgres, str]]:
     """A server of this test's own (the session's shared one must not be stopped), with a migrated database."""
     root = Path(tempfile.mkdtemp(prefix="cfp", dir="/tmp"))
-    embedded = EmbeddedPostgres(root)
+    embedded = EmbeddedPostgres(root, shared_buffers_mb=None)
     embedded.start()
     base, _, query = embedded.libpq_uri.partition("?")
     uri = f"{base.rsplit('/', 1)[0]}/faults?{query}"
