@@ -244,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the database server in this directory and reuse it on the next run")
     parser.add_argument("--shared-buffers", default=None,
-                        help="the server's shared_buffers, e.g. 1GB (default: the embedded server's own, 128MB)")
+                        help="the server's shared_buffers, e.g. 128MB (default: as the app sizes its embedded "
+                             "server, a quarter of the memory, 128MB to 1GB)")
     args = parser.parse_args(argv)
     if min(args.nodes, args.queries, args.k, args.batch) < 1:
         parser.error("all sizes must be at least 1")
