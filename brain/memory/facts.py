@@ -42,8 +42,8 @@ DAY_PARTS = (("morning", 5, 12), ("afternoon", 12, 17), ("evening", 17, 22), ("n
 # What the person did, and what takes one of those back (deleted, undone, reopened): a drink logged by mistake
 # and deleted is no habit.
 REVERSALS = (DrinkEntryDeleted, DrinkEntryUndone, MealDeleted, TaskUncompleted, PlaceVisitDeleted)
-EVENT_TYPES = [cls.event_type() for cls in (DrinkLogged, MealLogged, MealFromPhotoLogged, TaskCompleted, PlaceVisited,
-                                            *REVERSALS)]
+ACTIVITIES = (DrinkLogged, MealLogged, MealFromPhotoLogged, TaskCompleted, PlaceVisited)
+EVENT_TYPES = [cls.event_type() for cls in (*ACTIVITIES, *REVERSALS)]
 MAX_PAGES = 10
 
 
@@ -112,31 +112,20 @@ def activity_of(event: DomainEvent, zone: ZoneInfo) -> Activity | None:
     return None
 
 
-def _reverted(event: DomainEvent) -> tuple[str, uuid.UUID] | None:
-    """The record an event takes back, as (kind, id); None for an event that takes nothing back."""
-    p = event.payload
-    if isinstance(p, DrinkEntryDeleted | DrinkEntryUndone):
-        return "drink", p.entry_id
-    if isinstance(p, MealDeleted):
-        return "meal", p.meal_id
-    if isinstance(p, TaskUncompleted):
-        return "task", p.task_id
-    if isinstance(p, PlaceVisitDeleted):
-        return "visit", p.visit_id
-    return None
+# Which record an event is about, as (kind, the payload's id field): what the person did, and what takes it back.
+_RECORDS: dict[type, tuple[str, str]] = {
+    DrinkLogged: ("drink", "entry_id"), MealLogged: ("meal", "meal_id"), MealFromPhotoLogged: ("meal", "meal_id"),
+    TaskCompleted: ("task", "task_id"), PlaceVisited: ("visit", "visit_id"),
+}
+_TAKEN_BACK: dict[type, tuple[str, str]] = {
+    DrinkEntryDeleted: ("drink", "entry_id"), DrinkEntryUndone: ("drink", "entry_id"), MealDeleted: ("meal", "meal_id"),
+    TaskUncompleted: ("task", "task_id"), PlaceVisitDeleted: ("visit", "visit_id"),
+}
 
 
-def _record(event: DomainEvent) -> tuple[str, uuid.UUID] | None:
-    p = event.payload
-    if isinstance(p, DrinkLogged):
-        return "drink", p.entry_id
-    if isinstance(p, MealLogged | MealFromPhotoLogged):
-        return "meal", p.meal_id
-    if isinstance(p, TaskCompleted):
-        return "task", p.task_id
-    if isinstance(p, PlaceVisited):
-        return "visit", p.visit_id
-    return None
+def _record_of(event: DomainEvent, table: dict[type, tuple[str, str]]) -> tuple[str, uuid.UUID] | None:
+    spec = table.get(type(event.payload))
+    return None if spec is None else (spec[0], getattr(event.payload, spec[1]))
 
 
 def standing_activities(events: Iterable[DomainEvent], zone: ZoneInfo) -> list[Activity]:
@@ -148,14 +137,14 @@ def standing_activities(events: Iterable[DomainEvent], zone: ZoneInfo) -> list[A
     kept: set[int] = set()
     for index in sorted(range(len(given)), key=lambda i: given[i].meta.timestamp):
         event = given[index]
-        taken_back = _reverted(event)
+        taken_back = _record_of(event, _TAKEN_BACK)
         if taken_back is not None:
             done = standing.get(taken_back)
             if done:
                 kept.discard(done.pop())
             continue
         kept.add(index)
-        record = _record(event)
+        record = _record_of(event, _RECORDS)
         if record is not None:
             standing[record].append(index)
     # In the order given (the store's: newest first), so a label comes from the newest occurrence.

@@ -9,7 +9,6 @@ import uuid
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from sqlalchemy import select, text, update
 
 from brain.core import Brain
@@ -20,26 +19,10 @@ from brain.memory.models import MemoryEdge, MemoryNode, MemoryNodeTheme
 from brain.memory.promotion import hold_promotion, index_only_plans, recompute_edges, vector_index_settings
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import MagnetFields
-from brain.people.service import resolve_identity
+from tests.integration.conftest import new_user
 
 MONDAY = datetime(2026, 11, 30, 7, 30, tzinfo=UTC)
 SETTINGS = MemorySettings()
-
-
-@pytest.fixture(scope="module")
-def embedder() -> WordLlamaEmbedder:
-    return WordLlamaEmbedder()
-
-
-@pytest.fixture
-def memory(brain: Brain, embedder: WordLlamaEmbedder) -> Memory:
-    return Memory(brain, embedder)
-
-
-async def new_person(brain: Brain) -> uuid.UUID:
-    async with brain.transactions.begin() as uow:
-        return (await resolve_identity(uow.session, "test", f"u-{uuid.uuid4()}", default_locale="en",
-                                       default_timezone="Europe/Berlin")).id
 
 
 async def remember_all(memory: Memory, user_id: uuid.UUID, lines: list[str]) -> list[int]:
@@ -79,14 +62,14 @@ LINES = [
 
 
 async def test_promotion_writes_each_nodes_themes_as_rows(brain: Brain, memory: Memory) -> None:
-    person = await new_person(brain)
+    person = await new_user(brain)
     await remember_all(memory, person, LINES)
     written = await theme_rows(brain, person)
     assert written and written == await node_themes(brain, person)
 
 
 async def test_forgetting_one_memory_leaves_no_edge_and_no_theme_row_of_it(brain: Brain, memory: Memory) -> None:
-    person = await new_person(brain)
+    person = await new_user(brain)
     first, second, third = await remember_all(memory, person, LINES)
     before = await edges(brain, person)
     assert {(first, second), (second, first), (first, third), (third, first)} <= before
@@ -101,7 +84,7 @@ async def test_forgetting_one_memory_leaves_no_edge_and_no_theme_row_of_it(brain
 
 
 async def test_forgetting_everything_leaves_no_edge_and_no_theme_row(brain: Brain, memory: Memory) -> None:
-    person, other = await new_person(brain), await new_person(brain)
+    person, other = await new_user(brain), await new_user(brain)
     for who in (person, other):
         await remember_all(memory, who, LINES)
     others_edges, others_themes = await edges(brain, other), await theme_rows(brain, other)
@@ -113,7 +96,7 @@ async def test_forgetting_everything_leaves_no_edge_and_no_theme_row(brain: Brai
 
 
 async def test_recomputing_edges_reaches_the_rows_into_a_node_too(brain: Brain, memory: Memory) -> None:
-    person = await new_person(brain)
+    person = await new_user(brain)
     first, second, _third = await remember_all(memory, person, LINES)
     touching = {(a, b) for a, b in await edges(brain, person) if second in (a, b)}
     async with brain.transactions.begin() as uow:
@@ -132,7 +115,7 @@ async def test_recomputing_edges_reaches_the_rows_into_a_node_too(brain: Brain, 
 
 async def test_theme_candidates_are_the_newest_active_nodes_sharing_a_theme(brain: Brain, memory: Memory,
                                                                            embedder: WordLlamaEmbedder) -> None:
-    person = await new_person(brain)
+    person = await new_user(brain)
     # Oldest first. Themes come from the words: "zeppelin" and "lighthouse" are the ones the probe asks for.
     lines = [
         "The zeppelin museum in Friedrichshafen was crowded on Sunday.",  # zeppelin
@@ -171,7 +154,7 @@ async def test_theme_candidates_are_the_newest_active_nodes_sharing_a_theme(brai
 
 async def test_the_theme_branch_reads_the_side_table_backwards(brain: Brain, memory: Memory) -> None:
     # The plan reads each theme's newest rows off the primary key instead of every match of a common theme.
-    person = await new_person(brain)
+    person = await new_user(brain)
     await remember_all(memory, person, LINES)
     async with brain.transactions.read() as session:
         await session.execute(select(*index_only_plans()))
@@ -186,7 +169,7 @@ async def test_the_theme_branch_reads_the_side_table_backwards(brain: Brain, mem
 async def test_forgetting_waits_for_a_running_promotion_of_the_person(brain: Brain, memory: Memory) -> None:
     # Without foreign keys a promotion that read a node as a candidate could still write edges to it after it
     # was forgotten; forgetting therefore takes the person's promotion lock first.
-    person = await new_person(brain)
+    person = await new_user(brain)
     first, second, _third = await remember_all(memory, person, LINES)
     async with brain.transactions.begin() as promoting:
         await hold_promotion(promoting.session, person)

@@ -11,7 +11,6 @@ from sqlalchemy import func, select, text
 
 from brain.core import Brain
 from brain.memory.api import Memory
-from brain.memory.embedder import WordLlamaEmbedder
 from brain.memory.models import (
     MemoryEdge,
     MemoryEntity,
@@ -21,27 +20,10 @@ from brain.memory.models import (
     ShortTermEntry,
 )
 from brain.memory.recall import COMPANION_TURN_FACTOR, exact_window_limit, lexeme_shares
-from brain.people.service import resolve_identity
 from brain.pipeline_log import PipelineLog
+from tests.integration.conftest import new_user
 
 MONDAY = datetime(2026, 11, 30, 7, 30, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def embedder() -> WordLlamaEmbedder:
-    return WordLlamaEmbedder()
-
-
-@pytest.fixture
-def memory(brain: Brain, embedder: WordLlamaEmbedder) -> Memory:
-    return Memory(brain, embedder)
-
-
-async def new_user(brain: Brain) -> uuid.UUID:
-    async with brain.transactions.begin() as uow:
-        user = await resolve_identity(uow.session, "test", f"u-{uuid.uuid4()}", default_locale="en",
-                                      default_timezone="Europe/Berlin")
-    return user.id
 
 
 async def remember_all(memory: Memory, user_id: uuid.UUID, lines: list[str], start: datetime = MONDAY,
