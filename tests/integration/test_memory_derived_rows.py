@@ -127,8 +127,8 @@ async def test_theme_candidates_are_the_newest_active_nodes_sharing_a_theme(brai
     ]
     ids = await remember_all(memory, person, lines)
     async with brain.transactions.read() as session:
-        themes = dict((await session.execute(select(MemoryNode.id, MemoryNode.themes).where(
-            MemoryNode.user_id == person))).tuples().all())
+        themes = {node_id: node_themes for node_id, node_themes in await session.execute(
+            select(MemoryNode.id, MemoryNode.themes).where(MemoryNode.user_id == person))}
     assert [("zeppelin" in themes[i], "lighthouse" in themes[i]) for i in ids] == [
         (True, False), (False, True), (True, False), (False, False), (True, True), (True, False)]
     async with brain.transactions.begin() as uow:
