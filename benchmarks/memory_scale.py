@@ -43,6 +43,7 @@ from brain.memory.embedder import WordLlamaEmbedder
 from brain.memory.settings import MemorySettings
 from brain.people.service import resolve_identity
 from brain.store.database import Database
+from brain.store.embedded import AUTO
 
 DATABASE = "memory_scale_bench"
 SOURCE = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "memory-bench" / "longmemeval-s36"
@@ -235,6 +236,14 @@ HEADER = (f"{'entries':>8} {'nodes':>8} {'edges':>10} {'edges/n':>9} {'nodes/s':
           f"{'ours p50':>9} {'ours p95':>9} {'plain p50':>9} {'plain p95':>9} {'p95 ratio':>8}")
 
 
+def megabytes(size: str) -> int:
+    """'1GB' or '128MB' (PostgreSQL's units) in megabytes."""
+    match = re.fullmatch(r"\s*(\d+)\s*(MB|GB)\s*", size, re.IGNORECASE)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"expected a size like 128MB or 1GB, not {size!r}")
+    return int(match[1]) * (1024 if match[2].upper() == "GB" else 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.memory_scale", description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=3000, help="memories of the one person (default 3000)")
@@ -243,14 +252,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=200, help="memories captured between promotion runs")
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the database server in this directory and reuse it on the next run")
-    parser.add_argument("--shared-buffers", default=None,
+    parser.add_argument("--shared-buffers", default=None, type=megabytes,
                         help="the server's shared_buffers, e.g. 128MB (default: as the app sizes its embedded "
                              "server, a quarter of the memory, 128MB to 1GB)")
     args = parser.parse_args(argv)
     if min(args.nodes, args.queries, args.k, args.batch) < 1:
         parser.error("all sizes must be at least 1")
-    server = {"shared_buffers": args.shared_buffers} if args.shared_buffers else None
-    with bench_database(DATABASE, prefix="cms", keep=args.keep, server=server) as database:
+    buffers = AUTO if args.shared_buffers is None else args.shared_buffers
+    with bench_database(DATABASE, prefix="cms", keep=args.keep, shared_buffers_mb=buffers) as database:
         checkpoints = asyncio.run(run(database.url, args.nodes, args.queries, args.k, args.batch))
     last = checkpoints[-1]
     ours, plain = percentile(last.ours_ms, 0.95), percentile(last.plain_ms, 0.95)
