@@ -1,6 +1,7 @@
 """Timeline anchors: the time a message talks about ("gestern", "letzte Woche", "im März", "vor 3 Tagen",
 "next Friday", "in May 2023", "2023-05-12"), read relative to the message time in the person's zone.
-A hand-written German/English reader (microseconds, offline); the finest expression found wins."""
+A hand-written German/English reader (microseconds, offline); the finest expression found wins. A date without
+a year takes the side its clause's tense points to ("I went ... in March" looks back), else the nearest one."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from functools import cached_property
 from zoneinfo import ZoneInfo
 
 PRECISION_RANK = {"year": 0, "quarter": 1, "month": 2, "week": 3, "day": 4, "hour": 5, "minute": 6}
@@ -65,6 +67,102 @@ ORDINAL_QUARTER = {"first": 1, "1st": 1, "ersten": 1, "erste": 1, "1.": 1, "seco
                    "4th": 4, "vierten": 4, "vierte": 4, "4.": 4, "last": 4, "letzten": 4}
 
 
+# Tense: which way the words around a date without a year look, so "in March" can pick its side. A compact
+# lexicon, no model: auxiliaries and frequent verbs, perfect forms ("have visited", "habe ... gemacht"), time
+# words. "was" (English past, German "what") and "war" (German past, English noun) count only in the language
+# the message looks like.
+_PAST_EN = re.compile(
+    r"\b(?:did|didn't|wasn't|were|weren't|had|hadn't|went|came|saw|met|flew|drove|took|made|gave|ate|drank|"
+    r"bought|spent|told|said|found|felt|began|ran|wrote|slept|heard|ago|yesterday|last|previous|recently|"
+    r"used to)\b|(?<!'ve )(?<!have )(?<!has )(?<!'s )\bgot\b")
+_PERFECT_EN = re.compile(
+    r"\b(?:have|has|'ve|had)(?:n't|\s+not)?\s+(?:(?:i|you|we|they|he|she|it|already|just|never|ever|also|"
+    r"finally|recently|really|all|both|not)\s+){0,2}(?P<p>[a-z]{2,}ed|been|gone|seen|done|met|made|taken|given|"
+    r"eaten|bought|flown|driven|written|heard|found|told|said|had|spent|left|won)\b")
+_SUBJECT_ED = re.compile(
+    r"\b(?:i|we|you|he|she|they|it)\s+(?:(?:also|just|then|finally|really|already|never|first|once|recently|"
+    r"actually|only)\s+)?(?P<p>[a-z]{2,}ed)\b")
+_NAME_ED = re.compile(r"\b(?P<s>[A-ZÄÖÜ][a-zäöüß]+)\s+(?P<p>[a-z]{2,}ed)\b")  # "Anna visited"
+_NOT_SUBJECTS = frozenset("the a an this that these those my your our their his her its in on at for so very and "
+                          "but then when if we you he she they it".split())
+# Booking and planning verbs look back at the act but ahead at the date ("I booked a flight for 3 May").
+_NOT_PAST_ED = frozenset("booked reserved planned scheduled arranged hundred".split())
+_FUTURE_EN = re.compile(
+    r"\b(?:will|won't|shall|gonna|tomorrow|upcoming|soon|plan|plans|planning|planned|scheduled)\b|'ll\b"
+    r"|\bnext\b(?!\s+to\b)|\b(?:going|want|wants|hope|hoping|about|intend|intends|have|has|need|needs)\s+to\b"
+    r"|\blooking forward\b|\bcan't wait\b")
+_PAST_DE = re.compile(
+    r"\b(?:warst|waren|hatte|hattest|hatten|hattet|wurde|wurden|ging|gingen|kam|kamen|fuhr|fuhren|flog|flogen|"
+    r"traf|trafen|sah|sahen|wollte|wollten|konnte|konnten|musste|mussten|gestern|vorgestern|damals|neulich|"
+    r"kürzlich|letzte[nrsm]?|vergangene[nrsm]?|vorige[nrsm]?)\b")
+_FUTURE_DE = re.compile(
+    r"\b(?:werde|wirst|wird|werden|werdet|übermorgen|uebermorgen|nächste[nrsm]?|naechste[nrsm]?|"
+    r"kommende[nrsm]?|bald|demnächst|geplant|vorgesehen|plane|planen|planst|plant|vorhaben|willst|wollen|"
+    r"möchte|möchtest|möchten|freue mich|freuen uns)\b")
+_HABEN = re.compile(r"\b(?:habe|hab|hast|hat|haben|habt)\b")
+_SEIN = re.compile(r"\b(?:bin|bist|ist|sind|seid)\b")
+_SEPARATED_VOR = re.compile(r"\bvor\b(?=\s*(?:[,;:.!?]|$))")  # "ich habe im Mai vor, ..."
+# Participles are lowercase in running text, which keeps nouns ("Gelegenheit", "Geschichte") out.
+_GE_PARTICIPLE = re.compile(r"(?<!\w)[a-zäöüß]*ge[a-zäöüß]{2,}(?:t|en)\b|(?<!\w)[a-zäöüß]{3,}iert\b")
+_OTHER_PARTICIPLE = re.compile(r"(?<!\w)(?:be|ver|er|ent|zer|emp|miss)[a-zäöüß]{2,}t\b")
+# Participles that say how someone is, or that a date is planned, not that something happened.
+_NOT_PAST_PARTICIPLES = frozenset(
+    "geplant gespannt gestresst genervt gelaunt gewohnt gewöhnt gebucht reserviert vorgesehen interessiert "
+    "motiviert bestimmt bereit verabredet vereinbart verplant".split())
+_GERMAN_HINTS = frozenset("ich du wir ihr und nicht ist bin sind der die das den dem mit auf im am zum zur habe "
+                          "hat ein eine mein meine noch schon auch wie wo wann".split())
+_ENGLISH_HINTS = frozenset("i you we the and not is are my to of it with on at did do what when where how".split())
+_WORD = re.compile(r"[a-zäöüß']+")
+_CLAUSE_BREAK = re.compile(r"[,;:\n]|[!?]+|\.+(?=\s|$)|\b(?:and|but|or|while|whereas|und|aber|oder|sondern|"
+                           r"während)\b")
+_SENTENCE_BREAK = re.compile(r"[;\n]|[!?]+|\.+(?=\s|$)")
+
+
+def _means_tomorrow(low: str, start: int) -> bool:
+    """The word "morgen" means tomorrow, except in "heute Morgen", "guten Morgen", "am Morgen": a morning."""
+    before = low[max(0, start - 12):start]
+    return not re.search(r"(heute|guten|am|jeden|einen|diesen|dem|den|gestern|morgen)\s+$", before)
+
+
+def _dot_inside_date(low: str, at: int) -> bool:
+    """A dot after a number or a month's short name ("am 3.5. war ich", "on Dec. 3") does not end a sentence."""
+    before = _WORD.findall(low[max(0, at - 5):at])
+    return low[at - 1:at].isdigit() or (bool(before) and before[-1] in ABBREVIATIONS)
+
+
+def _spans(low: str, breaks: re.Pattern[str]) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for b in breaks.finditer(low):
+        if b[0].startswith(".") and _dot_inside_date(low, b.start()):
+            continue
+        spans.append((start, b.start()))
+        start = b.end()
+    spans.append((start, len(low)))
+    return spans
+
+
+def _is_past_ed(word: str) -> bool:
+    return not (word.endswith("eed") or word in _NOT_PAST_ED)
+
+
+def _tense_counts(text: str, low: str, german: bool) -> tuple[int, int]:
+    """How many past and how many future markers a piece of the message holds."""
+    past = len(_PAST_EN.findall(low)) + len(_PAST_DE.findall(low))
+    past += len(re.findall(r"\bwar\b" if german else r"\bwas\b", low))
+    past += sum(_is_past_ed(m["p"]) for m in _PERFECT_EN.finditer(low))
+    past += sum(_is_past_ed(m["p"]) for m in _SUBJECT_ED.finditer(low))
+    past += sum(_is_past_ed(m["p"]) and m["s"].lower() not in _NOT_SUBJECTS for m in _NAME_ED.finditer(text))
+    haben, sein = _HABEN.search(low), _SEIN.search(low)
+    if haben or sein:
+        ge = [p for p in _GE_PARTICIPLE.findall(text) if p not in _NOT_PAST_PARTICIPLES]
+        other = [p for p in _OTHER_PARTICIPLE.findall(text) if p not in _NOT_PAST_PARTICIPLES]
+        past += bool(ge or (haben and other))
+    future = len(_FUTURE_EN.findall(low)) + len(_FUTURE_DE.findall(low))
+    future += sum(_means_tomorrow(low, m.start()) for m in re.finditer(r"\bmorgen\b", low))
+    future += bool(haben and _SEPARATED_VOR.search(low))
+    return past, future
+
+
 @dataclass(frozen=True)
 class _Found:
     start: datetime  # local, aware
@@ -120,7 +218,7 @@ class _Reader:
     def _add(self, start: datetime, end: datetime, precision: str, m: re.Match[str]) -> None:
         self.found.append(_Found(start, end, precision, m.start(), m.group(0)))
 
-    # Resolving dates without a year to the nearest occurrence (a tie goes to the past: people mostly tell).
+    # Dates without a year resolve to the nearest occurrence (a tie goes to the past: people mostly tell)...
     def nearest_month(self, month: int) -> tuple[int, int]:
         options = [(self.today.year + dy, month) for dy in (-1, 0, 1)]
         here = self.today.year * 12 + self.today.month
@@ -136,6 +234,54 @@ class _Reader:
         if not options:
             return None
         return min(options, key=lambda d: (abs((d - self.today).days), d > self.today))
+
+    # Unless the words around it say which way it looks: then the latest one up to today (past) or the
+    # first one from today on (future); the current month belongs to both sides.
+    def month_without_year(self, month: int, pos: int, lean: int | None = None) -> tuple[int, int]:
+        lean = self.lean(pos) if lean is None else lean
+        if lean < 0:
+            return (self.today.year if month <= self.today.month else self.today.year - 1), month
+        if lean > 0:
+            return (self.today.year if month >= self.today.month else self.today.year + 1), month
+        return self.nearest_month(month)
+
+    def date_without_year(self, month: int, day: int, pos: int) -> date | None:
+        lean = self.lean(pos)
+        if lean == 0:
+            return self.nearest_date(month, day)
+        for years in range(9):  # a 29 February can be up to eight years away (1896 -> 1904, 2096 -> 2104)
+            d = _safe_date(self.today.year + lean * years, month, day)
+            if d is not None and (d <= self.today if lean < 0 else d >= self.today):
+                return d
+        return None
+
+    def lean(self, pos: int) -> int:
+        """-1 if the clause around `pos` looks back, +1 if it looks ahead, 0 if it does not say or says both.
+        A clause without any marker leaves it to its sentence ("In March, we went to Lisbon")."""
+        low = self._tense_low
+        for spans in (self._clauses, self._sentences):
+            start, end = max((s for s in spans if s[0] <= pos), default=(0, len(low)))
+            past, future = _tense_counts(self.text[start:end], low[start:end], self._german)
+            if past or future:
+                return (future > past) - (future < past)
+        return 0
+
+    @cached_property
+    def _tense_low(self) -> str:
+        return self.low.replace("\u2019", "'")  # same length: positions stay valid
+
+    @cached_property
+    def _clauses(self) -> list[tuple[int, int]]:
+        return _spans(self._tense_low, _CLAUSE_BREAK)
+
+    @cached_property
+    def _sentences(self) -> list[tuple[int, int]]:
+        return _spans(self._tense_low, _SENTENCE_BREAK)
+
+    @cached_property
+    def _german(self) -> bool:
+        words = _WORD.findall(self._tense_low)
+        return sum(w in _GERMAN_HINTS for w in words) > sum(w in _ENGLISH_HINTS for w in words)
 
 
 def _number(word: str) -> int | None:
@@ -211,7 +357,7 @@ def _german_numeric(r: _Reader, m: re.Match[str]) -> None:
     day, month = int(m[1]), int(m[2])
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return
-    d = _safe_date(_full_year(m[3], 0), month, day) if m[3] else r.nearest_date(month, day)
+    d = _safe_date(_full_year(m[3], 0), month, day) if m[3] else r.date_without_year(month, day, m.start())
     if d is not None:
         r.day(d, m)
 
@@ -219,7 +365,7 @@ def _german_numeric(r: _Reader, m: re.Match[str]) -> None:
 @_rule(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th|\.)?\s+(?:of\s+)?({MONTH_ANY})\b\.?(?:,?\s+(\d{{4}}))?")
 def _day_month(r: _Reader, m: re.Match[str]) -> None:
     month, day = MONTHS[m[2].lower()], int(m[1])
-    d = _safe_date(int(m[3]), month, day) if m[3] else r.nearest_date(month, day)
+    d = _safe_date(int(m[3]), month, day) if m[3] else r.date_without_year(month, day, m.start())
     if d is not None:
         r.day(d, m)
 
@@ -229,7 +375,7 @@ def _month_day(r: _Reader, m: re.Match[str]) -> None:
     month, day = MONTHS[m[1].lower()], int(m[2])
     if (m[1].lower() in ABBREVIATIONS or m[1].lower() == "may") and not m[0][0].isupper():
         return  # "may 3 people come" is not a date; abbreviations must be capitalised
-    d = _safe_date(int(m[3]), month, day) if m[3] else r.nearest_date(month, day)
+    d = _safe_date(int(m[3]), month, day) if m[3] else r.date_without_year(month, day, m.start())
     if d is not None:
         r.day(d, m)
 
@@ -250,7 +396,8 @@ def _month_named(r: _Reader, m: re.Match[str]) -> None:
     elif m[4]:
         year = r.today.year if month > r.today.month else r.today.year + 1
     else:
-        year, month = r.nearest_month(month)
+        since = (m[1] or "").lower() in ("since", "seit")  # the start of something still going on is behind us
+        year, month = r.month_without_year(month, m.start(), -1 if since else None)
     r.month(year, month, m)
 
 
@@ -340,11 +487,8 @@ def _relative_amount(r: _Reader, m: re.Match[str], amount: int | None, unit_word
        r"today|heute|tonight|last night|tomorrow|morgen)\b")
 def _day_words(r: _Reader, m: re.Match[str]) -> None:
     word = m[1].lower()
-    if word == "morgen":
-        before = r.low[max(0, m.start() - 12):m.start()]
-        # "heute Morgen", "guten Morgen", "am Morgen", "jeden Morgen" speak of a morning, not of tomorrow.
-        if re.search(r"(heute|guten|am|jeden|einen|diesen|dem|den|gestern|morgen)\s+$", before):
-            return
+    if word == "morgen" and not _means_tomorrow(r.low, m.start()):
+        return
     offsets = {"the day before yesterday": -2, "vorgestern": -2, "the day after tomorrow": 2, "übermorgen": 2,
                "uebermorgen": 2, "yesterday": -1, "gestern": -1, "last night": -1, "today": 0, "heute": 0,
                "tonight": 0, "tomorrow": 1, "morgen": 1}
