@@ -491,11 +491,42 @@ _NULL = "\\N"
 def _copy_line(row: EdgeRow) -> str:
     """One edge row as a line of COPY text, the same as `copy_text` per column, with the common cases (numbers,
     arrays of plain words) written directly."""
-    days = _NULL if row.timeline_days is None else str(int(row.timeline_days))
+    return _copy_head(row) + _copy_tail(row)
+
+
+def _copy_head(row: EdgeRow) -> str:
+    """The columns that differ between the two directions of a pair: the ends and the weights."""
     return (f"{_copy_scalar(row.user_id)}\t{int(row.a_id)}\t{int(row.b_id)}\t{float(row.w_raw)!r}\t"
-            f"{float(row.w_abs)!r}\t{_copy_array(row.reasons)}\t{_copy_array(row.shared_entity_ids)}\t"
+            f"{float(row.w_abs)!r}\t")
+
+
+def _copy_tail(row: EdgeRow) -> str:
+    """The columns both directions of a pair share: why the pair is linked, and when."""
+    days = _NULL if row.timeline_days is None else str(int(row.timeline_days))
+    return (f"{_copy_array(row.reasons)}\t{_copy_array(row.shared_entity_ids)}\t"
             f"{_copy_array(row.shared_themes)}\t{days}\t{float(row.cosine_initial)!r}\t{int(row.layers)}\t"
             f"{_copy_scalar(row.created_at)}\n")
+
+
+def _same_tail(row: EdgeRow, other: EdgeRow) -> bool:
+    return (row.reasons is other.reasons and row.shared_entity_ids is other.shared_entity_ids
+            and row.shared_themes is other.shared_themes and row.timeline_days == other.timeline_days
+            and row.cosine_initial == other.cosine_initial and row.layers == other.layers
+            and row.created_at == other.created_at)
+
+
+def copy_lines(rows: Sequence[EdgeRow]) -> str:
+    """The rows as COPY text. The two directions of a pair come one after the other with the same reasons, shared
+    entities and themes (the same lists), so their common columns are formatted once."""
+    lines: list[str] = []
+    previous: EdgeRow | None = None
+    tail = ""
+    for row in rows:
+        if previous is None or not _same_tail(row, previous):
+            tail = _copy_tail(row)
+        previous = row
+        lines.append(_copy_head(row) + tail)
+    return "".join(lines)
 
 
 async def insert_edges(session: AsyncSession, rows: Sequence[EdgeRow]) -> None:
@@ -504,7 +535,7 @@ async def insert_edges(session: AsyncSession, rows: Sequence[EdgeRow]) -> None:
     none can exist yet."""
     connection = await (await session.connection()).get_raw_connection()
     driver: Any = connection.driver_connection  # psycopg's AsyncConnection
-    data = "".join(_copy_line(row) for row in rows)
+    data = copy_lines(rows)
     async with driver.cursor() as cursor, cursor.copy(_COPY_EDGES) as copy:
         await copy.write(data)
 

@@ -238,6 +238,25 @@ def test_edge_rows_go_to_copy_exactly_as_the_general_formatting_writes_them(valu
         assert _copy_line(row) == "\t".join(copy_text(value) for value in row) + "\n"
 
 
+def test_both_directions_of_a_pair_share_their_formatted_reasons_and_nothing_else() -> None:
+    # The two rows of a pair carry the same lists, so their common columns are formatted once; rows that share
+    # the lists but differ in another common column, or that carry equal but separate lists, come out in full.
+    from brain.memory.promotion import EdgeRow, _copy_line, copy_lines
+
+    at = datetime(2024, 5, 1, 12, 30, tzinfo=UTC)
+    reasons, entities, themes = ["entity", "themes"], [str(uuid.UUID(int=7))], ["cake", "it's"]
+    person = uuid.UUID(int=1)
+    rows = [EdgeRow(person, 10, 11, 0.3, 0.5, reasons, entities, themes, 4, 0.25, 2, at),
+            EdgeRow(person, 11, 10, 0.7, 0.9, reasons, entities, themes, 4, 0.25, 2, at),
+            EdgeRow(person, 12, 10, 0.7, 0.9, reasons, entities, themes, None, 0.25, 2, at),
+            EdgeRow(person, 12, 13, 0.1, 0.2, reasons, entities, themes, None, 0.5, 2, at),
+            EdgeRow(person, 13, 12, 0.1, 0.2, ["embedding"], [], [], None, 0.5, 1, at),
+            EdgeRow(person, 14, 12, 0.1, 0.2, ["embedding"], [], [], None, 0.5, 1, at)]
+    assert copy_lines(rows) == "".join(_copy_line(row) for row in rows)
+    assert copy_lines(rows).count("\t4\t") == 2 and copy_lines(rows).count("{embedding}") == 2
+    assert copy_lines([]) == ""
+
+
 async def test_unrelated_memories_get_no_edge(brain: Brain, user: User, clock: FixedClock) -> None:
     await remember(brain, user, "The tax office sent a letter about the property assessment", clock.now())
     await remember(brain, user, "Wir haben im Garten Tomaten gepflanzt", clock.now())
