@@ -182,8 +182,8 @@ async def _promote_user(transactions: Transactions, settings: MemorySettings, us
             return PromotionReport()
         ids = [entry.id for entry in entries]
         try:
-            async with session.begin_nested():
-                done = await _run_batch(session, settings, entries, now)
+            async with session.begin_nested(), _searcher(transactions, settings, len(entries)) as searcher:
+                done = await _run_batch(session, settings, entries, now, searcher)
         except Exception:
             # Something in the batch failed: redo it entry by entry so one bad entry cannot block the rest.
             logger.warning("memory promotion batch failed; retrying its %d entries one by one", len(ids))
@@ -206,6 +206,21 @@ async def _promote_user(transactions: Transactions, settings: MemorySettings, us
     return done.report
 
 
+@contextlib.asynccontextmanager
+async def _searcher(transactions: Transactions, settings: MemorySettings,
+                    entries: int) -> AsyncIterator[AsyncSession | None]:
+    """A second, read-only connection that searches the candidates of the next chunks while the promotion's own
+    transaction writes the nodes already decided: two server processes at work instead of one taking turns. Only
+    for a batch of more than one chunk; a small batch is not worth the second connection."""
+    if entries <= max(settings.promotion_chunk, 1):
+        yield None
+        return
+    async with transactions.read() as session:
+        await session.execute(select(*index_only_plans(), *vector_index_settings(
+            max(settings.promotion_ef_search, settings.ann_candidates))))
+        yield session
+
+
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused for a batch. A batch allocates a few hundred thousand small objects
@@ -224,15 +239,20 @@ def _collector_paused() -> Iterator[None]:
 
 
 async def _run_batch(session: AsyncSession, settings: MemorySettings, entries: Sequence[ShortTermEntry],
-                     now: datetime) -> _Batch:
+                     now: datetime, searcher: AsyncSession | None = None) -> _Batch:
     with _collector_paused():
-        return await _decide_and_write(session, settings, entries, now)
+        return await _decide_and_write(session, settings, entries, now, searcher)
 
 
 async def _decide_and_write(session: AsyncSession, settings: MemorySettings, entries: Sequence[ShortTermEntry],
-                            now: datetime) -> _Batch:
+                            now: datetime, searcher: AsyncSession | None = None) -> _Batch:
     """Decides every entry of the batch in order, as if promoted one by one, with the candidates of a chunk of
-    entries gathered in one statement; then writes nodes, edges and the entries' states in one statement each."""
+    entries gathered in one statement; then writes nodes, edges and the entries' states in one statement each.
+
+    With a `searcher` (a second connection), the work overlaps in three: while one chunk is decided, the next
+    chunk's candidates are searched on the searcher and the nodes decided before are written here. The searcher
+    sees only what was committed before, never this transaction's nodes, which is what the decisions expect: the
+    batch's own nodes come in from memory (`with_batch_nodes`) either way."""
     work = _Batch()
     walk = _Walk(settings, work, now)
     usable = []
@@ -248,30 +268,38 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
         user_id = usable[0].user_id
         walk.taken = await _nodes_by_source_key(session, user_id, [_source_key(entry) for entry in usable])
         chunk = max(settings.promotion_chunk, 1)
+        search = searcher or session
         done = 0
-        found = await _candidates_of(session, settings, usable[:chunk])
+        found = await _candidates_of(search, settings, usable[:chunk])
         while done < len(usable):
             current = usable[done:done + len(found)]
             ahead = usable[done + len(current):done + len(current) + chunk]
             # The next chunk's candidates are searched while this chunk is decided in a worker thread, so the
-            # database and the interpreter work at the same time. The batch's own nodes are not in the table, so
-            # both see the same graph, and the batch nodes are merged in by `with_batch_nodes` as before.
-            # Both always finish before anything else touches the session, a failure included.
-            decided, found_ahead = await asyncio.gather(asyncio.to_thread(walk.decide_in_order, current, found),
-                                                        _candidates_of(session, settings, ahead),
-                                                        return_exceptions=True)
-            for outcome in (decided, found_ahead):
+            # database and the interpreter work at the same time; with a searcher, the nodes decided before are
+            # written meanwhile. What is written is taken out here, before the worker thread adds to it. All
+            # three always finish before anything else touches the sessions, a failure included.
+            jobs = [asyncio.to_thread(walk.decide_in_order, current, found), _candidates_of(search, settings, ahead)]
+            if search is not session:
+                jobs.append(walk.write(session, user_id, walk.take_decided()))
+            outcomes = await asyncio.gather(*jobs, return_exceptions=True)
+            for outcome in outcomes:
                 if isinstance(outcome, BaseException):
                     raise outcome
+            decided, found_ahead = outcomes[0], outcomes[1]
             assert isinstance(decided, int) and isinstance(found_ahead, list)
             done += decided
-            if await walk.reactivate(session, user_id):
+            if walk.reactivations:
                 # The reactivated node is active from now on: the entries after it must find it through every
-                # index, as they would if promoted one by one, so what was searched ahead is searched again.
+                # index, as they would if promoted one by one, so what was searched ahead is searched again, in
+                # this transaction from now on (the searcher cannot see the reactivation). The nodes written
+                # already are then found in the table too; `decide` takes them from memory only.
+                await walk.reactivate(session, user_id)
+                search = session
                 found = await _candidates_of(session, settings, usable[done:done + chunk])
             else:
                 found = found_ahead
-        await walk.write(session, user_id)
+        await walk.write(session, user_id, walk.take_decided())
+        walk.settle_ids()
     if work.entries:
         await session.execute(update(ShortTermEntry), work.entries)  # bulk update by primary key
     return work
@@ -322,6 +350,10 @@ class _Walk:
         self.edges: list[EdgeRow] = []
         self.units = np.empty((0, 0))  # the unit vectors of `made`, one row each; grows by doubling
         self.reactivations: list[Candidate] = []  # inactive twins to half-reactivate, not written yet
+        self.taken_out = 0  # how many of `made` (and `rows`) were taken out for writing
+        self.edges_taken_out = 0
+        self.ids: dict[int, int] = {}  # placeholder -> real id of the nodes written
+        self.written: set[int] = set()  # their real ids
 
     def decide_in_order(self, entries: Sequence[ShortTermEntry], found: Sequence[Sequence[Candidate]]) -> int:
         """Decides entries in order and returns how many it decided: all of them, or up to and including the
@@ -347,6 +379,8 @@ class _Walk:
         settings, work, report = self.settings, self.work, self.work.report
         magnets = _magnets(entry)
         unit = unit_vector(_vector(entry))
+        if self.written:  # searched in this transaction after some of the batch's nodes were written
+            found = [candidate for candidate in found if candidate.id not in self.written]
         candidates = with_batch_nodes(settings, magnets, unit, found, self.made, self.units[:len(self.made)])
         twin = max((c for c in candidates if c.speaker == entry.speaker), key=lambda c: c.cosine, default=None)
         if twin is not None and twin.cosine >= settings.duplicate_cosine:
@@ -397,31 +431,50 @@ class _Walk:
                                         "candidates": len(candidates), "edges": len(edges)}))
         return "promoted"
 
-    async def write(self, session: AsyncSession, user_id: uuid.UUID) -> None:
-        """Inserts the new nodes, then their edges, and puts the real ids where the placeholders were."""
-        if not self.rows:
+    def take_decided(self) -> _Decided:
+        """The nodes decided since the last call, with their edges, to be written (edges only ever point to
+        nodes decided before or with their own node, so they can be written in this order)."""
+        part = _Decided(self.made[self.taken_out:], self.rows[self.taken_out:], self.edges[self.edges_taken_out:])
+        self.taken_out, self.edges_taken_out = len(self.made), len(self.edges)
+        return part
+
+    async def write(self, session: AsyncSession, user_id: uuid.UUID, part: _Decided) -> None:
+        """Inserts the nodes of `part`, then their edges, and records their real ids."""
+        if not part.rows:
             return
-        columns = {name: [row[name] for row in self.rows] for name in self.rows[0]}
+        columns = {name: [row[name] for row in part.rows] for name in part.rows[0]}
         written = {row.source_key: row.id for row in await session.execute(
             _INSERT_NODES, {**columns, "user_id": user_id, "now": self.now})}
-        if len(written) != len(self.rows):
+        if len(written) != len(part.rows):
             # Another writer took a source key since the batch looked: the batch is redone entry by entry.
             raise RuntimeError("a source key of the batch was promoted concurrently")
-        ids = {node.id: written[row["source_key"]] for node, row in zip(self.made, self.rows, strict=True)}
+        for node, row in zip(part.made, part.rows, strict=True):
+            self.ids[node.id] = written[row["source_key"]]
+        ids = self.ids
+        if part.edges:
+            await insert_edges(session, [edge._replace(a_id=ids.get(edge.a_id, edge.a_id),
+                                                       b_id=ids.get(edge.b_id, edge.b_id)) for edge in part.edges])
+        self.written.update(ids[node.id] for node in part.made)
+        self.work.report.node_ids.extend(ids[node.id] for node in part.made)
+
+    def settle_ids(self) -> None:
+        """Puts the real ids where the placeholders were, in the entries' states and the log notes."""
 
         def real(node_id: int | None) -> int | None:
-            return ids.get(node_id, node_id) if node_id is not None else None
+            return self.ids.get(node_id, node_id) if node_id is not None else None
 
-        if self.edges:
-            await insert_edges(session, [edge._replace(a_id=ids.get(edge.a_id, edge.a_id),
-                                                       b_id=ids.get(edge.b_id, edge.b_id)) for edge in self.edges])
         for settled in self.work.entries:
             settled["node_id"] = real(settled["node_id"])
         for _kind, content in self.work.notes:
             for name in ("id", "node_id"):
                 if name in content:
                     content[name] = real(content[name])
-        self.work.report.node_ids.extend(ids[node.id] for node in self.made)
+
+
+class _Decided(NamedTuple):
+    made: list[BatchNode]
+    rows: list[dict[str, Any]]
+    edges: list[EdgeRow]
 
 
 class EdgeRow(NamedTuple):

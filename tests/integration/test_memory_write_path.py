@@ -5,6 +5,7 @@ people, the pipeline log's flush and queries, and the semantic facts job."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -186,15 +187,38 @@ async def test_a_batch_decides_exactly_as_promoting_its_entries_one_by_one(
 
 
 async def test_chunked_candidate_search_decides_exactly_as_promoting_one_by_one(
-    brain: Brain, user: User, other_user: User, clock: FixedClock
+    brain: Brain, user: User, other_user: User, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Chunks of two: the next chunk's candidates are searched while one is decided, and the reactivation of the
-    # inactive memory in the middle forces the chunk searched ahead to be searched again.
+    # Chunks of two: the next chunk's candidates are searched on a second connection while one is decided and
+    # the chunk before is written; the reactivation of the inactive memory in the middle forces the chunk searched
+    # ahead to be searched again, in the promotion's own transaction, where the nodes written so far are visible.
+    import brain.memory.promotion as promotion
+
+    searched_on: list[Any] = []
+    opened: list[Any] = []
+    search, searcher = promotion._candidates_of, promotion._searcher
+
+    async def recorded(session: Any, *args: Any) -> Any:
+        searched_on.append(session)
+        return await search(session, *args)
+
+    @contextlib.asynccontextmanager
+    async def recorded_searcher(*args: Any) -> Any:
+        async with searcher(*args) as session:
+            opened.append(session)
+            yield session
+
     tight = replace(SETTINGS, ann_candidates=3, entity_candidates=2, theme_candidates=2, timeline_candidates=1)
     one_by_one = await _promoted_graph(brain, user, clock, replace(tight, promotion_batch=1))
+    monkeypatch.setattr(promotion, "_candidates_of", recorded)
+    monkeypatch.setattr(promotion, "_searcher", recorded_searcher)
     chunked = await _promoted_graph(brain, other_user, clock, replace(tight, promotion_batch=64, promotion_chunk=2))
     assert chunked[0]["k0"] > SETTINGS.min_weight  # the reactivation happened inside the batch
     assert chunked == one_by_one
+    second = next(session for session in opened if session is not None)  # the batch had a second connection
+    first_use = searched_on.index(second)
+    assert searched_on[first_use:first_use + 2] == [second, second]  # it searched ahead
+    assert searched_on[-1] is not second  # after the reactivation: the promotion's own transaction
 
 
 async def test_an_entry_leaves_the_queue_only_in_the_transaction_that_writes_its_node(
