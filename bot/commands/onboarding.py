@@ -71,7 +71,7 @@ async def _begin(turn: Turn) -> None:
 
 
 async def _load(turn: Turn) -> OnboardingState | None:
-    async with turn.brain.transactions.read() as session:
+    async with turn.brain.transactions.glance() as session:
         return await session.get(OnboardingState, turn.user.id)
 
 

@@ -90,7 +90,7 @@ class RitualRunner:
     async def current(self, user: User) -> Progress | None:
         """The person's running run (not yet timed out), at its waiting step."""
         now = self.brain.clock.now()
-        async with self.brain.transactions.read() as session:
+        async with self.brain.transactions.glance() as session:
             found = await _running(session, user.id)
             if found is None or is_stale(found[0], now, self.timeout):
                 return None

@@ -2,16 +2,48 @@
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
+from sqlalchemy import event, exc
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import ConnectionPoolEntry
+
+# A pooled connection idle for longer than this is pinged before it is handed out (a round trip); one that
+# worked a moment ago is not. The pings find connections the server dropped while they sat in the pool (a
+# restart, an idle timeout on the way), which almost always takes longer than this.
+PING_AFTER_IDLE_S = 1.0
+_IDLE_SINCE = "companion_idle_since"
 
 
 class Database:
-    def __init__(self, url: str, *, pool_size: int = 10, echo: bool = False) -> None:
+    def __init__(self, url: str, *, pool_size: int = 10, echo: bool = False,
+                 ping_after_idle: float = PING_AFTER_IDLE_S) -> None:
         self.url = url
+        self.ping_after_idle = ping_after_idle
+        # Not `pool_pre_ping`, which pings on every checkout: under load that was one round trip in three.
         self.engine: AsyncEngine = create_async_engine(
-            url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, echo=echo
+            url, pool_size=pool_size, max_overflow=pool_size, echo=echo
         )
+        pool = self.engine.sync_engine.pool
+        event.listen(pool, "checkout", self._ping_if_idle)
+        event.listen(pool, "checkin", _note_idle)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False, class_=AsyncSession)
+
+    def _ping_if_idle(self, dbapi_connection: Any, record: ConnectionPoolEntry, proxy: Any) -> None:
+        """As `pool_pre_ping` does, for connections that sat idle: a dead one invalidates the pool (the others
+        are as old) and the checkout is retried on a new connection. A connection that went away without
+        idling first fails its statement instead; SQLAlchemy then invalidates the pool too, so the next unit
+        of work gets a fresh connection."""
+        idle_since = record.info.get(_IDLE_SINCE)
+        if idle_since is None or time.monotonic() - idle_since < self.ping_after_idle:
+            return  # just connected, or used a moment ago
+        if not self.engine.dialect._do_ping_w_event(dbapi_connection):
+            raise exc.InvalidatePoolError()
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+
+
+def _note_idle(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+    record.info[_IDLE_SINCE] = time.monotonic()

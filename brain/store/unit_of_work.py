@@ -73,3 +73,14 @@ class Transactions:
         """A read-only session (its transaction is rolled back at the end)."""
         async with self.db.sessions() as session:
             yield session
+
+    @asynccontextmanager
+    async def glance(self) -> AsyncIterator[AsyncSession]:
+        """A session for a quick look outside any transaction (autocommit): spares the BEGIN and ROLLBACK round
+        trips of `read`, which the checks run for every message can do without. At READ COMMITTED each
+        statement sees its own snapshot either way; what a glance cannot have is row locks or transaction-local
+        settings (`SET LOCAL`, `set_config(..., true)`), which end with their statement."""
+        async with self.db.engine.connect() as connection:
+            autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
+            async with self.db.sessions(bind=autocommit) as session:
+                yield session
