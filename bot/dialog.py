@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.commands import ActionHandler, Command, action_handlers, command_table
 from bot.commands.basics import set_locale
@@ -38,6 +41,11 @@ log = logging.getLogger(__name__)
 # Commands that must be handled at once, even while the person's companion turn runs.
 UNQUEUED_COMMANDS = frozenset({"stop", "approve", "reject"})
 
+# An adapter's step in the transaction that resolves the person, before the update is handled (e.g. recording
+# its update id, so a replay has no second effect): False drops the update. Sharing that transaction spares
+# a round trip per update.
+Take = Callable[[AsyncSession, User], Awaitable[bool]]
+
 
 class Dialog:
     def __init__(self, brain: Brain, *, default_locale: str = "en", default_timezone: str = "UTC") -> None:
@@ -52,6 +60,12 @@ class Dialog:
     async def user_for(self, inbound: Inbound, *, writing: bool = False) -> User:
         """The person behind the update, created on first contact. `writing`: they are writing now, which
         is noted in the same transaction (the idle hold: no nudge while the person is writing)."""
+        user = await self._person(inbound, writing=writing)
+        assert user is not None
+        return user
+
+    async def _person(self, inbound: Inbound, *, writing: bool, take: Take | None = None) -> User | None:
+        """`user_for`, with the adapter's `take` in the same transaction; None when `take` dropped the update."""
         async with self.brain.transactions.begin() as uow:
             user = await resolve_identity(
                 uow.session, inbound.platform, inbound.platform_user_id,
@@ -59,6 +73,8 @@ class Dialog:
                 default_timezone=self.default_timezone,
                 display_name=_readable(inbound.display_name) if inbound.display_name else None,
             )
+            if take is not None and not await take(uow.session, user):
+                return None
             if writing:
                 await note_inbound_in(uow.session, user.id, uow.now)
             return user
@@ -75,10 +91,14 @@ class Dialog:
             return command is not None and command.name in UNQUEUED_COMMANDS
         return bool(text) and inbound.location is None and _identity(inbound) in self._conversing
 
-    async def handle(self, inbound: Inbound, *, on_text: TextSink | None = None) -> list[Outbound]:
+    async def handle(self, inbound: Inbound, *, on_text: TextSink | None = None,
+                     take: Take | None = None) -> list[Outbound]:
         """Answer one update. `on_text` (for adapters that can edit a sent message) gets the companion's
-        answer piece by piece as the model writes it; the full reply is in the outbox as always."""
-        user = await self.user_for(inbound, writing=True)
+        answer piece by piece as the model writes it; the full reply is in the outbox as always. `take`: see
+        `Take`; an update it drops gets no answer and changes nothing."""
+        user = await self._person(inbound, writing=True, take=take)
+        if user is None:
+            return []
         turn = Turn(self.brain, user, inbound)
         if self._steer(turn, inbound):
             self._capture(turn, inbound, [])

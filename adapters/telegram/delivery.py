@@ -37,7 +37,7 @@ from typing import Any
 
 import httpx
 from aiolimiter import AsyncLimiter
-from sqlalchemy import ColumnElement, Select, String, bindparam, delete, func, or_, select
+from sqlalchemy import BigInteger, ColumnElement, Integer, Select, String, bindparam, delete, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -49,8 +49,8 @@ from adapters.telegram.inbound import PLATFORM
 from adapters.telegram.models import TelegramDelivery
 from adapters.telegram.render import Part, render
 from brain.core import Brain
-from brain.outbox.models import FAILED, PENDING, Button, OutboxMessage
-from brain.outbox.service import MAX_ATTEMPTS, mark_attempt_failed, mark_sent
+from brain.outbox.models import FAILED, PENDING, SENT, Button, OutboxMessage
+from brain.outbox.service import MAX_ATTEMPTS, mark_attempt_failed
 from brain.people.models import Identity
 
 log = logging.getLogger(__name__)
@@ -62,6 +62,28 @@ SEND_READ_TIMEOUT_S = 15.0  # generous: a timed-out send is not retried (it may 
 DUE_CHATS_PER_PASS = 200
 # Errors that prove the request never reached Telegram: safe to send again.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+# Built once (they run for every message sent); the values are bound parameters.
+# A sent row: marked sent and its delivery state (the in-flight mark) dropped, in one statement.
+_SETTLE_SENT = (
+    update(OutboxMessage)
+    .where(OutboxMessage.user_id == bindparam("owner"), OutboxMessage.id == bindparam("row", type_=BigInteger),
+           OutboxMessage.status == PENDING)
+    .values(status=SENT, sent_at=bindparam("at"), attempts=OutboxMessage.attempts + 1)
+    .add_cte(delete(TelegramDelivery)
+             .where(TelegramDelivery.user_id == bindparam("owner"),
+                    TelegramDelivery.outbox_id == bindparam("row", type_=BigInteger))
+             .cte("forgotten"))
+)
+_MARK_IN_FLIGHT = (
+    insert(TelegramDelivery)
+    .values(user_id=bindparam("owner"), outbox_id=bindparam("row", type_=BigInteger),
+            parts_sent=bindparam("part", type_=Integer), not_before=bindparam("now"), updated_at=bindparam("now"),
+            in_flight=True)
+    .on_conflict_do_update(index_elements=["user_id", "outbox_id"],
+                           set_={"parts_sent": bindparam("part", type_=Integer), "updated_at": bindparam("now"),
+                                 "in_flight": True})
+)
 
 
 def backoff(attempts: int) -> timedelta:
@@ -256,8 +278,9 @@ class TelegramSender:
                     return Held(until)
                 except TelegramError as error:
                     return await self._failed(session, chat_id, row, state, index, error)
-            await mark_sent(session, row.id, uow.now)
-            await session.execute(self._forget_state(row))
+            # Core on the session's connection: the ORM's bookkeeping of a bulk UPDATE is not needed here.
+            connection = await session.connection()
+            await connection.execute(_SETTLE_SENT, {"owner": row.user_id, "row": row.id, "at": uow.now})
             return None if more else Held()
 
     async def _failed(self, session: AsyncSession, chat_id: str, row: OutboxMessage,
@@ -302,15 +325,10 @@ class TelegramSender:
     async def _mark_in_flight(self, row: OutboxMessage, index: int) -> None:
         """Commits "part `index` of this row is being sent" before the request goes out (see the module
         docstring), on a connection of its own: the claiming transaction stays open until the row is settled."""
-        now = self.wall_clock()
         async with self.brain.db.engine.connect() as connection:
             autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
-            await autocommit.execute(
-                insert(TelegramDelivery)
-                .values(user_id=row.user_id, outbox_id=row.id, parts_sent=index, not_before=now, updated_at=now,
-                        in_flight=True)
-                .on_conflict_do_update(index_elements=["user_id", "outbox_id"],
-                                       set_={"parts_sent": index, "updated_at": now, "in_flight": True}))
+            await autocommit.execute(_MARK_IN_FLIGHT,
+                                     {"owner": row.user_id, "row": row.id, "part": index, "now": self.wall_clock()})
 
     async def _send_part(self, chat_id: str, part: Part) -> None:
         try:

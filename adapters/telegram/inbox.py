@@ -15,7 +15,7 @@ so in webhook mode the adapter takes updates this way instead:
    chat's next update waits until the previous one is finished, wherever that runs, while other chats go on.
 3. Finish: the handled row is deleted in that same transaction. A crash rolls the transaction back and frees
    the row: a surviving (or restarted) process claims it again. The update id stays the dedupe key:
-   `updates.take_update` records it before the dialog sees the update, so an update re-claimed after its
+   `updates.Taken` records it before the dialog handles the update, so an update re-claimed after its
    handling had begun, or a retry arriving after its row was deleted, has no second effect.
 
 Lanes are those of `ordering`: a chat's messages ("queued") one after another; its button presses and the

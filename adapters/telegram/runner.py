@@ -4,10 +4,11 @@ turns the dialog's replies and the pulse's pushes into Telegram messages. Long p
 updates ordered per chat in memory (`ordering`); webhook updates go through the inbox in PostgreSQL
 (`inbox`), which keeps each chat's order across any number of processes behind one webhook URL.
 
-Per update: take its id (a replay stops here), show "typing" while free text is handled, let the dialog
-answer (it writes the outbox), then send this chat's pending rows. A button press is answered at once (the
-spinner stops), handled in a lane of its own so it never waits behind a long turn of the same chat, and a
-pressed message whose buttons cannot act any more loses its keyboard."""
+Per update: take its id (in the transaction that looks up the sender; a replay stops there), show "typing"
+while free text is handled, let the dialog answer (it writes the outbox), then send this chat's pending rows.
+A button press is answered at once (the spinner stops), handled in a lane of its own so it never waits
+behind a long turn of the same chat, and a pressed message whose buttons cannot act any more loses its
+keyboard."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from adapters.telegram.delivery import TelegramSender
 from adapters.telegram.inbound import Press, message_inbound, press_inbound
 from adapters.telegram.inbox import Inbox, Posted, WebhookEndpoint
 from adapters.telegram.ordering import ChatOrderedUpdates
-from adapters.telegram.updates import TokenState, forget_old_updates, take_update, token_state
+from adapters.telegram.updates import Taken, TokenState, forget_old_updates
 from bot.dialog import Dialog
 from bot.inbound import Inbound
 from bot.settings import Settings
@@ -234,18 +235,19 @@ class TelegramAdapter:
         inbound = message_inbound(update.message)
         if inbound is None:
             return
+        take = Taken(self.brain, self.bot_id, update.update_id, inbound)
         try:
-            if not await take_update(self.brain, self.dialog, inbound, self.bot_id, update.update_id):
-                log.info("telegram update %s was handled before; ignored", update.update_id)
-                return
             if is_free_text(inbound):
-                async with self._typing(inbound.chat_id):
-                    await self.dialog.handle(inbound)
+                async with self._typing(inbound.chat_id, take):
+                    await self.dialog.handle(inbound, take=take)
             else:
-                await self.dialog.handle(inbound)
+                await self.dialog.handle(inbound, take=take)
         except DATABASE_DOWN:
             await self._say_database_down(inbound)
             raise
+        if not take.taken:
+            log.info("telegram update %s was handled before; ignored", update.update_id)
+            return
         await self.sender.deliver(inbound.chat_id)
 
     async def _on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -259,16 +261,16 @@ class TelegramAdapter:
         press = press_inbound(query)
         if press is None:
             return
+        take = Taken(self.brain, self.bot_id, update.update_id, press.inbound)
         try:
-            if not await take_update(self.brain, self.dialog, press.inbound, self.bot_id, update.update_id):
-                log.info("telegram update %s was handled before; ignored", update.update_id)
-                return
-            before = await token_state(self.brain, press.inbound)
-            await self.dialog.handle(press.inbound)
+            await self.dialog.handle(press.inbound, take=take)
         except DATABASE_DOWN:
             await self._say_database_down(press.inbound)
             raise
-        if keyboard_is_spent(before, press):
+        if not take.taken:
+            log.info("telegram update %s was handled before; ignored", update.update_id)
+            return
+        if keyboard_is_spent(take.token_before, press):
             await self._remove_keyboard(press)
         await self.sender.deliver(press.inbound.chat_id)
 
@@ -298,15 +300,19 @@ class TelegramAdapter:
 
     # ---- typing ----------------------------------------------------------------------------------------
     @contextlib.asynccontextmanager
-    async def _typing(self, chat_id: str) -> AsyncIterator[None]:
+    async def _typing(self, chat_id: str, take: Taken) -> AsyncIterator[None]:
         """"typing…" in the chat while the body runs: from `typing_after` on (at once when it is 0), renewed
-        every 4.5 s. A chat action on its way when the body ends is waited for, never cut off, so it cannot
-        land after the reply (Telegram would show "typing" for five more seconds)."""
+        every 4.5 s, and only once the update is taken (a replay shows nothing). A chat action on its way when
+        the body ends is waited for, never cut off, so it cannot land after the reply (Telegram would show
+        "typing" for five more seconds)."""
         done = asyncio.Event()
-        if self.typing_after <= 0:
-            await self._chat_action(chat_id)
 
         async def keep_typing() -> None:
+            await take.decided.wait()
+            if not take.taken:
+                return
+            if self.typing_after <= 0:
+                await self._chat_action(chat_id)
             delay = self.typing_after if self.typing_after > 0 else TYPING_REPEAT_S
             while True:
                 with contextlib.suppress(TimeoutError):
@@ -321,7 +327,9 @@ class TelegramAdapter:
             yield
         finally:
             done.set()
-            await typing
+            if not take.decided.is_set():  # the body failed before the update was taken: nothing to show
+                typing.cancel()
+            await asyncio.gather(typing, return_exceptions=True)
 
     async def _chat_action(self, chat_id: str) -> None:
         try:

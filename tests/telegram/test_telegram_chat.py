@@ -194,3 +194,17 @@ async def test_the_goal_flow_to_its_end_by_buttons(telegram: TelegramAdapter, ap
     assert "8 glasses of water" in made.text and not made.keyboard
     (listing,) = await send(api, alice, "/goal")
     assert "Your goals:" in listing.text and "0/8 today" in listing.text
+
+
+async def test_a_replayed_free_text_shows_no_typing_and_gets_no_reply(telegram: TelegramAdapter, api: FakeBotAPI,
+                                                                      person, brain: Brain) -> None:
+    alice = person()
+    update = api.text(alice, "250 ml water")
+    update_id = api.push(update)
+    await replies_after(api, alice.id, 0, 1)
+    assert len(api.calls_of("sendChatAction", alice.id)) == 1
+    api.replay(update_id, update)
+    await send(api, alice, "/help")  # handled after the replay
+    assert len(api.calls_of("sendChatAction", alice.id)) == 1  # "typing" waits until the update is taken
+    assert len(api.calls_of("sendMessage", alice.id)) == 2
+    assert await drinks(brain) == 1
