@@ -71,7 +71,9 @@ class Turn:
 
     async def tool(self, name: str, args: dict[str, Any] | None = None, *,
                    caused_by: uuid.UUID | None = None) -> ToolResult:
-        return await self.brain.tools.execute(self.user.id, name, args or {}, USER, caused_by=caused_by)
+        # The person as read for this turn (commands that change their settings update `self.user` too).
+        return await self.brain.tools.execute(self.user.id, name, args or {}, USER, caused_by=caused_by,
+                                              user=self.user)
 
     def say_result(self, result: ToolResult, buttons: list[list[PendingButton]] | None = None) -> None:
         """Say a tool's result; a staged AI call (data `proposal_id`) gets its Approve / Reject buttons."""

@@ -7,13 +7,24 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.outbox.models import FAILED, PENDING, SENT, Outbound, OutboxMessage
 
 MAX_ATTEMPTS = 5
+
+# Built once (every reply and push is enqueued); the values are bound parameters.
+_ENQUEUE = (
+    insert(OutboxMessage)
+    .values(user_id=bindparam("p_user"), kind=bindparam("p_kind"), slot=bindparam("p_slot"),
+            platform=bindparam("p_platform"), chat_id=bindparam("p_chat"), text=bindparam("p_text"),
+            buttons=bindparam("p_buttons"), image_png=bindparam("p_image"), document=bindparam("p_document"),
+            document_name=bindparam("p_document_name"), status=PENDING, attempts=0)
+    .on_conflict_do_nothing(index_elements=["user_id", "kind", "slot"])
+    .returning(OutboxMessage.id)
+)
 
 
 async def enqueue(
@@ -27,17 +38,12 @@ async def enqueue(
     chat_id: str | None = None,
 ) -> int | None:
     """Add a message; returns its id, or None when (user, kind, slot) was already enqueued."""
-    return await session.scalar(
-        insert(OutboxMessage)
-        .values(
-            user_id=user_id, kind=kind, slot=slot, platform=platform, chat_id=chat_id, text=message.text,
-            buttons=[[b.model_dump() for b in row] for row in message.buttons], image_png=message.image_png,
-            document=message.document, document_name=message.document_name,
-            status=PENDING, attempts=0,
-        )
-        .on_conflict_do_nothing(index_elements=["user_id", "kind", "slot"])
-        .returning(OutboxMessage.id)
-    )
+    connection = await session.connection()  # Core in the session's transaction: nothing of the ORM is needed
+    return await connection.scalar(_ENQUEUE, {
+        "p_user": user_id, "p_kind": kind, "p_slot": slot, "p_platform": platform, "p_chat": chat_id,
+        "p_text": message.text, "p_buttons": [[b.model_dump() for b in row] for row in message.buttons],
+        "p_image": message.image_png, "p_document": message.document, "p_document_name": message.document_name,
+    })
 
 
 async def claim_pending(

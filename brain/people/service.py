@@ -5,13 +5,17 @@ from __future__ import annotations
 import uuid
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.errors import DomainError
 from brain.i18n import SUPPORTED_LOCALES, normalize_locale, tr
 from brain.people.models import Identity, User
+
+# Built once (every message looks its sender up); the identity is bound.
+_BY_IDENTITY = select(User).join(Identity, Identity.user_id == User.id).where(
+    Identity.platform == bindparam("platform"), Identity.platform_id == bindparam("platform_id"))
 
 
 async def resolve_identity(
@@ -25,11 +29,7 @@ async def resolve_identity(
 ) -> User:
     """The user behind (platform, platform_id); created on first contact. Safe under concurrency:
     two first messages at once end with one user."""
-    found = await session.scalar(
-        select(User).join(Identity, Identity.user_id == User.id).where(
-            Identity.platform == platform, Identity.platform_id == platform_id
-        )
-    )
+    found = await session.scalar(_BY_IDENTITY, {"platform": platform, "platform_id": platform_id})
     if found is not None:
         return found
     user = User(
@@ -46,11 +46,7 @@ async def resolve_identity(
     )
     if inserted is None:  # another transaction created it first; drop ours
         await session.delete(user)
-        winner = await session.scalar(
-            select(User).join(Identity, Identity.user_id == User.id).where(
-                Identity.platform == platform, Identity.platform_id == platform_id
-            )
-        )
+        winner = await session.scalar(_BY_IDENTITY, {"platform": platform, "platform_id": platform_id})
         assert winner is not None
         return winner
     return user

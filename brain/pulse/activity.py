@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime, time, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -73,12 +73,20 @@ async def note_inbound(brain: Brain, user_id: uuid.UUID) -> None:
         await note_inbound_in(uow.session, user_id, uow.now)
 
 
+# Built once (it runs for every message); the values are bound parameters.
+_NOTE_INBOUND = (
+    insert(PulseState)
+    .values(user_id=bindparam("person"), paused=False, last_inbound_at=bindparam("now"), updated_at=bindparam("now"))
+    .on_conflict_do_update(index_elements=["user_id"],
+                           set_={"last_inbound_at": bindparam("now"), "updated_at": bindparam("now")})
+)
+
+
 async def note_inbound_in(session: AsyncSession, user_id: uuid.UUID, now: datetime) -> None:
-    """`note_inbound` in the caller's transaction (the dialog's, which has just found the person)."""
-    await session.execute(
-        insert(PulseState).values(user_id=user_id, paused=False, last_inbound_at=now, updated_at=now)
-        .on_conflict_do_update(index_elements=["user_id"], set_={"last_inbound_at": now, "updated_at": now})
-    )
+    """`note_inbound` in the caller's transaction (the dialog's, which has just found the person). Core on the
+    session's connection: nothing of the ORM is needed for it."""
+    connection = await session.connection()
+    await connection.execute(_NOTE_INBOUND, {"person": user_id, "now": now})
 
 
 async def _locked_state(uow: UnitOfWork, user: User) -> PulseState:

@@ -54,9 +54,12 @@ class ToolExecutor:
         actor: ActorT,
         *,
         caused_by: uuid.UUID | None = None,
+        user: User | None = None,
     ) -> ToolResult:
         """Run one tool call; `caused_by` links its events to the event that prompted it (e.g. an undo).
-        For an AI the result may be a proposal: ok, with data `proposal_id` and `status` "proposed"."""
+        For an AI the result may be a proposal: ok, with data `proposal_id` and `status` "proposed".
+        `user`: the person as the caller read them for this message (a user's own call; it spares reading them
+        again), with any change to their settings since applied to it."""
         tool = self.registry.get(name) if isinstance(name, str) else None
         if tool is None and not isinstance(actor, AiActor):
             return ToolResult.failure(tr("Unknown tool: {name}.", name=str(name)[:64]), "unknown_tool")
@@ -64,7 +67,8 @@ class ToolExecutor:
         async with self._session() as session:
             if not isinstance(actor, AiActor):
                 assert tool is not None
-                result = await self._run(session, user_id, tool, arguments, actor, caused_by, events)
+                result = await self._run(session, user_id, tool, arguments, actor, caused_by, events,
+                                         known=user if user is not None and user.id == user_id else None)
             else:
                 result = await self._gated(session, user_id, name, tool, arguments, actor, caused_by, events)
         # After commit and with the connection back in the pool: subscribers open transactions of their own.
@@ -154,12 +158,13 @@ class ToolExecutor:
 
     async def _run(
         self, session: AsyncSession, user_id: uuid.UUID, tool: ToolSpec, arguments: object, actor: ActorT,
-        caused_by: uuid.UUID | None, events: list[DomainEvent],
+        caused_by: uuid.UUID | None, events: list[DomainEvent], *, known: User | None = None,
     ) -> ToolResult:
         """The handler in a unit of work of its own; its events are added to `events` once it committed."""
         try:
             async with self._unit(session, caused_by) as uow:
-                user = await session.get(User, user_id)  # after the gate: from the session, no query
+                # `known` (handlers only read the person), else after the gate from the session, no query.
+                user = known if known is not None else await session.get(User, user_id)
                 if user is None:
                     raise _unknown_user()
                 args = self._coerce(uow, user, tool, arguments)
