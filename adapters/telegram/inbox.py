@@ -48,6 +48,7 @@ from tornado.web import Application, RequestHandler
 from adapters.telegram.inbound import PLATFORM
 from adapters.telegram.models import TelegramInboxUpdate as Row
 from brain.people.models import Identity
+from brain.store.database import ping_when_idle
 
 log = logging.getLogger(__name__)
 
@@ -137,8 +138,8 @@ class Inbox:
 
     async def run(self, stop: asyncio.Event) -> None:
         """The workers, until `stop` is set; each finishes the update it holds before it ends."""
-        self._claims = create_async_engine(self.engine.url, pool_size=self.workers, max_overflow=0,
-                                           pool_pre_ping=True)
+        self._claims = create_async_engine(self.engine.url, pool_size=self.workers, max_overflow=0)
+        ping_when_idle(self._claims)
         try:
             await asyncio.gather(*(self._work(stop, watcher=i == 0) for i in range(self.workers)))
         finally:

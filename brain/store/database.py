@@ -25,24 +25,30 @@ class Database:
         self.engine: AsyncEngine = create_async_engine(
             url, pool_size=pool_size, max_overflow=pool_size, echo=echo
         )
-        pool = self.engine.sync_engine.pool
-        event.listen(pool, "checkout", self._ping_if_idle)
-        event.listen(pool, "checkin", _note_idle)
+        ping_when_idle(self.engine, ping_after_idle)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False, class_=AsyncSession)
-
-    def _ping_if_idle(self, dbapi_connection: Any, record: ConnectionPoolEntry, proxy: Any) -> None:
-        """As `pool_pre_ping` does, for connections that sat idle: a dead one invalidates the pool (the others
-        are as old) and the checkout is retried on a new connection. A connection that went away without
-        idling first fails its statement instead; SQLAlchemy then invalidates the pool too, so the next unit
-        of work gets a fresh connection."""
-        idle_since = record.info.get(_IDLE_SINCE)
-        if idle_since is None or time.monotonic() - idle_since < self.ping_after_idle:
-            return  # just connected, or used a moment ago
-        if not self.engine.dialect._do_ping_w_event(dbapi_connection):
-            raise exc.InvalidatePoolError()
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+
+
+def ping_when_idle(engine: AsyncEngine, after: float = PING_AFTER_IDLE_S) -> None:
+    """Makes the engine's pool ping a connection before handing it out only if it sat idle for `after` seconds,
+    as `pool_pre_ping` does on every checkout: a dead one invalidates the pool (the others are as old) and the
+    checkout is retried on a new connection. A connection that went away without idling first fails its
+    statement instead; SQLAlchemy then invalidates the pool too, so the next unit of work gets a fresh
+    connection."""
+
+    def ping_if_idle(dbapi_connection: Any, record: ConnectionPoolEntry, proxy: Any) -> None:
+        idle_since = record.info.get(_IDLE_SINCE)
+        if idle_since is None or time.monotonic() - idle_since < after:
+            return  # just connected, or used a moment ago
+        if not engine.dialect._do_ping_w_event(dbapi_connection):
+            raise exc.InvalidatePoolError()
+
+    pool = engine.sync_engine.pool
+    event.listen(pool, "checkout", ping_if_idle)
+    event.listen(pool, "checkin", _note_idle)
 
 
 def _note_idle(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
