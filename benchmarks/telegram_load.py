@@ -10,7 +10,8 @@ Each chat sends one message per round, from a mix of commands and free text (`ME
 chats write at the same moment (the throughput test; latencies then include the wait in the queue);
 `--rate R`: the messages arrive at R per second (latency under a given load). The dialog alone gets the same
 messages on the same schedule with the same concurrency limit, as another platform ("bench"), so its replies
-stay in the outbox and nothing goes to Telegram. A warm-up round (one /help per chat, both paths, untimed)
+stay in the outbox and nothing goes to Telegram (after each of its rounds they are marked sent, untimed, as that
+platform's sender would). A warm-up round (one /help per chat, both paths, untimed)
 creates the people first: the timed rounds measure people who already exist. With `--rounds` > 1 the two
 paths alternate, so changing machine load hits both alike.
 
@@ -42,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from adapters.telegram.runner import TYPING_AFTER_S, TelegramAdapter
 from bot.dialog import Dialog
@@ -173,6 +174,15 @@ async def echo_rounds(base: str, chats: Sequence[int], rounds: int, rate: float,
     return measured
 
 
+async def deliver_bench_replies(brain: Brain) -> None:
+    """Marks the dialog-alone path's replies sent, untimed, as that platform's own sender would: left pending, they
+    would pile up round after round in the outbox the Telegram sender scans."""
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(update(OutboxMessage)
+                                  .where(OutboxMessage.platform == "bench", OutboxMessage.status == "pending")
+                                  .values(status="sent", sent_at=uow.now))
+
+
 async def failed_rows(brain: Brain) -> int:
     async with brain.transactions.read() as session:
         return int(await session.scalar(select(func.count()).select_from(OutboxMessage)
@@ -195,6 +205,7 @@ async def run(url: str, port: int, args: argparse.Namespace) -> tuple[list[Round
             hello = ["/help"] * len(chats)
             warm = await telegram_round(http, base, chats, hello, 0.0, 0)
             await dialog_round(dialog, chats, hello, 0.0, args.concurrency, 0)
+            await deliver_bench_replies(brain)
             print(f"warm-up: {len(chats)} people created on each path "
                   f"({warm.replied} Telegram replies in {warm.seconds:.1f} s)", flush=True)
             for round_no in range(1, args.rounds + 1):
@@ -202,6 +213,7 @@ async def run(url: str, port: int, args: argparse.Namespace) -> tuple[list[Round
                 for path in (("dialog", "telegram") if round_no % 2 else ("telegram", "dialog")):
                     if path == "dialog":
                         rounds.append(await dialog_round(dialog, chats, texts, args.rate, args.concurrency, round_no))
+                        await deliver_bench_replies(brain)
                     else:
                         rounds.append(await telegram_round(http, base, chats, texts, args.rate, round_no))
                     last = rounds[-1]
