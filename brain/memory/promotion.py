@@ -294,7 +294,9 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
                 # this transaction from now on (the searcher cannot see the reactivation). The nodes written
                 # already are then found in the table too; `decide` takes them from memory only.
                 await walk.reactivate(session, user_id)
-                search = session
+                if search is not session:
+                    search = session
+                    walk.visible = set(walk.ids.values())
                 found = await _candidates_of(session, settings, usable[done:done + chunk])
             else:
                 found = found_ahead
@@ -353,7 +355,9 @@ class _Walk:
         self.taken_out = 0  # how many of `made` (and `rows`) were taken out for writing
         self.edges_taken_out = 0
         self.ids: dict[int, int] = {}  # placeholder -> real id of the nodes written
-        self.written: set[int] = set()  # their real ids
+        # Real ids of the batch's written nodes that the candidate search can see (it moved into this transaction
+        # after they were written): `decide` takes them from memory only.
+        self.visible: set[int] = set()
 
     def decide_in_order(self, entries: Sequence[ShortTermEntry], found: Sequence[Sequence[Candidate]]) -> int:
         """Decides entries in order and returns how many it decided: all of them, or up to and including the
@@ -379,8 +383,8 @@ class _Walk:
         settings, work, report = self.settings, self.work, self.work.report
         magnets = _magnets(entry)
         unit = unit_vector(_vector(entry))
-        if self.written:  # searched in this transaction after some of the batch's nodes were written
-            found = [candidate for candidate in found if candidate.id not in self.written]
+        if self.visible:
+            found = [candidate for candidate in found if candidate.id not in self.visible]
         candidates = with_batch_nodes(settings, magnets, unit, found, self.made, self.units[:len(self.made)])
         twin = max((c for c in candidates if c.speaker == entry.speaker), key=lambda c: c.cosine, default=None)
         if twin is not None and twin.cosine >= settings.duplicate_cosine:
@@ -454,7 +458,6 @@ class _Walk:
         if part.edges:
             await insert_edges(session, [edge._replace(a_id=ids.get(edge.a_id, edge.a_id),
                                                        b_id=ids.get(edge.b_id, edge.b_id)) for edge in part.edges])
-        self.written.update(ids[node.id] for node in part.made)
         self.work.report.node_ids.extend(ids[node.id] for node in part.made)
 
     def settle_ids(self) -> None:
