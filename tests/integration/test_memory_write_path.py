@@ -187,7 +187,8 @@ async def test_a_batch_decides_exactly_as_promoting_its_entries_one_by_one(
 
 
 async def test_chunked_candidate_search_decides_exactly_as_promoting_one_by_one(
-    brain: Brain, user: User, other_user: User, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+    brain: Brain, user: User, other_user: User, clock: FixedClock, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture
 ) -> None:
     # Chunks of two: the next chunk's candidates are searched on a second connection while one is decided and
     # the chunk before is written; the reactivation of the inactive memory in the middle forces the chunk searched
@@ -212,7 +213,11 @@ async def test_chunked_candidate_search_decides_exactly_as_promoting_one_by_one(
     one_by_one = await _promoted_graph(brain, user, clock, replace(tight, promotion_batch=1))
     monkeypatch.setattr(promotion, "_candidates_of", recorded)
     monkeypatch.setattr(promotion, "_searcher", recorded_searcher)
-    chunked = await _promoted_graph(brain, other_user, clock, replace(tight, promotion_batch=64, promotion_chunk=2))
+    with caplog.at_level("WARNING", logger="brain.memory.promotion"):
+        chunked = await _promoted_graph(brain, other_user, clock,
+                                        replace(tight, promotion_batch=64, promotion_chunk=2))
+    # Decided as a batch: not failed and redone entry by entry, which would hide a wrong batch by doing it right.
+    assert not [r for r in caplog.records if "batch failed" in r.getMessage()]
     assert chunked[0]["k0"] > SETTINGS.min_weight  # the reactivation happened inside the batch
     assert chunked == one_by_one
     second = next(session for session in opened if session is not None)  # the batch had a second connection
