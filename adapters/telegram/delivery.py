@@ -325,9 +325,8 @@ class TelegramSender:
     async def _mark_in_flight(self, row: OutboxMessage, index: int) -> None:
         """Commits "part `index` of this row is being sent" before the request goes out (see the module
         docstring), on a connection of its own: the claiming transaction stays open until the row is settled."""
-        async with self.brain.db.engine.connect() as connection:
-            autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
-            await autocommit.execute(_MARK_IN_FLIGHT,
+        async with self.brain.db.autocommit() as connection:
+            await connection.execute(_MARK_IN_FLIGHT,
                                      {"owner": row.user_id, "row": row.id, "part": index, "now": self.wall_clock()})
 
     async def _send_part(self, chat_id: str, part: Part) -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event, exc
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
 # A pooled connection idle for longer than this is pinged before it is handed out (a round trip); one that
@@ -27,6 +29,13 @@ class Database:
         )
         ping_when_idle(self.engine, ping_after_idle)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False, class_=AsyncSession)
+
+    @asynccontextmanager
+    async def autocommit(self) -> AsyncIterator[AsyncConnection]:
+        """A pooled connection outside any transaction: each statement commits on its own, with no BEGIN and
+        COMMIT round trips. It goes back to the pool in transaction mode."""
+        async with self.engine.connect() as connection:
+            yield await connection.execution_options(isolation_level="AUTOCOMMIT")
 
     async def dispose(self) -> None:
         await self.engine.dispose()

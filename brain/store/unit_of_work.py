@@ -80,7 +80,5 @@ class Transactions:
         trips of `read`, which the checks run for every message can do without. At READ COMMITTED each
         statement sees its own snapshot either way; what a glance cannot have is row locks or transaction-local
         settings (`SET LOCAL`, `set_config(..., true)`), which end with their statement."""
-        async with self.db.engine.connect() as connection:
-            autocommit = await connection.execution_options(isolation_level="AUTOCOMMIT")
-            async with self.db.sessions(bind=autocommit) as session:
-                yield session
+        async with self.db.autocommit() as connection, self.db.sessions(bind=connection) as session:
+            yield session
