@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -21,6 +22,37 @@ from brain.store.migrate import upgrade
 class BenchDatabase:
     libpq_uri: str  # for psycopg
     url: str  # for SQLAlchemy (psycopg 3, async)
+
+
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a live process has used so far, all its threads included."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def server_cpu_s(postmaster: int) -> float:
+    """CPU seconds (user + system) used so far by the live processes of the server whose postmaster is given:
+    its backends and background workers. Wall-clock rates mean little on a shared machine; CPU per node does.
+    A process that exits between two readings (an autovacuum worker) takes its share with it."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(name) == postmaster or int(fields[1]) == postmaster:
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+def postmaster_of(backend: int) -> int:
+    with open(f"/proc/{backend}/stat", encoding="ascii") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[1])
 
 
 @contextlib.contextmanager

@@ -34,7 +34,7 @@ from pathlib import Path
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from benchmarks._pg import bench_database
+from benchmarks._pg import bench_database, postmaster_of, server_cpu_s
 from benchmarks.memory_recall import CachingEmbedder
 from brain.clock import FixedClock
 from brain.core import Brain
@@ -89,30 +89,6 @@ class Checkpoint:
     plain_ms: list[float]
     client_cpu_ms: float = 0.0  # CPU per promoted node (capture excluded) of this process
     server_cpu_ms: float = 0.0  # and of the database server's processes
-
-
-def server_cpu_s(postmaster: int) -> float:
-    """CPU seconds (user + system) used so far by the live processes of the server whose postmaster is given:
-    its backends and background workers. Wall-clock rates mean little on a shared machine; CPU per node does.
-    A process that exits between two readings (an autovacuum worker) takes its share with it."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", encoding="ascii") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(name) == postmaster or int(fields[1]) == postmaster:
-            total += int(fields[11]) + int(fields[12])
-    return total / tick
-
-
-def postmaster_of(backend: int) -> int:
-    with open(f"/proc/{backend}/stat", encoding="ascii") as handle:
-        return int(handle.read().rsplit(")", 1)[1].split()[1])
 
 
 _PLAIN = text("""

