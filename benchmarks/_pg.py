@@ -32,9 +32,9 @@ def process_cpu_s(pid: int) -> float:
 
 
 def server_cpu_s(postmaster: int) -> float:
-    """CPU seconds (user + system) used so far by the live processes of the server whose postmaster is given:
-    its backends and background workers. Wall-clock rates mean little on a shared machine; CPU per node does.
-    A process that exits between two readings (an autovacuum worker) takes its share with it."""
+    """CPU seconds (user + system) used so far by the processes of the server whose postmaster is given:
+    its backends and background workers, and those that have exited (the postmaster has reaped them). Wall-clock
+    rates mean little on a shared machine; CPU per node does."""
     tick = os.sysconf("SC_CLK_TCK")
     total = 0
     for name in os.listdir("/proc"):
@@ -45,7 +45,9 @@ def server_cpu_s(postmaster: int) -> float:
                 fields = handle.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(name) == postmaster or int(fields[1]) == postmaster:
+        if int(name) == postmaster:  # with the CPU of its children that have exited (backends of closed connections)
+            total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+        elif int(fields[1]) == postmaster:
             total += int(fields[11]) + int(fields[12])
     return total / tick
 

@@ -35,17 +35,19 @@ import logging
 import multiprocessing
 import os
 import shutil
+import socket
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 from sqlalchemy import func, select, text, update
 
-from adapters.telegram.runner import TYPING_AFTER_S, TelegramAdapter
+from adapters.telegram.runner import TYPING_AFTER_S, TelegramAdapter, Webhook
 from benchmarks._pg import postmaster_of, process_cpu_s, server_cpu_s
 from bot.dialog import Dialog
 from bot.inbound import Inbound
@@ -59,6 +61,8 @@ from tests.telegram.fake_bot_api import TOKEN, serve_forever
 
 MESSAGES: tuple[str, ...] = ("250 ml water", "/water 250", "/today", "zwei Kaffee", "/tasks")
 FIRST_CHAT = 100_000
+HOOK_PATH = "telegram/hook"
+SECRET = "telegram-load-shared-secret"
 REPLY_TIMEOUT_S = 300.0
 
 
@@ -118,16 +122,20 @@ def update_for(chat: int, text: str, message_id: int) -> dict[str, Any]:
 
 
 async def telegram_round(http: aiohttp.ClientSession, base: str, chats: Sequence[int], texts: Sequence[str],
-                         rate: float, round_no: int, meters: Meters) -> Round:
+                         rate: float, round_no: int, meters: Meters, *, webhooks: Sequence[str] = (),
+                         bot_cpu: Callable[[], float] = time.process_time) -> Round:
+    """One round through the fake: the updates go to getUpdates, or are posted to the `webhooks` in turn; the
+    bot's CPU is this process's, or what `bot_cpu` reads (the bot processes')."""
     await http.post(f"{base}/_control/reset")
     updates = [update_for(chat, text, round_no * 10 + 1) for chat, text in zip(chats, texts, strict=True)]
     db_cpu, fake_cpu = meters.read()
-    cpu = time.process_time()
-    await http.post(f"{base}/_control/schedule", json={"updates": updates, "rate": rate})
+    cpu = bot_cpu()
+    await http.post(f"{base}/_control/schedule",
+                    json={"updates": updates, "rate": rate, "webhooks": list(webhooks), "secret": SECRET})
     async with http.get(f"{base}/_control/report", params={"chats": str(len(chats)), "timeout": str(REPLY_TIMEOUT_S)},
                         timeout=aiohttp.ClientTimeout(total=REPLY_TIMEOUT_S + 30)) as response:
         report = await response.json()
-    cpu = time.process_time() - cpu
+    cpu = bot_cpu() - cpu
     db_after, fake_after = meters.read()
     pushed = {str(p["chat_id"]): float(p["at"]) for p in report["pushed"]}
     first_reply: dict[str, float] = {}
@@ -140,10 +148,10 @@ async def telegram_round(http: aiohttp.ClientSession, base: str, chats: Sequence
 
 
 async def dialog_round(dialog: Dialog, chats: Sequence[int], texts: Sequence[str], rate: float, concurrency: int,
-                       round_no: int, meters: Meters) -> Round:
+                       round_no: int, meters: Meters | None) -> Round:
     slots = asyncio.Semaphore(concurrency)
     latencies: list[float] = []
-    db_cpu, _ = meters.read()
+    db_cpu = meters.read()[0] if meters else 0.0
     start = time.perf_counter()
     cpu = time.process_time()
 
@@ -160,7 +168,7 @@ async def dialog_round(dialog: Dialog, chats: Sequence[int], texts: Sequence[str
     await asyncio.gather(*(one(i, chat, text) for i, (chat, text) in enumerate(zip(chats, texts, strict=True))))
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     return Round("dialog alone", len(chats), len(latencies), seconds, latencies, cpu,
-                 db_cpu_s=meters.read()[0] - db_cpu)
+                 db_cpu_s=meters.read()[0] - db_cpu if meters else 0.0)
 
 
 async def echo_rounds(base: str, chats: Sequence[int], rounds: int, rate: float, concurrency: int,
@@ -254,6 +262,144 @@ async def run(url: str, port: int, fake: int | None, args: argparse.Namespace) -
     return rounds, errors.count + failed
 
 
+def bot_process(conn: Connection, url: str, base: str, hook_port: int, concurrency: int) -> None:
+    """One bot process of `--processes`: the adapter in webhook mode (its inbox shared with the others through
+    the database), and the dialog alone for its share of the chats when the parent asks."""
+    logging.basicConfig(level=logging.WARNING)
+    asyncio.run(_serve_bot(conn, url, base, hook_port, concurrency))
+
+
+async def _serve_bot(conn: Connection, url: str, base: str, hook_port: int, concurrency: int) -> None:
+    errors = ErrorCount()
+    logging.getLogger().addHandler(errors)
+    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    hook = Webhook(url=f"https://companion.example.test/{HOOK_PATH}", listen="127.0.0.1", port=hook_port,
+                   secret=SECRET)
+    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, webhook=hook, max_rate=0.0,
+                              concurrency=concurrency, poll_timeout=10.0)
+    await adapter.start()
+    conn.send("ready")
+    try:
+        while True:
+            command = await asyncio.to_thread(conn.recv)
+            if command[0] == "stop":
+                break
+            if command[0] == "deliver":
+                await deliver_bench_replies(brain)
+                conn.send("delivered")
+                continue
+            _, chats, texts, rate, round_no = command
+            done = await dialog_round(dialog, chats, texts, rate, concurrency, round_no, None)
+            conn.send((done.replied, done.latencies_ms))
+    finally:
+        await adapter.stop()
+        await dialog.settle()
+        await brain.close()
+        conn.send(errors.count)
+
+
+@dataclass
+class Bots:
+    """The bot processes of `--processes` and their pipes."""
+
+    processes: list[Any]
+    pipes: list[Connection]
+    hook_ports: list[int]
+
+    @property
+    def webhooks(self) -> list[str]:
+        return [f"http://127.0.0.1:{port}/{HOOK_PATH}" for port in self.hook_ports]
+
+    def cpu(self) -> float:
+        return sum(process_cpu_s(process.pid) for process in self.processes)
+
+    async def ask(self, commands: Sequence[Any]) -> list[Any]:
+        for pipe, command in zip(self.pipes, commands, strict=True):
+            pipe.send(command)
+        return list(await asyncio.gather(*(asyncio.to_thread(pipe.recv) for pipe in self.pipes)))
+
+
+async def dialog_round_in(bots: Bots, chats: Sequence[int], texts: Sequence[str], rate: float, round_no: int,
+                          meters: Meters) -> Round:
+    """The dialog alone in every bot process at once, each on its share of the chats (at its share of the rate),
+    as the Telegram path spreads them; then its replies are marked sent, untimed."""
+    n = len(bots.pipes)
+    db_cpu, cpu, start = meters.read()[0], bots.cpu(), time.perf_counter()
+    answers = await bots.ask([("dialog", chats[i::n], texts[i::n], rate / n, round_no) for i in range(n)])
+    seconds, cpu = time.perf_counter() - start, bots.cpu() - cpu
+    db_cpu = meters.read()[0] - db_cpu
+    bots.pipes[0].send(("deliver",))
+    await asyncio.to_thread(bots.pipes[0].recv)
+    latencies = [latency for _, part in answers for latency in part]
+    return Round("dialog alone", len(chats), sum(replied for replied, _ in answers), seconds, latencies, cpu,
+                 db_cpu_s=db_cpu)
+
+
+async def run_processes(url: str, port: int, fake: int | None, args: argparse.Namespace) -> tuple[list[Round], int]:
+    """`--processes N`: N bot processes in webhook mode behind one URL (the fake posts the updates to them in
+    turn, as a load balancer would), sharing the inbox; the dialog alone runs in the same N processes."""
+    context = multiprocessing.get_context("spawn")
+    base = f"http://127.0.0.1:{port}"
+    hook_ports = [free_port() for _ in range(args.processes)]
+    pipes, processes = [], []
+    for hook_port in hook_ports:
+        mine, theirs = context.Pipe()
+        process = context.Process(target=bot_process, args=(theirs, url, base, hook_port, args.concurrency),
+                                  daemon=True)
+        process.start()
+        pipes.append(mine)
+        processes.append(process)
+    bots = Bots(processes, pipes, hook_ports)
+    brain = Brain(Database(url, pool_size=2), clock=SystemClock())
+    rounds: list[Round] = []
+    errors = 0
+    try:
+        for pipe in pipes:
+            ready = await asyncio.to_thread(pipe.recv)
+            assert ready == "ready", ready
+        async with brain.transactions.read() as session:
+            meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
+        chats = [FIRST_CHAT + n for n in range(args.chats)]
+        async with aiohttp.ClientSession() as http:
+            hello = ["/help"] * len(chats)
+            warm = await telegram_round(http, base, chats, hello, 0.0, 0, meters, webhooks=bots.webhooks,
+                                        bot_cpu=bots.cpu)
+            await dialog_round_in(bots, chats, hello, 0.0, 0, meters)
+            print(f"warm-up: {len(chats)} people created on each path, {args.processes} bot processes "
+                  f"({warm.replied} Telegram replies in {warm.seconds:.1f} s)", flush=True)
+            for round_no in range(1, args.rounds + 1):
+                texts = [message_for(chat, round_no) for chat in chats]
+                for path in (("dialog", "telegram") if round_no % 2 else ("telegram", "dialog")):
+                    if path == "dialog":
+                        rounds.append(await dialog_round_in(bots, chats, texts, args.rate, round_no, meters))
+                    else:
+                        rounds.append(await telegram_round(http, base, chats, texts, args.rate, round_no, meters,
+                                                           webhooks=bots.webhooks, bot_cpu=bots.cpu))
+                    last = rounds[-1]
+                    print(f"round {round_no} {last.path:>12}: {last.replied}/{last.messages} in {last.seconds:.2f} s",
+                          flush=True)
+    finally:
+        for pipe in pipes:
+            with contextlib.suppress(OSError):
+                pipe.send(("stop",))
+        for pipe in pipes:
+            with contextlib.suppress(EOFError, OSError):
+                if await asyncio.to_thread(pipe.poll, 60):
+                    errors += int(await asyncio.to_thread(pipe.recv))
+        for process in processes:
+            process.join(timeout=30)
+    failed = await failed_rows(brain)
+    await brain.close()
+    return rounds, errors + failed
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def per_message(cpu_s: float, r: Round) -> float:
     return cpu_s / max(1, r.replied) * 1000
 
@@ -300,6 +446,8 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=0.0, help="messages per second offered (0: all at once)")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--concurrency", type=int, default=16, help="updates handled at once (both paths)")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="bot processes; more than one: webhook mode behind one URL, sharing the inbox")
     parser.add_argument("--floor", action="store_true",
                         help="also time python-telegram-bot alone (an echo bot, no database) on the same fake")
     args = parser.parse_args()
@@ -308,15 +456,20 @@ def main() -> None:
 
     load_before = os.getloadavg()
     with fake_telegram_and_database("tgb") as (url, port, fake):
-        rounds, errors = asyncio.run(run(url, port, fake, args))
+        if args.processes > 1:
+            rounds, errors = asyncio.run(run_processes(url, port, fake, args))
+        else:
+            rounds, errors = asyncio.run(run(url, port, fake, args))
     load_after = os.getloadavg()
 
     telegram = summarize([r for r in rounds if r.path == "telegram"])
     alone = summarize([r for r in rounds if r.path == "dialog alone"])
     missing = (telegram.messages - telegram.replied) + (alone.messages - alone.replied)
+    each = f" in each of {args.processes} bot processes" if args.processes > 1 else ""
     print()
     print(f"{args.chats} chats, {args.rounds} round(s), rate {'all at once' if not args.rate else f'{args.rate:g}/s'}, "
-          f"concurrency {args.concurrency}; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after "
+          f"concurrency {args.concurrency}{each}; "
+          f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after "
           f"({os.cpu_count()} cores)")
     print(f"{'path':<14}{'messages':>9}{'seconds':>9}{'msgs/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"
           f"{'bot CPU/msg':>13}{'db CPU/msg':>12}{'fake CPU/msg':>14}")

@@ -10,7 +10,10 @@ as `document_content` and `document_filename`).
 
 The `/_control/...` routes let another process (the load benchmark) schedule updates at a rate and read
 the timings, so the load generator does not take CPU from the bot under test; `serve_forever` runs the fake
-as such a process."""
+as such a process. Scheduled updates go to getUpdates, or, given webhook URLs, are posted to them in turn with
+the secret header and at most `WEBHOOK_CONNECTIONS` posts open at once (like Telegram's `max_connections`, as
+a load balancer in front of several bot processes would spread them); a post answered with an error is posted
+again after a short pause."""
 
 from __future__ import annotations
 
@@ -19,10 +22,11 @@ import contextlib
 import itertools
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 
 TOKEN = "123456:TEST-token-for-the-fake-api"
@@ -31,6 +35,8 @@ BOT_USER = {"id": 123456, "is_bot": True, "first_name": "Companion", "username":
 _JSON_FIELDS = {"reply_markup", "allowed_updates", "link_preview_options", "reply_parameters", "entities",
                 "caption_entities", "media"}
 _INT_FIELDS = {"message_id", "offset", "limit", "timeout", "max_connections"}
+WEBHOOK_CONNECTIONS = 40  # Telegram's default max_connections
+WEBHOOK_RETRY_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -146,14 +152,19 @@ class FakeBotAPI:
     # ---- scripting -------------------------------------------------------------------------------------
     def push(self, update: dict[str, Any]) -> int:
         """Makes an update available to getUpdates with the next update_id; returns the id."""
-        update = {**update, "update_id": next(self._update_ids)}
+        update = self._numbered(update)
         self._updates.append(update)
+        self._notify(self._updates_changed)
+        return int(update["update_id"])
+
+    def _numbered(self, update: dict[str, Any]) -> dict[str, Any]:
+        """The update with the next update_id, its time of release and its chat recorded."""
+        update = {**update, "update_id": next(self._update_ids)}
         self.pushed_at[int(update["update_id"])] = time.monotonic()
         chat = (update.get("message") or update.get("callback_query", {}).get("message") or {}).get("chat", {})
         if "id" in chat:
             self.pushed_chat[int(update["update_id"])] = str(chat["id"])
-        self._notify(self._updates_changed)
-        return int(update["update_id"])
+        return update
 
     def replay(self, update_id: int, update: dict[str, Any]) -> None:
         """Delivers an update again with its old id, whatever offset was confirmed (as Telegram does after a
@@ -211,22 +222,48 @@ class FakeBotAPI:
             self._scheduled.add(task)
             task.add_done_callback(self._scheduled.discard)
 
-    def schedule(self, updates: Iterable[dict[str, Any]], rate: float) -> None:
-        """Releases the updates at `rate` per second (all at once when 0), from now on."""
+    def schedule(self, updates: Iterable[dict[str, Any]], rate: float, webhooks: Sequence[str] = (),
+                 secret: str = "") -> None:
+        """Releases the updates at `rate` per second (all at once when 0), from now on: to getUpdates, or posted
+        to the `webhooks` in turn."""
         batch = list(updates)
 
         async def release() -> None:
             start = time.monotonic()
-            for index, update in enumerate(batch):
-                if rate > 0:
-                    delay = start + index / rate - time.monotonic()
-                    if delay > 0:
-                        await asyncio.sleep(delay)
-                self.push(update)
+            posts: list[asyncio.Task[None]] = []
+            open_posts = asyncio.Semaphore(WEBHOOK_CONNECTIONS)
+            async with contextlib.AsyncExitStack() as stack:
+                http = await stack.enter_async_context(aiohttp.ClientSession()) if webhooks else None
+                for index, update in enumerate(batch):
+                    if rate > 0:
+                        delay = start + index / rate - time.monotonic()
+                        if delay > 0:
+                            await asyncio.sleep(delay)
+                    if http is None:
+                        self.push(update)
+                        continue
+                    await open_posts.acquire()
+                    url = webhooks[index % len(webhooks)]
+                    posts.append(asyncio.create_task(self._post(http, url, secret, self._numbered(update),
+                                                                open_posts)))
+                await asyncio.gather(*posts)
 
         task = asyncio.get_running_loop().create_task(release())
         self._scheduled.add(task)
         task.add_done_callback(self._scheduled.discard)
+
+    async def _post(self, http: aiohttp.ClientSession, url: str, secret: str, update: dict[str, Any],
+                    open_posts: asyncio.Semaphore) -> None:
+        try:
+            while not self._closing:
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with http.post(url, json=update,
+                                         headers={"X-Telegram-Bot-Api-Secret-Token": secret}) as response:
+                        if response.status == 200:
+                            return
+                await asyncio.sleep(WEBHOOK_RETRY_S)
+        finally:
+            open_posts.release()
 
     # ---- the Bot API -----------------------------------------------------------------------------------
     async def _handle(self, request: web.Request) -> web.Response:
@@ -330,7 +367,7 @@ class FakeBotAPI:
     # ---- control (for a load generator in another process) ---------------------------------------------
     async def _control_schedule(self, request: web.Request) -> web.Response:
         body = await request.json()
-        self.schedule(body["updates"], float(body.get("rate", 0)))
+        self.schedule(body["updates"], float(body.get("rate", 0)), body.get("webhooks", ()), body.get("secret", ""))
         return web.json_response({"ok": True})
 
     async def _control_report(self, request: web.Request) -> web.Response:
