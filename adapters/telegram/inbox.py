@@ -59,13 +59,21 @@ POLL_INTERVAL_S = 1.0  # one watcher per process: a stored update wakes a worker
 _HEADS = (select(Row.chat_id, Row.lane, func.min(Row.update_id))
           .where(Row.bot_id == bindparam("bot", type_=BigInteger))
           .group_by(Row.chat_id, Row.lane))
-_CLAIM = (select(Row.user_id, Row.update_id, Row.chat_id, Row.payload)
-          .where(Row.bot_id == bindparam("bot", type_=BigInteger),
-                 tuple_(Row.chat_id, Row.lane, Row.update_id).in_(_HEADS))
-          .order_by(Row.received_at, Row.update_id).limit(1)
-          .with_for_update(skip_locked=True))
-_FINISH = delete(Row).where(Row.user_id == bindparam("user"), Row.bot_id == bindparam("bot", type_=BigInteger),
-                            Row.update_id == bindparam("update", type_=BigInteger))
+_HEAD = (select(Row.user_id, Row.bot_id, Row.update_id)
+         .where(Row.bot_id == bindparam("bot", type_=BigInteger),
+                tuple_(Row.chat_id, Row.lane, Row.update_id).in_(_HEADS))
+         .order_by(Row.received_at, Row.update_id).limit(1)
+         .with_for_update(skip_locked=True)
+         .cte("head"))
+# Claim and finish in one: the head is deleted at once in the transaction that stays open while it is handled, so
+# finishing is the commit alone. Until then the row is still there for every other transaction, locked: it is
+# skipped, and the rows behind it in its lane are no heads. A crash rolls the delete back. `more`: the inbox held
+# other rows too, so another idle worker may find one (read in the statement's snapshot, this row included).
+_CLAIM = (delete(Row)
+          .where(Row.user_id == _HEAD.c.user_id, Row.bot_id == _HEAD.c.bot_id, Row.update_id == _HEAD.c.update_id)
+          .returning(Row.user_id, Row.update_id, Row.chat_id, Row.payload,
+                     (select(func.count()).select_from(Row).where(Row.bot_id == bindparam("bot", type_=BigInteger))
+                      .scalar_subquery() > 1).label("more")))
 # Storing for a sender who is known already: one statement (the common case).
 _STORE_FOR_KNOWN = (
     insert(Row)
@@ -118,7 +126,9 @@ class Inbox:
         """Stores a received update; False when it was there already (a retry, or a copy sent elsewhere)."""
         values = {"bot": self.bot_id, "update": update_id, "chat": posted.chat_id, "lane": posted.lane,
                   "payload": payload, "person": posted.person}
-        async with self.engine.begin() as connection:
+        # Each statement is one write that commits on its own (autocommit): no BEGIN and COMMIT round trips.
+        async with self.engine.connect() as connection:
+            connection = await connection.execution_options(isolation_level="AUTOCOMMIT")
             stored = await connection.scalar(_STORE_FOR_KNOWN, values) is not None
             known = stored or await connection.scalar(_KNOWN, values) is not None
         if not known:
@@ -174,8 +184,8 @@ class Inbox:
             row = (await connection.execute(_CLAIM, {"bot": self.bot_id})).first()
             if row is None:
                 return False
-            user_id, update_id, chat_id, payload = row
-            if self._idle and self._signal.locked():
+            _user_id, update_id, chat_id, payload, more = row
+            if more and self._idle and self._signal.locked():
                 self._signal.release()  # there may be more: let one idle worker look (it stops the chain if not)
             self._chats[chat_id] += 1
             try:
@@ -188,7 +198,6 @@ class Inbox:
                 self._chats[chat_id] -= 1
                 if not self._chats[chat_id]:
                     del self._chats[chat_id]
-            await connection.execute(_FINISH, {"user": user_id, "bot": self.bot_id, "update": update_id})
         return True
 
 

@@ -5,9 +5,10 @@ with the burst spread over several workers."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.engine import Engine
 
@@ -88,3 +89,47 @@ async def test_updates_stored_by_another_process_are_handled_in_chat_order(brain
         order = [update for c, update in handled if c == chat]
         assert order == sorted(order), chat
     assert most_at_once >= 2  # the watcher's find woke other workers: the four chats went on side by side
+
+
+async def test_an_update_whose_handling_is_cut_off_stays_in_the_inbox_and_is_handled_again(brain: Brain, user) -> None:  # type: ignore[no-untyped-def]
+    """The claim deletes the row inside the transaction that stays open while it is handled: a worker cut off
+    mid-update (a crash, a cancelled task) rolls that back, and the update is handled by the next claim."""
+    started = asyncio.Event()
+    handled: list[int] = []
+
+    async def hang(payload: dict[str, Any]) -> None:
+        started.set()
+        await asyncio.Event().wait()  # never finishes: cut off below
+
+    async def handle(payload: dict[str, Any]) -> None:
+        handled.append(payload["update_id"])
+
+    async with brain.db.engine.begin() as connection:
+        await connection.execute(insert(TelegramInboxUpdate).values(
+            user_id=user.id, bot_id=BOT, update_id=7, chat_id="c", lane="queued", payload={"update_id": 7}))
+
+    async def stored() -> int:
+        async with brain.db.engine.connect() as connection:
+            return len((await connection.execute(
+                select(TelegramInboxUpdate.update_id).where(TelegramInboxUpdate.bot_id == BOT))).all())
+
+    first = Inbox(brain.db.engine, BOT, hang, workers=1, poll_interval=0.05)
+    stop = asyncio.Event()
+    running = asyncio.create_task(first.run(stop))
+    await asyncio.wait_for(started.wait(), 10)
+    running.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await running
+    assert await stored() == 1  # the delete of the claim was rolled back
+
+    second = Inbox(brain.db.engine, BOT, handle, workers=1, poll_interval=0.05)
+    stop = asyncio.Event()
+    running = asyncio.create_task(second.run(stop))
+    for _ in range(200):
+        if handled:
+            break
+        await asyncio.sleep(0.05)
+    stop.set()
+    await running
+    assert handled == [7]
+    assert await stored() == 0  # handled, and gone with the claim's commit
