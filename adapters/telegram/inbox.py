@@ -39,9 +39,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BigInteger, String, bindparam, delete, func, select, tuple_
+from sqlalchemy import BigInteger, String, bindparam, delete, exists, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.orm import aliased
 from tornado.httpserver import HTTPServer
 from tornado.web import Application, RequestHandler
 
@@ -55,15 +56,16 @@ log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 POLL_INTERVAL_S = 1.0  # one watcher per process: a stored update wakes a worker at once, a finished one claims the next
 
-# The next update to handle: the oldest lane head that no worker of any process holds.
-_HEADS = (select(Row.chat_id, Row.lane, func.min(Row.update_id))
-          .where(Row.bot_id == bindparam("bot", type_=BigInteger))
-          .group_by(Row.chat_id, Row.lane))
+# The next update to handle: the oldest lane head (no earlier row in its lane) that no worker of any process holds.
+# Walked in claim order (ix_telegram_inbox_claim_order), each row's lane checked through ix_telegram_inbox_lane: a
+# claim reads the rows up to the first free head, not the whole inbox.
+_EARLIER = aliased(Row)
 _HEAD = (select(Row.user_id, Row.bot_id, Row.update_id)
          .where(Row.bot_id == bindparam("bot", type_=BigInteger),
-                tuple_(Row.chat_id, Row.lane, Row.update_id).in_(_HEADS))
+                ~exists().where(_EARLIER.bot_id == Row.bot_id, _EARLIER.chat_id == Row.chat_id,
+                                _EARLIER.lane == Row.lane, _EARLIER.update_id < Row.update_id))
          .order_by(Row.received_at, Row.update_id).limit(1)
-         .with_for_update(skip_locked=True)
+         .with_for_update(of=Row, skip_locked=True)
          .cte("head"))
 # Claim and finish in one: the head is deleted at once in the transaction that stays open while it is handled, so
 # finishing is the commit alone. Until then the row is still there for every other transaction, locked: it is
@@ -72,8 +74,9 @@ _HEAD = (select(Row.user_id, Row.bot_id, Row.update_id)
 _CLAIM = (delete(Row)
           .where(Row.user_id == _HEAD.c.user_id, Row.bot_id == _HEAD.c.bot_id, Row.update_id == _HEAD.c.update_id)
           .returning(Row.user_id, Row.update_id, Row.chat_id, Row.payload,
-                     (select(func.count()).select_from(Row).where(Row.bot_id == bindparam("bot", type_=BigInteger))
-                      .scalar_subquery() > 1).label("more")))
+                     (select(func.count()).select_from(
+                         select(Row.update_id).where(Row.bot_id == bindparam("bot", type_=BigInteger)).limit(2)
+                         .subquery()).scalar_subquery() > 1).label("more")))
 # Storing for a sender who is known already: one statement (the common case).
 _STORE_FOR_KNOWN = (
     insert(Row)

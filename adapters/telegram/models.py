@@ -68,4 +68,6 @@ class TelegramInboxUpdate(Base):
     received_at: Mapped[datetime] = mapped_column(server_default=func.now())
 
     __table_args__ = (Index("ix_telegram_inbox_lane", "bot_id", "chat_id", "lane", "update_id"),
+                      # Claims walk the rows in this order and stop at the first free lane head.
+                      Index("ix_telegram_inbox_claim_order", "bot_id", "received_at", "update_id"),
                       {"info": {"bookkeeping": True}})
