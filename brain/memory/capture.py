@@ -4,11 +4,12 @@ in-process from lexicons and regexes, so capture costs one embedding and a coupl
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -20,10 +21,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.memory.embedder import Embedder
 from brain.memory.lexicon import (
+    DEMONYMS,
     EMOJI_EMOTIONS,
     EMOTION_SECTORS,
     EMOTION_STEMS,
     LANGUAGE_MARKERS,
+    NAME_CONNECTORS,
     NEGATIONS,
     NOT_NAMES,
     PERSON_AFTER,
@@ -48,18 +51,32 @@ PHATIC = frozenset("ok okay thanks thank you thx danke cool nice yes no ja nein 
 
 _TOKEN = re.compile(r"[^\W\d_][\w'’\-]*|\d+", re.UNICODE)
 _SENTENCE_MARK = re.compile(r"[.!?:;\n]")
+# Stretches whose capitalisation says nothing about names: markdown headings, bold or underlined emphasis.
+_STYLED = re.compile(r"^[ \t]*#{1,6}[ \t].*$|\*\*[^*\n]+\*\*|__[^_\n]+__", re.MULTILINE)
+_QUOTED = re.compile(r'"[^"\n]{1,200}"|“[^“”\n]{1,200}”|„[^“”„\n]{1,200}[“”]')
+MAX_NAME_WORDS = 4  # capitalised words in one name; a longer run of them is a heading or a title, not a name
+MAX_TITLE_TOKENS = 8  # words in a quoted title taken as one name ("The Art of Falling")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Token:
     text: str
     low: str
     start: int
     sentence_start: bool
+    # False where capitalisation carries no information: a heading, emphasis, or a title-case line of a
+    # text with several lines.
+    plain_case: bool = True
+    quote: int = 0  # 1-based number of the double-quoted stretch the token lies in, 0 outside quotes
 
     @property
     def capitalized(self) -> bool:
         return self.text[:1].isupper()
+
+    @property
+    def bare(self) -> str:
+        """The lowercased word without a possessive 's ("Petco's" -> "petco")."""
+        return self.low.removesuffix("'s")
 
 
 @dataclass(frozen=True)
@@ -91,17 +108,67 @@ class Captured:
     entity_ids: list[uuid.UUID] = field(default_factory=list)
 
 
+def _inside(spans: Sequence[tuple[int, int]], starts: Sequence[int]) -> list[int]:
+    """For each position (ascending), the 1-based number of the (ascending, disjoint) span holding it, or 0."""
+    if not spans:
+        return [0] * len(starts)
+    found: list[int] = []
+    k = 0
+    for start in starts:
+        while k < len(spans) and spans[k][1] <= start:
+            k += 1
+        found.append(k + 1 if k < len(spans) and spans[k][0] <= start else 0)
+    return found
+
+
+def _title_case_lines(text: str, words: Sequence[tuple[str, str, int]]) -> set[int]:
+    """Starts of the lines, in a text of several lines, that read as headings: no sentence end, at least two
+    words, and every content word capitalised ("Tips for Better Sleep", "Adams Visitor Center"). `words`
+    holds (text, lowercase, line start) of each word."""
+    lines: dict[int, list[tuple[str, str]]] = {}
+    for word, low, line_start in words:
+        if not low.isdigit():
+            lines.setdefault(line_start, []).append((word, low))
+    if len(lines) < 2:
+        return set()
+    titled: set[int] = set()
+    for line_start, line in lines.items():
+        if len(line) < 2:
+            continue
+        end = text.find("\n", line_start)
+        if text[line_start:len(text) if end < 0 else end].rstrip(" \t*_").endswith((".", "!", "?")):
+            continue
+        content = [word for word, low in line if low.removesuffix("'s") not in STOPWORDS]
+        if len(content) >= 2 and all(word[:1].isupper() for word in content):
+            titled.add(line_start)
+    return titled
+
+
 def tokenize(text: str) -> list[Token]:
     tokens: list[Token] = []
+    line_starts: list[int] = []
     previous_end = 0
+    line_start = 0
     for m in _TOKEN.finditer(text):
         word = m.group(0).strip("'’-")
         if not word:
             continue
         # A sentence starts at the first token and after . ! ? : ; or a line break.
         starts = not tokens or bool(_SENTENCE_MARK.search(text, previous_end, m.start()))
+        if starts:
+            line_start = text.rfind("\n", previous_end, m.start()) + 1 or line_start
         tokens.append(Token(word, word.lower().replace("’", "'"), m.start(), starts))
+        line_starts.append(line_start)
         previous_end = m.end()
+    positions = [t.start for t in tokens]
+    styled = _inside([(m.start(), m.end()) for m in _STYLED.finditer(text)], positions)
+    quoted = _inside([(m.start(), m.end()) for m in _QUOTED.finditer(text)], positions)
+    titled = _title_case_lines(text, [(t.text, t.low, line) for t, line in zip(tokens, line_starts, strict=True)]) \
+        if line_start else set()  # (line_start is 0 for a text of one line)
+    for i, t in enumerate(tokens):
+        if styled[i] or quoted[i] or line_starts[i] in titled:
+            tokens[i] = Token(t.text, t.low, t.start, t.sentence_start,
+                              not styled[i] and line_starts[i] not in titled, quoted[i])
     return tokens
 
 
@@ -187,74 +254,180 @@ def read_emotion(text: str, tokens: Sequence[Token]) -> tuple[str | None, str | 
 
 
 def _name_word(token: Token) -> bool:
-    return token.capitalized and token.low not in NOT_NAMES and token.low not in PERSON_RELATIONS
+    return token.capitalized and len(token.text) > 1 and token.bare not in NOT_NAMES \
+        and token.low not in PERSON_RELATIONS
+
+
+def _joined(tokens: Sequence[Token], j: int) -> bool:
+    """Token j continues the name before it: no sentence break and at most one character between them."""
+    return not tokens[j].sentence_start and tokens[j].start - (tokens[j - 1].start + len(tokens[j - 1].text)) <= 1
+
+
+def _name_text(tokens: Sequence[Token]) -> str:
+    """The name as written, without a possessive 's on its last word ("Rachel's" -> "Rachel")."""
+    words = [t.text for t in tokens]
+    words[-1] = re.sub(r"['’]s$", "", words[-1]) or words[-1]
+    return " ".join(words)
 
 
 def _name_at(tokens: Sequence[Token], i: int) -> tuple[str, int] | None:
-    """A run of up to three capitalised tokens starting at i ("Anna Schmidt", "New York"). A stopword may
-    only open a run that continues ("New York", not "New")."""
+    """A run of up to four capitalised tokens starting at i ("Anna Schmidt", "New York", "Rocky Mountain
+    National Park"). A stopword or a nationality may only open a run that continues ("New York", "French
+    Laundry", not "New" or "French")."""
     if i >= len(tokens) or not _name_word(tokens[i]):
         return None
     j = i + 1
-    while j < len(tokens) and j - i < MAX_NGRAM and _name_word(tokens[j]) and not tokens[j].sentence_start \
-            and tokens[j].low not in STOPWORDS \
-            and tokens[j].start - (tokens[j - 1].start + len(tokens[j - 1].text)) <= 1:
+    while j < len(tokens) and j - i < MAX_NAME_WORDS and _name_word(tokens[j]) and _joined(tokens, j) \
+            and tokens[j].low not in STOPWORDS:
         j += 1
-    if tokens[i].low in STOPWORDS and j == i + 1:
+    if j == i + 1 and (tokens[i].low in STOPWORDS or tokens[i].bare in DEMONYMS):
         return None
-    return " ".join(t.text for t in tokens[i:j]), j
+    return _name_text(tokens[i:j]), j
+
+
+def _title_at(tokens: Sequence[Token], i: int) -> tuple[int, int] | None:
+    """(end, capitalised words) of the English name or title that starts at i: capitalised words, joined by
+    at most two lowercase connectors ("Museum of Modern Art", "Walk for Hunger", "Bank of the West"), that
+    ends on a word that is no stopword or nationality ("World War II", not "Last"). None if there is none."""
+    if not _name_word(tokens[i]):
+        return None
+    end = None
+    words = 0
+    j = i
+    while j < len(tokens):
+        if j > i:
+            k = j
+            while k < len(tokens) and k - j < 2 and tokens[k].low in NAME_CONNECTORS \
+                    and not tokens[k].capitalized and _joined(tokens, k):
+                k += 1
+            if k >= len(tokens) or not _name_word(tokens[k]) or not _joined(tokens, k):
+                break
+            j = k
+        words += 1
+        if tokens[j].low not in STOPWORDS and tokens[j].bare not in DEMONYMS:
+            end = (j + 1, words)
+        j += 1
+    return end
+
+
+def _quoted_title(tokens: Sequence[Token], i: int) -> int | None:
+    """The end of a quoted title that starts at i ("The Art of Falling", "How I Built This"): a quoted
+    stretch of two to eight words whose content words are all capitalised."""
+    quote = tokens[i].quote
+    if not quote or (i > 0 and tokens[i - 1].quote == quote) or not tokens[i].capitalized:
+        return None
+    end = i
+    while end < len(tokens) and tokens[end].quote == quote:
+        end += 1
+    if not 2 <= end - i <= MAX_TITLE_TOKENS:
+        return None
+    content = [t for t in tokens[i:end] if t.low not in STOPWORDS and not t.low.isdigit()]
+    return end if content and all(t.capitalized for t in content) else None
+
+
+def _plain_name(tokens: Sequence[Token], lowered: Callable[[], set[str]]) -> bool:
+    """Whether an uncued run of capitalised words can be a name: its capitals must carry information (not a
+    heading, emphasis or all-caps), and a single word must not appear in lower case in the same message
+    ("the Center" next to "a community center" is a common noun)."""
+    if not all(t.plain_case for t in tokens):
+        return False
+    if all(_name_text([t]).isupper() for t in tokens):
+        return False
+    return len(tokens) > 1 or tokens[0].bare not in lowered()
+
+
+def _cue(tokens: Sequence[Token], i: int, end: int, language: str) -> tuple[str | None, bool]:
+    """(kind, weak) of the cue around the name tokens[i:end]: a person or a place, or None; weak if the cue
+    is a bare "and"."""
+    prev = tokens[i - 1].low if i > 0 else ""
+    prev2 = tokens[i - 2].low if i > 1 else ""
+    nxt = tokens[end].low if end < len(tokens) else ""
+    inside = not tokens[i].sentence_start
+    if prev in PERSON_RELATIONS and (prev2 in POSSESSIVES or language == "de"):
+        return "person", False
+    if prev in ("namens", "heißt", "heisst", "named", "called"):
+        return "person", False
+    if language == "en" and inside and prev in PERSON_BEFORE:
+        return "person", prev == "and"
+    if language == "en" and inside and prev in PLACE_BEFORE:
+        return "place", False
+    if language == "de" and prev in ("nach", "aus"):
+        return "place", False
+    if nxt in PERSON_AFTER and end - i == 1 and language == "en":
+        return "person", nxt == "and"
+    if nxt == "und" and end + 1 < len(tokens) and tokens[end + 1].low in ("ich", "mir", "mich", "wir"):
+        # German capitalises every noun ("Brot und Butter"): only "Anna und ich" marks a person.
+        return "person", False
+    return None, False
 
 
 def read_mentions(tokens: Sequence[Token], language: str) -> list[Mention]:
     """Names marked by a cue ("my sister Anna", "meine Schwester Anna", "with Tom", "in Berlin", "nach
-    Hamburg", "Anna said"); in English also any capitalised word inside a sentence. German capitalises every
-    noun, so there only cues count."""
+    Hamburg", "Anna said"); in English also names inside a sentence whose capitals say they are names: a
+    quoted title, or a run of capitalised words ("Honda Civic", "Museum of Modern Art") that is no heading,
+    emphasis, all-caps word or capitalised common noun. German capitalises every noun, so there only cues
+    count."""
     found: dict[str, Mention] = {}
+
+    @functools.cache
+    def lowered() -> set[str]:  # the words the message writes in lower case, read only when needed
+        return {t.bare for t in tokens if not t.capitalized}
+
+    def add(name: str, kind: str, cued: bool) -> None:
+        # The first mention of a name decides its kind, unless only a later one has a cue.
+        known = found.get(name.lower())
+        if known is None or (cued and not known.cued):
+            found[name.lower()] = Mention(name, kind, cued)
+
     i = 0
     while i < len(tokens):
-        named = _name_at(tokens, i)
-        if named is None:
-            i += 1
+        title_end = _quoted_title(tokens, i) if language == "en" else None
+        if title_end is not None:
+            add(_name_text(tokens[i:title_end]), "thing", False)
+            i = title_end
             continue
-        name, end = named
-        prev = tokens[i - 1].low if i > 0 else ""
-        prev2 = tokens[i - 2].low if i > 1 else ""
-        nxt = tokens[end].low if end < len(tokens) else ""
         inside = not tokens[i].sentence_start
-        kind: str | None = None
-        if prev in PERSON_RELATIONS and (prev2 in POSSESSIVES or language == "de"):
-            kind = "person"
-        elif prev in ("namens", "heißt", "heisst", "named", "called"):
-            kind = "person"
-        elif language == "en" and inside and prev in PERSON_BEFORE:
-            kind = "person"
-        elif language == "en" and inside and prev in PLACE_BEFORE:
-            kind = "place"
-        elif language == "de" and prev in ("nach", "aus"):
-            kind = "place"
-        elif nxt in PERSON_AFTER and end - i == 1 and (language == "en" or nxt == "und"):
-            kind = "person"
-        cued = kind is not None
-        if kind is None and language == "en" and inside:
-            kind = "thing"
-        if kind is not None and name.lower() not in found:
-            found[name.lower()] = Mention(name, kind, cued)
+        end = i + 1
+        named = _name_at(tokens, i)
+        if named is not None:
+            name, end = named
+            kind, weak = _cue(tokens, i, end, language)
+            # "and" is the weakest cue ("Tom and Anna", but also "internet and TV"): the word must read as a
+            # name by itself there.
+            if kind is not None and (not weak or _plain_name(tokens[i:end], lowered)):
+                add(name, kind, True)
+                i = end
+                continue
+        if language == "en":
+            # Uncued: the whole run of capitalised words and connectors is one name, or none ("Game of
+            # Thrones", not "Game" and "Thrones"); a longer run is a heading or a title.
+            title = _title_at(tokens, i)
+            if title is not None:
+                end, words = title
+                if inside and words <= MAX_NAME_WORDS and _plain_name(tokens[i:end], lowered):
+                    add(_name_text(tokens[i:end]), "thing", False)
         i = end
     return list(found.values())
 
 
-def entity_candidates(tokens: Sequence[Token]) -> list[str]:
+def entity_candidates(tokens: Sequence[Token], names: Sequence[str] = ()) -> list[str]:
     """Lowercased words, and n-grams (up to three words) that start with a capital, that could be a known
-    entity's name or alias ("mom", "Café Central")."""
-    keys: dict[str, None] = {}
+    entity's name or alias ("mom", "Café Central"); a possessive 's is also read without it ("Anna's"). The
+    message's own names come first, however long ("museum of modern art")."""
+    keys: dict[str, None] = {name.lower(): None for name in names}
     for i, token in enumerate(tokens):
         if token.low not in STOPWORDS and len(token.low) > 1 and not token.low.isdigit():
             keys[token.low] = None
+            if token.low.endswith("'s"):
+                keys[token.bare] = None
         if token.capitalized:
             for n in range(2, MAX_NGRAM + 1):
                 part = tokens[i:i + n]
                 if len(part) == n:
-                    keys[" ".join(t.low for t in part)] = None
+                    key = " ".join(t.low for t in part)
+                    keys[key] = None
+                    if key.endswith("'s"):
+                        keys[key[:-2]] = None
     return list(keys)[:MAX_CANDIDATES]
 
 
@@ -291,8 +464,9 @@ def read_magnets(text: str, at: datetime, zone: ZoneInfo | str = "UTC", speaker:
     names = {part.lower() for m in mentions for part in m.name.split()}
     anchor = find_time_anchor(text, at, zone)
     emotion, sector = read_emotion(text, tokens)
+    candidates = entity_candidates(tokens, [m.name for m in mentions])
     return Magnets(
-        themes=read_themes(tokens, names), mentions=mentions, candidates=entity_candidates(tokens), anchor=anchor,
+        themes=read_themes(tokens, names), mentions=mentions, candidates=candidates, anchor=anchor,
         emotion=emotion, sector=sector, salience=read_salience(text, tokens, emotion, mentions, anchor, speaker),
         language=language,
     )

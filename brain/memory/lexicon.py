@@ -142,7 +142,7 @@ PERSON_BEFORE = frozenset("with mit named called namens heißt heisst and und".s
 PERSON_AFTER = frozenset("said says told asked called texted meinte sagte hat hatte and und".split())
 PLACE_BEFORE = frozenset("in at to from nach aus near bei visiting visited besucht".split())
 
-# Capitalised words that are not names (sentence starters, calendar words, interjections, pronouns).
+# Capitalised words that are not names (sentence starters, calendar words and holidays, interjections, pronouns).
 NOT_NAMES = frozenset("""
 i i'm i've i'd i'll ok okay yes no hi hey hello thanks thank please sorry well so and but or the a an this
 that these those it its my your our their he she we they you what when where why how who which
@@ -150,5 +150,23 @@ monday tuesday wednesday thursday friday saturday sunday january february march 
 september october november december today tomorrow yesterday mr mrs ms dr
 montag dienstag mittwoch donnerstag freitag samstag sonntag januar februar märz mai juni juli oktober dezember
 ich du er sie es wir ihr der die das ein eine und aber oder heute morgen gestern hallo danke bitte ja nein
-also english german deutsch englisch christmas easter weihnachten ostern
+also english german deutsch englisch christmas easter weihnachten ostern valentine thanksgiving halloween
+hanukkah ramadan diwali silvester pfingsten hause versehen
+mondays tuesdays wednesdays thursdays fridays saturdays sundays am pm
 """.split())
+
+# Nationality and language adjectives: capitalised by English spelling, not names by themselves, but they can
+# open a name ("French Laundry", "Chinese New Year").
+DEMONYMS = frozenset("""
+american british french italian spanish portuguese dutch greek turkish russian polish ukrainian swedish
+norwegian danish finnish irish scottish welsh swiss austrian belgian czech hungarian romanian chinese japanese
+korean vietnamese thai indian pakistani filipino indonesian mexican brazilian argentinian peruvian colombian
+cuban canadian australian african european asian arab arabic persian hebrew latin nordic scandinavian
+mediterranean caribbean hawaiian egyptian moroccan ethiopian nigerian hindi mandarin cantonese
+französisch italienisch spanisch japanisch chinesisch
+""".split())
+
+# Lowercase words that join the parts of one English name or title ("Museum of Modern Art", "Walk for
+# Hunger", "Game of Thrones", "Bank of the West"). Cue words (in, to, with, and) are left out: across them
+# two names meet ("Anna in Berlin").
+NAME_CONNECTORS = frozenset("of for the de del della di da du des la le los las von van der".split())
