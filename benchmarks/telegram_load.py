@@ -38,7 +38,7 @@ import shutil
 import socket
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -229,28 +229,18 @@ async def run(url: str, port: int, fake: int | None, args: argparse.Namespace) -
     adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
                               poll_timeout=10.0)
     chats = [FIRST_CHAT + n for n in range(args.chats)]
-    rounds: list[Round] = []
     await adapter.start()
     try:
         async with aiohttp.ClientSession() as http:
-            hello = ["/help"] * len(chats)
-            warm = await telegram_round(http, base, chats, hello, 0.0, 0, meters)
-            await dialog_round(dialog, chats, hello, 0.0, args.concurrency, 0, meters)
-            await deliver_bench_replies(brain)
-            print(f"warm-up: {len(chats)} people created on each path "
-                  f"({warm.replied} Telegram replies in {warm.seconds:.1f} s)", flush=True)
-            for round_no in range(1, args.rounds + 1):
-                texts = [message_for(chat, round_no) for chat in chats]
-                for path in (("dialog", "telegram") if round_no % 2 else ("telegram", "dialog")):
-                    if path == "dialog":
-                        rounds.append(await dialog_round(dialog, chats, texts, args.rate, args.concurrency, round_no,
-                                                         meters))
-                        await deliver_bench_replies(brain)
-                    else:
-                        rounds.append(await telegram_round(http, base, chats, texts, args.rate, round_no, meters))
-                    last = rounds[-1]
-                    print(f"round {round_no} {last.path:>12}: {last.replied}/{last.messages} in {last.seconds:.2f} s",
-                          flush=True)
+            async def through_telegram(texts: Sequence[str], rate: float, round_no: int) -> Round:
+                return await telegram_round(http, base, chats, texts, rate, round_no, meters)
+
+            async def dialog_alone(texts: Sequence[str], rate: float, round_no: int) -> Round:
+                done = await dialog_round(dialog, chats, texts, rate, args.concurrency, round_no, meters)
+                await deliver_bench_replies(brain)
+                return done
+
+            rounds = await alternate(args, chats, through_telegram, dialog_alone, "")
     finally:
         await adapter.stop()
         await dialog.settle()
@@ -260,6 +250,29 @@ async def run(url: str, port: int, fake: int | None, args: argparse.Namespace) -
     if args.floor:
         rounds += await echo_rounds(base, chats, args.rounds, args.rate, args.concurrency, meters)
     return rounds, errors.count + failed
+
+
+TimedPath = Callable[[Sequence[str], float, int], Awaitable[Round]]  # (texts, rate, round) -> the timed round
+
+
+async def alternate(args: argparse.Namespace, chats: Sequence[int], telegram: TimedPath, dialog: TimedPath,
+                    setup: str) -> list[Round]:
+    """The warm-up (one /help per chat on both paths, untimed), then `--rounds` rounds, the two paths taking turns
+    at going first so that a change in the machine's load hits both alike."""
+    hello = ["/help"] * len(chats)
+    warm = await telegram(hello, 0.0, 0)
+    await dialog(hello, 0.0, 0)
+    print(f"warm-up: {len(chats)} people created on each path{setup} "
+          f"({warm.replied} Telegram replies in {warm.seconds:.1f} s)", flush=True)
+    rounds: list[Round] = []
+    for round_no in range(1, args.rounds + 1):
+        texts = [message_for(chat, round_no) for chat in chats]
+        for path in (dialog, telegram) if round_no % 2 else (telegram, dialog):
+            rounds.append(await path(texts, args.rate, round_no))
+            last = rounds[-1]
+            print(f"round {round_no} {last.path:>12}: {last.replied}/{last.messages} in {last.seconds:.2f} s",
+                  flush=True)
+    return rounds
 
 
 def bot_process(conn: Connection, url: str, base: str, hook_port: int, concurrency: int) -> None:
@@ -362,23 +375,15 @@ async def run_processes(url: str, port: int, fake: int | None, args: argparse.Na
             meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
         chats = [FIRST_CHAT + n for n in range(args.chats)]
         async with aiohttp.ClientSession() as http:
-            hello = ["/help"] * len(chats)
-            warm = await telegram_round(http, base, chats, hello, 0.0, 0, meters, webhooks=bots.webhooks,
-                                        bot_cpu=bots.cpu)
-            await dialog_round_in(bots, chats, hello, 0.0, 0, meters)
-            print(f"warm-up: {len(chats)} people created on each path, {args.processes} bot processes "
-                  f"({warm.replied} Telegram replies in {warm.seconds:.1f} s)", flush=True)
-            for round_no in range(1, args.rounds + 1):
-                texts = [message_for(chat, round_no) for chat in chats]
-                for path in (("dialog", "telegram") if round_no % 2 else ("telegram", "dialog")):
-                    if path == "dialog":
-                        rounds.append(await dialog_round_in(bots, chats, texts, args.rate, round_no, meters))
-                    else:
-                        rounds.append(await telegram_round(http, base, chats, texts, args.rate, round_no, meters,
-                                                           webhooks=bots.webhooks, bot_cpu=bots.cpu))
-                    last = rounds[-1]
-                    print(f"round {round_no} {last.path:>12}: {last.replied}/{last.messages} in {last.seconds:.2f} s",
-                          flush=True)
+            async def through_telegram(texts: Sequence[str], rate: float, round_no: int) -> Round:
+                return await telegram_round(http, base, chats, texts, rate, round_no, meters, webhooks=bots.webhooks,
+                                            bot_cpu=bots.cpu)
+
+            async def dialog_alone(texts: Sequence[str], rate: float, round_no: int) -> Round:
+                return await dialog_round_in(bots, chats, texts, rate, round_no, meters)
+
+            rounds = await alternate(args, chats, through_telegram, dialog_alone,
+                                     f", {args.processes} bot processes")
     finally:
         for pipe in pipes:
             with contextlib.suppress(OSError):
