@@ -35,6 +35,7 @@ from brain.memory.lexicon import (
     PLACE_BEFORE,
     POSSESSIVES,
     STOPWORDS,
+    STOPWORDS_EN,
 )
 from brain.memory.models import SPEAKERS, MemoryEntity, ShortTermEntry
 from brain.memory.timeline import TimeAnchor, find_time_anchor
@@ -93,6 +94,7 @@ class Magnets:
     themes: list[str]
     mentions: list[Mention]
     candidates: list[str]  # lowercased words and n-grams that might name a known entity or place
+    name_keys: list[str]  # the candidates written as a name: only these link a known thing
     anchor: TimeAnchor | None
     emotion: str | None
     sector: str | None
@@ -270,7 +272,7 @@ def _name_text(tokens: Sequence[Token]) -> str:
     return " ".join(words)
 
 
-def _name_at(tokens: Sequence[Token], i: int) -> tuple[str, int] | None:
+def _name_at(tokens: Sequence[Token], i: int, stopwords: frozenset[str] = STOPWORDS) -> tuple[str, int] | None:
     """A run of up to four capitalised tokens starting at i ("Anna Schmidt", "New York", "Rocky Mountain
     National Park"). A stopword or a nationality may only open a run that continues ("New York", "French
     Laundry", not "New" or "French")."""
@@ -278,9 +280,9 @@ def _name_at(tokens: Sequence[Token], i: int) -> tuple[str, int] | None:
         return None
     j = i + 1
     while j < len(tokens) and j - i < MAX_NAME_WORDS and _name_word(tokens[j]) and _joined(tokens, j) \
-            and tokens[j].low not in STOPWORDS:
+            and tokens[j].low not in stopwords:
         j += 1
-    if j == i + 1 and (tokens[i].low in STOPWORDS or tokens[i].bare in DEMONYMS):
+    if j == i + 1 and (tokens[i].low in stopwords or tokens[i].bare in DEMONYMS):
         return None
     return _name_text(tokens[i:j]), j
 
@@ -304,7 +306,8 @@ def _title_at(tokens: Sequence[Token], i: int) -> tuple[int, int] | None:
                 break
             j = k
         words += 1
-        if tokens[j].low not in STOPWORDS and tokens[j].bare not in DEMONYMS:
+        # English stopwords only: German ones ("war", "man", "hat") end English names ("World War", "Iron Man").
+        if tokens[j].low not in STOPWORDS_EN and tokens[j].bare not in DEMONYMS:
             end = (j + 1, words)
         j += 1
     return end
@@ -373,29 +376,33 @@ def read_mentions(tokens: Sequence[Token], language: str) -> list[Mention]:
     def lowered() -> set[str]:  # the words the message writes in lower case, read only when needed
         return {t.bare for t in tokens if not t.capitalized}
 
-    def add(name: str, kind: str, cued: bool) -> None:
-        # The first mention of a name decides its kind, unless only a later one has a cue.
-        known = found.get(name.lower())
-        if known is None or (cued and not known.cued):
-            found[name.lower()] = Mention(name, kind, cued)
+    evidence: dict[str, int] = {}  # name -> 0 uncued, 1 a bare "and", 2 a cue
+
+    def add(name: str, kind: str, strength: int) -> None:
+        # The first mention of a name decides its kind, unless a later one has a stronger cue (so a heading,
+        # which drops the weak cues, never gives a name a kind the same text without it would not).
+        if strength > evidence.get(name.lower(), -1):
+            found[name.lower()] = Mention(name, kind, strength > 0)
+            evidence[name.lower()] = strength
 
     i = 0
     while i < len(tokens):
         title_end = _quoted_title(tokens, i) if language == "en" else None
         if title_end is not None:
-            add(_name_text(tokens[i:title_end]), "thing", False)
+            add(_name_text(tokens[i:title_end]), "thing", 0)
             i = title_end
             continue
         inside = not tokens[i].sentence_start
         end = i + 1
-        named = _name_at(tokens, i)
+        # In English, a word that is only a German stopword may be part of a name ("World War", "Iron Man").
+        named = _name_at(tokens, i, STOPWORDS_EN if language == "en" else STOPWORDS)
         if named is not None:
             name, end = named
             kind, weak = _cue(tokens, i, end, language)
             # "and" is the weakest cue ("Tom and Anna", but also "internet and TV"): the word must read as a
             # name by itself there.
             if kind is not None and (not weak or _plain_name(tokens[i:end], lowered)):
-                add(name, kind, True)
+                add(name, kind, 1 if weak else 2)
                 i = end
                 continue
         if language == "en":
@@ -405,30 +412,55 @@ def read_mentions(tokens: Sequence[Token], language: str) -> list[Mention]:
             if title is not None:
                 end, words = title
                 if inside and words <= MAX_NAME_WORDS and _plain_name(tokens[i:end], lowered):
-                    add(_name_text(tokens[i:end]), "thing", False)
+                    add(_name_text(tokens[i:end]), "thing", 0)
         i = end
     return list(found.values())
 
 
 def entity_candidates(tokens: Sequence[Token], names: Sequence[str] = ()) -> list[str]:
-    """Lowercased words, and n-grams (up to three words) that start with a capital, that could be a known
-    entity's name or alias ("mom", "Café Central"); a possessive 's is also read without it ("Anna's"). The
-    message's own names come first, however long ("museum of modern art")."""
+    """Lowercased words and n-grams (two to three words) that could be a known entity's name or alias ("mom",
+    "Café Central", "game of thrones"): an n-gram that starts with a capital, or one in any case within a
+    sentence that neither starts nor ends on a stopword. A possessive 's is also read without it ("Anna's").
+    The message's own names come first, however long ("museum of modern art")."""
     keys: dict[str, None] = {name.lower(): None for name in names}
+    lows = [t.low for t in tokens]
+    content = [low not in STOPWORDS and len(low) > 1 and not low.isdigit() for low in lows]
     for i, token in enumerate(tokens):
-        if token.low not in STOPWORDS and len(token.low) > 1 and not token.low.isdigit():
-            keys[token.low] = None
-            if token.low.endswith("'s"):
+        low = lows[i]
+        if content[i]:
+            keys[low] = None
+            if low.endswith("'s"):
                 keys[token.bare] = None
-        if token.capitalized:
-            for n in range(2, MAX_NGRAM + 1):
-                part = tokens[i:i + n]
-                if len(part) == n:
-                    key = " ".join(t.low for t in part)
-                    keys[key] = None
-                    if key.endswith("'s"):
-                        keys[key[:-2]] = None
+        capitalized = token.capitalized
+        if not capitalized and not content[i]:
+            continue
+        for j in range(i + 1, min(i + MAX_NGRAM, len(tokens))):
+            if not capitalized and tokens[j].sentence_start:
+                break
+            if capitalized or content[j]:
+                key = " ".join(lows[i:j + 1])
+                keys[key] = None
+                if key.endswith("'s"):
+                    keys[key[:-2]] = None
     return list(keys)[:MAX_CANDIDATES]
+
+
+def name_keys(tokens: Sequence[Token], candidates: Sequence[str], names: Sequence[str] = ()) -> list[str]:
+    """The candidates the message writes as a name, the only ones that may link a known "thing" (people and
+    places are matched by any candidate: "mom", "berlin"): the message's own names, any key of several words
+    ("game of thrones" is specific in any case), a single word capitalised outside headings and emphasis
+    that the message does not also write in lower case, and a word with a capital inside it ("YouTube"). So
+    the thing "Art" is not linked by "art class" or a heading "**Art**". A capital at a sentence start is
+    no evidence either way, so there the thing's being known as a name decides ("Bruno stole my sandwich")."""
+    lowered = {t.bare for t in tokens if not t.capitalized}
+    written = {name.lower() for name in names}
+    for token in tokens:
+        if token.text.isupper():
+            continue
+        if (token.capitalized and token.plain_case and token.bare not in lowered) \
+                or token.text[1:] != token.text[1:].lower():
+            written.update((token.low, token.bare))
+    return [key for key in candidates if " " in key or key in written]
 
 
 def read_salience(text: str, tokens: Sequence[Token], emotion: str | None, mentions: Sequence[Mention],
@@ -466,7 +498,8 @@ def read_magnets(text: str, at: datetime, zone: ZoneInfo | str = "UTC", speaker:
     emotion, sector = read_emotion(text, tokens)
     candidates = entity_candidates(tokens, [m.name for m in mentions])
     return Magnets(
-        themes=read_themes(tokens, names), mentions=mentions, candidates=candidates, anchor=anchor,
+        themes=read_themes(tokens, names), mentions=mentions, candidates=candidates,
+        name_keys=name_keys(tokens, candidates, [m.name for m in mentions]), anchor=anchor,
         emotion=emotion, sector=sector, salience=read_salience(text, tokens, emotion, mentions, anchor, speaker),
         language=language,
     )
@@ -502,15 +535,21 @@ async def user_zone(session: AsyncSession, user_id: uuid.UUID) -> ZoneInfo:
 async def resolve_entities(session: AsyncSession, user_id: uuid.UUID, magnets: Magnets, *,
                            create: bool) -> list[uuid.UUID]:
     """Ids of the entities a message names: known entities by name or alias, places of the places module
-    (linked to a place entity), and — if `create` — new entities for cued or capitalised names."""
+    (linked to a place entity), and — if `create` — new entities for cued or capitalised names. A known
+    person or place is named by any candidate ("mom", "berlin"), as is any entity by one of its aliases; a
+    known thing's name must be written as a name (`Magnets.name_keys`): a thing created from "Center" must
+    not tie every later "community center" to it."""
     keys = magnets.candidates
     if not keys:
         return []
     key_param = bindparam("keys", keys, type_=ARRAY(Text))
-    known = select(MemoryEntity.id, func.lower(MemoryEntity.name).label("key"), MemoryEntity.name,
-                   MemoryEntity.place_id).where(
+    name_param = bindparam("name_keys", magnets.name_keys, type_=ARRAY(Text))
+    name = func.lower(MemoryEntity.name)
+    known = select(MemoryEntity.id, name.label("key"), MemoryEntity.name, MemoryEntity.place_id).where(
         MemoryEntity.user_id == user_id,
-        (func.lower(MemoryEntity.name) == any_(key_param)) | MemoryEntity.aliases.overlap(key_param),
+        ((MemoryEntity.kind != "thing") & (name == any_(key_param)))
+        | ((MemoryEntity.kind == "thing") & (name == any_(name_param)))
+        | MemoryEntity.aliases.overlap(key_param),
     )
     places = select(literal(None, type_=MemoryEntity.id.type).label("id"), func.lower(Place.name).label("key"),
                     Place.name, Place.id.label("place_id")).where(Place.user_id == user_id,

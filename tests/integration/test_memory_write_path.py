@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import any_, func, select, update
 
 from brain.clock import FixedClock
 from brain.core import Brain
@@ -101,6 +101,28 @@ async def test_a_known_entity_is_found_again_by_name_or_alias(brain: Brain, user
                                   .values(aliases=["sari"]))
     again = await remember(brain, user, "sarah called, and later sari texted", clock.now())
     assert again.entity_ids == first.entity_ids
+
+
+async def test_a_known_thing_is_linked_only_where_it_is_written_as_a_name(
+    brain: Brain, user: User, clock: FixedClock
+) -> None:
+    async def entities(text: str, speaker: str = "user") -> set[str]:
+        captured = await remember(brain, user, text, clock.now(), speaker=speaker)
+        async with brain.transactions.read() as session:
+            return set((await session.scalars(select(MemoryEntity.name).where(
+                MemoryEntity.id == any_(captured.entity_ids)))).all())
+
+    assert await entities("I volunteered at the Center with my sister Anna, then flew to Berlin") == {
+        "Center", "Anna", "Berlin"}
+    assert await entities("We binged Game of Thrones all weekend") == {"Game of Thrones"}
+    # A generic word in lower case or in emphasis names no known thing (at a sentence start, that it is known
+    # as a name decides); people and places are still found in lower case, and a multi-word name is specific
+    # enough in any case.
+    assert await entities("the community center near berlin has a pool, anna says") == {"Anna", "Berlin"}
+    assert await entities("**Center** hours: 9 to 5, and the community center is open", speaker="assistant") == set()
+    assert await entities("Center staff were kind to us", speaker="assistant") == {"Center"}  # a known name
+    assert await entities("honestly game of thrones was better than anything else") == {"Game of Thrones"}
+    assert await entities("Anna and I are going back to the Center on Friday") == {"Anna", "Center"}
 
 
 async def test_two_related_memories_get_edges_both_ways_with_asymmetric_weights(

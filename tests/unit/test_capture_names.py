@@ -174,3 +174,18 @@ def test_a_heading_keeps_only_the_cued_names_of_its_line(text: str) -> None:
 @given(SENTENCES)
 def test_an_uncued_name_is_never_all_capitals(text: str) -> None:
     assert all(not m.name.isupper() for m in mentions(text) if not m.cued)
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("We watched a documentary about the World War and its end", "World War"),
+    ("My nephew has loved Iron Man since he was four", "Iron Man"),
+    ("I run my blog on Red Hat servers", "Red Hat"),
+])
+def test_an_english_name_may_end_on_a_german_stopword(text: str, name: str) -> None:
+    # "war", "man" and "hat" are German stopwords; in English they end a name like any other word.
+    assert names(text) == {(name, "thing", False)}
+
+
+def test_german_stopwords_still_end_no_german_name() -> None:
+    assert names("Gestern war ich mit meiner Schwester Anna im Kino") == {("Anna", "person", True)}
+    assert names("Mein Freund Peter Hat Zeit") == {("Peter", "person", True)}
