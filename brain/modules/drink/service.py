@@ -5,9 +5,10 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, replace
 from datetime import date
+from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import Date, bindparam, func, literal, select, true
+from sqlalchemy.dialects.postgresql import UUID, insert
 
 from brain.errors import DomainError
 from brain.events.catalog import (
@@ -34,6 +35,10 @@ MIN_ML, MAX_ML = 1, 5000
 MIN_GOAL_ML, MAX_GOAL_ML = 250, 10000
 DEFAULT_PORTION_ML: dict[str, int] = {"water": 250, "coffee": 150, "tea": 250, "juice": 200, "alcohol": 330,
                                       "smoothie": 300, "soda": 330, "other": 250}
+
+
+# Built once (every logged drink); the values are bound.
+_ADD_ENTRY = insert(DrinkEntry)
 
 
 def drink_label(drink_type: str) -> Text:
@@ -83,11 +88,12 @@ async def log_drink(
     _check_amount(quantity_ml)
     day = local_date(user, uow.now)
     before = await day_progress(uow, user, day)
-    entry = DrinkEntry(
-        id=uuid.uuid4(), user_id=user.id, drink_type=drink_type, name=(name or drink_type)[:100],
-        quantity_ml=quantity_ml, preset_id=preset_id, logged_at=uow.now, local_date=day,
-    )
-    uow.session.add(entry)
+    values = {"id": uuid.uuid4(), "user_id": user.id, "drink_type": drink_type, "name": (name or drink_type)[:100],
+              "quantity_ml": quantity_ml, "preset_id": preset_id, "logged_at": uow.now, "local_date": day}
+    # Core on the session's connection (the ORM's unit of work costs more than the insert); the entry handed
+    # back is not tracked by the session.
+    await (await uow.session.connection()).execute(_ADD_ENTRY, values)
+    entry = DrinkEntry(**values)
     uow.emit(
         DrinkLogged(
             entry_id=entry.id, drink_type=drink_type, quantity_ml=quantity_ml, name=entry.name, date=day,
@@ -95,16 +101,26 @@ async def log_drink(
         ),
         user_id=user.id, record_id=entry.id, actor=actor,
     )
-    after = before
-    if drink_type == "water":
-        after = replace(before, water_ml=before.water_ml + quantity_ml, total_ml=before.total_ml + quantity_ml,
-                        total_count=before.total_count + 1)
-        if before.water_ml < before.water_goal_ml <= after.water_ml:
-            uow.emit(DrinkGoalReached(date=day, goal_ml=before.water_goal_ml, actual_ml=after.water_ml),
-                     user_id=user.id, record_id=f"water:{day.isoformat()}", actor=actor)
-    else:
-        after = await day_progress(uow, user, day, flush=True)
+    # The day after this drink: the totals before it plus the drink (no second read of the day).
+    after = _plus(before, drink_type, quantity_ml)
+    if drink_type == "water" and before.water_ml < before.water_goal_ml <= after.water_ml:
+        uow.emit(DrinkGoalReached(date=day, goal_ml=before.water_goal_ml, actual_ml=after.water_ml),
+                 user_id=user.id, record_id=f"water:{day.isoformat()}", actor=actor)
     return entry, after
+
+
+def _plus(progress: DrinkProgress, drink_type: str, quantity_ml: int) -> DrinkProgress:
+    """`progress` with one more drink of `drink_type` counted."""
+    water_ml, coffee_ml, coffee_count, other_ml = progress.water_ml, progress.coffee_ml, progress.coffee_count, \
+        progress.other_ml
+    if drink_type == "water":
+        water_ml += quantity_ml
+    elif drink_type == "coffee":
+        coffee_ml, coffee_count = coffee_ml + quantity_ml, coffee_count + 1
+    else:
+        other_ml += quantity_ml
+    return replace(progress, water_ml=water_ml, coffee_ml=coffee_ml, coffee_count=coffee_count, other_ml=other_ml,
+                   total_ml=progress.total_ml + quantity_ml, total_count=progress.total_count + 1)
 
 
 async def undo_last_drink(uow: UnitOfWork, user: User, actor: ActorT) -> DrinkEntry:
@@ -159,23 +175,42 @@ async def goal_ml(uow: UnitOfWork, user: User, drink_type: str = "water") -> int
     return stored if stored is not None else DEFAULT_GOALS_ML.get(drink_type, 0)
 
 
+def _day_totals_statement() -> Any:
+    """The day's totals per drink type and the water goal in one statement (built once: every logged drink
+    reads it). Always at least one row, which carries the goal; a day without drinks has a NULL type in it."""
+    person, day = bindparam("person", type_=UUID(as_uuid=True)), bindparam("day", type_=Date())
+    goal = (select(DrinkGoal.daily_ml).where(DrinkGoal.user_id == person, DrinkGoal.drink_type == "water")
+            .scalar_subquery())
+    totals = (
+        select(DrinkEntry.drink_type, func.coalesce(func.sum(DrinkEntry.quantity_ml), 0).label("ml"),
+               func.count().label("n"))
+        .where(DrinkEntry.user_id == person, DrinkEntry.local_date == day)
+        .group_by(DrinkEntry.drink_type)
+        .subquery("totals")
+    )
+    one = select(literal(1).label("one")).subquery("one")
+    return (select(goal.label("goal"), totals.c.drink_type, totals.c.ml, totals.c.n)
+            .select_from(one.outerjoin(totals, true())))
+
+
+_DAY_TOTALS = _day_totals_statement()
+
+
 async def day_progress(uow: UnitOfWork, user: User, day: date | None = None, *, flush: bool = False) -> DrinkProgress:
-    """Totals of one local day in a single grouped query."""
+    """Totals of one local day and the water goal in a single query."""
     if flush:
         await uow.session.flush()
     day = day or local_date(user, uow.now)
-    rows = (await uow.session.execute(
-        select(DrinkEntry.drink_type, func.coalesce(func.sum(DrinkEntry.quantity_ml), 0), func.count())
-        .where(DrinkEntry.user_id == user.id, DrinkEntry.local_date == day)
-        .group_by(DrinkEntry.drink_type)
-    )).all()
-    by_type = {t: (int(ml), int(n)) for t, ml, n in rows}
+    rows = (await uow.session.execute(_DAY_TOTALS, {"person": user.id, "day": day})).all()
+    stored_goal = rows[0].goal
+    by_type = {t: (int(ml), int(n)) for _, t, ml, n in rows if t is not None}
     water = by_type.get("water", (0, 0))
     coffee = by_type.get("coffee", (0, 0))
     total_ml = sum(ml for ml, _ in by_type.values())
     return DrinkProgress(
-        day=day, water_ml=water[0], water_goal_ml=await goal_ml(uow, user), coffee_count=coffee[1],
-        coffee_ml=coffee[0], other_ml=total_ml - water[0] - coffee[0], total_ml=total_ml,
+        day=day, water_ml=water[0],
+        water_goal_ml=stored_goal if stored_goal is not None else DEFAULT_GOALS_ML["water"],
+        coffee_count=coffee[1], coffee_ml=coffee[0], other_ml=total_ml - water[0] - coffee[0], total_ml=total_ml,
         total_count=sum(n for _, n in by_type.values()),
     )
 
