@@ -14,7 +14,7 @@ STREAK_TITLES: dict[str, str] = {"water": N_("Water"), "tasks": N_("Tasks"), "me
 
 
 async def load_streaks(turn: Turn) -> list[StreakView]:
-    async with turn.brain.transactions.read() as session:
+    async with turn.brain.transactions.glance() as session:  # one read: no transaction needed
         return await streaks_for(session, turn.user, turn.today)
 
 

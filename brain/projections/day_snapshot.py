@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import CTE, Date, DateTime, and_, exists, func, literal, or_, select
+from sqlalchemy import CTE, Date, DateTime, and_, bindparam, exists, func, or_, select
 from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql import column
@@ -99,9 +99,9 @@ def percent(value: int, goal: int) -> int:
     return (value * 200 + goal) // (goal * 2) if goal > 0 else 0
 
 
-def _days(users: Sequence[User], now: datetime) -> CTE:
-    """(user_id, day, day_start, day_end) per person: each one's local day and its bounds as instants,
-    worked out in Python (zones and DST) and passed as arrays, so one statement serves everyone."""
+def _day_params(users: Sequence[User], now: datetime) -> dict[str, Any]:
+    """(user_id, day, day_start, day_end) per person as four arrays: each one's local day and its bounds as
+    instants, worked out in Python (zones and DST) and passed as parameters, so one statement serves everyone."""
     ids, days, starts, ends = [], [], [], []
     for user in users:
         day = local_date(user, now)
@@ -110,9 +110,15 @@ def _days(users: Sequence[User], now: datetime) -> CTE:
         days.append(day)
         starts.append(start)
         ends.append(end)
+    return {"ids": ids, "days": days, "starts": starts, "ends": ends, "now": now}
+
+
+def _days() -> CTE:
+    """The people's days as rows (see `_day_params`), from the bound arrays."""
     rows = func.unnest(
-        literal(ids, ARRAY(UUID(as_uuid=True))), literal(days, ARRAY(Date())),
-        literal(starts, ARRAY(DateTime(timezone=True))), literal(ends, ARRAY(DateTime(timezone=True))),
+        bindparam("ids", type_=ARRAY(UUID(as_uuid=True))), bindparam("days", type_=ARRAY(Date())),
+        bindparam("starts", type_=ARRAY(DateTime(timezone=True))),
+        bindparam("ends", type_=ARRAY(DateTime(timezone=True))),
     ).table_valued(
         column("user_id", UUID(as_uuid=True)), column("day", Date()), column("day_start", DateTime(timezone=True)),
         column("day_end", DateTime(timezone=True)),
@@ -156,19 +162,20 @@ async def day_snapshots(session: AsyncSession, users: Sequence[User], now: datet
     if not users:
         return {}
     builders = {user.id: _Builder(local_date(user, now)) for user in users}
-    days = _days(users, now)
-    for row in (await session.execute(_totals(days))).mappings():
+    params = _day_params(users, now)
+    totals, due_today, upcoming, places = _STATEMENTS
+    for row in (await session.execute(totals, params)).mappings():
         builders[row["user_id"]].values = dict(row)
-    for row in (await session.execute(_due_today(days))).mappings():
+    for row in (await session.execute(due_today, params)).mappings():
         builders[row["user_id"]].due.append(TaskSummary(
             id=str(row["id"]), title=row["title"], due_date=row["due_date"], priority=row["priority"],
         ))
-    for row in (await session.execute(_upcoming(days, now))).mappings():
+    for row in (await session.execute(upcoming, params)).mappings():
         builders[row["user_id"]].upcoming.append(EventSummary(
             id=str(row["id"]), title=row["title"], start=row["start_time"], end=row["end_time"],
             is_all_day=row["is_all_day"],
         ))
-    for row in (await session.execute(_places(days))).mappings():
+    for row in (await session.execute(places, params)).mappings():
         builders[row["user_id"]].places.append(row["name"])
     return {user_id: builder.build() for user_id, builder in builders.items()}
 
@@ -247,8 +254,9 @@ def _due_today(days: CTE) -> Any:
     return select(ranked).where(ranked.c.rank <= MAX_DUE_LISTED).order_by(ranked.c.user_id, ranked.c.rank)
 
 
-def _upcoming(days: CTE, now: datetime) -> Any:
-    """Each person's next events from now; an all-day event stays in view for the whole of its day."""
+def _upcoming(days: CTE) -> Any:
+    """Each person's next events from now (bound); an all-day event stays in view for the whole of its day."""
+    now = bindparam("now", type_=DateTime(timezone=True))
     rank = func.row_number().over(
         partition_by=CalendarEvent.user_id,
         order_by=(CalendarEvent.start_time.asc(), CalendarEvent.end_time.asc(), CalendarEvent.created_at.asc(),
@@ -273,6 +281,16 @@ def _places(days: CTE) -> Any:
         .group_by(PlaceVisit.user_id, Place.id, Place.name)
         .order_by(PlaceVisit.user_id, first, Place.name)
     )
+
+
+def _statements() -> tuple[Any, Any, Any, Any]:
+    days = _days()
+    return _totals(days), _due_today(days), _upcoming(days), _places(days)
+
+
+# Built once (a snapshot is read for /today, summaries and rules): the people, their days and the instant are
+# bound parameters, so a read neither rebuilds these statements nor walks them for their cache key.
+_STATEMENTS = _statements()
 
 
 class SnapshotCache:
@@ -309,7 +327,7 @@ class SnapshotCache:
         self._reading[user.id] = self._reading.get(user.id, 0) + 1
         generation = self._generation.get(user.id, 0)
         try:
-            async with self._brain.transactions.read() as session:
+            async with self._brain.transactions.glance() as session:  # four reads, no locks: no transaction
                 snapshot = await day_snapshot(session, user, now)
         finally:
             self._reading[user.id] -= 1

@@ -8,11 +8,12 @@ import uuid
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
-from sqlalchemy import Date, and_, func, literal, select
+from sqlalchemy import Date, DateTime, String, and_, bindparam, exists, func, literal, select, update
 from sqlalchemy.dialects.postgresql import ARRAY, UUID, insert
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.sql import column
 
 from brain.errors import DomainError
@@ -172,16 +173,11 @@ async def streaks_for(session: AsyncSession, user: User, today: date) -> list[St
     return (await streaks_for_users(session, [user], {user.id: today}))[user.id]
 
 
-async def streaks_for_users(
-    session: AsyncSession, users: Sequence[User], today_by_user: Mapping[uuid.UUID, date]
-) -> dict[uuid.UUID, list[StreakView]]:
-    """Streaks of many people, each against their own local today, in one query: the state rows joined
-    to (user_id, today) pairs, with the skip days each row still needs gathered into an array."""
-    if not users:
-        return {}
-    ids = [u.id for u in users]
+def _streaks_statement() -> Any:
+    """The state rows joined to (user_id, today) pairs, bound as two arrays, with the skip days each row still
+    needs gathered into an array."""
     pairs = func.unnest(
-        literal(ids, ARRAY(UUID(as_uuid=True))), literal([today_by_user[i] for i in ids], ARRAY(Date())),
+        bindparam("ids", type_=ARRAY(UUID(as_uuid=True))), bindparam("todays", type_=ARRAY(Date())),
     ).table_valued(column("user_id", UUID(as_uuid=True)), column("today", Date())).render_derived(name="today_of")
     # Skips matter from the earlier of the last active day and the strength date up to today.
     since = func.coalesce(func.least(StreakState.last_active, StreakState.strength_date), pairs.c.today)
@@ -197,10 +193,25 @@ async def streaks_for_users(
                StreakSkip.day == pairs.c.today)
         .scalar_subquery()
     )
-    rows = (await session.execute(
+    return (
         select(StreakState, pairs.c.today, skips, today_skipped)
         .join(pairs, and_(StreakState.user_id == pairs.c.user_id, StreakState.streak.in_(STREAKS)))
-    )).all()
+    )
+
+
+# Built once (/today, summaries and streak goals read it); the people and their days are bound.
+_STREAKS_OF = _streaks_statement()
+
+
+async def streaks_for_users(
+    session: AsyncSession, users: Sequence[User], today_by_user: Mapping[uuid.UUID, date]
+) -> dict[uuid.UUID, list[StreakView]]:
+    """Streaks of many people, each against their own local today, in one query: the state rows joined
+    to (user_id, today) pairs, with the skip days each row still needs gathered into an array."""
+    if not users:
+        return {}
+    ids = [u.id for u in users]
+    rows = (await session.execute(_STREAKS_OF, {"ids": ids, "todays": [today_by_user[i] for i in ids]})).all()
     found: dict[tuple[uuid.UUID, str], tuple[StreakProgress, set[date]]] = {}
     for state, today, days, skipped_today in rows:
         skipped = set(days or ())
@@ -248,18 +259,83 @@ async def _skips(uow: UnitOfWork, user_id: uuid.UUID, streak: str, after: date, 
     )).all())
 
 
+# Built once (it runs for every qualifying event): the person's zone and the streak's last counted day.
+_COUNTED_UP_TO = (
+    select(User.timezone, StreakState.last_active)
+    .select_from(User)
+    .outerjoin(StreakState, and_(StreakState.user_id == User.id,
+                                 StreakState.streak == bindparam("streak", type_=String())))
+    .where(User.id == bindparam("person", type_=UUID(as_uuid=True)))
+)
+
+
+def _lock_state_statement() -> Any:
+    """The state row under a row lock, created with zeros if missing (while the person exists), in one
+    statement; its values come back. So concurrent events and skips of one streak apply one after the other."""
+    person = bindparam("person", type_=UUID(as_uuid=True))
+    fresh = select(person, bindparam("p_streak", type_=String()), literal(0), literal(0), literal(0.0),
+                   bindparam("now", type_=DateTime(timezone=True))).where(exists().where(User.id == person))
+    add = insert(StreakState).from_select(
+        ["user_id", "streak", "current", "longest", "strength", "updated_at"], fresh)
+    # The no-op update locks an existing row as FOR UPDATE would, and makes RETURNING report it.
+    return (add.on_conflict_do_update(index_elements=["user_id", "streak"], set_={"streak": add.excluded.streak})
+            .returning(StreakState.current, StreakState.longest, StreakState.last_active, StreakState.strength,
+                       StreakState.strength_date))
+
+
+_LOCK_STATE = _lock_state_statement()
+_SAVE_STATE = (
+    update(StreakState)
+    .where(StreakState.user_id == bindparam("person", type_=UUID(as_uuid=True)),
+           StreakState.streak == bindparam("p_streak", type_=String()))
+    .values(current=bindparam("p_current"), longest=bindparam("p_longest"),
+            last_active=bindparam("p_last_active", type_=Date()), strength=bindparam("p_strength"),
+            strength_date=bindparam("p_strength_date", type_=Date()),
+            updated_at=bindparam("now", type_=DateTime(timezone=True)))
+)
+
+
+async def zone_to_count(connection: AsyncConnection, user_id: uuid.UUID, streak: str, at: datetime) -> str | None:
+    """The person's time zone when `record_activity` for instant `at` would advance the streak; None when it
+    already counts that local day (or the person is gone). A read without a lock, which is enough: a streak's last
+    counted day only moves forward, so once it has reached `at`'s day it stays there. Spares the locked
+    transaction for all but the first qualifying event of a day."""
+    row = (await connection.execute(_COUNTED_UP_TO, {"person": user_id, "streak": streak})).first()
+    if row is None:
+        return None
+    zone, last_active = row
+    if last_active is not None and at.astimezone(ZoneInfo(zone)).date() <= last_active:
+        return None
+    return str(zone)
+
+
 async def record_activity(uow: UnitOfWork, user: User, streak: str, at: datetime) -> StreakProgress:
     """Counts a qualifying event at instant `at` for the person's local day of that instant."""
-    day = local_date(user, at)
-    state = await _locked_state(uow, user.id, streak)
-    progress = _progress(state)
+    progress = await record_activity_in(uow, user.id, user.timezone, streak, at)
+    return progress if progress is not None else NO_PROGRESS
+
+
+async def record_activity_in(uow: UnitOfWork, user_id: uuid.UUID, timezone: str, streak: str,
+                             at: datetime) -> StreakProgress | None:
+    """`record_activity` for a person known by id and time zone; None when there is no such person. Core on the
+    session's connection: two statements (three after a gap with skip days), none of the ORM's bookkeeping."""
+    day = at.astimezone(ZoneInfo(timezone)).date()
+    connection = await uow.session.connection()
+    row = (await connection.execute(_LOCK_STATE, {"person": user_id, "p_streak": streak, "now": uow.now})).first()
+    if row is None:
+        return None
+    progress = StreakProgress(current=row.current, longest=row.longest, last_active=row.last_active,
+                              strength=row.strength, strength_date=row.strength_date)
     if progress.last_active is not None and day <= progress.last_active:
         return progress
     since = min(d for d in (progress.last_active, progress.strength_date, day) if d is not None)
-    skipped = await _skips(uow, user.id, streak, since, day) if since < day - timedelta(days=1) else set()
+    skipped = await _skips(uow, user_id, streak, since, day) if since < day - timedelta(days=1) else set()
     after = advance(progress, day, skipped)
-    state.current, state.longest, state.last_active = after.current, after.longest, after.last_active
-    state.strength, state.strength_date, state.updated_at = after.strength, after.strength_date, uow.now
+    await connection.execute(_SAVE_STATE, {
+        "person": user_id, "p_streak": streak, "p_current": after.current, "p_longest": after.longest,
+        "p_last_active": after.last_active, "p_strength": after.strength, "p_strength_date": after.strength_date,
+        "now": uow.now,
+    })
     return after
 
 

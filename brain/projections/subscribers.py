@@ -1,15 +1,15 @@
 """Attaches the projections to the bus: streak states advance on each qualifying event (in their own
-transaction, after the event's commit), and the day-snapshot cache drops a person's snapshot on any of
-their events. Subscribed before goals and rules, so those read streaks that already count the event."""
+transaction, after the event's commit; an event whose day the streak already counts needs only a read), and
+the day-snapshot cache drops a person's snapshot on any of their events. Subscribed before goals and rules,
+so those read streaks that already count the event."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from brain.events.catalog import DomainEvent
-from brain.people.models import User
 from brain.projections.day_snapshot import SnapshotCache
-from brain.projections.streaks import QUALIFYING_EVENTS, record_activity, streak_of
+from brain.projections.streaks import QUALIFYING_EVENTS, record_activity_in, streak_of, zone_to_count
 
 if TYPE_CHECKING:
     from brain.core import Brain
@@ -20,10 +20,12 @@ def subscribe(brain: Brain) -> None:
         streak = streak_of(event)
         if streak is None:
             return
+        async with brain.db.autocommit() as connection:
+            zone = await zone_to_count(connection, event.meta.user_id, streak, event.meta.timestamp)
+        if zone is None:
+            return
         async with brain.transactions.begin(caused_by=event.meta.id) as uow:
-            user = await uow.session.get(User, event.meta.user_id)
-            if user is not None:
-                await record_activity(uow, user, streak, event.meta.timestamp)
+            await record_activity_in(uow, event.meta.user_id, zone, streak, event.meta.timestamp)
 
     for event_type in QUALIFYING_EVENTS:
         brain.bus.subscribe(event_type, on_activity)

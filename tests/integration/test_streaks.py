@@ -28,6 +28,7 @@ from brain.projections.streaks import (
     NO_PROGRESS,
     StreakView,
     advance,
+    record_activity_in,
     skip_allowed,
     status_on,
     streaks_for,
@@ -301,9 +302,43 @@ async def test_an_update_costs_the_same_statements_after_a_long_history(brain: B
         with counting_statements(brain) as statements:
             await water_on(brain, clock, user, day(n))
         costs.append(len([s for s in statements if "streak" in s]))
-    # Lock and update the one state row: no re-scan of the 40 days before.
-    assert costs[1] == costs[39] == 2
+    # A look at the one state row, then lock and update it: no re-scan of the 40 days before.
+    assert costs[1] == costs[39] == 3
     assert (await streaks(brain, user))["water"].current == 40
+
+
+async def test_a_day_already_counted_costs_one_unlocked_read_and_no_transaction(brain: Brain, clock: FixedClock,
+                                                                                 user: User) -> None:
+    await water_on(brain, clock, user, day(0), hour=9)
+    commits: list[object] = []
+    engine = brain.db.engine.sync_engine
+
+    def committed(conn: object) -> None:
+        commits.append(conn)
+
+    event.listen(engine, "commit", committed)
+    try:
+        with counting_statements(brain) as statements:
+            await water_on(brain, clock, user, day(0), hour=15)
+    finally:
+        event.remove(engine, "commit", committed)
+    streak_statements = [s for s in statements if "streak" in s]
+    assert len(streak_statements) == 1 and "FOR UPDATE" not in streak_statements[0]
+    assert len(commits) == 1  # the drink's own transaction only
+    view = (await streaks(brain, user))["water"]
+    assert (view.current, view.last_active) == (1, day(0))
+    # The next day still advances it (through the locked path).
+    await water_on(brain, clock, user, day(1))
+    assert (await streaks(brain, user))["water"].current == 2
+
+
+async def test_counting_for_a_person_who_is_gone_creates_no_state(brain: Brain, clock: FixedClock) -> None:
+    gone = uuid.uuid4()
+    async with brain.transactions.begin() as uow:
+        assert await record_activity_in(uow, gone, "Europe/Berlin", "water", clock.now()) is None
+    async with brain.transactions.read() as session:
+        assert await session.scalar(select(func.count()).select_from(StreakState)
+                                    .where(StreakState.user_id == gone)) == 0
 
 
 @pytest.fixture
