@@ -17,8 +17,8 @@ from datetime import date, datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, or_, select, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import String, bindparam, exists, func, or_, select, update
+from sqlalchemy.dialects.postgresql import UUID, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.events.actor import system
@@ -149,17 +149,30 @@ async def current_streak(session: AsyncSession, user: User, streak: str, today: 
     return 0
 
 
+def _fed_goals(person: Any, fed_type: Any) -> Any:
+    return (Goal.user_id == person, Goal.status == "active",
+            or_(Goal.event_type == fed_type, Goal.metric == "streak_days"))
+
+
+# Built once (it runs for every event that can feed a goal): does the person have a goal it may feed?
+_ANY_FED = select(exists().where(*_fed_goals(bindparam("person", type_=UUID(as_uuid=True)),
+                                             bindparam("fed", type_=String()))))
+
+
 async def track_event(brain: Brain, event: DomainEvent) -> None:
     """Applies one committed event to the person's active goals it feeds."""
     original_type = REVERSALS.get(event.type)
     fed_type = original_type or event.type
     if fed_type not in EVENT_SOURCES:
         return
+    # Most events feed no goal: a look outside any transaction settles that without opening one.
+    async with brain.db.autocommit() as connection:
+        if not await connection.scalar(_ANY_FED, {"person": event.meta.user_id, "fed": fed_type}):
+            return
     async with brain.transactions.begin(caused_by=event.meta.id) as uow:
         rows = (await uow.session.execute(
             select(Goal, User).join(User, User.id == Goal.user_id)
-            .where(Goal.user_id == event.meta.user_id, Goal.status == "active",
-                   or_(Goal.event_type == fed_type, Goal.metric == "streak_days"))
+            .where(*_fed_goals(event.meta.user_id, fed_type))
             .order_by(Goal.created_at, Goal.id)
         )).all()
         if not rows:
