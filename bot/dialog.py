@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -32,7 +33,7 @@ from brain.errors import DomainError
 from brain.i18n import tr
 from brain.outbox.models import Outbound
 from brain.people.models import User
-from brain.people.service import resolve_identity
+from brain.people.service import find_identity, resolve_identity
 from brain.pulse.activity import note_inbound_in
 from brain.tools.coercion import UNSTORABLE
 
@@ -41,9 +42,9 @@ log = logging.getLogger(__name__)
 # Commands that must be handled at once, even while the person's companion turn runs.
 UNQUEUED_COMMANDS = frozenset({"stop", "approve", "reject"})
 
-# An adapter's step in the transaction that resolves the person, before the update is handled (e.g. recording
-# its update id, so a replay has no second effect): False drops the update. Sharing that transaction spares
-# a round trip per update.
+# An adapter's step in the session that resolves the person, before the update is handled (e.g. recording
+# its update id, so a replay has no second effect): False drops the update. Each statement of it commits on its
+# own for a known person (see `Dialog._person`); sharing that session spares a checkout per update.
 Take = Callable[[AsyncSession, User], Awaitable[bool]]
 
 
@@ -65,7 +66,14 @@ class Dialog:
         return user
 
     async def _person(self, inbound: Inbound, *, writing: bool, take: Take | None = None) -> User | None:
-        """`user_for`, with the adapter's `take` in the same transaction; None when `take` dropped the update."""
+        """`user_for`, with the adapter's `take`; None when `take` dropped the update. Someone known (every message
+        but a first contact) needs no transaction: the lookup, the take and the note each commit on their own, in
+        that order, so a dropped update notes nothing; the note alone may be lost to a crash, which costs only the
+        idle hold of that one message. A first contact creates the person, takes and notes in one transaction."""
+        async with self.brain.transactions.glance() as session:
+            user = await find_identity(session, inbound.platform, inbound.platform_user_id)
+            if user is not None:
+                return await self._admit(session, user, self.brain.clock.now(), writing=writing, take=take)
         async with self.brain.transactions.begin() as uow:
             user = await resolve_identity(
                 uow.session, inbound.platform, inbound.platform_user_id,
@@ -73,11 +81,16 @@ class Dialog:
                 default_timezone=self.default_timezone,
                 display_name=_readable(inbound.display_name) if inbound.display_name else None,
             )
-            if take is not None and not await take(uow.session, user):
-                return None
-            if writing:
-                await note_inbound_in(uow.session, user.id, uow.now)
-            return user
+            return await self._admit(uow.session, user, uow.now, writing=writing, take=take)
+
+    @staticmethod
+    async def _admit(session: AsyncSession, user: User, now: datetime, *, writing: bool,
+                     take: Take | None) -> User | None:
+        if take is not None and not await take(session, user):
+            return None
+        if writing:
+            await note_inbound_in(session, user.id, now)
+        return user
 
     def bypasses_queue(self, inbound: Inbound) -> bool:
         """True for updates an adapter must hand over at once rather than queue behind the chat's running

@@ -1,4 +1,4 @@
-"""Taking an update for processing exactly once: its id is stored in the transaction that resolves its sender,
+"""Taking an update for processing exactly once: its id is stored in the session that resolves its sender,
 committed before the dialog handles it, so a replayed
 update (a webhook retry, a restart before the offset was confirmed, a second process) finds the row and has
 no second effect. Storing first makes processing at-most-once: an update taken just before a crash is not
@@ -49,9 +49,9 @@ _TAKE = (
 
 
 class Taken:
-    """The dialog's `Take` for one update: records its id in the transaction that resolves the sender (who is
-    created there on first contact), before the dialog handles it. `taken` then says whether it was new (False:
-    a replay, which the dialog drops); `decided` is set once that is known."""
+    """The dialog's `Take` for one update: records its id in the session that resolves the sender (in the
+    transaction that creates them on first contact), before the dialog handles it. `taken` then says whether it
+    was new (False: a replay, which the dialog drops); `decided` is set once that is known."""
 
     def __init__(self, brain: Brain, bot_id: int, update_id: int, inbound: Inbound) -> None:
         self.brain = brain
@@ -64,7 +64,7 @@ class Taken:
 
     async def __call__(self, session: AsyncSession, user: User) -> bool:
         try:
-            connection = await session.connection()  # Core in the dialog's transaction
+            connection = await session.connection()  # Core on the dialog's connection
             self.taken = await connection.scalar(
                 _TAKE, {"user_id": user.id, "bot_id": self.bot_id, "update_id": self.update_id}) is not None
             if self.taken and self.inbound.action is not None:

@@ -18,6 +18,11 @@ _BY_IDENTITY = select(User).join(Identity, Identity.user_id == User.id).where(
     Identity.platform == bindparam("platform"), Identity.platform_id == bindparam("platform_id"))
 
 
+async def find_identity(session: AsyncSession, platform: str, platform_id: str) -> User | None:
+    """The user behind (platform, platform_id), if known."""
+    return await session.scalar(_BY_IDENTITY, {"platform": platform, "platform_id": platform_id})
+
+
 async def resolve_identity(
     session: AsyncSession,
     platform: str,
@@ -29,7 +34,7 @@ async def resolve_identity(
 ) -> User:
     """The user behind (platform, platform_id); created on first contact. Safe under concurrency:
     two first messages at once end with one user."""
-    found = await session.scalar(_BY_IDENTITY, {"platform": platform, "platform_id": platform_id})
+    found = await find_identity(session, platform, platform_id)
     if found is not None:
         return found
     user = User(
