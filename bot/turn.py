@@ -10,13 +10,12 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from bot.inbound import Inbound
-from brain.actions.models import ActionToken
 from brain.actions.service import DEFAULT_TTL
 from brain.core import Brain
 from brain.events.actor import USER
 from brain.i18n import Renderer, Text
 from brain.outbox.models import Button, Outbound
-from brain.outbox.service import enqueue
+from brain.outbox.service import enqueue_on
 from brain.people.local_time import local_date
 from brain.people.models import User
 from brain.tools.spec import ToolResult
@@ -87,29 +86,27 @@ class Turn:
         self.say(result.message, buttons=buttons if result.ok else None)
 
     async def flush(self) -> list[Outbound]:
-        """Persist replies to the outbox (and their buttons' tokens) in one transaction."""
+        """Persist replies to the outbox, each with its buttons' tokens in the same statement. One reply commits
+        on its own; several go in one transaction, so no reply is stored without the others."""
         if not self.replies:
             return []
-        outbounds: list[Outbound] = []
-        async with self.brain.transactions.begin() as uow:
-            expires = uow.now + DEFAULT_TTL
-            for index, reply in enumerate(self.replies):
-                rows: list[list[Button]] = []
-                for row in reply.buttons:
-                    for b in row:
-                        uow.session.add(ActionToken(token=b.token, user_id=self.user.id, kind=b.kind,
-                                                    payload=b.payload, single_use=b.kind != "command",
-                                                    expires_at=expires))
-                    rows.append([Button(label=b.label, token=b.token) for b in row])
-                message = Outbound(text=reply.text, buttons=rows, image_png=reply.image_png,
-                                   document=reply.document, document_name=reply.document_name)
-                await enqueue(
-                    uow.session, self.user.id, message, kind="reply",
+        expires = self.brain.clock.now() + DEFAULT_TTL
+        pending: list[tuple[Outbound, list[dict[str, Any]]]] = []
+        for reply in self.replies:
+            rows = [[Button(label=b.label, token=b.token) for b in row] for row in reply.buttons]
+            tokens = [{"token": b.token, "kind": b.kind, "payload": b.payload, "single_use": b.kind != "command"}
+                      for row in reply.buttons for b in row]
+            pending.append((Outbound(text=reply.text, buttons=rows, image_png=reply.image_png,
+                                     document=reply.document, document_name=reply.document_name), tokens))
+        db = self.brain.db
+        async with db.autocommit() if len(pending) == 1 else db.engine.begin() as connection:
+            for index, (message, tokens) in enumerate(pending):
+                await enqueue_on(
+                    connection, self.user.id, message, kind="reply",
                     slot=f"{self.inbound.platform}:{self.inbound.chat_id}:{self.inbound.message_id}:{index}",
-                    platform=self.inbound.platform, chat_id=self.inbound.chat_id,
+                    platform=self.inbound.platform, chat_id=self.inbound.chat_id, tokens=tokens, expires_at=expires,
                 )
-                outbounds.append(message)
-        return outbounds
+        return [message for message, _ in pending]
 
 
 TOKEN_TTL = timedelta(days=2)

@@ -4,13 +4,16 @@ senders (or processes) can drain one outbox without sending a row twice."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import bindparam, select, update
-from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import Boolean, DateTime, bindparam, func, select, update
+from sqlalchemy.dialects.postgresql import JSONB, insert
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.sql import column
 
+from brain.actions.models import ActionToken
 from brain.outbox.models import FAILED, PENDING, SENT, Outbound, OutboxMessage
 
 MAX_ATTEMPTS = 5
@@ -27,6 +30,22 @@ _ENQUEUE = (
 )
 
 
+def _with_tokens() -> Any:
+    """`_ENQUEUE` that also stores the action tokens of the message's buttons (a JSON array of objects with
+    token, kind, payload and single_use; one owner and expiry for all), in the same statement: on an autocommit
+    connection a reply and its tokens are stored together without a transaction around them."""
+    t = func.jsonb_array_elements(bindparam("p_tokens", type_=JSONB)).table_valued(
+        column("value", JSONB)).render_derived(name="t")
+    rows = select(t.c.value["token"].astext, bindparam("p_user"), t.c.value["kind"].astext, t.c.value["payload"],
+                  t.c.value["single_use"].astext.cast(Boolean), bindparam("p_expires", type_=DateTime(timezone=True)))
+    tokens = insert(ActionToken).from_select(
+        ["token", "user_id", "kind", "payload", "single_use", "expires_at"], rows).cte("tokens")
+    return _ENQUEUE.add_cte(tokens)
+
+
+_ENQUEUE_WITH_TOKENS = _with_tokens()
+
+
 async def enqueue(
     session: AsyncSession,
     user_id: uuid.UUID,
@@ -38,12 +57,34 @@ async def enqueue(
     chat_id: str | None = None,
 ) -> int | None:
     """Add a message; returns its id, or None when (user, kind, slot) was already enqueued."""
-    connection = await session.connection()  # Core in the session's transaction: nothing of the ORM is needed
-    return await connection.scalar(_ENQUEUE, {
+    # Core in the session's transaction: nothing of the ORM is needed
+    return await enqueue_on(await session.connection(), user_id, message, kind=kind, slot=slot, platform=platform,
+                            chat_id=chat_id)
+
+
+async def enqueue_on(
+    connection: AsyncConnection,
+    user_id: uuid.UUID,
+    message: Outbound,
+    *,
+    kind: str,
+    slot: str,
+    platform: str | None = None,
+    chat_id: str | None = None,
+    tokens: Sequence[Mapping[str, Any]] = (),
+    expires_at: datetime | None = None,
+) -> int | None:
+    """`enqueue` on a connection (in its transaction, or committed at once on an autocommit connection).
+    `tokens`: action tokens to store in the same statement (see `_with_tokens`), owned by `user_id`, valid until
+    `expires_at`."""
+    params: dict[str, Any] = {
         "p_user": user_id, "p_kind": kind, "p_slot": slot, "p_platform": platform, "p_chat": chat_id,
         "p_text": message.text, "p_buttons": [[b.model_dump() for b in row] for row in message.buttons],
         "p_image": message.image_png, "p_document": message.document, "p_document_name": message.document_name,
-    })
+    }
+    if not tokens:
+        return await connection.scalar(_ENQUEUE, params)
+    return await connection.scalar(_ENQUEUE_WITH_TOKENS, {**params, "p_tokens": tokens, "p_expires": expires_at})
 
 
 async def claim_pending(
