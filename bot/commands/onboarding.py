@@ -9,8 +9,8 @@ import asyncio
 from datetime import time, timedelta
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import bindparam, select
+from sqlalchemy.dialects.postgresql import UUID, insert
 
 from bot.commands import Command
 from bot.commands.basics import LANGUAGE_NAMES
@@ -201,8 +201,14 @@ async def _set_zone(turn: Turn, zone: str) -> Text:
     return tr("Your time zone is now {zone}. Local time: {time}.", zone=zone, time=turn.render.time_of(turn.now))
 
 
+# Built once (every free text asks it): the step the person's setup is at, and since when.
+_STEP = select(OnboardingState.step, OnboardingState.updated_at).where(
+    OnboardingState.user_id == bindparam("person", type_=UUID(as_uuid=True)))
+
+
 async def _waiting_for_zone(turn: Turn) -> bool:
-    state = await _load(turn)
+    async with turn.brain.db.autocommit() as connection:  # one Core read: no session, no transaction
+        state = (await connection.execute(_STEP, {"person": turn.user.id})).first()
     return state is not None and state.step == TIMEZONE and turn.now - state.updated_at <= ANSWER_WINDOW
 
 

@@ -125,7 +125,10 @@ def _number(step: NumberInputStep, text: str) -> int | None:
 async def answer_free_text(turn: Turn, text: str) -> bool:
     """For the dialog: when the person's running ritual waits for words or a number, `text` is the answer
     (True: handled). Anything else is left to the usual free-text handling."""
-    current = await ritual_runner(turn.brain).current(turn.user)
+    runner = ritual_runner(turn.brain)
+    if not await runner.running(turn.user.id):  # the usual case, settled by one cheap read
+        return False
+    current = await runner.current(turn.user)
     if current is None or not isinstance(current.step, TextInputStep | NumberInputStep):
         return False
     await _typed_answer(turn, current, text)

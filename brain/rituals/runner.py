@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import bindparam, exists, func, select
+from sqlalchemy.dialects.postgresql import UUID, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.errors import DomainError
@@ -81,12 +81,22 @@ def is_stale(run: RitualRun, now: datetime, timeout: timedelta) -> bool:
     return run.status == RUNNING and now - run.updated_at > timeout
 
 
+# Built once (every free text asks it); the person is bound.
+_ANY_RUNNING = select(exists().where(RitualRun.user_id == bindparam("person", type_=UUID(as_uuid=True)),
+                                     RitualRun.status == RUNNING))
+
+
 class RitualRunner:
     def __init__(self, brain: Brain, timeout: timedelta = DEFAULT_TIMEOUT) -> None:
         self.brain = brain
         self.timeout = timeout
 
     # ---- reading ----------------------------------------------------------------------------------------
+    async def running(self, user_id: uuid.UUID) -> bool:
+        """Whether the person has a run going (timed out or not): one Core read, for checks on every message."""
+        async with self.brain.db.autocommit() as connection:
+            return bool(await connection.scalar(_ANY_RUNNING, {"person": user_id}))
+
     async def current(self, user: User) -> Progress | None:
         """The person's running run (not yet timed out), at its waiting step."""
         now = self.brain.clock.now()
