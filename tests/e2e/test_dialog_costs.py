@@ -1,0 +1,78 @@
+"""What one message of a known person costs the database: transactions and statements of the hot path (the
+Telegram load benchmark's mix), so a change that adds a transaction per message shows up here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+
+from sqlalchemy import event, select
+
+from brain.core import Brain
+from brain.people.models import Identity
+from brain.pulse.models import PulseState
+
+
+@contextmanager
+def counting(brain: Brain) -> Iterator[tuple[list[str], list[object]]]:
+    statements: list[str] = []
+    commits: list[object] = []
+
+    def statement(conn: object, cursor: object, text: str, *rest: object) -> None:
+        statements.append(" ".join(text.split()))
+
+    def commit(conn: object) -> None:
+        commits.append(conn)
+
+    engine = brain.db.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", statement)
+    event.listen(engine, "commit", commit)
+    try:
+        yield statements, commits
+    finally:
+        event.remove(engine, "before_cursor_execute", statement)
+        event.remove(engine, "commit", commit)
+
+
+async def last_inbound(brain: Brain, handle: str):  # type: ignore[no-untyped-def]
+    async with brain.transactions.read() as session:
+        return await session.scalar(
+            select(PulseState.last_inbound_at).join(Identity, Identity.user_id == PulseState.user_id)
+            .where(Identity.platform == "test", Identity.platform_id == handle))
+
+
+async def test_a_known_persons_drink_commits_once_and_still_notes_the_message(brain: Brain, clock, person) -> None:
+    alice = person()
+    await alice.send("250 ml water")  # first contact, and the streak's first day
+    clock.advance(timedelta(minutes=5))
+    with counting(brain) as (statements, commits):
+        reply = await alice.send("250 ml water")
+    assert "Logged 250 ml water. Water today: 500 of 2,000 ml (25 %)" in reply
+    # The drink's own transaction; the lookup, the idle note, the streak's look, the goals' look and the reply
+    # each commit on their own.
+    assert len(commits) == 1
+    assert len([s for s in statements if s.startswith("INSERT INTO outbox")]) == 1
+    assert not any("FOR UPDATE" in s for s in statements)
+    assert await last_inbound(brain, alice.handle) == clock.now()
+
+
+async def test_a_reply_with_buttons_stores_its_tokens_with_it(brain: Brain, clock, person) -> None:
+    alice = person()
+    await alice.send("/today")
+    with counting(brain) as (statements, commits):
+        await alice.send("/today")
+    assert not commits  # the reply and its buttons' tokens in one statement, committed on its own
+    assert [s for s in statements if "INSERT INTO action_tokens" in s and "INSERT INTO outbox" in s]
+    assert "Logged 250 ml water" in await alice.press(alice.buttons()["+250 ml water"])
+
+
+async def test_tokens_stored_with_the_reply_keep_their_kind_and_reuse(person) -> None:
+    alice = person()
+    await alice.send("/today")
+    buttons = alice.buttons()
+    water, tasks = buttons["+250 ml water"], buttons["Tasks"]
+    assert "Logged 250 ml water" in await alice.press(water)
+    assert "Logged" not in await alice.press(water)  # a tool button acts once
+    assert "No open tasks" in await alice.press(tasks)
+    assert "No open tasks" in await alice.press(tasks)  # a command button can be pressed again
