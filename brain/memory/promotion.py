@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import functools
 import gc
-import itertools
 import logging
 import re
 import uuid
@@ -268,14 +267,13 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
     if usable:
         user_id = usable[0].user_id
         walk.taken = await _nodes_by_source_key(session, user_id, [_source_key(entry) for entry in usable])
-        sizes = chunk_sizes(len(usable), settings.promotion_chunk)
-        ends = list(itertools.accumulate(sizes))
+        chunk = max(settings.promotion_chunk, 1)
         search = searcher or session
         done = 0
-        found = await _candidates_of(search, settings, usable[:ends[0]])
+        found = await _candidates_of(search, settings, usable[:chunk])
         while done < len(usable):
             current = usable[done:done + len(found)]
-            ahead = usable[done + len(current):_next_end(ends, done + len(current))]
+            ahead = usable[done + len(current):done + len(current) + chunk]
             # The next chunk's candidates are searched while this chunk is decided in a worker thread, so the
             # database and the interpreter work at the same time; with a searcher, the nodes decided before are
             # written meanwhile. What is written is taken out here, before the worker thread adds to it. All
@@ -299,7 +297,7 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
                 if search is not session:
                     search = session
                     walk.visible = set(walk.ids.values())
-                found = await _candidates_of(session, settings, usable[done:_next_end(ends, done)])
+                found = await _candidates_of(session, settings, usable[done:done + chunk])
             else:
                 found = found_ahead
         await walk.write(session, user_id, walk.take_decided())
@@ -307,36 +305,6 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
     if work.entries:
         await session.execute(update(ShortTermEntry), work.entries)  # bulk update by primary key
     return work
-
-
-def chunk_sizes(total: int, chunk: int) -> list[int]:
-    """The sizes of the chunks a batch of `total` entries is searched and decided in: `chunk` each, but smaller at
-    both ends. The first chunk's search and the last chunk's write cannot overlap with anything (the pipeline is
-    filling or draining), so there they are a quarter and a half of a chunk: the machine waits on a few entries'
-    work instead of a whole chunk's."""
-    chunk = max(chunk, 1)
-    if total <= chunk:
-        return [total] if total > 0 else []
-    ramp = [size for size in (chunk // 4, chunk // 2) if size > 0]
-    sizes: list[int] = []
-    rest = total
-    for size in ramp:
-        if rest > size:
-            sizes.append(size)
-            rest -= size
-    body: list[int] = []
-    for size in reversed(ramp):  # the same ramp down at the end, where the rest allows
-        if rest > size:
-            body.append(size)
-            rest -= size
-    middle = [chunk] * (rest // chunk) + ([rest % chunk] if rest % chunk else [])
-    return sizes + middle + body
-
-
-def _next_end(ends: Sequence[int], start: int) -> int:
-    """Where the chunk that begins at or after `start` ends (after a reactivation the search restarts at any
-    position, inside a chunk)."""
-    return next((end for end in ends if end > start), ends[-1])
 
 
 async def _candidates_of(session: AsyncSession, settings: MemorySettings,

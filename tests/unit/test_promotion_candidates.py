@@ -8,11 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from brain.memory.candidates import ENTITY, NEAREST, THEME, TIME, BatchNode, Candidate, unit_vector, with_batch_nodes
-from brain.memory.promotion import chunk_sizes
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import MagnetFields
 
@@ -74,21 +71,3 @@ def test_edge_values_are_written_in_copy_text_format() -> None:
     assert copy_text("tab\there") == "tab\\there"
     assert copy_text(DAY) == "2024-05-01T00:00:00+00:00"
     assert copy_text(0.25) == "0.25"
-
-
-@given(total=st.integers(min_value=0, max_value=2000), chunk=st.integers(min_value=1, max_value=64))
-@settings(max_examples=300, deadline=None)
-def test_chunk_sizes_cover_the_batch_in_order_without_exceeding_a_chunk(total: int, chunk: int) -> None:
-    sizes = chunk_sizes(total, chunk)
-    assert sum(sizes) == total
-    assert all(1 <= size <= chunk for size in sizes)
-    if total <= chunk:
-        assert sizes == ([total] if total else [])
-
-
-def test_chunk_sizes_ramp_up_and_down_so_the_pipeline_fills_and_drains_on_small_chunks() -> None:
-    # The first chunk's search and the last chunk's write overlap with nothing: they are small.
-    assert chunk_sizes(200, 32) == [8, 16, 32, 32, 32, 32, 24, 16, 8]
-    assert chunk_sizes(256, 32)[:3] == [8, 16, 32]
-    assert chunk_sizes(256, 32)[-2:] == [16, 8]
-    assert chunk_sizes(32, 32) == [32]
