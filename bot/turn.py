@@ -15,7 +15,7 @@ from brain.core import Brain
 from brain.events.actor import USER
 from brain.i18n import Renderer, Text
 from brain.outbox.models import Button, Outbound
-from brain.outbox.service import enqueue_on
+from brain.outbox.service import enqueue
 from brain.people.local_time import local_date
 from brain.people.models import User
 from brain.tools.spec import ToolResult
@@ -101,7 +101,7 @@ class Turn:
         db = self.brain.db
         async with db.autocommit() if len(pending) == 1 else db.engine.begin() as connection:
             for index, (message, tokens) in enumerate(pending):
-                await enqueue_on(
+                await enqueue(
                     connection, self.user.id, message, kind="reply",
                     slot=f"{self.inbound.platform}:{self.inbound.chat_id}:{self.inbound.message_id}:{index}",
                     platform=self.inbound.platform, chat_id=self.inbound.chat_id, tokens=tokens, expires_at=expires,

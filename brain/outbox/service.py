@@ -47,23 +47,7 @@ _ENQUEUE_WITH_TOKENS = _with_tokens()
 
 
 async def enqueue(
-    session: AsyncSession,
-    user_id: uuid.UUID,
-    message: Outbound,
-    *,
-    kind: str,
-    slot: str,
-    platform: str | None = None,
-    chat_id: str | None = None,
-) -> int | None:
-    """Add a message; returns its id, or None when (user, kind, slot) was already enqueued."""
-    # Core in the session's transaction: nothing of the ORM is needed
-    return await enqueue_on(await session.connection(), user_id, message, kind=kind, slot=slot, platform=platform,
-                            chat_id=chat_id)
-
-
-async def enqueue_on(
-    connection: AsyncConnection,
+    target: AsyncSession | AsyncConnection,
     user_id: uuid.UUID,
     message: Outbound,
     *,
@@ -74,9 +58,11 @@ async def enqueue_on(
     tokens: Sequence[Mapping[str, Any]] = (),
     expires_at: datetime | None = None,
 ) -> int | None:
-    """`enqueue` on a connection (in its transaction, or committed at once on an autocommit connection).
-    `tokens`: action tokens to store in the same statement (see `_with_tokens`), owned by `user_id`, valid until
-    `expires_at`."""
+    """Add a message; returns its id, or None when (user, kind, slot) was already enqueued. On a session, in its
+    transaction (Core on its connection: nothing of the ORM is needed); on a connection, in its transaction or
+    committed at once on an autocommit one. `tokens`: action tokens to store in the same statement (see
+    `_with_tokens`), owned by `user_id`, valid until `expires_at`."""
+    connection = await target.connection() if isinstance(target, AsyncSession) else target
     params: dict[str, Any] = {
         "p_user": user_id, "p_kind": kind, "p_slot": slot, "p_platform": platform, "p_chat": chat_id,
         "p_text": message.text, "p_buttons": [[b.model_dump() for b in row] for row in message.buttons],
