@@ -49,7 +49,7 @@ from tornado.web import Application, RequestHandler
 from adapters.telegram.inbound import PLATFORM
 from adapters.telegram.models import TelegramInboxUpdate as Row
 from brain.people.models import Identity
-from brain.store.database import ping_when_idle
+from brain.store.database import autocommit, ping_when_idle
 
 log = logging.getLogger(__name__)
 
@@ -130,8 +130,7 @@ class Inbox:
         values = {"bot": self.bot_id, "update": update_id, "chat": posted.chat_id, "lane": posted.lane,
                   "payload": payload, "person": posted.person}
         # Each statement is one write that commits on its own (autocommit): no BEGIN and COMMIT round trips.
-        async with self.engine.connect() as connection:
-            connection = await connection.execution_options(isolation_level="AUTOCOMMIT")
+        async with autocommit(self.engine) as connection:
             stored = await connection.scalar(_STORE_FOR_KNOWN, values) is not None
             known = stored or await connection.scalar(_KNOWN, values) is not None
         if not known:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event, exc
@@ -30,15 +30,20 @@ class Database:
         ping_when_idle(self.engine, ping_after_idle)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False, class_=AsyncSession)
 
-    @asynccontextmanager
-    async def autocommit(self) -> AsyncIterator[AsyncConnection]:
-        """A pooled connection outside any transaction: each statement commits on its own, with no BEGIN and
-        COMMIT round trips. It goes back to the pool in transaction mode."""
-        async with self.engine.connect() as connection:
-            yield await connection.execution_options(isolation_level="AUTOCOMMIT")
+    def autocommit(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """A pooled connection outside any transaction (see `autocommit`)."""
+        return autocommit(self.engine)
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+
+
+@asynccontextmanager
+async def autocommit(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A pooled connection of `engine` outside any transaction: each statement commits on its own, with no BEGIN
+    and COMMIT round trips. It goes back to the pool in transaction mode."""
+    async with engine.connect() as connection:
+        yield await connection.execution_options(isolation_level="AUTOCOMMIT")
 
 
 def ping_when_idle(engine: AsyncEngine, after: float = PING_AFTER_IDLE_S) -> None:
