@@ -172,6 +172,11 @@ async def goal_ml(uow: UnitOfWork, user: User, drink_type: str = "water") -> int
     stored = await uow.session.scalar(
         select(DrinkGoal.daily_ml).where(DrinkGoal.user_id == user.id, DrinkGoal.drink_type == drink_type)
     )
+    return _goal_or_default(stored, drink_type)
+
+
+def _goal_or_default(stored: int | None, drink_type: str) -> int:
+    """The person's daily goal for a drink type, or the default where they set none."""
     return stored if stored is not None else DEFAULT_GOALS_ML.get(drink_type, 0)
 
 
@@ -202,14 +207,13 @@ async def day_progress(uow: UnitOfWork, user: User, day: date | None = None, *, 
         await uow.session.flush()
     day = day or local_date(user, uow.now)
     rows = (await uow.session.execute(_DAY_TOTALS, {"person": user.id, "day": day})).all()
-    stored_goal = rows[0].goal
     by_type = {t: (int(ml), int(n)) for _, t, ml, n in rows if t is not None}
     water = by_type.get("water", (0, 0))
     coffee = by_type.get("coffee", (0, 0))
     total_ml = sum(ml for ml, _ in by_type.values())
     return DrinkProgress(
         day=day, water_ml=water[0],
-        water_goal_ml=stored_goal if stored_goal is not None else DEFAULT_GOALS_ML["water"],
+        water_goal_ml=_goal_or_default(rows[0].goal, "water"),
         coffee_count=coffee[1], coffee_ml=coffee[0], other_ml=total_ml - water[0] - coffee[0], total_ml=total_ml,
         total_count=sum(n for _, n in by_type.values()),
     )
