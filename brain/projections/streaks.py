@@ -232,25 +232,6 @@ async def streaks_for_users(
 # ---- writes -----------------------------------------------------------------------------------
 
 
-async def _locked_state(uow: UnitOfWork, user_id: uuid.UUID, streak: str) -> StreakState:
-    """The state row under a row lock (created with zeros if missing), so concurrent events and skips
-    of one streak apply one after the other."""
-    stmt = (
-        select(StreakState).where(StreakState.user_id == user_id, StreakState.streak == streak)
-        .with_for_update().execution_options(populate_existing=True)
-    )
-    state = await uow.session.scalar(stmt)
-    if state is None:
-        await uow.session.execute(
-            insert(StreakState).values(user_id=user_id, streak=streak, current=0, longest=0, strength=0.0,
-                                       updated_at=uow.now)
-            .on_conflict_do_nothing(index_elements=["user_id", "streak"])
-        )
-        state = await uow.session.scalar(stmt)
-    assert state is not None
-    return state
-
-
 async def _skips(uow: UnitOfWork, user_id: uuid.UUID, streak: str, after: date, until: date) -> set[date]:
     """Skip days in (after, until]."""
     return set((await uow.session.scalars(
@@ -295,6 +276,17 @@ _SAVE_STATE = (
 )
 
 
+async def _locked_progress(uow: UnitOfWork, user_id: uuid.UUID, streak: str) -> StreakProgress | None:
+    """The streak's state under a row lock (`_LOCK_STATE`), created with zeros if missing; None when there is no
+    such person."""
+    row = (await (await uow.session.connection()).execute(
+        _LOCK_STATE, {"person": user_id, "p_streak": streak, "now": uow.now})).first()
+    if row is None:
+        return None
+    return StreakProgress(current=row.current, longest=row.longest, last_active=row.last_active,
+                          strength=row.strength, strength_date=row.strength_date)
+
+
 async def zone_to_count(connection: AsyncConnection, user_id: uuid.UUID, streak: str, at: datetime) -> str | None:
     """The person's time zone when `record_activity` for instant `at` would advance the streak; None when it
     already counts that local day (or the person is gone). A read without a lock, which is enough: a streak's last
@@ -320,18 +312,15 @@ async def record_activity_in(uow: UnitOfWork, user_id: uuid.UUID, timezone: str,
     """`record_activity` for a person known by id and time zone; None when there is no such person. Core on the
     session's connection: two statements (three after a gap with skip days), none of the ORM's bookkeeping."""
     day = at.astimezone(ZoneInfo(timezone)).date()
-    connection = await uow.session.connection()
-    row = (await connection.execute(_LOCK_STATE, {"person": user_id, "p_streak": streak, "now": uow.now})).first()
-    if row is None:
+    progress = await _locked_progress(uow, user_id, streak)
+    if progress is None:
         return None
-    progress = StreakProgress(current=row.current, longest=row.longest, last_active=row.last_active,
-                              strength=row.strength, strength_date=row.strength_date)
     if progress.last_active is not None and day <= progress.last_active:
         return progress
     since = min(d for d in (progress.last_active, progress.strength_date, day) if d is not None)
     skipped = await _skips(uow, user_id, streak, since, day) if since < day - timedelta(days=1) else set()
     after = advance(progress, day, skipped)
-    await connection.execute(_SAVE_STATE, {
+    await (await uow.session.connection()).execute(_SAVE_STATE, {
         "person": user_id, "p_streak": streak, "p_current": after.current, "p_longest": after.longest,
         "p_last_active": after.last_active, "p_strength": after.strength, "p_strength_date": after.strength_date,
         "now": uow.now,
@@ -349,7 +338,8 @@ async def skip_day(uow: UnitOfWork, user: User, actor: ActorT, streak: str, day:
     if not today - timedelta(days=MAX_SKIP_DAYS_BACK) <= day <= today + timedelta(days=MAX_SKIP_DAYS_AHEAD):
         raise DomainError(tr("A skip day must be within {days} days of today.", days=MAX_SKIP_DAYS_BACK),
                           code="out_of_range")
-    state = await _locked_state(uow, user.id, streak)
+    state = await _locked_progress(uow, user.id, streak)
+    assert state is not None  # the person is here
     label = streak_label(streak)
     if state.last_active is not None and day == state.last_active:
         raise DomainError(tr("Your {streak} streak already counts {date}; there is nothing to skip.",
