@@ -24,6 +24,7 @@ from brain.memory.models import (
     MemoryEntity,
     MemoryFact,
     MemoryNode,
+    MemoryNodeEntity,
     MemoryNodeTheme,
     PipelineLogEntry,
     ShortTermEntry,
@@ -207,7 +208,7 @@ class Memory:
         async with self.brain.transactions.begin() as uow:
             session = uow.session
             await hold_promotion(session, user_id)
-            node = (await session.execute(select(MemoryNode.id, MemoryNode.themes).where(
+            node = (await session.execute(select(MemoryNode.id, MemoryNode.themes, MemoryNode.entity_ids).where(
                 MemoryNode.user_id == user_id, MemoryNode.id == node_id).with_for_update())).one_or_none()
             if node is None:
                 return False
@@ -215,11 +216,15 @@ class Memory:
                 ShortTermEntry.user_id == user_id, ShortTermEntry.node_id == node_id))).all()]
             await session.execute(delete(ShortTermEntry).where(ShortTermEntry.user_id == user_id,
                                                                ShortTermEntry.node_id == node_id))
-            # Edges and theme rows have no foreign keys that would cascade: they go here, in the same transaction.
+            # Edges, theme and entity rows have no foreign keys that would cascade: they go here, in the same
+            # transaction.
             await session.execute(_FORGET_EDGES, {"user_id": user_id, "node": node_id})
             await session.execute(delete(MemoryNodeTheme).where(MemoryNodeTheme.user_id == user_id,
                                                                 MemoryNodeTheme.theme.in_(list(node.themes or [])),
                                                                 MemoryNodeTheme.node_id == node_id))
+            await session.execute(delete(MemoryNodeEntity).where(
+                MemoryNodeEntity.user_id == user_id, MemoryNodeEntity.entity_id.in_(list(node.entity_ids or [])),
+                MemoryNodeEntity.node_id == node_id))
             await session.execute(delete(MemoryNode).where(MemoryNode.user_id == user_id, MemoryNode.id == node_id))
             await session.execute(_FORGET_LOG_ROWS, {"user_id": user_id, "node": str(node_id),
                                                      "node_json": f"[{node_id}]", "entries": entries})
@@ -233,8 +238,8 @@ class Memory:
             self.log.discard(user_id)
         async with self.brain.transactions.begin() as uow:
             await hold_promotion(uow.session, user_id)
-            for table in (MemoryEdge, MemoryNodeTheme, ShortTermEntry, MemoryNode, MemoryEntity, MemoryFact,
-                          PipelineLogEntry):
+            for table in (MemoryEdge, MemoryNodeTheme, MemoryNodeEntity, ShortTermEntry, MemoryNode, MemoryEntity,
+                          MemoryFact, PipelineLogEntry):
                 await uow.session.execute(delete(table).where(table.user_id == user_id))
         self._forget_person(user_id)
 

@@ -76,22 +76,17 @@ def vector_literal(vector: Sequence[float]) -> str:
 
 
 # One row per (entry, candidate). Each part keeps its own limit; the flags say which parts a node came through, so
-# the batch's own nodes can be merged in under the same limits. Entities: one branch per entry, each planned for
-# its own values, as a common entity is best found walking back from the newest node and a rare one through the
-# GIN index (a single plan for all would walk the whole table for a rare one). Themes: the newest active nodes
-# sharing a theme of the entry, from memory_node_themes (see `candidates_sql`); a common theme costs no more than a
-# rare one.
-_SHARING_ENTITY = """(SELECT {i} AS i, n.id, 2 AS kind FROM memory_nodes n
-            WHERE n.user_id = :user_id AND n.active AND n.entity_ids && CAST(:entities_{i} AS uuid[])
-            ORDER BY n.id DESC LIMIT :entities)"""
+# the batch's own nodes can be merged in under the same limits. Entities and themes: the newest active nodes sharing
+# one of the entry's, from memory_node_entities and memory_node_themes (see `candidates_sql`); a common entity or
+# theme costs no more than a rare one.
 _CANDIDATES = """
     WITH probe AS MATERIALIZED (
         SELECT e.i, coalesce(CAST(e.vector AS vector), (
                    SELECT st.embedding FROM memory_short_term st WHERE st.id = e.entry AND st.user_id = :user_id)
-               ) AS v, e.themes, e.prec, e.start, e.low, e.high
+               ) AS v, e.entities, e.themes, e.prec, e.start, e.low, e.high
         FROM jsonb_to_recordset(CAST(:probes AS jsonb))
-             AS e(i int, entry uuid, vector text, themes text[], prec text, start timestamptz, low timestamptz,
-                  high timestamptz)
+             AS e(i int, entry uuid, vector text, entities uuid[], themes text[], prec text, start timestamptz,
+                  low timestamptz, high timestamptz)
     ), nearest AS (
         SELECT p.i, c.id, 1 AS kind FROM probe p CROSS JOIN LATERAL (
             SELECT n.id FROM memory_nodes n WHERE n.user_id = :user_id
@@ -131,32 +126,40 @@ _CANDIDATES = """
 """
 
 
-_SHARING_THEME = """SELECT p.i, c.id, 4 AS kind FROM probe p CROSS JOIN LATERAL (
-            SELECT DISTINCT u.id FROM ({per_theme}) AS u JOIN memory_nodes n ON n.id = u.id
+# The newest active nodes sharing a key (an entity or a theme) of the entry: one backward scan of the side table's
+# primary key per key, merged newest first (a Merge Append), so only as many nodes are read and checked for
+# `active` as the limit needs, however common a key is.
+_SHARING = """SELECT p.i, c.id, {kind} AS kind FROM probe p CROSS JOIN LATERAL (
+            SELECT DISTINCT u.id FROM ({per_key}) AS u JOIN memory_nodes n ON n.id = u.id
             WHERE n.user_id = :user_id AND n.active
-            ORDER BY u.id DESC LIMIT :themes) AS c
-        WHERE cardinality(p.themes) > 0"""
-_WITH_THEME = """(SELECT t.node_id AS id FROM memory_node_themes t
-                  WHERE t.user_id = :user_id AND t.theme = p.themes[{j}] ORDER BY t.node_id DESC)"""
+            ORDER BY u.id DESC LIMIT :{limit}) AS c
+        WHERE cardinality(p.{keys}) > 0"""
+_WITH_KEY = """(SELECT t.node_id AS id FROM {table} t
+                  WHERE t.user_id = :user_id AND t.{column} = p.{keys}[{j}] ORDER BY t.node_id DESC)"""
+_NONE = "SELECT 0 AS i, 0::bigint AS id, {kind} AS kind WHERE false"
+
+
+def _sharing(kind: int, table: str, column: str, keys: str, limit: str, slots: int) -> str:
+    if slots <= 0:
+        return _NONE.format(kind=kind)
+    per_key = "\n                  UNION ALL ".join(
+        _WITH_KEY.format(table=table, column=column, keys=keys, j=j) for j in range(1, slots + 1))
+    return _SHARING.format(kind=kind, per_key=per_key, limit=limit, keys=keys)
 
 
 @functools.lru_cache(maxsize=256)
-def candidates_sql(with_entities: tuple[int, ...], theme_slots: int = 0) -> Any:
-    """The candidate statement for a batch whose entries at these positions name entities, and whose entries
-    have at most `theme_slots` themes. Each theme of an entry is one backward scan of memory_node_themes; the
-    scans are merged newest first (a Merge Append), so only as many nodes are read and checked for `active` as
-    the limit needs, however common a theme is."""
-    branches = "\n        UNION ALL ".join(_SHARING_ENTITY.format(i=i) for i in with_entities)
-    per_theme = "\n                  UNION ALL ".join(_WITH_THEME.format(j=j) for j in range(1, theme_slots + 1))
+def candidates_sql(entity_slots: int = 0, theme_slots: int = 0) -> Any:
+    """The candidate statement for a chunk whose entries name at most `entity_slots` entities and have at most
+    `theme_slots` themes. Each entity or theme of an entry is one backward scan of memory_node_entities or
+    memory_node_themes."""
     return text(_CANDIDATES.format(
-        sharing_entity=branches or "SELECT 0 AS i, 0::bigint AS id, 2 AS kind WHERE false",
-        sharing_theme=_SHARING_THEME.format(per_theme=per_theme) if per_theme
-        else "SELECT 0 AS i, 0::bigint AS id, 4 AS kind WHERE false"))
+        sharing_entity=_sharing(ENTITY, "memory_node_entities", "entity_id", "entities", "entities", entity_slots),
+        sharing_theme=_sharing(THEME, "memory_node_themes", "theme", "themes", "themes", theme_slots)))
 
 
 def _probe_row(settings: MemorySettings, i: int, probe: Probe) -> dict[str, Any]:
     magnets = probe.magnets
-    row: dict[str, Any] = {"i": i, "themes": list(magnets.themes)}
+    row: dict[str, Any] = {"i": i, "entities": [str(e) for e in magnets.entity_ids], "themes": list(magnets.themes)}
     if probe.vector is not None:
         row["vector"] = vector_literal(probe.vector)
     else:
@@ -178,15 +181,14 @@ async def gather_candidates(session: AsyncSession, settings: MemorySettings, use
               "user_id": user_id, "nearest": settings.ann_candidates, "entities": settings.entity_candidates,
               "themes": settings.theme_candidates,
               "timeline": settings.timeline_candidates}
-    with_entities = tuple(i for i, probe in enumerate(probes) if probe.magnets.entity_ids)
-    params.update({f"entities_{i}": [str(e) for e in probes[i].magnets.entity_ids] for i in with_entities})
     # A candidate's entities matter only where they meet a probe's (the entity layer and the shared entities of
     # an edge): it carries just those, which keeps the uuids of unrelated people and places off the wire.
     params["named"] = sorted({str(e) for probe in probes for e in probe.magnets.entity_ids})
     # Thousands of rows per batch travel as two JSON documents: decoding JSON is far cheaper for the client than
     # decoding as many typed rows, and each node's fields come once however many entries it is a candidate for.
+    entity_slots = max(len(probe.magnets.entity_ids) for probe in probes)
     theme_slots = max(len(probe.magnets.themes) for probe in probes)
-    result = (await session.execute(candidates_sql(with_entities, theme_slots), params)).one()
+    result = (await session.execute(candidates_sql(entity_slots, theme_slots), params)).one()
     nodes = {node_id: (speaker, active, w_abs, MagnetFields(entity_ids or [], themes or [],
                                                            datetime.fromisoformat(start) if start else None,
                                                            precision))

@@ -124,11 +124,7 @@ class MemoryNode(Base):
     __table_args__ = (
         UniqueConstraint("user_id", "source_key"),
         Index("ix_memory_nodes_user_active", "user_id", "active"),
-        # Promotion searches this right after inserting into it: a GIN pending list (fastupdate) would be
-        # scanned linearly on every search, so entries go straight into the index. (Themes are searched through
-        # memory_node_themes instead.)
-        Index("ix_memory_nodes_entity_ids", "entity_ids", postgresql_using="gin",
-              postgresql_with={"fastupdate": "off"}),
+        # (Entity and theme candidates are read from memory_node_entities and memory_node_themes.)
         Index("ix_memory_nodes_user_timeline", "user_id", "timeline_start"),
         # Edge candidates in time need the same precision: without it in the index a year-wide window would
         # filter thousands of day-precision rows.
@@ -184,6 +180,19 @@ class MemoryNodeTheme(Base):
 
     user_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
     theme: Mapped[str] = mapped_column(Text, primary_key=True)
+    node_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+
+
+class MemoryNodeEntity(Base):
+    """A node's entities, one row each: the entity candidates of promotion are the newest active nodes naming an
+    entity, read backwards per entity from the primary key, which costs the same for a common and a rare entity.
+    Derived from memory_nodes.entity_ids and, like the theme rows, without foreign keys: it is written with its
+    node and deleted with it."""
+
+    __tablename__ = "memory_node_entities"
+
+    user_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    entity_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
     node_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
 
 

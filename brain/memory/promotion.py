@@ -624,7 +624,8 @@ async def _log(session: AsyncSession, span: Span | None, kind: str, content: Any
 # Array columns cannot be unnested from a 2-d array (rows differ in length), so they travel joined by a
 # separator that never occurs in a theme (word characters) or a uuid.
 _SEP = "\x1f"
-# The nodes' themes go into memory_node_themes in the same statement (the theme candidates are read from there).
+# The nodes' themes and entities go into memory_node_themes and memory_node_entities in the same statement (the
+# theme and entity candidates are read from there).
 _INSERT_NODES = text(f"""
     WITH inserted AS (
     INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, themes, entity_ids, timeline_start,
@@ -645,10 +646,14 @@ _INSERT_NODES = text(f"""
     JOIN memory_short_term st ON st.id = n.entry_id AND st.user_id = :user_id
     ORDER BY n.position
     ON CONFLICT (user_id, source_key) DO NOTHING
-    RETURNING id, source_key, themes
+    RETURNING id, source_key, themes, entity_ids
     ), themed AS (
         INSERT INTO memory_node_themes (user_id, theme, node_id)
         SELECT DISTINCT :user_id, t.theme, i.id FROM inserted i CROSS JOIN LATERAL unnest(i.themes) AS t(theme)
+    ), named AS (
+        INSERT INTO memory_node_entities (user_id, entity_id, node_id)
+        SELECT DISTINCT :user_id, e.entity_id, i.id
+        FROM inserted i CROSS JOIN LATERAL unnest(i.entity_ids) AS e(entity_id)
     )
     SELECT id, source_key FROM inserted
 """)

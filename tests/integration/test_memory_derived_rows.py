@@ -1,6 +1,7 @@
-"""Edges and theme rows are derived from their nodes and have no foreign keys: forgetting one memory or everything
-removes them in the same transaction, promotion writes a node's theme rows with it, and the theme candidates of a
-new memory are exactly the newest active nodes sharing one of its themes."""
+"""Edges, theme and entity rows are derived from their nodes and have no foreign keys: forgetting one memory or
+everything removes them in the same transaction, promotion writes a node's theme and entity rows with it, and the
+theme and entity candidates of a new memory are exactly the newest active nodes sharing one of its themes or
+entities."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from sqlalchemy import select, text, update
 
 from brain.core import Brain
 from brain.memory.api import Memory
-from brain.memory.candidates import THEME, Probe, gather_candidates
+from brain.memory.candidates import ENTITY, THEME, Probe, gather_candidates
 from brain.memory.embedder import WordLlamaEmbedder
-from brain.memory.models import MemoryEdge, MemoryNode, MemoryNodeTheme
+from brain.memory.models import MemoryEdge, MemoryNode, MemoryNodeEntity, MemoryNodeTheme
 from brain.memory.promotion import hold_promotion, index_only_plans, recompute_edges, vector_index_settings
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import MagnetFields
@@ -54,6 +55,19 @@ async def node_themes(brain: Brain, user_id: uuid.UUID) -> set[tuple[str, int]]:
             select(MemoryNode.id, MemoryNode.themes).where(MemoryNode.user_id == user_id)) for theme in row.themes}
 
 
+async def entity_rows(brain: Brain, user_id: uuid.UUID) -> set[tuple[uuid.UUID, int]]:
+    async with brain.transactions.read() as session:
+        return {(row.entity_id, row.node_id) for row in await session.execute(
+            select(MemoryNodeEntity.entity_id, MemoryNodeEntity.node_id).where(MemoryNodeEntity.user_id == user_id))}
+
+
+async def node_entities(brain: Brain, user_id: uuid.UUID) -> set[tuple[uuid.UUID, int]]:
+    async with brain.transactions.read() as session:
+        return {(entity, row.id) for row in await session.execute(
+            select(MemoryNode.id, MemoryNode.entity_ids).where(MemoryNode.user_id == user_id))
+            for entity in row.entity_ids}
+
+
 LINES = [
     "My friend Clara recommended the novel Piranesi at the harbour cafe.",
     "Clara and I walked along the harbour after the novel club.",
@@ -66,6 +80,9 @@ async def test_promotion_writes_each_nodes_themes_as_rows(brain: Brain, memory: 
     await remember_all(memory, person, LINES)
     written = await theme_rows(brain, person)
     assert written and written == await node_themes(brain, person)
+    named = await entity_rows(brain, person)
+    assert len({node for _, node in named}) == 3  # Clara, in each line
+    assert named == await node_entities(brain, person)
 
 
 async def test_forgetting_one_memory_leaves_no_edge_and_no_theme_row_of_it(brain: Brain, memory: Memory) -> None:
@@ -81,6 +98,9 @@ async def test_forgetting_one_memory_leaves_no_edge_and_no_theme_row_of_it(brain
     assert after and all((b, a) in after for a, b in after)  # the other pairs keep both rows
     assert await theme_rows(brain, person) == await node_themes(brain, person)
     assert all(node != second for _, node in await theme_rows(brain, person))
+    assert await entity_rows(brain, person) == await node_entities(brain, person)
+    assert any(node == first for _, node in await entity_rows(brain, person))
+    assert all(node != second for _, node in await entity_rows(brain, person))
 
 
 async def test_forgetting_everything_leaves_no_edge_and_no_theme_row(brain: Brain, memory: Memory) -> None:
@@ -88,11 +108,14 @@ async def test_forgetting_everything_leaves_no_edge_and_no_theme_row(brain: Brai
     for who in (person, other):
         await remember_all(memory, who, LINES)
     others_edges, others_themes = await edges(brain, other), await theme_rows(brain, other)
-    assert await edges(brain, person) and await theme_rows(brain, person)
+    others_entities = await entity_rows(brain, other)
+    assert await edges(brain, person) and await theme_rows(brain, person) and await entity_rows(brain, person)
 
     await memory.forget_everything(person)
     assert await edges(brain, person) == set() and await theme_rows(brain, person) == set()
+    assert await entity_rows(brain, person) == set()
     assert await edges(brain, other) == others_edges and await theme_rows(brain, other) == others_themes
+    assert others_entities and await entity_rows(brain, other) == others_entities
 
 
 async def test_recomputing_edges_reaches_the_rows_into_a_node_too(brain: Brain, memory: Memory) -> None:
@@ -150,6 +173,47 @@ async def test_theme_candidates_are_the_newest_active_nodes_sharing_a_theme(brai
     # Several themes: merged, each node once, cut to the newest.
     assert await theme_candidates(3, ["zeppelin", "lighthouse"]) == [ids[4], ids[2], ids[1]]
     assert await theme_candidates(10, ["lighthouse", "nothing-shares-this"]) == [ids[4], ids[1]]
+
+
+async def test_entity_candidates_are_the_newest_active_nodes_naming_an_entity(brain: Brain, memory: Memory,
+                                                                             embedder: WordLlamaEmbedder) -> None:
+    person = await new_user(brain)
+    # Oldest first: the people are named after a cue ("with", "my sister"), so capture reads them as names.
+    lines = [
+        "Went climbing with Jonas at the quarry.",  # Jonas
+        "My sister Mirela called about the wedding.",  # Mirela
+        "Had lunch with Jonas near the station.",  # Jonas
+        "Read a long article about tax law and pension reforms.",  # neither
+        "Jonas and my sister Mirela met at the station.",  # both
+        "Helped Jonas move his piano on Saturday.",  # Jonas, made inactive below
+    ]
+    ids = await remember_all(memory, person, lines)
+    async with brain.transactions.read() as session:
+        named = {node_id: set(entities) for node_id, entities in await session.execute(
+            select(MemoryNode.id, MemoryNode.entity_ids).where(MemoryNode.user_id == person))}
+    jonas = next(iter(named[ids[0]]))
+    mirela = next(iter(named[ids[1]]))
+    assert [(jonas in named[i], mirela in named[i]) for i in ids] == [
+        (True, False), (False, True), (True, False), (False, False), (True, True), (True, False)]
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(update(MemoryNode).where(MemoryNode.user_id == person, MemoryNode.id == ids[5])
+                                  .values(active=False))
+
+    async def entity_candidates(limit: int, wanted: list[uuid.UUID]) -> list[int]:
+        settings = replace(SETTINGS, entity_candidates=limit)
+        [vector] = embedder.embed(["something else entirely: a recipe for lentil soup"])
+        async with brain.transactions.read() as session:
+            await session.execute(select(*index_only_plans(), *vector_index_settings(48)))
+            [found] = await gather_candidates(session, settings, person,
+                                              [Probe(vector, MagnetFields([str(e) for e in wanted], [], None, None))])
+        return sorted((c.id for c in found if c.kinds & ENTITY), reverse=True)
+
+    # The newest active ones first; the newer but inactive node is skipped, not counted against the limit.
+    assert await entity_candidates(2, [jonas]) == [ids[4], ids[2]]
+    assert await entity_candidates(10, [jonas]) == [ids[4], ids[2], ids[0]]
+    # Several entities: merged, each node once, cut to the newest.
+    assert await entity_candidates(3, [jonas, mirela]) == [ids[4], ids[2], ids[1]]
+    assert await entity_candidates(10, [mirela, uuid.uuid4()]) == [ids[4], ids[1]]
 
 
 async def test_the_theme_branch_reads_the_side_table_backwards(brain: Brain, memory: Memory) -> None:
