@@ -629,3 +629,52 @@ async def test_an_unconfirmed_fact_fades_and_is_deleted(brain: Brain, user: User
     clock.advance(timedelta(days=7))
     report = await extract_facts(brain.transactions, user.id, SETTINGS)
     assert report.deleted == ["window:task:morning"]
+
+
+@pytest.mark.parametrize("stage", ["search", "write"])
+async def test_a_stage_failing_mid_batch_lets_the_others_finish_and_the_batch_is_redone_one_by_one(
+    brain: Brain, user: User, other_user: User, clock: FixedClock, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture, stage: str
+) -> None:
+    # Searching, deciding and writing overlap: when one fails in the middle, the others must finish before the
+    # batch's savepoint is rolled back and its entries are promoted one by one, with the same outcome.
+    import brain.memory.promotion as promotion
+
+    calls = {"search": 0, "write": 0}
+    search, write = promotion._candidates_of, promotion._Walk.write
+    in_batch = {"on": False}
+
+    async def failing_search(session: Any, *args: Any) -> Any:
+        if in_batch["on"]:
+            calls["search"] += 1
+            if stage == "search" and calls["search"] == 3:
+                raise RuntimeError("search broke")
+        return await search(session, *args)
+
+    async def failing_write(self: Any, *args: Any) -> Any:
+        if in_batch["on"]:
+            calls["write"] += 1
+            if stage == "write" and calls["write"] == 2:
+                raise RuntimeError("write broke")
+        return await write(self, *args)
+
+    real_run = promotion._run_batch
+
+    async def run_batch(session: Any, settings: Any, entries: Any, now: Any, searcher: Any = None) -> Any:
+        in_batch["on"] = searcher is not None  # only the batch with a searcher fails, not its redo one by one
+        try:
+            return await real_run(session, settings, entries, now, searcher)
+        finally:
+            in_batch["on"] = False
+
+    tight = replace(SETTINGS, ann_candidates=3, entity_candidates=2, theme_candidates=2, timeline_candidates=1)
+    one_by_one = await _promoted_graph(brain, user, clock, replace(tight, promotion_batch=1))
+    monkeypatch.setattr(promotion, "_candidates_of", failing_search)
+    monkeypatch.setattr(promotion._Walk, "write", failing_write)
+    monkeypatch.setattr(promotion, "_run_batch", run_batch)
+    with caplog.at_level("WARNING", logger="brain.memory.promotion"):
+        redone = await _promoted_graph(brain, other_user, clock,
+                                       replace(tight, promotion_batch=64, promotion_chunk=2))
+    assert calls[stage] >= (3 if stage == "search" else 2)  # the failure happened inside the batch
+    assert [r for r in caplog.records if "batch failed" in r.getMessage()]
+    assert redone == one_by_one
