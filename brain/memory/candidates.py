@@ -200,14 +200,39 @@ async def gather_candidates(session: AsyncSession, settings: MemorySettings, use
     return found
 
 
+class BatchKeys:
+    """Which of a batch's made nodes (by position in the batch, oldest first) name each entity and theme, so the
+    newest ones sharing a key are found without testing every node made before."""
+
+    def __init__(self) -> None:
+        self.entity_ids: dict[Any, list[int]] = {}
+        self.themes: dict[Any, list[int]] = {}
+
+    def add(self, position: int, magnets: MagnetFields) -> None:
+        for keys, index in ((magnets.entity_ids, self.entity_ids), (magnets.themes, self.themes)):
+            for key in set(keys):
+                index.setdefault(key, []).append(position)
+
+    def newest(self, field: str, wanted: set[Any], limit: int) -> list[int]:
+        """The positions of the `limit` newest nodes sharing one of `wanted`, newest first: each key's own newest
+        `limit` hold them all."""
+        index: dict[Any, list[int]] = getattr(self, field)
+        picked: set[int] = set()
+        for key in wanted:
+            positions = index.get(key)
+            if positions:
+                picked.update(positions[-limit:])
+        return sorted(picked, reverse=True)[:limit]
+
+
 def with_batch_nodes(settings: MemorySettings, magnets: MagnetFields, unit: np.ndarray,
                      found: Sequence[Candidate], made: Sequence[BatchNode],
-                     made_units: np.ndarray | None = None) -> list[Candidate]:
+                     made_units: np.ndarray | None = None, made_keys: BatchKeys | None = None) -> list[Candidate]:
     """An entry's candidates from the indexes merged with the nodes made earlier in its batch, each part under
     its own limit as if those nodes had been in the table: nearest by cosine, the most recent (the batch's own
     nodes are the newest) for entities and themes, the nearest in time on either side. `made_units` may hold the
-    made nodes' unit vectors stacked in one matrix (the batch keeps one), so all cosines are one product; only
-    the batch nodes that can pass a limit become candidates."""
+    made nodes' unit vectors stacked in one matrix (the batch keeps one), so all cosines are one product, and
+    `made_keys` their entities and themes; only the batch nodes that can pass a limit become candidates."""
     if not made:
         return list(found)
     units = made_units if made_units is not None else np.stack([node.unit for node in made])
@@ -229,6 +254,8 @@ def with_batch_nodes(settings: MemorySettings, magnets: MagnetFields, unit: np.n
             chosen.setdefault(candidate.id, candidate)
 
     def newest_sharing(wanted: set[Any], field: str, limit: int) -> list[Candidate]:
+        if made_keys is not None:
+            return [own(j) for j in made_keys.newest(field, wanted, limit)] if limit > 0 else []
         sharing: list[Candidate] = []
         for j in range(len(made) - 1, -1, -1):
             if len(sharing) >= limit:

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from brain.memory.candidates import (
+    BatchKeys,
     BatchNode,
     Candidate,
     Probe,
@@ -351,6 +352,7 @@ class _Walk:
         self.rows: list[dict[str, Any]] = []  # columns of the new nodes, in the order of `made`
         self.edges: list[EdgeRow] = []
         self.units = np.empty((0, 0))  # the unit vectors of `made`, one row each; grows by doubling
+        self.keys = BatchKeys()  # the entities and themes of `made`
         self.reactivations: list[Candidate] = []  # inactive twins to half-reactivate, not written yet
         self.taken_out = 0  # how many of `made` (and `rows`) were taken out for writing
         self.edges_taken_out = 0
@@ -385,7 +387,8 @@ class _Walk:
         unit = unit_vector(_vector(entry))
         if self.visible:
             found = [candidate for candidate in found if candidate.id not in self.visible]
-        candidates = with_batch_nodes(settings, magnets, unit, found, self.made, self.units[:len(self.made)])
+        candidates = with_batch_nodes(settings, magnets, unit, found, self.made, self.units[:len(self.made)],
+                                      self.keys)
         twin = max((c for c in candidates if c.speaker == entry.speaker), key=lambda c: c.cosine, default=None)
         if twin is not None and twin.cosine >= settings.duplicate_cosine:
             if twin.active:
@@ -416,6 +419,7 @@ class _Walk:
                 grown[:len(self.made)] = self.units
             self.units = grown
         self.units[len(self.made)] = unit
+        self.keys.add(len(self.made), magnets)
         self.made.append(BatchNode(node_id, entry.speaker, w_abs, magnets, unit))
         self.made_keys[source_key] = node_id
         self.rows.append({

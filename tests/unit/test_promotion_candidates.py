@@ -8,8 +8,20 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from brain.memory.candidates import ENTITY, NEAREST, THEME, TIME, BatchNode, Candidate, unit_vector, with_batch_nodes
+from brain.memory.candidates import (
+    ENTITY,
+    NEAREST,
+    THEME,
+    TIME,
+    BatchKeys,
+    BatchNode,
+    Candidate,
+    unit_vector,
+    with_batch_nodes,
+)
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import MagnetFields
 
@@ -49,6 +61,28 @@ def test_nodes_of_the_batch_are_the_most_recent_sharers_of_an_entity_or_theme() 
              indexed(11, THEME, magnets=MagnetFields([], ["pottery"], None, None))]
     sharing = made(-1, 0.0, MagnetFields(["anna"], ["pottery"], None, None))
     assert ids(with_batch_nodes(replace(TIGHT, ann_candidates=0), NEW, UNIT, found, [sharing])) == {-1}
+
+
+KEYS = st.lists(st.sampled_from(["anna", "tom", "bruno", "lea"]), max_size=3)
+THEMES = st.lists(st.sampled_from(["pottery", "river", "kiln", "park", "piano"]), max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(batch=st.lists(st.tuples(KEYS, THEMES), max_size=40), wanted=st.tuples(KEYS, THEMES),
+       limits=st.tuples(st.integers(0, 5), st.integers(0, 5)))
+def test_the_batch_key_index_finds_the_same_newest_sharers_as_testing_every_node(
+        batch: list[tuple[list[str], list[str]]], wanted: tuple[list[str], list[str]], limits: tuple[int, int]
+) -> None:
+    settings_ = replace(TIGHT, ann_candidates=0, entity_candidates=limits[0], theme_candidates=limits[1])
+    nodes, keys = [], BatchKeys()
+    for position, (entities, themes) in enumerate(batch):
+        magnets = MagnetFields(entities, themes, None, None)
+        keys.add(position, magnets)
+        nodes.append(made(-1 - position, 0.0, magnets))
+    entry = MagnetFields(wanted[0], wanted[1], None, None)
+    scanned = with_batch_nodes(settings_, entry, UNIT, [], nodes)
+    indexed_ = with_batch_nodes(settings_, entry, UNIT, [], nodes, made_keys=keys)
+    assert [c.id for c in indexed_] == [c.id for c in scanned]
 
 
 def test_the_nearest_anchor_in_time_on_each_side_is_kept() -> None:
