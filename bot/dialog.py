@@ -44,8 +44,10 @@ UNQUEUED_COMMANDS = frozenset({"stop", "approve", "reject"})
 
 # An adapter's step in the session that resolves the person, before the update is handled (e.g. recording
 # its update id, so a replay has no second effect): False drops the update. Each statement of it commits on its
-# own for a known person (see `Dialog._person`); sharing that session spares a checkout per update.
-Take = Callable[[AsyncSession, User], Awaitable[bool]]
+# own for a known person (see `Dialog._person`); sharing that session spares a checkout per update. The third
+# argument, when not None, is the time to note the message at (`note_inbound_in`): the take does it too, only
+# for an update it keeps (in the same statement, so one commit for both).
+Take = Callable[[AsyncSession, User, datetime | None], Awaitable[bool]]
 
 
 class Dialog:
@@ -68,8 +70,9 @@ class Dialog:
     async def _person(self, inbound: Inbound, *, writing: bool, take: Take | None = None) -> User | None:
         """`user_for`, with the adapter's `take`; None when `take` dropped the update. Someone known (every message
         but a first contact) needs no transaction: the lookup, the take and the note each commit on their own, in
-        that order, so a dropped update notes nothing; the note alone may be lost to a crash, which costs only the
-        idle hold of that one message. A first contact creates the person, takes and notes in one transaction."""
+        that order, so a dropped update notes nothing (with a take, the take notes in its own statement); the note
+        alone may be lost to a crash, which costs only the idle hold of that one message. A first contact creates
+        the person, takes and notes in one transaction."""
         async with self.brain.transactions.glance() as session:
             user = await find_identity(session, inbound.platform, inbound.platform_user_id)
             if user is not None:
@@ -86,8 +89,8 @@ class Dialog:
     @staticmethod
     async def _admit(session: AsyncSession, user: User, now: datetime, *, writing: bool,
                      take: Take | None) -> User | None:
-        if take is not None and not await take(session, user):
-            return None
+        if take is not None:
+            return user if await take(session, user, now if writing else None) else None
         if writing:
             await note_inbound_in(session, user.id, now)
         return user

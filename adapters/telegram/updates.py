@@ -1,5 +1,5 @@
 """Taking an update for processing exactly once: its id is stored in the session that resolves its sender,
-committed before the dialog handles it, so a replayed
+committed before the dialog handles it (in the statement that notes the message for the idle hold), so a replayed
 update (a webhook retry, a restart before the offset was confirmed, a second process) finds the row and has
 no second effect. Storing first makes processing at-most-once: an update taken just before a crash is not
 processed again; a chat reply is better lost (the person writes again) than doubled (two drinks logged).
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import BigInteger, bindparam, delete, func, select
 from sqlalchemy.dialects.postgresql import insert
@@ -23,6 +24,7 @@ from bot.inbound import Inbound
 from brain.actions.models import ActionToken
 from brain.core import Brain
 from brain.people.models import Identity, User
+from brain.pulse.activity import note_inbound_of
 
 # Telegram keeps an unconfirmed update for 24 hours; a week of ids is plenty to recognise any replay.
 KEEP_UPDATES = timedelta(days=7)
@@ -44,14 +46,25 @@ _TAKE = (
     .values(user_id=bindparam("user_id"), bot_id=bindparam("bot_id", type_=BigInteger),
             update_id=bindparam("update_id", type_=BigInteger))
     .on_conflict_do_nothing()
-    .returning(TelegramUpdate.update_id)
+    .returning(TelegramUpdate.user_id, TelegramUpdate.update_id)
 )
+
+
+def _take_and_note() -> Any:
+    """`_TAKE`, and the message noted (`note_inbound_of`, at the bound `now`) only if the update is new: one
+    statement, so one commit, and a replay notes nothing."""
+    taken = _TAKE.cte("taken")
+    return select(taken.c.update_id).add_cte(note_inbound_of(taken))
+
+
+_TAKE_AND_NOTE = _take_and_note()
 
 
 class Taken:
     """The dialog's `Take` for one update: records its id in the session that resolves the sender (in the
-    transaction that creates them on first contact), before the dialog handles it. `taken` then says whether it
-    was new (False: a replay, which the dialog drops); `decided` is set once that is known."""
+    transaction that creates them on first contact), before the dialog handles it, noting the message in the
+    same statement when the dialog asks. `taken` then says whether it was new (False: a replay, which the dialog
+    drops); `decided` is set once that is known."""
 
     def __init__(self, brain: Brain, bot_id: int, update_id: int, inbound: Inbound) -> None:
         self.brain = brain
@@ -62,11 +75,15 @@ class Taken:
         self.decided = asyncio.Event()
         self.token_before = TokenState(exists=False)  # a pressed button's token, read before the press is handled
 
-    async def __call__(self, session: AsyncSession, user: User) -> bool:
+    async def __call__(self, session: AsyncSession, user: User, noting: datetime | None) -> bool:
         try:
             connection = await session.connection()  # Core on the dialog's connection
-            self.taken = await connection.scalar(
-                _TAKE, {"user_id": user.id, "bot_id": self.bot_id, "update_id": self.update_id}) is not None
+            params: dict[str, Any] = {"user_id": user.id, "bot_id": self.bot_id, "update_id": self.update_id}
+            if noting is None:
+                found = await connection.scalar(_TAKE, params)
+            else:
+                found = await connection.scalar(_TAKE_AND_NOTE, {**params, "now": noting})
+            self.taken = found is not None
             if self.taken and self.inbound.action is not None:
                 self.token_before = await token_state(session, self.inbound, self.brain.clock.now())
         finally:

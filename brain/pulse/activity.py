@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime, time, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import CTE, DateTime, bindparam, false, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -80,6 +80,20 @@ _NOTE_INBOUND = (
     .on_conflict_do_update(index_elements=["user_id"],
                            set_={"last_inbound_at": bindparam("now"), "updated_at": bindparam("now")})
 )
+
+
+def note_inbound_of(people: CTE) -> CTE:
+    """`note_inbound_in` as a CTE of another statement, for the people in the `user_id` column of `people` (a CTE
+    of that statement: an adapter notes the message in the statement that records it, and only if it recorded
+    it). The time is the bound parameter `now`."""
+    now = bindparam("now", type_=DateTime(timezone=True))
+    return (
+        insert(PulseState)
+        .from_select(["user_id", "paused", "last_inbound_at", "updated_at"],
+                     select(people.c.user_id, false(), now, now))
+        .on_conflict_do_update(index_elements=["user_id"], set_={"last_inbound_at": now, "updated_at": now})
+        .cte("noted")
+    )
 
 
 async def note_inbound_in(session: AsyncSession, user_id: uuid.UUID, now: datetime) -> None:

@@ -6,13 +6,16 @@ messages are handled in order, and foreign and expired buttons are refused."""
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 
+from adapters.telegram.inbound import PLATFORM
 from adapters.telegram.runner import TelegramAdapter
+from adapters.telegram.updates import Taken
 from bot.commands import Command
 from bot.dialog import Dialog
+from bot.inbound import Inbound
 from bot.turn import Turn
 from brain.clock import FixedClock
 from brain.core import Brain
@@ -20,6 +23,8 @@ from brain.events.actor import USER
 from brain.modules.drink.models import DrinkEntry
 from brain.modules.places.models import PlaceVisit
 from brain.modules.todo.models import Task
+from brain.people.models import Identity
+from brain.pulse.models import PulseState
 from tests.telegram.conftest import press, replies_after, send, user_id_of
 from tests.telegram.fake_bot_api import FakeBotAPI
 
@@ -114,6 +119,29 @@ async def test_the_same_update_twice_has_one_effect(telegram: TelegramAdapter, a
     await send(api, alice, "/help")  # handled after the replay: one chat's updates keep their order
     assert await drinks(brain) == 1
     assert len(api.calls_of("sendMessage", alice.id)) == 2
+
+
+async def test_taking_an_update_notes_the_message_and_a_replay_notes_nothing(brain: Brain, dialog: Dialog,
+                                                                              clock: FixedClock) -> None:
+    inbound = Inbound(platform=PLATFORM, platform_user_id="9001", chat_id="9001", message_id="1", text="/help")
+
+    async def noted_at() -> datetime | None:
+        async with brain.transactions.read() as session:
+            return await session.scalar(
+                select(PulseState.last_inbound_at).join(Identity, Identity.user_id == PulseState.user_id)
+                .where(Identity.platform == PLATFORM, Identity.platform_id == "9001"))
+
+    first = Taken(brain, 42, 555, inbound)
+    await dialog.handle(inbound, take=first)  # first contact: the person is created in that transaction
+    await dialog.handle(inbound, take=Taken(brain, 42, 556, inbound))  # known: the take and the note in one statement
+    assert await noted_at() == clock.now()
+    clock.advance(timedelta(minutes=5))
+    replay = Taken(brain, 42, 556, inbound)
+    assert await dialog.handle(inbound, take=replay) == []
+    assert first.taken and not replay.taken and replay.decided.is_set()
+    assert await noted_at() == clock.now() - timedelta(minutes=5)
+    await dialog.handle(inbound, take=Taken(brain, 42, 557, inbound))
+    assert await noted_at() == clock.now()
 
 
 async def test_one_chats_messages_are_handled_in_order(telegram: TelegramAdapter, api: FakeBotAPI, person) -> None:
