@@ -30,6 +30,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -39,18 +41,28 @@ import httpx
 from aiolimiter import AsyncLimiter
 from sqlalchemy import BigInteger, ColumnElement, Integer, Select, String, bindparam, delete, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.engine import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    EndPointNotFound,
+    Forbidden,
+    InvalidToken,
+    RetryAfter,
+    TelegramError,
+)
+from telegram.warnings import PTBUserWarning
 
 from adapters.telegram.inbound import PLATFORM
 from adapters.telegram.models import TelegramDelivery
 from adapters.telegram.render import Part, render
 from brain.core import Brain
-from brain.outbox.models import FAILED, PENDING, SENT, Button, OutboxMessage
-from brain.outbox.service import MAX_ATTEMPTS, mark_attempt_failed
+from brain.outbox.models import FAILED, PENDING, SENT, Button, Outbound, OutboxMessage
+from brain.outbox.service import MAX_ATTEMPTS, fail_attempt
 from brain.people.models import Identity
 
 log = logging.getLogger(__name__)
@@ -60,8 +72,16 @@ BACKOFF_BASE_S = 5.0
 BACKOFF_CAP_S = 600.0
 SEND_READ_TIMEOUT_S = 15.0  # generous: a timed-out send is not retried (it may have arrived)
 DUE_CHATS_PER_PASS = 200
-# Errors that prove the request never reached Telegram: safe to send again.
-_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# Errors of the HTTP layer under PTB, and among them those that prove the request never reached Telegram: safe to
+# send again.
+_TRANSPORT: tuple[type[BaseException], ...] = (httpx.TransportError,)
+_NOT_SENT: tuple[type[BaseException], ...] = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# Telegram refused the request for good (blocked by the person, chat gone, bad request, bad token; a bad token
+# comes as EndPointNotFound through `do_api_request`).
+_REFUSED = (BadRequest, Forbidden, ChatMigrated, InvalidToken, EndPointNotFound)
+# A text message goes through `Bot.do_api_request`, which hands back Telegram's JSON instead of building a
+# `Message` we would not read (see `_call`); PTB warns that `send_message` exists, on every call.
+warnings.filterwarnings("ignore", message=r"Please use 'Bot\.sendMessage'", category=PTBUserWarning)
 
 # Built once (they run for every message sent); the values are bound parameters.
 # A sent row: marked sent and its delivery state (the in-flight mark) dropped, in one statement.
@@ -101,6 +121,36 @@ def markup(rows: list[list[Button]]) -> InlineKeyboardMarkup | None:
         return None
     return InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.token) for b in row]
                                  for row in rows])
+
+
+def markup_json(rows: list[list[Button]]) -> dict[str, Any] | None:
+    """`markup` as the Bot API's JSON (for `do_api_request`: no PTB objects built and serialised again)."""
+    if not rows:
+        return None
+    return {"inline_keyboard": [[{"text": b.label, "callback_data": b.token} for b in row] for row in rows]}
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A claimed outbox row (plain values: the claim reads columns, not ORM objects) with its delivery state
+    (`parts_sent`, `not_before`, `in_flight`; None, None, False when it has none) and whether another row of
+    the chat follows."""
+
+    id: int
+    user_id: uuid.UUID
+    attempts: int
+    message: Outbound
+    parts_sent: int | None
+    not_before: datetime | None
+    in_flight: bool
+    more: bool
+
+    @classmethod
+    def of(cls, row: Row[Any], more: bool) -> Claimed:
+        message = Outbound(text=row.text, buttons=[[Button(**b) for b in line] for line in row.buttons or ()],
+                           image_png=row.image_png, document=row.document, document_name=row.document_name)
+        return cls(id=row.id, user_id=row.user_id, attempts=row.attempts, message=message, parts_sent=row.parts_sent,
+                   not_before=row.not_before, in_flight=bool(row.in_flight), more=more)
 
 
 @dataclass
@@ -220,7 +270,7 @@ class TelegramSender:
         async with self.brain.transactions.read() as session:
             return [str(chat) for chat in (await session.scalars(stmt)).all()]
 
-    def _head_of_chat(self) -> Select[OutboxMessage, TelegramDelivery]:
+    def _head_of_chat(self) -> Select[Any]:
         """The statement behind `_claim_head` (built once; the chat is a bound parameter). The chat's advisory
         lock is an uncorrelated subquery, taken once before any row is read: held by another sender, no row
         comes back. The second row only says whether to go on."""
@@ -228,7 +278,10 @@ class TelegramSender:
         chat_locked = select(func.pg_try_advisory_xact_lock(func.hashtextextended(PLATFORM + ":" + chat, 0)))
         chat_users = select(Identity.user_id).where(Identity.platform == PLATFORM, Identity.platform_id == chat)
         return (
-            select(OutboxMessage, TelegramDelivery)
+            select(OutboxMessage.id, OutboxMessage.user_id, OutboxMessage.attempts, OutboxMessage.text,
+                   OutboxMessage.buttons, OutboxMessage.image_png, OutboxMessage.document,
+                   OutboxMessage.document_name, TelegramDelivery.parts_sent, TelegramDelivery.not_before,
+                   TelegramDelivery.in_flight)
             .outerjoin(TelegramDelivery, (TelegramDelivery.user_id == OutboxMessage.user_id)
                        & (TelegramDelivery.outbox_id == OutboxMessage.id))
             .where(chat_locked.scalar_subquery(), OutboxMessage.status == PENDING,
@@ -240,33 +293,31 @@ class TelegramSender:
             .with_for_update(of=OutboxMessage, skip_locked=True, key_share=True)
         )
 
-    async def _claim_head(self, session: AsyncSession, chat_id: str
-                          ) -> tuple[OutboxMessage, TelegramDelivery | None, bool] | None:
+    async def _claim_head(self, connection: AsyncConnection, chat_id: str) -> Claimed | None:
         """The chat's oldest pending row, locked, with its delivery state and whether another row follows;
         None when another sender holds the chat or nothing is pending."""
-        found = (await session.execute(self._claim, {"chat": chat_id})).all()
-        return None if not found else (found[0][0], found[0][1], len(found) > 1)
+        found = (await connection.execute(self._claim, {"chat": chat_id})).all()
+        return None if not found else Claimed.of(found[0], more=len(found) > 1)
 
     # ---- sending ---------------------------------------------------------------------------------------
     async def _send_next(self, chat_id: str) -> Held | None:
-        """Claims, sends and settles the chat's head row; None when the next row may follow at once."""
-        async with self.brain.transactions.begin() as uow:
-            session = uow.session
-            claimed = await self._claim_head(session, chat_id)
-            if claimed is None:
+        """Claims, sends and settles the chat's head row; None when the next row may follow at once. One Core
+        transaction: no ORM object is loaded or flushed on the way (none is needed, and no event is emitted)."""
+        async with self.brain.db.engine.begin() as connection:
+            row = await self._claim_head(connection, chat_id)
+            if row is None:
                 return Held()
-            row, state, more = claimed
-            if state is not None and state.in_flight:
-                await mark_attempt_failed(session, row, "outcome unknown: the process stopped while sending it; "
-                                          "not resent", max_attempts=1)
-                await session.execute(self._forget_state(row))
+            if row.in_flight:
+                await _fail(connection, row, "outcome unknown: the process stopped while sending it; not resent",
+                            max_attempts=1)
+                await connection.execute(self._forget_state(row))
                 log.warning("telegram outbox row %s for %s was in flight when a process stopped; not resent",
                             row.id, chat_id)
                 return None
-            if state is not None and state.not_before > self.wall_clock():
-                return Held(state.not_before)
-            parts = render(row.outbound())
-            for index in range(state.parts_sent if state is not None else 0, len(parts)):
+            if row.not_before is not None and row.not_before > self.wall_clock():
+                return Held(row.not_before)
+            parts = render(row.message)
+            for index in range(row.parts_sent or 0, len(parts)):
                 await self._throttle(chat_id)  # before the mark: a kill while waiting here costs nothing
                 await self._mark_in_flight(row, index)
                 try:
@@ -274,42 +325,39 @@ class TelegramSender:
                 except RetryAfter as flood:
                     until = self.wall_clock() + timedelta(seconds=retry_after_seconds(flood))
                     log.info("telegram flood control for chat %s: retry after %s", chat_id, until)
-                    await self._hold(session, row, state, parts_sent=index, until=until)
+                    await self._hold(connection, row, parts_sent=index, until=until)
                     return Held(until)
                 except TelegramError as error:
-                    return await self._failed(session, chat_id, row, state, index, error)
-            # Core on the session's connection: the ORM's bookkeeping of a bulk UPDATE is not needed here.
-            connection = await session.connection()
-            await connection.execute(_SETTLE_SENT, {"owner": row.user_id, "row": row.id, "at": uow.now})
-            return None if more else Held()
+                    return await self._failed(connection, chat_id, row, index, error)
+            await connection.execute(_SETTLE_SENT, {"owner": row.user_id, "row": row.id, "at": self.brain.clock.now()})
+            return None if row.more else Held()
 
-    async def _failed(self, session: AsyncSession, chat_id: str, row: OutboxMessage,
-                      state: TelegramDelivery | None, index: int, error: TelegramError) -> Held | None:
+    async def _failed(self, connection: AsyncConnection, chat_id: str, row: Claimed, index: int,
+                      error: TelegramError) -> Held | None:
         cause = error.__cause__
-        if isinstance(cause, httpx.TransportError) and not isinstance(cause, _NOT_SENT):
+        if isinstance(cause, _TRANSPORT) and not isinstance(cause, _NOT_SENT):
             # The request was written and the answer lost: it may have arrived. Sending it again could show
             # it twice, so the row ends here, with the reason.
-            await mark_attempt_failed(session, row, f"outcome unknown, not resent: {error}", max_attempts=1)
+            status, attempts = await _fail(connection, row, f"outcome unknown, not resent: {error}", max_attempts=1)
             log.warning("telegram send to %s of outbox row %s may or may not have arrived: %s", chat_id, row.id,
                         error)
-        elif isinstance(error, BadRequest | Forbidden | ChatMigrated | InvalidToken):
+        elif isinstance(error, _REFUSED):
             # Telegram refused this request for good (blocked by the person, chat gone, bad request).
-            await mark_attempt_failed(session, row, f"{type(error).__name__}: {error}", max_attempts=1)
+            status, attempts = await _fail(connection, row, f"{type(error).__name__}: {error}", max_attempts=1)
             log.warning("telegram refused outbox row %s for %s: %s", row.id, chat_id, error)
         else:
-            await mark_attempt_failed(session, row, f"{type(error).__name__}: {error}", self.max_attempts)
-        if row.status == FAILED:
-            await session.execute(self._forget_state(row))
+            status, attempts = await _fail(connection, row, f"{type(error).__name__}: {error}", self.max_attempts)
+        if status == FAILED:
+            await connection.execute(self._forget_state(row))
             return None  # the chat goes on with its next row
-        until = self.wall_clock() + backoff(row.attempts)
-        await self._hold(session, row, state, parts_sent=index, until=until)
+        until = self.wall_clock() + backoff(attempts)
+        await self._hold(connection, row, parts_sent=index, until=until)
         return Held(until)
 
-    async def _hold(self, session: AsyncSession, row: OutboxMessage, state: TelegramDelivery | None, *,
-                    parts_sent: int, until: datetime) -> None:
-        # A statement, not the loaded `state`: the in-flight mark was written by another connection since.
+    async def _hold(self, connection: AsyncConnection, row: Claimed, *, parts_sent: int, until: datetime) -> None:
+        # A statement, not the state read by the claim: the in-flight mark was written by another connection since.
         now = self.wall_clock()
-        await session.execute(
+        await connection.execute(
             insert(TelegramDelivery)
             .values(user_id=row.user_id, outbox_id=row.id, parts_sent=parts_sent, not_before=until, updated_at=now,
                     in_flight=False)
@@ -318,11 +366,11 @@ class TelegramSender:
                                          "in_flight": False}))
 
     @staticmethod
-    def _forget_state(row: OutboxMessage) -> Any:
+    def _forget_state(row: Claimed) -> Any:
         return delete(TelegramDelivery).where(TelegramDelivery.user_id == row.user_id,
                                               TelegramDelivery.outbox_id == row.id)
 
-    async def _mark_in_flight(self, row: OutboxMessage, index: int) -> None:
+    async def _mark_in_flight(self, row: Claimed, index: int) -> None:
         """Commits "part `index` of this row is being sent" before the request goes out (see the module
         docstring), on a connection of its own: the claiming transaction stays open until the row is settled."""
         async with self.brain.db.autocommit() as connection:
@@ -351,8 +399,15 @@ class TelegramSender:
                                          caption=text or None, parse_mode=parse_mode,
                                          reply_markup=markup(part.keyboard), read_timeout=SEND_READ_TIMEOUT_S)
         else:
-            await self.bot.send_message(chat_id, text, parse_mode=parse_mode, reply_markup=markup(part.keyboard),
-                                        read_timeout=SEND_READ_TIMEOUT_S)
+            # What `send_message` sends, without the `Message` it builds from the answer (nothing reads it):
+            # the same request layer, so errors (429 with retry_after, refusals, network) raise as they do there.
+            params: dict[str, Any] = {"chat_id": chat_id, "text": text}
+            if parse_mode is not None:
+                params["parse_mode"] = parse_mode
+            keyboard = markup_json(part.keyboard)
+            if keyboard is not None:
+                params["reply_markup"] = keyboard
+            await self.bot.do_api_request("sendMessage", api_kwargs=params, read_timeout=SEND_READ_TIMEOUT_S)
 
     async def _throttle(self, chat_id: str) -> None:
         if self._overall is not None:
@@ -360,6 +415,10 @@ class TelegramSender:
         if chat_id.startswith("-"):  # groups and supergroups have negative ids
             limiter = self._groups.setdefault(chat_id, AsyncLimiter(GROUP_MESSAGES_PER_MINUTE, 60))
             await limiter.acquire()
+
+
+async def _fail(connection: AsyncConnection, row: Claimed, error: str, max_attempts: int) -> tuple[str, int]:
+    return await fail_attempt(connection, row.user_id, row.id, error, max_attempts)
 
 
 async def _first(*events: asyncio.Event) -> None:

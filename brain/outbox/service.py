@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, DateTime, bindparam, func, select, update
+from sqlalchemy import BigInteger, Boolean, DateTime, Integer, bindparam, case, func, select, update
 from sqlalchemy.dialects.postgresql import JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.sql import column
@@ -104,3 +104,24 @@ async def mark_attempt_failed(
     row.last_error = error[:2000]
     if row.attempts >= max_attempts:
         row.status = FAILED
+
+
+# Built once; see `fail_attempt`.
+_FAIL_ATTEMPT = (
+    update(OutboxMessage)
+    .where(OutboxMessage.user_id == bindparam("owner"), OutboxMessage.id == bindparam("row", type_=BigInteger))
+    .values(attempts=OutboxMessage.attempts + 1, last_error=bindparam("error"),
+            status=case((OutboxMessage.attempts + 1 >= bindparam("max_attempts", type_=Integer), FAILED),
+                        else_=OutboxMessage.status))
+    .returning(OutboxMessage.status, OutboxMessage.attempts)
+)
+
+
+async def fail_attempt(connection: AsyncConnection, user_id: uuid.UUID, row_id: int, error: str,
+                       max_attempts: int = MAX_ATTEMPTS) -> tuple[str, int]:
+    """`mark_attempt_failed` as one statement on a connection (for senders that claim plain rows, not ORM
+    objects): one more attempt, its error, failed once `max_attempts` are used. `user_id` owns the row. Returns
+    the row's status and attempts after it."""
+    found = (await connection.execute(_FAIL_ATTEMPT, {"owner": user_id, "row": row_id, "error": error[:2000],
+                                                      "max_attempts": max_attempts})).one()
+    return str(found.status), int(found.attempts)

@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 
 from brain.actions.service import create_action, redeem_action
 from brain.errors import DomainError
-from brain.outbox.models import FAILED, SENT, Outbound, OutboxMessage
-from brain.outbox.service import claim_pending, enqueue, mark_attempt_failed, mark_sent
+from brain.outbox.models import FAILED, PENDING, SENT, Outbound, OutboxMessage
+from brain.outbox.service import claim_pending, enqueue, fail_attempt, mark_attempt_failed, mark_sent
 from brain.people.models import Identity, User
 from brain.people.service import resolve_identity
 
@@ -66,6 +66,20 @@ async def test_row_fails_after_max_attempts_and_is_not_claimed_again(brain, user
         assert await claim_pending(uow.session) == []
         row = await uow.session.scalar(select(OutboxMessage))
         assert row is not None and row.status == FAILED and row.attempts == 3 and row.last_error == "HTTP 502"
+
+
+async def test_fail_attempt_counts_keeps_the_error_and_fails_the_row_at_max_attempts(brain, user) -> None:
+    async with brain.transactions.begin() as uow:
+        row_id = await enqueue(uow.session, user.id, Outbound(text="x"), kind="reply", slot="1")
+    assert row_id is not None
+    seen = []
+    for error in ("HTTP 502", "HTTP 503", "x" * 3000):
+        async with brain.db.engine.begin() as connection:
+            seen.append(await fail_attempt(connection, user.id, row_id, error, max_attempts=3))
+    assert seen == [(PENDING, 1), (PENDING, 2), (FAILED, 3)]
+    async with brain.transactions.read() as s:
+        row = await s.scalar(select(OutboxMessage))
+        assert row is not None and row.status == FAILED and row.attempts == 3 and row.last_error == "x" * 2000
 
 
 async def test_action_token_is_for_its_owner_once_and_expires(brain, user, clock) -> None:
