@@ -57,6 +57,7 @@ from telegram.error import (
 )
 from telegram.warnings import PTBUserWarning
 
+from adapters.telegram import request
 from adapters.telegram.inbound import PLATFORM
 from adapters.telegram.models import TelegramDelivery
 from adapters.telegram.render import Part, render
@@ -72,10 +73,11 @@ BACKOFF_BASE_S = 5.0
 BACKOFF_CAP_S = 600.0
 SEND_READ_TIMEOUT_S = 15.0  # generous: a timed-out send is not retried (it may have arrived)
 DUE_CHATS_PER_PASS = 200
-# Errors of the HTTP layer under PTB, and among them those that prove the request never reached Telegram: safe to
-# send again.
-_TRANSPORT: tuple[type[BaseException], ...] = (httpx.TransportError,)
-_NOT_SENT: tuple[type[BaseException], ...] = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# Errors of the HTTP layer under PTB (httpx, PTB's own, or aiohttp, ours: `request`), and among them those that
+# prove the request never reached Telegram: safe to send again.
+_TRANSPORT: tuple[type[BaseException], ...] = (httpx.TransportError, *request.TRANSPORT)
+_NOT_SENT: tuple[type[BaseException], ...] = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout,
+                                              *request.NOT_SENT)
 # Telegram refused the request for good (blocked by the person, chat gone, bad request, bad token; a bad token
 # comes as EndPointNotFound through `do_api_request`).
 _REFUSED = (BadRequest, Forbidden, ChatMigrated, InvalidToken, EndPointNotFound)

@@ -9,6 +9,7 @@ whole adapter waits the real second Telegram asked for."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import uuid
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -20,6 +21,7 @@ from telegram import Bot
 from adapters.telegram import delivery
 from adapters.telegram.delivery import TelegramSender
 from adapters.telegram.models import TelegramDelivery
+from adapters.telegram.request import AiohttpRequest
 from adapters.telegram.runner import TelegramAdapter
 from brain.core import Brain
 from brain.outbox.models import Outbound, OutboxMessage
@@ -29,9 +31,12 @@ from tests.telegram.conftest import WallClock, send
 from tests.telegram.fake_bot_api import TOKEN, FakeBotAPI
 
 
-@pytest.fixture
-async def bot(api: FakeBotAPI) -> AsyncIterator[Bot]:
-    client = Bot(TOKEN, base_url=f"{api.base_url}/bot")
+@pytest.fixture(params=["httpx", "aiohttp"])
+async def bot(api: FakeBotAPI, request: pytest.FixtureRequest) -> AsyncIterator[Bot]:
+    """PTB's own HTTP layer (httpx) and ours (aiohttp, as the adapter has it): the sender must tell a send that
+    may have arrived from one that cannot have, on either."""
+    layer = AiohttpRequest(8) if request.param == "aiohttp" else None
+    client = Bot(TOKEN, base_url=f"{api.base_url}/bot", request=layer)
     await client.initialize()
     try:
         yield client
@@ -129,6 +134,27 @@ async def test_a_send_of_unknown_outcome_is_not_repeated(brain: Brain, api: Fake
     assert next_status == "sent"
     await sender.deliver("4242")
     assert [c.text for c in api.calls_of("sendMessage")] == ["answer lost", "next"]
+
+
+@pytest.mark.parametrize("layer", [None, AiohttpRequest])
+async def test_a_send_that_cannot_connect_is_retried_later(brain: Brain, layer: type[AiohttpRequest] | None) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = Bot(TOKEN, base_url=f"http://127.0.0.1:{port}/bot", request=layer() if layer else None)
+    await client.request.initialize()
+    try:
+        wall = WallClock()
+        user_id = await person(brain)
+        (row,) = await queue(brain, user_id, "hello")
+        await TelegramSender(brain, client, max_rate=0, wall_clock=wall).deliver("4242")
+        ((status, attempts, error),) = await rows(brain, [row])
+        assert status == "pending" and attempts == 1 and error is not None and "outcome unknown" not in error
+        async with brain.transactions.read() as session:
+            state = await session.scalar(select(TelegramDelivery).where(TelegramDelivery.outbox_id == row))
+        assert state is not None and not state.in_flight and state.not_before > wall.now
+    finally:
+        await client.request.shutdown()
 
 
 async def test_a_person_who_blocked_the_bot_fails_at_once(brain: Brain, api: FakeBotAPI, bot: Bot) -> None:
