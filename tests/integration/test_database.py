@@ -1,7 +1,7 @@
 """The connection pool and connections the server dropped: a connection that sat idle is pinged before use
 and replaced when dead; one that goes away without idling fails one statement, after which the pool
 reconnects by itself. A connection used a moment ago is handed out without a ping. A glance (autocommit)
-hands its connection back in transaction mode."""
+hands its connection back in transaction mode. Connections opened for a burst are kept for the next one."""
 
 from __future__ import annotations
 
@@ -67,6 +67,27 @@ async def test_a_connection_used_a_moment_ago_is_not_pinged(
         for _ in range(3):
             assert await backend_pid(db) == first  # the same pooled connection each time
         assert pings == []
+    finally:
+        await db.dispose()
+
+
+async def test_connections_opened_beyond_pool_size_are_kept_for_the_next_burst(database_url: str) -> None:
+    """A new server backend costs milliseconds of server CPU before its caches are warm: a load that needs more
+    than `pool_size` connections at once must not open (and close) them again each time it does."""
+    db = Database(database_url, pool_size=2, ping_after_idle=3600.0)
+
+    async def burst() -> set[int]:
+        connections = [await db.engine.connect() for _ in range(4)]
+        try:
+            return {int((await c.execute(text("SELECT pg_backend_pid()"))).scalar_one()) for c in connections}
+        finally:
+            for connection in connections:
+                await connection.close()
+
+    try:
+        first = await burst()
+        assert len(first) == 4
+        assert await burst() == first  # the same four backends: none was closed and reopened
     finally:
         await db.dispose()
 
