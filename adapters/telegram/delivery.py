@@ -39,8 +39,23 @@ from typing import Any
 
 import httpx
 from aiolimiter import AsyncLimiter
-from sqlalchemy import BigInteger, ColumnElement, Integer, Select, String, bindparam, delete, func, or_, select, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Integer,
+    Select,
+    String,
+    any_,
+    bindparam,
+    cast,
+    delete,
+    func,
+    or_,
+    select,
+    union_all,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
@@ -275,10 +290,27 @@ class TelegramSender:
     def _head_of_chat(self) -> Select[Any]:
         """The statement behind `_claim_head` (built once; the chat is a bound parameter). The chat's advisory
         lock is an uncorrelated subquery, taken once before any row is read: held by another sender, no row
-        comes back. The second row only says whether to go on."""
+        comes back. The second row only says whether to go on.
+
+        The candidates are found per kind, each through an index in id order: the chat's replies (by chat,
+        `ix_outbox_pending_chat`) and the pushes of the person whose private chat it is. One condition with
+        an OR over both made the planner read every pending row of the platform and the index entries of rows
+        sent moments before (about 50 heap pages per claim in a burst of 1,000 chats, for two rows)."""
         chat = bindparam("chat", type_=String)
         chat_locked = select(func.pg_try_advisory_xact_lock(func.hashtextextended(PLATFORM + ":" + chat, 0)))
-        chat_users = select(Identity.user_id).where(Identity.platform == PLATFORM, Identity.platform_id == chat)
+        # At most one person has this chat as their private chat (identities are unique per platform id).
+        chat_user = (select(Identity.user_id).where(Identity.platform == PLATFORM, Identity.platform_id == chat)
+                     .scalar_subquery())
+        replies = (select(OutboxMessage.id)
+                   .where(OutboxMessage.status == PENDING, OutboxMessage.platform == PLATFORM,
+                          OutboxMessage.chat_id == chat)
+                   .order_by(OutboxMessage.id).limit(2).correlate(None))
+        pushes = (select(OutboxMessage.id)
+                  .where(OutboxMessage.status == PENDING, OutboxMessage.user_id == chat_user, self._push_is_ours())
+                  .order_by(OutboxMessage.id).limit(2).correlate(None))
+        # An array, computed once before the rows are read: the rows are then found by their key. (An IN over
+        # the union let the planner, misled by statistics that lag in a burst, read every pending row to join.)
+        candidates = union_all(replies, pushes).subquery("candidates")
         return (
             select(OutboxMessage.id, OutboxMessage.user_id, OutboxMessage.attempts, OutboxMessage.text,
                    OutboxMessage.buttons, OutboxMessage.image_png, OutboxMessage.document,
@@ -287,8 +319,8 @@ class TelegramSender:
             .outerjoin(TelegramDelivery, (TelegramDelivery.user_id == OutboxMessage.user_id)
                        & (TelegramDelivery.outbox_id == OutboxMessage.id))
             .where(chat_locked.scalar_subquery(), OutboxMessage.status == PENDING,
-                   ((OutboxMessage.platform == PLATFORM) & (OutboxMessage.chat_id == chat))
-                   | (self._push_is_ours() & OutboxMessage.user_id.in_(chat_users)))
+                   OutboxMessage.id == any_(cast(select(func.array_agg(candidates.c.id)).scalar_subquery(),
+                                                                ARRAY(BigInteger))))
             .order_by(OutboxMessage.id).limit(2)
             # FOR NO KEY UPDATE: it excludes other senders as well, and lets the in-flight mark (whose foreign key
             # takes a KEY SHARE lock on this row) be written from another connection while the row is held.

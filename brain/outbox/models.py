@@ -57,6 +57,9 @@ class OutboxMessage(Base):
     __table_args__ = (
         UniqueConstraint("user_id", "kind", "slot"),
         Index("ix_outbox_pending", "status", "platform", "id", postgresql_where="status = 'pending'"),
+        # A sender's claim of one chat's head row (`platform`, `chat_id`): only that chat's entries, not every
+        # pending row of the platform and the entries of rows sent a moment ago (see migration 0020).
+        Index("ix_outbox_pending_chat", "platform", "chat_id", "id", postgresql_where="status = 'pending'"),
     )
 
     def outbound(self) -> Outbound:

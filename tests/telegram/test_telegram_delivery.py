@@ -176,6 +176,23 @@ async def test_pushes_go_to_people_with_a_telegram_identity_only(brain: Brain, a
     assert [c.text for c in api.calls_of("sendMessage")] == ["a nudge"]
 
 
+async def test_a_chat_gets_its_replies_and_its_person_s_pushes_in_order_and_nothing_of_another_chat(
+        brain: Brain, api: FakeBotAPI, bot: Bot) -> None:
+    """The claim looks for a chat's replies and its person's pushes separately (each through an index): they
+    must still go out as one sequence in the order they were written, and only to this chat."""
+    user_id = await person(brain)
+    other = await person(brain, platform_id="777")
+    first = await queue(brain, user_id, "reply one")
+    push = await queue(brain, user_id, "a push", chat=None)
+    second = await queue(brain, user_id, "reply two")
+    elsewhere = await queue(brain, other, "for another chat", chat="777")
+    await TelegramSender(brain, bot, max_rate=0).deliver("4242")
+    assert [(c.chat_id, c.text) for c in api.calls_of("sendMessage")] == [
+        ("4242", "reply one"), ("4242", "a push"), ("4242", "reply two")]
+    assert [s for s, _, _ in await rows(brain, first + push + second)] == ["sent"] * 3
+    assert [s for s, _, _ in await rows(brain, elsewhere)] == ["pending"]
+
+
 @pytest.mark.slow
 async def test_a_429_holds_that_chat_for_retry_after_while_another_chat_gets_its_message(
         telegram: TelegramAdapter, api: FakeBotAPI, person) -> None:  # type: ignore[no-untyped-def]
