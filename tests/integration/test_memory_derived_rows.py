@@ -136,6 +136,23 @@ async def test_recomputing_edges_reaches_the_rows_into_a_node_too(brain: Brain, 
             {(a, b) for a, b in await edges(brain, person) if {a, b} & {first, second}})
 
 
+async def deactivate(brain: Brain, person: uuid.UUID, node_id: int) -> None:
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(update(MemoryNode).where(MemoryNode.user_id == person, MemoryNode.id == node_id)
+                                  .values(active=False))
+
+
+async def candidates_of_kind(brain: Brain, embedder: WordLlamaEmbedder, person: uuid.UUID, kind: int,
+                             settings: MemorySettings, magnets: MagnetFields) -> list[int]:
+    """The ids of a probe's candidates that came through `kind` (ENTITY, THEME), newest first; the probe's text
+    shares nothing with the lines, so no other part brings them."""
+    [vector] = embedder.embed(["something else entirely: a recipe for lentil soup"])
+    async with brain.transactions.read() as session:
+        await session.execute(select(*index_only_plans(), *vector_index_settings(48)))
+        [found] = await gather_candidates(session, settings, person, [Probe(vector, magnets)])
+    return sorted((c.id for c in found if c.kinds & kind), reverse=True)
+
+
 async def test_theme_candidates_are_the_newest_active_nodes_sharing_a_theme(brain: Brain, memory: Memory,
                                                                            embedder: WordLlamaEmbedder) -> None:
     person = await new_user(brain)
@@ -154,18 +171,11 @@ async def test_theme_candidates_are_the_newest_active_nodes_sharing_a_theme(brai
             select(MemoryNode.id, MemoryNode.themes).where(MemoryNode.user_id == person))}
     assert [("zeppelin" in themes[i], "lighthouse" in themes[i]) for i in ids] == [
         (True, False), (False, True), (True, False), (False, False), (True, True), (True, False)]
-    async with brain.transactions.begin() as uow:
-        await uow.session.execute(update(MemoryNode).where(MemoryNode.user_id == person, MemoryNode.id == ids[5])
-                                  .values(active=False))
+    await deactivate(brain, person, ids[5])
 
     async def theme_candidates(limit: int, wanted: list[str]) -> list[int]:
-        settings = replace(SETTINGS, theme_candidates=limit)
-        [vector] = embedder.embed(["something else entirely: a recipe for lentil soup"])
-        async with brain.transactions.read() as session:
-            await session.execute(select(*index_only_plans(), *vector_index_settings(48)))
-            [found] = await gather_candidates(session, settings, person,
-                                              [Probe(vector, MagnetFields([], wanted, None, None))])
-        return sorted((c.id for c in found if c.kinds & THEME), reverse=True)
+        return await candidates_of_kind(brain, embedder, person, THEME, replace(SETTINGS, theme_candidates=limit),
+                                        MagnetFields([], wanted, None, None))
 
     # The newest active ones first; the newer but inactive node is skipped, not counted against the limit.
     assert await theme_candidates(2, ["zeppelin"]) == [ids[4], ids[2]]
@@ -195,18 +205,11 @@ async def test_entity_candidates_are_the_newest_active_nodes_naming_an_entity(br
     mirela = next(iter(named[ids[1]]))
     assert [(jonas in named[i], mirela in named[i]) for i in ids] == [
         (True, False), (False, True), (True, False), (False, False), (True, True), (True, False)]
-    async with brain.transactions.begin() as uow:
-        await uow.session.execute(update(MemoryNode).where(MemoryNode.user_id == person, MemoryNode.id == ids[5])
-                                  .values(active=False))
+    await deactivate(brain, person, ids[5])
 
     async def entity_candidates(limit: int, wanted: list[uuid.UUID]) -> list[int]:
-        settings = replace(SETTINGS, entity_candidates=limit)
-        [vector] = embedder.embed(["something else entirely: a recipe for lentil soup"])
-        async with brain.transactions.read() as session:
-            await session.execute(select(*index_only_plans(), *vector_index_settings(48)))
-            [found] = await gather_candidates(session, settings, person,
-                                              [Probe(vector, MagnetFields([str(e) for e in wanted], [], None, None))])
-        return sorted((c.id for c in found if c.kinds & ENTITY), reverse=True)
+        return await candidates_of_kind(brain, embedder, person, ENTITY, replace(SETTINGS, entity_candidates=limit),
+                                        MagnetFields([str(e) for e in wanted], [], None, None))
 
     # The newest active ones first; the newer but inactive node is skipped, not counted against the limit.
     assert await entity_candidates(2, [jonas]) == [ids[4], ids[2]]
