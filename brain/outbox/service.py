@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Boolean, DateTime, Integer, bindparam, case, func, select, update
 from sqlalchemy.dialects.postgresql import JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql import column
 
 from brain.actions.models import ActionToken
@@ -100,10 +101,10 @@ async def mark_sent(session: AsyncSession, row_id: int, at: datetime) -> None:
 async def mark_attempt_failed(
     session: AsyncSession, row: OutboxMessage, error: str, max_attempts: int = MAX_ATTEMPTS
 ) -> None:
-    row.attempts += 1
-    row.last_error = error[:2000]
-    if row.attempts >= max_attempts:
-        row.status = FAILED
+    """`fail_attempt` for a row loaded in `session`: the loaded row shows the result, without a second write."""
+    status, attempts = await fail_attempt(await session.connection(), row.user_id, row.id, error, max_attempts)
+    for name, value in (("status", status), ("attempts", attempts), ("last_error", error[:2000])):
+        set_committed_value(row, name, value)
 
 
 # Built once; see `fail_attempt`.
@@ -119,9 +120,9 @@ _FAIL_ATTEMPT = (
 
 async def fail_attempt(connection: AsyncConnection, user_id: uuid.UUID, row_id: int, error: str,
                        max_attempts: int = MAX_ATTEMPTS) -> tuple[str, int]:
-    """`mark_attempt_failed` as one statement on a connection (for senders that claim plain rows, not ORM
-    objects): one more attempt, its error, failed once `max_attempts` are used. `user_id` owns the row. Returns
-    the row's status and attempts after it."""
+    """One more failed attempt of an outbox row, as one statement on a connection: the attempt counted, its error
+    kept, the row failed once `max_attempts` are used. `user_id` owns the row. Returns the row's status and
+    attempts after it."""
     found = (await connection.execute(_FAIL_ATTEMPT, {"owner": user_id, "row": row_id, "error": error[:2000],
                                                       "max_attempts": max_attempts})).one()
     return str(found.status), int(found.attempts)
