@@ -30,7 +30,8 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="WARNING", validation_alias=AliasChoices("LOG_LEVEL")
     )
-    event_loop: Literal["auto", "uvloop", "asyncio"] = Field(default="auto", validation_alias=AliasChoices("EVENT_LOOP"))
+    event_loop: Literal["auto", "uvloop", "asyncio"] = Field(default="auto",
+                                                             validation_alias=AliasChoices("EVENT_LOOP"))
 
     context_token_budget: int = Field(default=500, ge=100, le=8000,
                                       validation_alias=AliasChoices("CONTEXT_TOKEN_BUDGET"))
