@@ -1,6 +1,6 @@
 """The day snapshot: one person's local day across the five life modules (tasks, calendar, drinks,
-meals, places), read with four SQL statements however much data there is — and with the same four for
-any number of people, each on their own local day. `SnapshotCache` keeps snapshots fresh from events."""
+meals, places), read with one SQL statement however much data there is — and with four for any number of
+people, each on their own local day. `SnapshotCache` keeps snapshots fresh from events."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import CTE, Date, DateTime, and_, bindparam, exists, func, or_, select
-from sqlalchemy.dialects.postgresql import ARRAY, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, UUID, aggregate_order_by
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql import column
 
@@ -154,7 +154,19 @@ class _Builder:
 
 
 async def day_snapshot(session: AsyncSession, user: User, now: datetime) -> DaySnapshot:
-    return (await day_snapshots(session, [user], now))[user.id]
+    """One person's snapshot in one statement (the four of `day_snapshots`, their lists as arrays)."""
+    builder = _Builder(local_date(user, now))
+    row = (await session.execute(_IN_ONE, _day_params([user], now))).mappings().one()
+    builder.values = dict(row)
+    ids, titles, dates, priorities = (row[k] or [] for k in ("due_id", "due_title", "due_date", "due_priority"))
+    builder.due = [TaskSummary(id=str(i), title=t, due_date=d, priority=p)
+                   for i, t, d, p in zip(ids, titles, dates, priorities, strict=True)]
+    ids, titles, starts, ends, all_day = (row[k] or [] for k in ("up_id", "up_title", "up_start", "up_end",
+                                                                 "up_all_day"))
+    builder.upcoming = [EventSummary(id=str(i), title=t, start=s, end=e, is_all_day=a)
+                        for i, t, s, e, a in zip(ids, titles, starts, ends, all_day, strict=True)]
+    builder.places = list(row["places"] or [])
+    return builder.build()
 
 
 async def day_snapshots(session: AsyncSession, users: Sequence[User], now: datetime) -> dict[uuid.UUID, DaySnapshot]:
@@ -288,9 +300,42 @@ def _statements() -> tuple[Any, Any, Any, Any]:
     return _totals(days), _due_today(days), _upcoming(days), _places(days)
 
 
+def _arrays(statement: Any, order: Sequence[str], **columns: str) -> Any:
+    """`statement`'s rows (user_id and more) folded into one row per person: each named column an array of its
+    values, in the `order` of the given columns."""
+    rows = statement.subquery()
+    by = [rows.c[name] for name in order]
+    return (
+        select(rows.c.user_id, *(func.array_agg(aggregate_order_by(rows.c[column], *by)).label(label)
+                                 for label, column in columns.items()))
+        .group_by(rows.c.user_id)
+        .subquery()
+    )
+
+
+def _in_one() -> Any:
+    """The four statements as one: the totals row with the due tasks, upcoming events and places as arrays."""
+    days = _days()
+    due = _arrays(_due_today(days), ("rank",), due_id="id", due_title="title", due_date="due_date",
+                  due_priority="priority")
+    upcoming = _arrays(_upcoming(days), ("rank",), up_id="id", up_title="title", up_start="start_time",
+                       up_end="end_time", up_all_day="is_all_day")
+    places = _arrays(_places(days), ("first_at", "name"), places="name")
+    return (
+        _totals(days)
+        .add_columns(due.c.due_id, due.c.due_title, due.c.due_date, due.c.due_priority, upcoming.c.up_id,
+                     upcoming.c.up_title, upcoming.c.up_start, upcoming.c.up_end, upcoming.c.up_all_day,
+                     places.c.places)
+        .outerjoin(due, due.c.user_id == days.c.user_id)
+        .outerjoin(upcoming, upcoming.c.user_id == days.c.user_id)
+        .outerjoin(places, places.c.user_id == days.c.user_id)
+    )
+
+
 # Built once (a snapshot is read for /today, summaries and rules): the people, their days and the instant are
 # bound parameters, so a read neither rebuilds these statements nor walks them for their cache key.
 _STATEMENTS = _statements()
+_IN_ONE = _in_one()
 
 
 class SnapshotCache:

@@ -274,3 +274,17 @@ async def test_day_snapshot_tool_returns_json_safe_data(brain: Brain, user: User
     assert data["day"] == "2026-11-30" and data["water_ml"] == 750 and data["tracking"] is True
     assert data["next_event"]["title"] == "Holiday" and data["upcoming"][1]["start"] == "2026-11-30T16:30:00+00:00"
     assert [t["title"] for t in data["tasks_due_today"]] == ["Due high", "Due low"]
+
+
+async def test_one_persons_snapshot_is_one_statement_and_the_same_as_among_many(brain: Brain, user: User) -> None:
+    await fill_a_day(brain, user)
+    other = await new_user(brain, "America/New_York")
+    await fill_a_day(brain, other, tag="Other ")
+    async with brain.transactions.read() as session:
+        await session.execute(text("SELECT 1"))  # check a connection out before counting
+        with counting_statements(brain) as statements:
+            alone = await day_snapshot(session, user, brain.clock.now())
+        among = await day_snapshots(session, [other, user], brain.clock.now())
+    assert len(statements) == 1
+    assert alone == among[user.id]
+    assert alone.tasks_due_today and alone.upcoming and alone.places_visited  # the lists, not only the totals
