@@ -15,12 +15,14 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import bindparam, exists, select
+from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.commands import ActionHandler, Command, action_handlers, command_table
+from bot.commands import ActionHandler, Command, action_handlers, command_table, waiting_handlers
 from bot.commands.basics import set_locale
 from bot.commands.companion import model_down_text, say_outcome
-from bot.commands.onboarding import take_typed_answer
+from bot.commands.onboarding import take_typed_answer, waits_for_zone
 from bot.commands.places import shared_location
 from bot.commands.rituals import answer_free_text
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
@@ -31,16 +33,28 @@ from brain.companion.loop import TextSink
 from brain.core import Brain
 from brain.errors import DomainError
 from brain.i18n import tr
+from brain.onboarding.models import OnboardingState
 from brain.outbox.models import Outbound
 from brain.people.models import User
 from brain.people.service import find_identity, resolve_identity
 from brain.pulse.activity import note_inbound_in
+from brain.rituals.models import RUNNING, RitualRun
 from brain.tools.coercion import UNSTORABLE
 
 log = logging.getLogger(__name__)
 
 # Commands that must be handled at once, even while the person's companion turn runs.
 UNQUEUED_COMMANDS = frozenset({"stop", "approve", "reject"})
+
+# Built once (every free text asks it): what may take free text before the parser does, in one read: the
+# setup's step and since when (it may wait for a city) and whether a ritual runs (it may wait for an answer).
+_PERSON = bindparam("person", type_=UUID(as_uuid=True))
+_FLOWS = select(
+    select(OnboardingState.step).where(OnboardingState.user_id == _PERSON).scalar_subquery().label("step"),
+    select(OnboardingState.updated_at).where(OnboardingState.user_id == _PERSON).scalar_subquery()
+    .label("updated_at"),
+    exists().where(RitualRun.user_id == _PERSON, RitualRun.status == RUNNING).label("ritual"),
+)
 
 # An adapter's step in the session that resolves the person, before the update is handled (e.g. recording
 # its update id, so a replay has no second effect): False drops the update. Each statement of it commits on its
@@ -57,6 +71,7 @@ class Dialog:
         self.default_timezone = default_timezone
         self.commands: dict[str, Command] = command_table()
         self.actions: dict[str, ActionHandler] = action_handlers()
+        self.waiting: frozenset[str] = waiting_handlers()  # run `unshared`: they wait on a model
         self._captures: set[asyncio.Task[None]] = set()
         self._conversing: set[str] = set()  # "platform:id" of people whose companion turn runs
 
@@ -111,14 +126,24 @@ class Dialog:
                      take: Take | None = None) -> list[Outbound]:
         """Answer one update. `on_text` (for adapters that can edit a sent message) gets the companion's
         answer piece by piece as the model writes it; the full reply is in the outbox as always. `take`: see
-        `Take`; an update it drops gets no answer and changes nothing."""
+        `Take`; an update it drops gets no answer and changes nothing. The glances of one update, one after
+        another, share a pooled connection (`Database.sharing`); the memory capture starts after that scope."""
+        async with self.brain.db.sharing():
+            handled = await self._handle(inbound, on_text, take)
+        if handled is None:
+            return []
+        turn, sent = handled
+        self._capture(turn, inbound, sent)
+        return sent
+
+    async def _handle(self, inbound: Inbound, on_text: TextSink | None,
+                      take: Take | None) -> tuple[Turn, list[Outbound]] | None:
         user = await self._person(inbound, writing=True, take=take)
         if user is None:
-            return []
+            return None
         turn = Turn(self.brain, user, inbound)
         if self._steer(turn, inbound):
-            self._capture(turn, inbound, [])
-            return []
+            return turn, []
         try:
             await self._route(turn, inbound, on_text)
         except Exception:
@@ -127,9 +152,7 @@ class Dialog:
             turn.say(tr("Sorry, something went wrong on my side. Nothing was changed by this message."))
         for reply in turn.replies:  # a model's answer may carry a NUL byte: the outbox cannot store one
             reply.text = _readable(reply.text)
-        sent = await turn.flush()
-        self._capture(turn, inbound, sent)
-        return sent
+        return turn, await turn.flush()
 
     def _capture(self, turn: Turn, inbound: Inbound, sent: list[Outbound]) -> None:
         """Every conversational message and the answer to it go to the short-term memory, after the reply is
@@ -182,12 +205,20 @@ class Dialog:
             return
         if inbound.is_command:
             await self._command(turn, text)
-        elif not await take_typed_answer(turn, text) and not await answer_free_text(turn, text):
+        elif not await self._typed_answer(turn, text):
             # neither the city the onboarding asked for nor the answer to a ritual's step
             if self.brain.companion is not None:
-                await self._converse(turn, text, on_text)
+                async with self.brain.db.unshared():  # no connection held while the model thinks
+                    await self._converse(turn, text, on_text)
             else:
                 await self._free_text(turn, text)
+
+    async def _typed_answer(self, turn: Turn, text: str) -> bool:
+        """Free text as the answer the setup (a city) or a running ritual waits for; True when taken."""
+        async with self.brain.db.autocommit() as connection:  # one Core read for both: no session
+            flows = (await connection.execute(_FLOWS, {"person": turn.user.id})).one()
+        return await take_typed_answer(turn, text, waiting=waits_for_zone(turn, flows.step, flows.updated_at)) \
+            or await answer_free_text(turn, text, running=bool(flows.ritual))
 
     async def _command(self, turn: Turn, text: str) -> None:
         name, args = split_command(text)
@@ -195,7 +226,11 @@ class Dialog:
         if command is None:
             turn.say(tr("I don't know the command /{name}. /help lists what I understand.", name=name[:32]))
             return
-        await command.handler(turn, args)
+        if name in self.waiting:
+            async with self.brain.db.unshared():
+                await command.handler(turn, args)
+        else:
+            await command.handler(turn, args)
 
     def _steer(self, turn: Turn, inbound: Inbound) -> bool:
         """Free text while the person's companion turn runs goes into that turn."""
@@ -264,6 +299,9 @@ class Dialog:
             await self._command(turn, str(payload["text"]))
         elif action.kind == "set_locale":
             await set_locale(turn, str(payload["locale"]))
+        elif action.kind in self.waiting:
+            async with self.brain.db.unshared():
+                await self.actions[action.kind](turn, payload)
         elif action.kind in self.actions:
             await self.actions[action.kind](turn, payload)
         else:

@@ -99,6 +99,8 @@ class Turn:
             pending.append((Outbound(text=reply.text, buttons=rows, image_png=reply.image_png,
                                      document=reply.document, document_name=reply.document_name), tokens))
         db = self.brain.db
+        if len(pending) > 1:
+            await db.release()  # not two connections at once (`Database.sharing`)
         async with db.autocommit() if len(pending) == 1 else db.engine.begin() as connection:
             for index, (message, tokens) in enumerate(pending):
                 await enqueue(

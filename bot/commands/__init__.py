@@ -2,7 +2,9 @@
 and the button action kinds that command modules handle.
 
 Each module in COMMAND_MODULES may define `COMMANDS` (a tuple of Command) and `ACTIONS` (action kind ->
-handler of a pressed button's payload)."""
+handler of a pressed button's payload). A module that sets `WAITS = True` has commands and actions that wait on
+the language model or the embedder: the dialog runs them holding no pooled connection between statements (see
+`Database.unshared`)."""
 
 from __future__ import annotations
 
@@ -56,3 +58,14 @@ def action_handlers() -> dict[str, ActionHandler]:
                 raise ValueError(f"button action kind {kind!r} is handled twice")
             handlers[kind] = handler
     return handlers
+
+
+def waiting_handlers() -> frozenset[str]:
+    """Names of the commands (with aliases) and action kinds of the modules that set `WAITS`."""
+    names: set[str] = set()
+    for module in _modules():
+        if getattr(module, "WAITS", False):
+            for command in getattr(module, "COMMANDS", ()):
+                names.update((command.name, *command.aliases))
+            names.update(getattr(module, "ACTIONS", {}))
+    return frozenset(names)

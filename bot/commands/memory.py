@@ -95,6 +95,8 @@ async def forget_all_declined(turn: Turn, payload: dict[str, Any]) -> None:
     turn.say(tr("Nothing was forgotten."))
 
 
+WAITS = True  # the embedder and the language model (see bot.commands)
+
 COMMANDS = (
     Command("remember", N_("/remember Anna's birthday is on 12 May"), N_("Remember something for later"), remember,
             aliases=("merken", "merk")),

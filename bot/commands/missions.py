@@ -193,6 +193,8 @@ async def mission_pressed(turn: Turn, payload: dict[str, Any]) -> None:
         turn.say(tr("{title} runs within the next minute.", title=changed.title))
 
 
+WAITS = True  # the embedder and the language model (see bot.commands)
+
 COMMANDS = (
     Command("mission", N_("/mission plan my week every sunday 18:00"), N_("Give the assistant a standing task"),
             mission),

@@ -6,7 +6,7 @@ button of an answered step changes nothing, and a city typed at the time zone st
 from __future__ import annotations
 
 import asyncio
-from datetime import time, timedelta
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, select
@@ -209,7 +209,12 @@ _STEP = select(OnboardingState.step, OnboardingState.updated_at).where(
 async def _waiting_for_zone(turn: Turn) -> bool:
     async with turn.brain.db.autocommit() as connection:  # one Core read: no session, no transaction
         state = (await connection.execute(_STEP, {"person": turn.user.id})).first()
-    return state is not None and state.step == TIMEZONE and turn.now - state.updated_at <= ANSWER_WINDOW
+    return state is not None and waits_for_zone(turn, state.step, state.updated_at)
+
+
+def waits_for_zone(turn: Turn, step: str | None, updated_at: datetime | None) -> bool:
+    """Whether the setup, at `step` since `updated_at` (None: never started), waits for the time zone."""
+    return step == TIMEZONE and updated_at is not None and turn.now - updated_at <= ANSWER_WINDOW
 
 
 async def take_shared_location(turn: Turn, lat: float, lng: float) -> bool:
@@ -225,10 +230,11 @@ async def take_shared_location(turn: Turn, lat: float, lng: float) -> bool:
     return True
 
 
-async def take_typed_answer(turn: Turn, text: str) -> bool:
+async def take_typed_answer(turn: Turn, text: str, *, waiting: bool | None = None) -> bool:
     """Free text while the setup asks for the time zone is read as a city; True when it was taken. Text
-    that names no city but reads as a log entry ("250 ml water") goes its usual way."""
-    if not await _waiting_for_zone(turn):
+    that names no city but reads as a log entry ("250 ml water") goes its usual way. `waiting`: whether the
+    setup waits for the zone, when the caller read that already (`waits_for_zone`)."""
+    if not (await _waiting_for_zone(turn) if waiting is None else waiting):
         return False
     # The first lookup builds an index of about 600 zones in two languages: off the event loop.
     zone = await asyncio.to_thread(zone_for_city, text)

@@ -61,6 +61,7 @@ class Transactions:
 
     @asynccontextmanager
     async def begin(self, caused_by: uuid.UUID | None = None) -> AsyncIterator[UnitOfWork]:
+        await self.db.release()  # a transaction has a connection of its own: not two at once (`Database.sharing`)
         async with self.db.sessions() as session, session.begin():
             uow = UnitOfWork(session, self.clock, caused_by)
             yield uow
@@ -71,13 +72,15 @@ class Transactions:
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
         """A read-only session (its transaction is rolled back at the end)."""
+        await self.db.release()
         async with self.db.sessions() as session:
             yield session
 
     @asynccontextmanager
     async def glance(self) -> AsyncIterator[AsyncSession]:
         """A session for a quick look outside any transaction (autocommit): spares the BEGIN and ROLLBACK round
-        trips of `read`, which the checks run for every message can do without. At READ COMMITTED each
+        trips of `read`, which the checks run for every message can do without. Inside `Database.sharing`,
+        consecutive glances share one connection. At READ COMMITTED each
         statement sees its own snapshot either way; what a glance cannot have is row locks or transaction-local
         settings (`SET LOCAL`, `set_config(..., true)`), which end with their statement."""
         async with self.db.autocommit() as connection, self.db.sessions(bind=connection) as session:

@@ -212,6 +212,7 @@ class ToolExecutor:
         and the person loaded by the gate stays in the session for the call (objects do not expire on
         commit)."""
         db = self.transactions.db
+        await db.release()  # not two connections at once (`Database.sharing`)
         async with db.engine.connect() as connection, db.sessions(bind=connection) as session:
             yield session
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import event, select
 
 from brain.core import Brain
@@ -33,6 +34,48 @@ def counting(brain: Brain) -> Iterator[tuple[list[str], list[object]]]:
     finally:
         event.remove(engine, "before_cursor_execute", statement)
         event.remove(engine, "commit", commit)
+
+
+@contextmanager
+def checkouts(brain: Brain) -> Iterator[list[object]]:
+    taken: list[object] = []
+
+    def checkout(*args: object) -> None:
+        taken.append(args[0])
+
+    pool = brain.db.engine.sync_engine.pool
+    event.listen(pool, "checkout", checkout)
+    try:
+        yield taken
+    finally:
+        event.remove(pool, "checkout", checkout)
+
+
+# Statements and pool checkouts of one message of a known person (the Telegram load benchmark's mix, without
+# the adapter's own): they may go down, never up. Checkouts: the glances before a transaction share one
+# connection, the transaction has its own, and the glances after it (the streak's, the goals', the reply) share
+# another (`Database.sharing`).
+COSTS = {
+    "250 ml water": (9, 3),  # lookup + note, free-text flows, drink (goal, insert, event), streak, goals, reply
+    "/water 250": (8, 3),
+    "/today": (5, 1),  # lookup + note, the snapshot in one statement, the streaks, the reply with its tokens
+    "zwei Kaffee": (12, 5),
+    "/tasks": (4, 3),  # lookup + note (shared), the read tool in a transaction of its own, the reply (shared)
+}
+
+
+@pytest.mark.parametrize("text", list(COSTS))
+async def test_a_messages_statements_and_checkouts_do_not_grow(brain: Brain, clock, person, text: str) -> None:
+    alice = person()
+    await alice.send("/today")  # first contact
+    await alice.send(text)
+    clock.advance(timedelta(minutes=5))
+    await alice.send("250 ml water")  # the day counted for the streak already; the snapshot to be read again
+    with counting(brain) as (statements, commits), checkouts(brain) as taken:
+        reply = await alice.send(text)
+    assert reply
+    assert (len(statements), len(taken)) == COSTS[text], statements
+    assert len(commits) == {"250 ml water": 1, "/water 250": 1, "zwei Kaffee": 2, "/tasks": 1}.get(text, 0)
 
 
 async def last_inbound(brain: Brain, handle: str):  # type: ignore[no-untyped-def]
