@@ -18,6 +18,7 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from brain.memory.models import HALF_VECTOR
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import MagnetFields, timeline_window_days
 
@@ -78,7 +79,9 @@ def vector_literal(vector: Sequence[float]) -> str:
 # One row per (entry, candidate). Each part keeps its own limit; the flags say which parts a node came through, so
 # the batch's own nodes can be merged in under the same limits. Entities and themes: the newest active nodes sharing
 # one of the entry's, from memory_node_entities and memory_node_themes (see `candidates_sql`); a common entity or
-# theme costs no more than a rare one.
+# theme costs no more than a rare one. The nearest are chosen on the HNSW index, which holds the embeddings in half
+# precision, so they are ordered by its expression; every cosine returned is computed on the full vectors (the
+# duplicate threshold and the edge weights keep their meaning).
 _CANDIDATES = """
     WITH probe AS MATERIALIZED (
         SELECT e.i, coalesce(CAST(e.vector AS vector), (
@@ -90,7 +93,7 @@ _CANDIDATES = """
     ), nearest AS (
         SELECT p.i, c.id, 1 AS kind FROM probe p CROSS JOIN LATERAL (
             SELECT n.id FROM memory_nodes n WHERE n.user_id = :user_id
-            ORDER BY n.embedding <=> p.v LIMIT :nearest) AS c
+            ORDER BY CAST(n.embedding AS {half}) <=> CAST(p.v AS {half}) LIMIT :nearest) AS c
     ), sharing_entity AS (
         {sharing_entity}
     ), sharing_theme AS (
@@ -153,6 +156,7 @@ def candidates_sql(entity_slots: int = 0, theme_slots: int = 0) -> Any:
     `theme_slots` themes. Each entity or theme of an entry is one backward scan of memory_node_entities or
     memory_node_themes."""
     return text(_CANDIDATES.format(
+        half=HALF_VECTOR,
         sharing_entity=_sharing(ENTITY, "memory_node_entities", "entity_id", "entities", "entities", entity_slots),
         sharing_theme=_sharing(THEME, "memory_node_themes", "theme", "themes", "themes", theme_slots)))
 

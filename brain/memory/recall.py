@@ -21,6 +21,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.memory.lexicon import STOPWORDS
+from brain.memory.models import HALF_VECTOR
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import decayed, sector_factor
 
@@ -354,6 +355,12 @@ class Fusion:
 _NODE_COLUMNS = """n.id, n.text, n.speaker, n.captured_at, n.w_abs, n.reinforced_at, n.sector,
                    1 - (n.embedding <=> CAST(:q AS vector)) AS vector"""
 
+# What a statement orders by to use the HNSW index, which holds the embeddings in half precision: which memories are
+# the nearest comes from it, their match (`vector` above) from the full vectors. The query is cast to vector first:
+# PostgreSQL gives a parameter used in several places one type, and a bare `CAST(:q AS halfvec)` could make :q a
+# halfvec everywhere in the statement, the full-precision match included.
+_NEAREST_ON_INDEX = f"CAST(n.embedding AS {HALF_VECTOR}) <=> CAST(CAST(:q AS vector) AS {HALF_VECTOR})"
+
 _POPULATION_SQL = text("SELECT count(*) FROM memory_nodes WHERE user_id = :user_id AND active")
 # The most common lexemes of all memories with the share of memories holding each; the frequencies array ends with
 # summary values (minimum, maximum, nulls), which zip() leaves out.
@@ -380,11 +387,14 @@ def candidates_sql(words: int, window: bool) -> Any:
              (with iterative scan, no further than hnsw_max_scan_tuples), which finds enough of them within the
              first few hundred tuples. `:exact_max` (see `exact_window_limit`) decides; the count that decides
              stops one past it, so it stays cheap for a wide period.
+    The vector channel and a wide period order by the HNSW index's expression (half precision, see
+    `_NEAREST_ON_INDEX`); the exact search of a narrow period sorts by the full vectors. Every match returned
+    (`vector`) is computed on the full vectors.
     """
-    ctes = ["""vec AS (
+    ctes = [f"""vec AS (
         SELECT n.id FROM memory_nodes n
         WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at
-        ORDER BY n.embedding <=> CAST(:q AS vector)
+        ORDER BY {_NEAREST_ON_INDEX}
         LIMIT :limit)"""]
     sources = ["SELECT id FROM vec"]
     if words:
@@ -444,7 +454,7 @@ def candidates_sql(words: int, window: bool) -> Any:
             UNION ALL
             (SELECT n.id FROM memory_nodes n
              WHERE (SELECT entries FROM said_then) > :exact_max AND {in_period}
-             ORDER BY n.embedding <=> CAST(:q AS vector)
+             ORDER BY {_NEAREST_ON_INDEX}
              LIMIT :limit))""")
         sources.append("SELECT id FROM win")
     bm25 = "s.bm25" if words else "NULL::float8"

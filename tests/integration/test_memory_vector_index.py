@@ -1,0 +1,107 @@
+"""The HNSW index holds the embeddings in half precision: the statements that choose the nearest memories (the
+promotion's candidates, the recall's vector channel and its search of a wide period) are planned on it, and every
+similarity they return is still the one of the full-precision vectors, so thresholds and edge weights keep their
+meaning."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+from sqlalchemy import select, text
+
+from brain.core import Brain
+from brain.memory.candidates import NEAREST, Probe, gather_candidates
+from brain.memory.candidates import candidates_sql as promotion_sql
+from brain.memory.promotion import index_only_plans, vector_index_settings
+from brain.memory.recall import LONGEST_ANCHOR, _use_index_scan, direct_candidates
+from brain.memory.recall import candidates_sql as recall_sql
+from brain.memory.settings import MemorySettings
+from brain.memory.weights import MagnetFields
+from tests.integration.conftest import new_user
+
+INDEX = "ix_memory_nodes_embedding_half_hnsw"
+SETTINGS = MemorySettings()
+NOW = datetime(2026, 11, 30, 7, 30, tzinfo=UTC)
+NODES = 3000
+
+
+def literal(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{float(x):.8g}" for x in vector) + "]"
+
+
+async def many_nodes(brain: Brain, user_id: uuid.UUID, rng: np.random.Generator) -> np.ndarray:
+    """NODES memories with random unit vectors (stored as float32, as pgvector keeps them), analysed."""
+    vectors = rng.normal(size=(NODES, 256)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    rows = [{"i": i, "v": literal(v), "at": (NOW - timedelta(minutes=NODES - i)).isoformat()}
+            for i, v in enumerate(vectors)]
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(text("""
+            INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, w_raw, w_abs, w_decay,
+                                      captured_at)
+            SELECT :user_id, 'n' || r.i, 'user', 'memory ' || r.i, CAST(r.v AS vector), 0.5, 0.5, 0.5, r.at
+            FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(i int, v text, at timestamptz)"""),
+            {"user_id": user_id, "rows": json.dumps(rows)})
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(text("ANALYZE memory_nodes"))
+    return vectors
+
+
+async def test_the_statements_choosing_the_nearest_are_planned_on_the_halfvec_index(brain: Brain) -> None:
+    person = await new_user(brain)
+    vectors = await many_nodes(brain, person, np.random.default_rng(5))
+    query = literal(vectors[7])
+    async with brain.transactions.read() as session:
+        await session.execute(select(*vector_index_settings(SETTINGS.promotion_ef_search), *index_only_plans()))
+        plan = "\n".join(await session.scalars(text("EXPLAIN " + promotion_sql(0, 0).text), {
+            "probes": json.dumps([{"i": 0, "vector": query, "entities": [], "themes": []}]), "user_id": person,
+            "nearest": SETTINGS.ann_candidates, "entities": SETTINGS.entity_candidates,
+            "themes": SETTINGS.theme_candidates, "timeline": SETTINGS.timeline_candidates, "named": []}))
+    assert f"Index Scan using {INDEX}" in plan, plan
+    async with brain.transactions.read() as session:
+        await _use_index_scan(session, SETTINGS)
+        # A wide period (more memories than an exact search would read) is searched on the index too.
+        plan = "\n".join(await session.scalars(text("EXPLAIN " + recall_sql(0, True).text), {
+            "user_id": person, "at": NOW, "q": query, "limit": 30, "cap": 1, "n": NODES, "lexemes": [],
+            "start": NOW - timedelta(days=7), "end": NOW, "exact_max": 30, "precisions": list(LONGEST_ANCHOR),
+            "longest": list(LONGEST_ANCHOR.values())}))
+    assert plan.count(f"Index Scan using {INDEX}") == 2, plan  # the vector channel and the wide period
+
+
+async def test_similarities_leaving_sql_are_those_of_the_full_precision_vectors(brain: Brain) -> None:
+    person = await new_user(brain)
+    rng = np.random.default_rng(6)
+    vectors = await many_nodes(brain, person, rng)
+    query = rng.normal(size=256).astype(np.float32)
+    query /= np.linalg.norm(query)
+    exact = vectors.astype(np.float64) @ query.astype(np.float64)  # unit vectors: the cosines
+    async with brain.transactions.read() as session:
+        # What half precision would have given: if the statements returned it, the checks below would fail.
+        half = dict((await session.execute(text(
+            "SELECT source_key, 1 - (CAST(embedding AS halfvec(256)) <=> CAST(:q AS halfvec(256))) "
+            "FROM memory_nodes WHERE user_id = :u"), {"q": literal(query), "u": person})).all())
+    assert max(abs(half[f"n{i}"] - exact[i]) for i in range(NODES)) > 1e-5
+    async with brain.transactions.read() as session:
+        source = {row.id: int(row.source_key[1:]) for row in await session.execute(text(
+            "SELECT id, source_key FROM memory_nodes WHERE user_id = :u"), {"u": person})}
+        await session.execute(select(*vector_index_settings(SETTINGS.promotion_ef_search), *index_only_plans()))
+        [found] = await gather_candidates(session, SETTINGS, person,
+                                          [Probe(query.tolist(), MagnetFields([], [], None, None))])
+    nearest = [c for c in found if c.kinds & NEAREST]
+    assert len(nearest) == SETTINGS.ann_candidates
+    for candidate in nearest:
+        assert candidate.cosine == pytest.approx(exact[source[candidate.id]], abs=1e-6)
+    # They are the nearest by the index, not any 32: at least half of the exact top 32 are among them (random
+    # vectors in 256 dimensions are a hard case for any approximate index; 32 random nodes would share one or none).
+    top = {int(i) for i in np.argsort(-exact)[:SETTINGS.ann_candidates]}
+    assert len(top & {source[c.id] for c in nearest}) >= SETTINGS.ann_candidates // 2
+    async with brain.transactions.read() as session:
+        await _use_index_scan(session, SETTINGS)
+        direct = await direct_candidates(session, person, "", query.tolist(), NOW, 30)
+    assert len(direct) == 30
+    for candidate in direct:  # a parameter cast to halfvec in one place would be halfvec in all: about 1e-5 off
+        assert candidate.vector == pytest.approx(exact[source[candidate.node_id]], abs=1e-6)
