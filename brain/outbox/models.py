@@ -60,6 +60,9 @@ class OutboxMessage(Base):
         # A sender's claim of one chat's head row (`platform`, `chat_id`): only that chat's entries, not every
         # pending row of the platform and the entries of rows sent a moment ago (see migration 0020).
         Index("ix_outbox_pending_chat", "platform", "chat_id", "id", postgresql_where="status = 'pending'"),
+        # The same claim's other half, a person's pending pushes (no platform): by person, not every pending push
+        # of everyone in id order (see migration 0022).
+        Index("ix_outbox_pending_push", "user_id", "id", postgresql_where="status = 'pending' AND platform IS NULL"),
     )
 
     def outbound(self) -> Outbound:

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from telegram import Bot
 
 from adapters.telegram import delivery
@@ -221,3 +221,26 @@ async def test_with_another_platform_running_a_push_goes_where_the_person_last_t
     assert await sender.due_chats() == []
     await sender.deliver("4242")
     assert [c.text for c in api.calls_of("sendMessage")] == ["a push before any talk"]
+
+
+async def test_a_claim_finds_a_person_s_pushes_through_their_own_index(brain: Brain, bot: Bot) -> None:
+    """In a burst of morning summaries every person has a pending push. The claim's push half must go straight to
+    this person's (`ix_outbox_pending_push`), not through everyone's pending pushes in id order."""
+    user_id = await person(brain)
+    others = [await person(brain, platform_id=str(9000 + n)) for n in range(30)]
+    async with brain.db.engine.begin() as connection:
+        await connection.execute(
+            insert(OutboxMessage),
+            [{"user_id": other, "kind": "nudge", "slot": f"s{n}-{k}", "platform": None, "chat_id": None,
+              "text": "a summary", "buttons": []} for n, other in enumerate(others) for k in range(40)])
+    mine = await queue(brain, user_id, "your summary", chat=None)
+    async with brain.db.engine.connect() as connection:
+        await connection.exec_driver_sql("ANALYZE outbox")
+    sender = TelegramSender(brain, bot, max_rate=0)
+    claim = sender._claim.compile(dialect=brain.db.engine.dialect)
+    async with brain.db.engine.connect() as connection:
+        plan = "\n".join(row[0] for row in await connection.exec_driver_sql(
+            "EXPLAIN " + str(claim), {**claim.params, "chat": "4242"}))
+    assert "ix_outbox_pending_push" in plan
+    await sender.deliver("4242")
+    assert [s for s, _, _ in await rows(brain, mine)] == ["sent"]
