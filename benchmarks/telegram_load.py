@@ -5,6 +5,7 @@ arriving there, against the dialog alone (the same messages through `Dialog.hand
 same run, on an embedded PostgreSQL of its own.
 
     python -m benchmarks.telegram_load [--chats 1000] [--rate 0] [--rounds 1] [--concurrency 16] [--floor]
+        [--event-loop auto|uvloop|asyncio]
 
 Each chat sends one message per round, from a mix of commands and free text (`MESSAGES`). `--rate 0`: all
 chats write at the same moment (the throughput test; latencies then include the wait in the queue);
@@ -49,6 +50,7 @@ from sqlalchemy import func, select, text, update
 
 from adapters.telegram.runner import TYPING_AFTER_S, TelegramAdapter, Webhook
 from benchmarks._pg import postmaster_of, process_cpu_s, server_cpu_s
+from bot import event_loop
 from bot.dialog import Dialog
 from bot.inbound import Inbound
 from brain.clock import SystemClock
@@ -275,11 +277,12 @@ async def alternate(args: argparse.Namespace, chats: Sequence[int], telegram: Ti
     return rounds
 
 
-def bot_process(conn: Connection, url: str, base: str, hook_port: int, concurrency: int) -> None:
+def bot_process(conn: Connection, url: str, base: str, hook_port: int, concurrency: int,
+                loop: event_loop.EventLoop = "auto") -> None:
     """One bot process of `--processes`: the adapter in webhook mode (its inbox shared with the others through
     the database), and the dialog alone for its share of the chats when the parent asks."""
     logging.basicConfig(level=logging.WARNING)
-    asyncio.run(_serve_bot(conn, url, base, hook_port, concurrency))
+    event_loop.run(_serve_bot(conn, url, base, hook_port, concurrency), loop)
 
 
 async def _serve_bot(conn: Connection, url: str, base: str, hook_port: int, concurrency: int) -> None:
@@ -358,8 +361,8 @@ async def run_processes(url: str, port: int, fake: int | None, args: argparse.Na
     pipes, processes = [], []
     for hook_port in hook_ports:
         mine, theirs = context.Pipe()
-        process = context.Process(target=bot_process, args=(theirs, url, base, hook_port, args.concurrency),
-                                  daemon=True)
+        process = context.Process(target=bot_process, daemon=True,
+                                  args=(theirs, url, base, hook_port, args.concurrency, args.event_loop))
         process.start()
         pipes.append(mine)
         processes.append(process)
@@ -453,6 +456,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16, help="updates handled at once (both paths)")
     parser.add_argument("--processes", type=int, default=1,
                         help="bot processes; more than one: webhook mode behind one URL, sharing the inbox")
+    parser.add_argument("--event-loop", choices=("auto", "uvloop", "asyncio"), default="auto",
+                        help="the bot's event loop; auto: as `companion run` (uvloop where installed)")
     parser.add_argument("--floor", action="store_true",
                         help="also time python-telegram-bot alone (an echo bot, no database) on the same fake")
     args = parser.parse_args()
@@ -462,9 +467,9 @@ def main() -> None:
     load_before = os.getloadavg()
     with fake_telegram_and_database("tgb") as (url, port, fake):
         if args.processes > 1:
-            rounds, errors = asyncio.run(run_processes(url, port, fake, args))
+            rounds, errors = event_loop.run(run_processes(url, port, fake, args), args.event_loop)
         else:
-            rounds, errors = asyncio.run(run(url, port, fake, args))
+            rounds, errors = event_loop.run(run(url, port, fake, args), args.event_loop)
     load_after = os.getloadavg()
 
     telegram = summarize([r for r in rounds if r.path == "telegram"])
@@ -473,7 +478,8 @@ def main() -> None:
     each = f" in each of {args.processes} bot processes" if args.processes > 1 else ""
     print()
     print(f"{args.chats} chats, {args.rounds} round(s), rate {'all at once' if not args.rate else f'{args.rate:g}/s'}, "
-          f"concurrency {args.concurrency}{each}; "
+          f"concurrency {args.concurrency}{each}, "
+          f"{'uvloop' if event_loop.uses_uvloop(args.event_loop) else 'asyncio'} event loop; "
           f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after "
           f"({os.cpu_count()} cores)")
     print(f"{'path':<14}{'messages':>9}{'seconds':>9}{'msgs/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"
