@@ -1,5 +1,6 @@
-"""The daily decay job: every active node's presence `w_decay = w_abs * exp(-rate * days since reinforced)`;
-nodes below the minimum become inactive (recall skips them, a later duplicate write half-reactivates them).
+"""The daily decay job: every active node's presence `w_decay = w_abs * exp(-rate * days since reinforced)`,
+stored when it moved by more than `decay_write_tolerance` since it was last stored (a row update re-indexes the
+node's vector); nodes below the minimum become inactive (recall skips them, a later duplicate write half-reactivates them).
 Edges are not touched. The same job enforces the pipeline log's retention."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 
 from brain.memory.models import MemoryNode
 from brain.memory.settings import MemorySettings
@@ -25,15 +26,20 @@ class DecayReport:
 
 async def decay_user(transactions: Transactions, user_id: uuid.UUID,
                      settings: MemorySettings = MemorySettings()) -> DecayReport:
-    """One person's sweep, set-based in one statement."""
-    if settings.decay_rate < 0 or settings.min_weight < 0:
+    """One person's sweep, set-based in one statement; `processed` counts the rows it rewrote."""
+    if settings.decay_rate < 0 or settings.min_weight < 0 or settings.decay_write_tolerance < 0:
         raise ValueError("decay rate and minimum weight must not be negative")
     report = DecayReport()
     async with transactions.begin() as uow:
         days = func.greatest(func.extract("epoch", uow.now - MemoryNode.reinforced_at) / 86400.0, 0.0)
         presence = MemoryNode.w_abs * func.exp(-settings.decay_rate * days)
+        # Only the rows whose presence moved by more than the tolerance, or fell below the minimum: an update
+        # writes a new version of the whole row (its vector is indexed again), and recall reads the presence
+        # from w_abs and reinforced_at, not from the stored w_decay.
+        due = or_(presence < settings.min_weight,
+                  func.abs(MemoryNode.w_decay - presence) > settings.decay_write_tolerance * MemoryNode.w_decay)
         rows = (await uow.session.execute(
-            update(MemoryNode).where(MemoryNode.user_id == user_id, MemoryNode.active.is_(True))
+            update(MemoryNode).where(MemoryNode.user_id == user_id, MemoryNode.active.is_(True), due)
             .values(w_decay=presence, decayed_at=uow.now, active=presence >= settings.min_weight)
             .returning(MemoryNode.id, MemoryNode.active)
         )).all()

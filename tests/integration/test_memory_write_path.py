@@ -431,6 +431,14 @@ async def test_decay_deactivates_and_a_later_duplicate_half_reactivates(
     assert aged.w_decay == pytest.approx(node.w_abs * 2.718281828 ** (-0.0015 * 30), rel=1e-6)
     assert aged.decayed_at == clock.now()
 
+    # A day later its presence moved by 0.15 %: the row is not rewritten (a new row version indexes its vector
+    # again), though the node's stored weight is within the tolerance of its presence.
+    clock.advance(timedelta(days=1))
+    report = await run_decay(brain.transactions, SETTINGS)
+    [same] = await nodes_of(brain, user)
+    assert report.processed == 0 and same.active and same.decayed_at == aged.decayed_at
+    assert same.w_decay == pytest.approx(node.w_abs * 2.718281828 ** (-0.0015 * 31), rel=SETTINGS.decay_write_tolerance)
+
     clock.advance(timedelta(days=365 * 7))
     report = await run_decay(brain.transactions, SETTINGS)
     [faded] = await nodes_of(brain, user)
