@@ -1,7 +1,7 @@
 """The daily decay job: every active node's presence `w_decay = w_abs * exp(-rate * days since reinforced)`,
 stored when it moved by more than `decay_write_tolerance` since it was last stored (a row update re-indexes the
-node's vector); nodes below the minimum become inactive (recall skips them, a later duplicate write half-reactivates them).
-Edges are not touched. The same job enforces the pipeline log's retention."""
+node's vector); nodes below the minimum become inactive (recall skips them, a later duplicate write
+half-reactivates them). Edges are not touched. The same job enforces the pipeline log's retention."""
 
 from __future__ import annotations
 
