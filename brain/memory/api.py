@@ -38,6 +38,7 @@ from brain.memory.recall import (
     gravitate,
     lexeme_shares,
     recall_nodes,
+    unprepared,
 )
 from brain.memory.reinforcement import answer_similarities, choose_used, reinforce_nodes
 from brain.memory.settings import MemorySettings
@@ -113,7 +114,10 @@ class Memory:
             return []
         [raw] = self.embedder.embed([query])
         sector = read_emotion(query, tokenize(query))[1]
-        async with self._span("memory.recall", user_id) as span, self.brain.transactions.read() as session:
+        # Outside a transaction (see `UnitOfWork.glance`): a recall only reads, each statement sees the committed
+        # state as a READ COMMITTED transaction would, and BEGIN and ROLLBACK would be two round trips more.
+        async with self._span("memory.recall", user_id) as span, self.brain.transactions.glance() as session, \
+                unprepared(session):
             person = await self._person(session, user_id, at)
             if person is None:
                 return []

@@ -77,11 +77,18 @@ async def hold_promotion(session: AsyncSession, user_id: uuid.UUID) -> None:
     await session.execute(select(func.pg_advisory_xact_lock(_lock_key(user_id))))
 
 
+# pgvector's own default of hnsw.max_scan_tuples: how far an iterative scan goes at most.
+PGVECTOR_MAX_SCAN_TUPLES = 20000
+
+
 def vector_index_settings(ef_search: int) -> list[Any]:
     """Columns for a SELECT that set, for this transaction only, what HNSW needs with a per-user filter:
-    iterative scans (or a filtered top-k can come back short) and the search breadth."""
+    iterative scans (or a filtered top-k can come back short), the search breadth, and how far an iterative scan
+    may go (pgvector's default; set here because a pooled connection may hold recall's smaller bound for its
+    session, see `brain.memory.recall._use_index_scan`)."""
     return [func.set_config("hnsw.iterative_scan", "relaxed_order", True),
-            func.set_config("hnsw.ef_search", str(int(ef_search)), True)]
+            func.set_config("hnsw.ef_search", str(int(ef_search)), True),
+            func.set_config("hnsw.max_scan_tuples", str(PGVECTOR_MAX_SCAN_TUPLES), True)]
 
 
 def index_only_plans() -> list[Any]:

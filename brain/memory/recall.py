@@ -12,7 +12,8 @@ import functools
 import math
 import re
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -370,8 +371,38 @@ _LEXEME_SHARES_SQL = text("""
     WHERE s.schemaname = current_schema() AND s.tablename = 'memory_nodes' AND s.attname = 'search'""")
 
 
+_SQL_COMMENT = re.compile(r"--[^\n]*")
+_SQL_SPACE = re.compile(r"\s+")
+_SQL_TIGHT = re.compile(r" ?([(),]) ?")
+
+
+def _compact(sql: str) -> str:
+    """A statement without its comments and indentation (none of ours has a string literal holding either). psycopg
+    caches how it parses a statement's placeholders only for statements up to 4 KB; the candidate statement, written
+    out with its indentation, is longer, and parsing it again took about a quarter of a millisecond per recall."""
+    return _SQL_TIGHT.sub(r"\1", _SQL_SPACE.sub(" ", _SQL_COMMENT.sub("", sql))).strip()
+
+
+# The outgoing edges of the node `f.id` (see `_EDGES_SQL`), for a lateral join.
+_OUTGOING_EDGES = f"""
+        SELECT e.id AS edge_id, e.a_id, e.b_id, e.w_abs AS edge_weight, e.reasons, {_NODE_COLUMNS}
+        FROM (
+            SELECT e.id, e.a_id, e.b_id, e.w_abs, e.reasons FROM memory_edges e
+            WHERE e.user_id = :user_id AND e.a_id = f.id
+            ORDER BY e.w_abs DESC, e.id
+            OFFSET 0  -- keeps the sort below the join: the planner would otherwise join first and sort after
+        ) AS e
+        JOIN memory_nodes n ON n.id = e.b_id
+        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at
+        ORDER BY e.w_abs DESC, e.id
+        LIMIT :per_node"""
+# How far the statement's fused match may be from Python's (the same formula on the same doubles, but a sum taken in
+# another order may round differently): candidates this close to the anchor bounds count as possible anchors.
+_ROUNDING = 1e-6
+
+
 @functools.lru_cache(maxsize=128)
-def candidates_sql(words: int, window: bool) -> Any:
+def candidates_sql(words: int, window: bool, first_hop: bool = False) -> Any:
     """All direct candidates of a query in one statement (one round trip), each channel a CTE:
 
     vector   the nearest memories by cosine (HNSW index, iterative scan for the per-person filter)
@@ -390,6 +421,13 @@ def candidates_sql(words: int, window: bool) -> Any:
     The vector channel and a wide period order by the HNSW index's expression (half precision, see
     `_NEAREST_ON_INDEX`); the exact search of a narrow period sorts by the full vectors. Every match returned
     (`vector`) is computed on the full vectors.
+
+    With `first_hop`, the same statement also brings the first shell's edges (as `_EDGES_SQL`, `:per_node` per
+    node) of every candidate that may turn out an anchor, which spares spreading activation its first round trip.
+    Which candidates are the anchors is decided in Python (`recall_nodes`); the statement takes those whose fused
+    match (`Fusion`, computed alike) is within a rounding tolerance of the `:anchors`-th best and that may be clearly
+    meant, so it takes every anchor and perhaps a few more. Those rows say `likely`; the edges come as further rows
+    whose `edge_id` is set, their target's columns in the node columns.
     """
     ctes = [f"""vec AS (
         SELECT n.id FROM memory_nodes n
@@ -458,34 +496,51 @@ def candidates_sql(words: int, window: bool) -> Any:
              LIMIT :limit))""")
         sources.append("SELECT id FROM win")
     bm25 = "s.bm25" if words else "NULL::float8"
-    return text(f"""
-    WITH {", ".join(ctes)}
+    direct = f"""
     SELECT {_NODE_COLUMNS}, {bm25} AS bm25, {"w.id IS NOT NULL" if window else "false"} AS in_window
     FROM ({" UNION ".join(sources)}) AS found
     JOIN memory_nodes n ON n.id = found.id
     {"LEFT JOIN scored s ON s.id = n.id" if words else ""}
-    {"LEFT JOIN win w ON w.id = n.id" if window else ""}""")
+    {"LEFT JOIN win w ON w.id = n.id" if window else ""}"""
+    if not first_hop:
+        return text(_compact(f"WITH {', '.join(ctes)}{direct}"))
+    return text(_compact(f"""
+    WITH {", ".join(ctes)}, direct AS ({direct}
+    ), channels AS (
+        SELECT d.id, d.vector, d.in_window, min(d.vector) OVER () AS low, max(d.vector) OVER () AS high,
+               coalesce(CAST(d.bm25 AS float8) / nullif(max(CAST(d.bm25 AS float8)) OVER (), 0), 0) AS lexical
+        FROM direct d
+    ), fused AS (
+        SELECT c.id, c.vector, c.lexical, c.in_window,
+               {VECTOR_SHARE} * CASE WHEN c.high - c.low < 1e-9
+                                     THEN CASE WHEN c.vector >= c.high - 1e-9 THEN 1 ELSE 0 END
+                                     ELSE least(greatest((c.vector - c.low) / (c.high - c.low), 0), 1) END
+               + {1.0 - VECTOR_SHARE} * CASE WHEN c.in_window THEN 1 ELSE least(greatest(c.lexical, 0), 1) END
+               AS match
+        FROM channels c
+    ), likely AS (
+        SELECT f.id FROM fused f
+        WHERE f.match >= coalesce((SELECT g.match FROM fused g ORDER BY g.match DESC LIMIT 1 OFFSET :anchors - 1),
+                                  '-infinity') - {_ROUNDING}
+          AND (f.vector >= :anchor_min - {_ROUNDING} OR f.lexical >= {LEXICAL_ANCHOR} - {_ROUNDING} OR f.in_window)
+    )
+    SELECT d.*, d.id IN (SELECT id FROM likely) AS likely,
+           NULL AS edge_id, NULL AS a_id, NULL AS b_id, NULL AS edge_weight, NULL AS reasons
+    FROM direct d
+    UNION ALL
+    SELECT hop.id, hop.text, hop.speaker, hop.captured_at, hop.w_abs, hop.reinforced_at, hop.sector, hop.vector,
+           NULL, false, false, hop.edge_id, hop.a_id, hop.b_id, hop.edge_weight, hop.reasons
+    FROM likely f
+    CROSS JOIN LATERAL ({_OUTGOING_EDGES}) AS hop"""))
 
 
 # The k+1 strongest outgoing edges of each frontier node to active nodes known at `at` (one more than
 # needed, because the predecessor lock may drop one of them). The edges are sorted by weight before their targets are
 # looked up, so only the targets of the strongest few are read, not those of all of the node's edges.
-_EDGES_SQL = text(f"""
+_EDGES_SQL = text(_compact(f"""
     SELECT hop.*
-    FROM unnest(CAST(:frontier AS bigint[])) AS f(node_id)
-    CROSS JOIN LATERAL (
-        SELECT e.id AS edge_id, e.a_id, e.b_id, e.w_abs AS edge_weight, e.reasons, {_NODE_COLUMNS}
-        FROM (
-            SELECT e.id, e.a_id, e.b_id, e.w_abs, e.reasons FROM memory_edges e
-            WHERE e.user_id = :user_id AND e.a_id = f.node_id
-            ORDER BY e.w_abs DESC, e.id
-            OFFSET 0  -- keeps the sort below the join: the planner would otherwise join first and sort after
-        ) AS e
-        JOIN memory_nodes n ON n.id = e.b_id
-        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at
-        ORDER BY e.w_abs DESC, e.id
-        LIMIT :per_node
-    ) AS hop""")
+    FROM unnest(CAST(:frontier AS bigint[])) AS f(id)
+    CROSS JOIN LATERAL ({_OUTGOING_EDGES}) AS hop"""))
 
 
 def _vector_literal(vector: Sequence[float]) -> str:
@@ -498,6 +553,17 @@ def _candidate(row: Any) -> _Candidate:
                       vector=float(row.vector))
 
 
+# Where a pooled connection notes the recall settings it holds for its whole session (see `_use_index_scan`); the
+# note goes with the connection (SQLAlchemy clears it when the connection is replaced).
+_SESSION_SETTINGS = "companion_recall_settings"
+_SETTINGS_SQL = text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', :local), "
+                     "set_config('hnsw.ef_search', :ef, :local), "
+                     "set_config('hnsw.max_scan_tuples', :scan, :local), "
+                     "set_config('max_parallel_workers_per_gather', '0', :local), "
+                     "set_config('effective_io_concurrency', '0', :local), "
+                     "set_config('jit', 'off', :local)")
+
+
 async def _use_index_scan(session: AsyncSession, settings: MemorySettings) -> None:
     # The HNSW index knows nothing of users: iterative scans keep going until enough rows of this person
     # pass the filter, instead of returning too few, but no further than hnsw_max_scan_tuples (a period the
@@ -507,14 +573,46 @@ async def _use_index_scan(session: AsyncSession, settings: MemorySettings) -> No
     # read-ahead fetched pages they never looked at (through PostgreSQL 18's I/O workers); without it a recall at
     # 100,000 memories took about a quarter less server time (with the default 128 MB of shared buffers, the pages
     # coming from the OS cache). No JIT: compiling would cost more than any recall statement runs, should a large
-    # graph's cost estimates ever pass jit_above_cost. One round trip for all settings.
-    await session.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-                               "set_config('hnsw.ef_search', :ef, true), "
-                               "set_config('hnsw.max_scan_tuples', :scan, true), "
-                               "set_config('max_parallel_workers_per_gather', '0', true), "
-                               "set_config('effective_io_concurrency', '0', true), "
-                               "set_config('jit', 'off', true)"),
-                          {"ef": str(int(settings.hnsw_ef_search)), "scan": str(int(settings.hnsw_max_scan_tuples))})
+    # graph's cost estimates ever pass jit_above_cost. One round trip for all settings. (Every statement is also
+    # planned for its actual values: `Memory.recall` runs them unprepared, see `unprepared`.)
+    #
+    # On a connection outside any transaction (`Memory.recall` reads on one, see `UnitOfWork.glance`) they are set
+    # for the connection's session, once: the next recall on the same pooled connection needs no round trip for
+    # them. Whatever else runs on the connection later inherits them; the statements that use the HNSW index
+    # otherwise (promotion) set every HNSW setting they rely on for their own transaction. Inside a transaction
+    # (which may roll back, taking session settings with it) they are set for the transaction, every time.
+    connection = await session.connection()
+    values = (str(int(settings.hnsw_ef_search)), str(int(settings.hnsw_max_scan_tuples)))
+    if _outside_transaction(connection):
+        if connection.info.get(_SESSION_SETTINGS) == values:
+            return
+        await session.execute(_SETTINGS_SQL, {"ef": values[0], "scan": values[1], "local": False})
+        connection.info[_SESSION_SETTINGS] = values
+        return
+    await session.execute(_SETTINGS_SQL, {"ef": values[0], "scan": values[1], "local": True})
+
+
+@asynccontextmanager
+async def unprepared(session: AsyncSession) -> AsyncIterator[None]:
+    """The session's statements are not prepared on the server while this runs. psycopg prepares a statement run
+    five times on a connection (outside a transaction, where no ROLLBACK clears it), and PostgreSQL may then plan
+    it once for any values: a generic plan, made for any query vector, limit and period, might sort the whole
+    table by exact distance instead of reading the index, or the other way round. Not `plan_cache_mode` for the
+    connection's session: the other statements that run on a pooled connection keep their generic plans."""
+    driver = (await (await session.connection()).get_raw_connection()).driver_connection
+    assert driver is not None  # a live pooled connection
+    before = driver.prepare_threshold
+    driver.prepare_threshold = None
+    try:
+        yield
+    finally:
+        driver.prepare_threshold = before
+
+
+def _outside_transaction(connection: Any) -> bool:
+    """Whether the connection runs each statement on its own (autocommit), so that a session setting stays."""
+    driver = connection.sync_connection.connection.driver_connection if connection.sync_connection else None
+    return bool(getattr(driver, "autocommit", False))
 
 
 def exact_window_limit(limit: int, population: int) -> int:
@@ -562,30 +660,70 @@ async def count_population(session: AsyncSession, user_id: uuid.UUID) -> int:
 
 async def direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_text: str, query: Sequence[float],
                             at: datetime, limit: int, *, window: tuple[datetime, datetime] | None = None,
-                            population: int | None = None, shares: Mapping[str, float] | None = None
-                            ) -> list[_Candidate]:
+                            population: int | None = None, shares: Mapping[str, float] | None = None,
+                            query_literal: str | None = None) -> list[_Candidate]:
     """The memories the query reaches directly: by meaning (vector), by its rare words (BM25 over PostgreSQL
     full text, 'simple' configuration, so German and English words are matched as written) and by the period
     it names. `population` (the person's number of active memories) may come from a cache: BM25 needs it
-    only roughly. `shares` (see `lexeme_shares`) lets surely common words be left out before the index is read."""
+    only roughly. `shares` (see `lexeme_shares`) lets surely common words be left out before the index is read.
+    `query_literal` is the query vector as `_vector_literal` writes it, if the caller has it already."""
+    found, _first_hop = await _direct_candidates(session, user_id, query_text, query_literal or _vector_literal(query),
+                                                 at, limit, window=window, population=population, shares=shares)
+    return found
+
+
+@dataclass(frozen=True)
+class _FirstHop:
+    """What the first shell needs to know when the candidate statement brought it along (see `candidates_sql`):
+    the candidates whose edges came (`sources`) and those edges with their targets, as `outgoing_edges` gives them."""
+
+    per_node: int
+    sources: frozenset[int]
+    rows: tuple[Any, ...]
+
+    def covers(self, frontier: Sequence[int], per_node: int) -> bool:
+        return per_node == self.per_node and self.sources.issuperset(frontier)
+
+    def outgoing(self, frontier: Sequence[int]) -> tuple[dict[int, list[Edge]], dict[int, _Candidate]]:
+        wanted = set(frontier)
+        return _edges_and_targets(row for row in self.rows if row.a_id in wanted)
+
+
+async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_text: str, literal: str, at: datetime,
+                             limit: int, *, window: tuple[datetime, datetime] | None,
+                             population: int | None, shares: Mapping[str, float] | None,
+                             first_hop: tuple[int, int, float] | None = None
+                             ) -> tuple[list[_Candidate], _FirstHop | None]:
+    """`direct_candidates`, and with `first_hop` (edges per node, anchors, least similarity of an anchor) the first
+    shell's edges of the candidates that may turn out anchors."""
     lexemes = query_lexemes(query_text)
     n = 0
     if lexemes or window is not None:
         n = population or await count_population(session, user_id)  # a cached 0 may be stale: count again
         if n <= 0:
-            return []
+            return [], None
         if shares:
             lexemes = [lexeme for lexeme in lexemes if not surely_common(lexeme, shares, n)]
-    params: dict[str, Any] = {"user_id": user_id, "at": at, "q": _vector_literal(query), "limit": limit,
+    params: dict[str, Any] = {"user_id": user_id, "at": at, "q": literal, "limit": limit,
                               "cap": rare_word_limit(n, len(lexemes)) + 1, "n": n, "lexemes": lexemes}
     params.update({f"term_{i}": _tsquery_term(lexeme) for i, lexeme in enumerate(lexemes)})
     if window is not None:
         params.update(start=window[0], end=window[1], exact_max=exact_window_limit(limit, n),
                       precisions=list(LONGEST_ANCHOR), longest=list(LONGEST_ANCHOR.values()))
-    rows = await session.execute(candidates_sql(len(lexemes), window is not None), params)
+    if first_hop is not None:
+        params.update(per_node=first_hop[0], anchors=first_hop[1], anchor_min=first_hop[2])
+    rows = await session.execute(candidates_sql(len(lexemes), window is not None, first_hop is not None), params)
     found = []
     best = 0.0
+    sources: set[int] = set()
+    hops: list[Any] = []
     for row in rows:
+        if first_hop is not None:
+            if row.edge_id is not None:
+                hops.append(row)
+                continue
+            if row.likely:
+                sources.add(row.id)
         candidate = _candidate(row)
         candidate.lexical = float(row.bm25 or 0.0)
         candidate.in_window = bool(row.in_window)
@@ -593,14 +731,12 @@ async def direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_tex
         found.append(candidate)
     for candidate in found:
         candidate.lexical = candidate.lexical / best if best > 0 else 0.0
-    return found
+    if first_hop is None:
+        return found, None
+    return found, _FirstHop(first_hop[0], frozenset(sources), tuple(hops))
 
 
-async def outgoing_edges(session: AsyncSession, user_id: uuid.UUID, frontier: Sequence[int],
-                         query: Sequence[float], at: datetime, per_node: int
-                         ) -> tuple[dict[int, list[Edge]], dict[int, _Candidate]]:
-    rows = await session.execute(_EDGES_SQL, {"user_id": user_id, "frontier": list(frontier), "at": at,
-                                              "per_node": per_node, "q": _vector_literal(query)})
+def _edges_and_targets(rows: Iterable[Any]) -> tuple[dict[int, list[Edge]], dict[int, _Candidate]]:
     edges: dict[int, list[Edge]] = {}
     targets: dict[int, _Candidate] = {}
     for row in rows:
@@ -608,6 +744,14 @@ async def outgoing_edges(session: AsyncSession, user_id: uuid.UUID, frontier: Se
             Edge(row.edge_id, row.a_id, row.b_id, float(row.edge_weight), tuple(row.reasons or ())))
         targets[row.b_id] = _candidate(row)
     return edges, targets
+
+
+async def outgoing_edges(session: AsyncSession, user_id: uuid.UUID, frontier: Sequence[int],
+                         query: Sequence[float], at: datetime, per_node: int, *, query_literal: str | None = None
+                         ) -> tuple[dict[int, list[Edge]], dict[int, _Candidate]]:
+    rows = await session.execute(_EDGES_SQL, {"user_id": user_id, "frontier": list(frontier), "at": at,
+                                              "per_node": per_node, "q": query_literal or _vector_literal(query)})
+    return _edges_and_targets(rows)
 
 
 async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_id: uuid.UUID,
@@ -624,16 +768,27 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
         return []
     per_channel = max(k, settings.anchors) * CANDIDATES_PER_RESULT
     await _use_index_scan(session, settings)
-    pool: dict[int, _Candidate] = {c.node_id: c for c in await direct_candidates(
-        session, user_id, query_text, query, at, per_channel, window=window, population=population, shares=shares)}
+    literal = _vector_literal(query)  # every statement takes it; written once
+    # The first shell's edges come with the candidates when spreading will need them (one round trip less).
+    first_shell = settings.k_edges_per_shell.get(1, 0)
+    wants_hop = depth >= 1 and first_shell > 0 and settings.anchors > 0
+    found, first_hop = await _direct_candidates(
+        session, user_id, query_text, literal, at, per_channel, window=window, population=population, shares=shares,
+        first_hop=(first_shell + 1, settings.anchors, settings.anchor_min_similarity) if wants_hop else None)
+    pool: dict[int, _Candidate] = {c.node_id: c for c in found}
     if not pool:
         return []
 
     direct = set(pool)
     fused = Fusion(pool.values())
 
+    matches: dict[int, float] = {}
+
     def match(node_id: int) -> float:
-        return fused(pool[node_id])
+        known = matches.get(node_id)
+        if known is None:
+            known = matches[node_id] = fused(pool[node_id])
+        return known
 
     def clearly_meant(c: _Candidate) -> bool:
         return c.vector >= settings.anchor_min_similarity or c.lexical >= LEXICAL_ANCHOR or c.in_window
@@ -645,7 +800,11 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
     spreading = Spreading(anchors, depth=depth, k_per_shell=settings.k_edges_per_shell)
     while frontier := spreading.frontier():
         per_node = settings.k_edges_per_shell.get(spreading.shell + 1, 0) + 1
-        edges, targets = await outgoing_edges(session, user_id, frontier, query, at, per_node)
+        if spreading.shell == 0 and first_hop is not None and first_hop.covers(frontier, per_node):
+            edges, targets = first_hop.outgoing(frontier)
+        else:  # a later shell (or, should rounding ever have left an anchor out, the first)
+            edges, targets = await outgoing_edges(session, user_id, frontier, query, at, per_node,
+                                                  query_literal=literal)
         for node_id, candidate in targets.items():
             pool.setdefault(node_id, candidate)
         spreading.advance(edges)
@@ -660,25 +819,31 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
             sector_factor(query_sector, candidate.sector, settings),
         ) * speaker_factor(candidate.speaker)
 
-    best: dict[int, tuple[float, str]] = {}
+    # Each node's best score with how it came (a direct hit, or the route it was reached by); only the k returned
+    # are explained.
+    best: dict[int, tuple[float, Reached]] = {}
     for node_id in direct:
-        candidate = pool[node_id]
-        best[node_id] = (ranked_as(Reached(node_id, 0), match(node_id)),
-                         explain(Reached(node_id, 0), candidate.vector, candidate.lexical, candidate.in_window,
-                                 anchor=node_id in spreading.anchors))
+        best[node_id] = (ranked_as(Reached(node_id, 0), match(node_id)), Reached(node_id, 0))
     for reached in spreading.result():
         if not reached.path:
             continue
-        candidate = pool[reached.node_id]
         # Activation flows from the anchor along the path, weakened by each edge's strength; a node the
         # query also reaches directly keeps whichever is stronger.
         flowed = match(reached.anchor)
         for hop in reached.path:
             flowed *= min(hop.weight / settings.cap, 1.0)
         score = ranked_as(reached, max(match(reached.node_id), flowed))
-        if score > best.get(reached.node_id, (-1.0, ""))[0]:
-            best[reached.node_id] = (score, explain(reached, candidate.vector, candidate.lexical))
+        known = best.get(reached.node_id)
+        if known is None or score > known[0]:
+            best[reached.node_id] = (score, reached)
+
+    def why(reached: Reached) -> str:
+        candidate = pool[reached.node_id]
+        if reached.path:
+            return explain(reached, candidate.vector, candidate.lexical)
+        return explain(reached, candidate.vector, candidate.lexical, candidate.in_window,
+                       anchor=reached.node_id in spreading.anchors)
 
     order = sorted(best, key=lambda node_id: (-best[node_id][0], node_id))[:k]
-    return [Recalled(node_id, pool[node_id].text, round(best[node_id][0], 4), best[node_id][1],
+    return [Recalled(node_id, pool[node_id].text, round(best[node_id][0], 4), why(best[node_id][1]),
                      pool[node_id].captured_at, pool[node_id].speaker) for node_id in order]
