@@ -4,14 +4,11 @@ rows they would refuse."""
 
 from __future__ import annotations
 
-import uuid
-
 import psycopg
 from alembic import command
 
 from brain.store.migrate import alembic_config, upgrade
-
-VECTOR = "[" + ",".join(["0.0625"] * 256) + "]"
+from tests.integration.migration_database import VECTOR, database_at
 
 
 def _constraints(conn: psycopg.Connection) -> set[str]:
@@ -20,15 +17,8 @@ def _constraints(conn: psycopg.Connection) -> set[str]:
 
 
 def test_0017_backfills_theme_rows_drops_edge_keys_and_downgrades(pg_server) -> None:
-    name = pg_server.create_database(template=None)
-    try:
+    with database_at(pg_server, "0016") as (name, person):
         with psycopg.connect(pg_server.uri(name), autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        upgrade(pg_server.url(name), "0016")
-        person = uuid.uuid4()
-        with psycopg.connect(pg_server.uri(name), autocommit=True) as conn:
-            conn.execute("INSERT INTO users (id, locale, timezone, quiet_start, quiet_end) "
-                         "VALUES (%s, 'en', 'UTC', '22:00', '07:00')", (person,))
             ids = [conn.execute(
                 "INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, themes, w_raw, w_abs, "
                 "w_decay, captured_at) VALUES (%s, %s, 'user', %s, %s, %s, 0.5, 0.5, 0.5, now()) RETURNING id",
@@ -56,5 +46,3 @@ def test_0017_backfills_theme_rows_drops_edge_keys_and_downgrades(pg_server) -> 
             assert sorted(conn.execute("SELECT a_id, b_id FROM memory_edges").fetchall()) == sorted(
                 [(ids[0], ids[1]), (ids[1], ids[0])])
         upgrade(pg_server.url(name))
-    finally:
-        pg_server.drop_database(name)

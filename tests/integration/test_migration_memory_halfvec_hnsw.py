@@ -4,8 +4,6 @@ brings the old index back."""
 
 from __future__ import annotations
 
-import uuid
-
 import psycopg
 from alembic import command
 from sqlalchemy.dialects import postgresql
@@ -13,8 +11,8 @@ from sqlalchemy.schema import CreateIndex
 
 from brain.memory.models import MemoryNode
 from brain.store.migrate import alembic_config, upgrade
+from tests.integration.migration_database import VECTOR, database_at
 
-VECTOR = "[" + ",".join(["0.0625"] * 256) + "]"
 OLD, NEW = "ix_memory_nodes_embedding_hnsw", "ix_memory_nodes_embedding_half_hnsw"
 
 
@@ -24,15 +22,8 @@ def _definition(conn: psycopg.Connection, name: str) -> str | None:
 
 
 def test_0021_replaces_the_hnsw_index_by_one_over_halfvec_and_downgrades(pg_server) -> None:
-    name = pg_server.create_database(template=None)
-    try:
+    with database_at(pg_server, "0020") as (name, person):
         with psycopg.connect(pg_server.uri(name), autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        upgrade(pg_server.url(name), "0020")
-        person = uuid.uuid4()
-        with psycopg.connect(pg_server.uri(name), autocommit=True) as conn:
-            conn.execute("INSERT INTO users (id, locale, timezone, quiet_start, quiet_end) "
-                         "VALUES (%s, 'en', 'UTC', '22:00', '07:00')", (person,))
             conn.execute(
                 "INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, w_raw, w_abs, w_decay, "
                 "captured_at) VALUES (%s, 'a', 'user', 'a', %s, 0.5, 0.5, 0.5, now())", (person, VECTOR))
@@ -68,5 +59,3 @@ def test_0021_replaces_the_hnsw_index_by_one_over_halfvec_and_downgrades(pg_serv
             assert _definition(conn, NEW) is None
             assert _definition(conn, OLD) == old
         upgrade(pg_server.url(name))
-    finally:
-        pg_server.drop_database(name)

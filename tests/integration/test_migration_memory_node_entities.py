@@ -9,8 +9,7 @@ import psycopg
 from alembic import command
 
 from brain.store.migrate import alembic_config, upgrade
-
-VECTOR = "[" + ",".join(["0.0625"] * 256) + "]"
+from tests.integration.migration_database import VECTOR, database_at
 
 
 def _has_gin(conn: psycopg.Connection) -> bool:
@@ -18,15 +17,9 @@ def _has_gin(conn: psycopg.Connection) -> bool:
 
 
 def test_0019_backfills_entity_rows_drops_the_gin_index_and_downgrades(pg_server) -> None:
-    name = pg_server.create_database(template=None)
-    try:
+    with database_at(pg_server, "0018") as (name, person):
+        anna, tom = uuid.uuid4(), uuid.uuid4()
         with psycopg.connect(pg_server.uri(name), autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        upgrade(pg_server.url(name), "0018")
-        person, anna, tom = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
-        with psycopg.connect(pg_server.uri(name), autocommit=True) as conn:
-            conn.execute("INSERT INTO users (id, locale, timezone, quiet_start, quiet_end) "
-                         "VALUES (%s, 'en', 'UTC', '22:00', '07:00')", (person,))
             ids = [conn.execute(
                 "INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, entity_ids, w_raw, w_abs, "
                 "w_decay, captured_at) VALUES (%s, %s, 'user', %s, %s, %s, 0.5, 0.5, 0.5, now()) RETURNING id",
@@ -45,5 +38,3 @@ def test_0019_backfills_entity_rows_drops_the_gin_index_and_downgrades(pg_server
             assert conn.execute("SELECT to_regclass('memory_node_entities')").fetchone() == (None,)
             assert _has_gin(conn)
         upgrade(pg_server.url(name))
-    finally:
-        pg_server.drop_database(name)
