@@ -32,11 +32,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import logging
 import multiprocessing
 import os
 import shutil
 import socket
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -49,10 +51,12 @@ import aiohttp
 from sqlalchemy import func, select, text, update
 
 from adapters.telegram.runner import TYPING_AFTER_S, TelegramAdapter, Webhook
+from adapters.telegram.scaleout import Shares, serve_fed, share_of
 from benchmarks._pg import postmaster_of, process_cpu_s, server_cpu_s
 from bot import event_loop
 from bot.dialog import Dialog
 from bot.inbound import Inbound
+from bot.settings import Settings, load_settings
 from brain.clock import SystemClock
 from brain.core import Brain
 from brain.outbox.models import OutboxMessage
@@ -277,24 +281,27 @@ async def alternate(args: argparse.Namespace, chats: Sequence[int], telegram: Ti
     return rounds
 
 
-def bot_process(conn: Connection, url: str, base: str, hook_port: int, concurrency: int,
+def bot_process(conn: Connection, url: str, base: str, hook_port: int | None, concurrency: int,
                 loop: event_loop.EventLoop = "auto") -> None:
-    """One bot process of `--processes`: the adapter in webhook mode (its inbox shared with the others through
-    the database), and the dialog alone for its share of the chats when the parent asks."""
+    """One bot process of `--processes --webhook`: the adapter in webhook mode (its inbox shared with the others
+    through the database), and the dialog alone for its share of the chats when the parent asks. Without a
+    `hook_port`, only the latter (the dialog alone's processes of `--processes` with long polling)."""
     logging.basicConfig(level=logging.WARNING)
     event_loop.run(_serve_bot(conn, url, base, hook_port, concurrency), loop)
 
 
-async def _serve_bot(conn: Connection, url: str, base: str, hook_port: int, concurrency: int) -> None:
+async def _serve_bot(conn: Connection, url: str, base: str, hook_port: int | None, concurrency: int) -> None:
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
     brain = Brain(Database(url, pool_size=10), clock=SystemClock())
     dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
-    hook = Webhook(url=f"https://companion.example.test/{HOOK_PATH}", listen="127.0.0.1", port=hook_port,
-                   secret=SECRET)
-    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, webhook=hook, max_rate=0.0,
-                              concurrency=concurrency, poll_timeout=10.0)
-    await adapter.start()
+    adapter = None
+    if hook_port is not None:
+        hook = Webhook(url=f"https://companion.example.test/{HOOK_PATH}", listen="127.0.0.1", port=hook_port,
+                       secret=SECRET)
+        adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, webhook=hook, max_rate=0.0,
+                                  concurrency=concurrency, poll_timeout=10.0)
+        await adapter.start()
     conn.send("ready")
     try:
         while True:
@@ -309,7 +316,8 @@ async def _serve_bot(conn: Connection, url: str, base: str, hook_port: int, conc
             done = await dialog_round(dialog, chats, texts, rate, concurrency, round_no, None)
             conn.send((done.replied, done.latencies_ms))
     finally:
-        await adapter.stop()
+        if adapter is not None:
+            await adapter.stop()
         await dialog.settle()
         await brain.close()
         conn.send(errors.count)
@@ -402,6 +410,108 @@ async def run_processes(url: str, port: int, fake: int | None, args: argparse.Na
     return rounds, errors + failed
 
 
+def bench_share(settings: Settings, url: str, index: int, connection: Connection, *, concurrency: int) -> None:
+    """A worker process of `--processes N` with long polling (`scaleout`): this benchmark's bot (no model, no
+    memory), handed its share of the chats by the poller. Its exit code is the number of ERROR log records."""
+    logging.basicConfig(level=logging.WARNING)
+    sys.exit(min(100, event_loop.run(_bench_share(settings, url, connection, concurrency), settings.event_loop)))
+
+
+async def _bench_share(settings: Settings, url: str, connection: Connection, concurrency: int) -> int:
+    errors = ErrorCount()
+    logging.getLogger().addHandler(errors)
+    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=settings.telegram_base_url, max_rate=0.0,
+                              concurrency=concurrency, poll_timeout=10.0, fed=True)
+    try:
+        await serve_fed(adapter, connection)
+    finally:
+        await dialog.settle()
+        await brain.close()
+    return errors.count
+
+
+async def run_shares(url: str, port: int, fake: int | None, args: argparse.Namespace) -> tuple[list[Round], int]:
+    """`--processes N` with long polling, as `companion run` with TELEGRAM_PROCESSES=N: this process polls and
+    handles its share of the chats, N - 1 worker processes the rest (`scaleout`). The dialog alone runs on the
+    same shares of the chats: here, and in N - 1 processes of its own (idle while the Telegram path runs, as the
+    workers are while it runs)."""
+    errors = ErrorCount()
+    logging.getLogger().addHandler(errors)
+    n = args.processes
+    base = f"http://127.0.0.1:{port}"
+    context = multiprocessing.get_context("spawn")
+    pipes, processes = [], []
+    for _ in range(n - 1):
+        mine, theirs = context.Pipe()
+        process = context.Process(target=bot_process, daemon=True,
+                                  args=(theirs, url, base, None, args.concurrency, args.event_loop))
+        process.start()
+        pipes.append(mine)
+        processes.append(process)
+    helpers = Bots(processes, pipes, [])
+    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    async with brain.transactions.read() as session:
+        meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
+    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    settings = load_settings().model_copy(update={"telegram_base_url": base, "event_loop": args.event_loop})
+    shares = Shares(settings, url, n, target=functools.partial(bench_share, concurrency=args.concurrency))
+    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
+                              poll_timeout=10.0, shares=shares)
+    chats = [FIRST_CHAT + i for i in range(args.chats)]
+    worker_errors = 0
+    for pipe in pipes:
+        ready = await asyncio.to_thread(pipe.recv)
+        assert ready == "ready", ready
+    await adapter.start()
+    try:
+        def bot_cpu() -> float:
+            return time.process_time() + sum(process_cpu_s(pid) for pid in shares.worker_pids())
+
+        async with aiohttp.ClientSession() as http:
+            async def through_telegram(texts: Sequence[str], rate: float, round_no: int) -> Round:
+                return await telegram_round(http, base, chats, texts, rate, round_no, meters, bot_cpu=bot_cpu)
+
+            async def dialog_alone(texts: Sequence[str], rate: float, round_no: int) -> Round:
+                mine = [(c, t) for c, t in zip(chats, texts, strict=True) if share_of(str(c), n) == 0]
+                theirs = [[(c, t) for c, t in zip(chats, texts, strict=True) if share_of(str(c), n) == k]
+                          for k in range(1, n)]
+                db_cpu, cpu, start = meters.read()[0], time.process_time() + helpers.cpu(), time.perf_counter()
+                here, there = await asyncio.gather(
+                    dialog_round(dialog, [c for c, _ in mine], [t for _, t in mine], rate * len(mine) / len(chats),
+                                 args.concurrency, round_no, None),
+                    helpers.ask([("dialog", [c for c, _ in part], [t for _, t in part],
+                                  rate * len(part) / len(chats), round_no) for part in theirs]))
+                seconds = time.perf_counter() - start
+                cpu = time.process_time() + helpers.cpu() - cpu
+                db_cpu = meters.read()[0] - db_cpu
+                await deliver_bench_replies(brain)
+                latencies = here.latencies_ms + [latency for _, part in there for latency in part]
+                return Round("dialog alone", len(chats), here.replied + sum(replied for replied, _ in there), seconds,
+                             latencies, cpu, db_cpu_s=db_cpu)
+
+            rounds = await alternate(args, chats, through_telegram, dialog_alone,
+                                     f", long polling in {n} processes")
+    finally:
+        await adapter.stop()
+        await dialog.settle()
+        worker_errors = sum(code or 0 for code in shares.exit_codes())
+        for pipe in pipes:
+            with contextlib.suppress(OSError):
+                pipe.send(("stop",))
+        for pipe in pipes:
+            with contextlib.suppress(EOFError, OSError):
+                if await asyncio.to_thread(pipe.poll, 60):
+                    worker_errors += int(await asyncio.to_thread(pipe.recv))
+        for process in processes:
+            process.join(timeout=30)
+    failed = await failed_rows(brain)
+    await brain.close()
+    logging.getLogger().removeHandler(errors)
+    return rounds, errors.count + worker_errors + failed
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -455,7 +565,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--concurrency", type=int, default=16, help="updates handled at once (both paths)")
     parser.add_argument("--processes", type=int, default=1,
-                        help="bot processes; more than one: webhook mode behind one URL, sharing the inbox")
+                        help="bot processes (TELEGRAM_PROCESSES): one polls, each handles a share of the chats")
+    parser.add_argument("--webhook", action="store_true",
+                        help="with --processes > 1: webhook mode behind one URL instead, sharing the inbox")
     parser.add_argument("--event-loop", choices=("auto", "uvloop", "asyncio"), default="auto",
                         help="the bot's event loop; auto: as `companion run` (uvloop where installed)")
     parser.add_argument("--floor", action="store_true",
@@ -466,8 +578,10 @@ def main() -> None:
 
     load_before = os.getloadavg()
     with fake_telegram_and_database("tgb") as (url, port, fake):
-        if args.processes > 1:
+        if args.processes > 1 and args.webhook:
             rounds, errors = event_loop.run(run_processes(url, port, fake, args), args.event_loop)
+        elif args.processes > 1:
+            rounds, errors = event_loop.run(run_shares(url, port, fake, args), args.event_loop)
         else:
             rounds, errors = event_loop.run(run(url, port, fake, args), args.event_loop)
     load_after = os.getloadavg()

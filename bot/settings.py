@@ -69,6 +69,7 @@ class Settings(BaseSettings):
                                                       validation_alias=AliasChoices("TELEGRAM_WEBHOOK_SECRET"))
     telegram_max_messages_per_second: float = Field(
         default=30.0, ge=0, le=1000, validation_alias=AliasChoices("TELEGRAM_MAX_MESSAGES_PER_SECOND"))
+    telegram_processes: int = Field(default=1, ge=1, le=32, validation_alias=AliasChoices("TELEGRAM_PROCESSES"))
 
     matrix_homeserver: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_HOMESERVER"))
     matrix_user_id: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_USER_ID"))
@@ -191,6 +192,13 @@ class Settings(BaseSettings):
                 raise ValueError("MATRIX_HOMESERVER and MATRIX_USER_ID must be set together")
             if self.matrix_password is None and self.matrix_access_token is None:
                 raise ValueError("Matrix needs MATRIX_PASSWORD or MATRIX_ACCESS_TOKEN")
+        return self
+
+    @model_validator(mode="after")
+    def _telegram_processes(self) -> Settings:
+        if self.telegram_processes > 1 and self.telegram_webhook_url:
+            raise ValueError("TELEGRAM_PROCESSES is for long polling; with a webhook, run several `companion run` "
+                             "behind TELEGRAM_WEBHOOK_URL instead (they share the inbox)")
         return self
 
     @property

@@ -35,6 +35,7 @@ from adapters.telegram.inbound import Press, message_inbound, press_inbound
 from adapters.telegram.inbox import Inbox, Posted, WebhookEndpoint
 from adapters.telegram.ordering import ChatOrderedUpdates
 from adapters.telegram.request import AiohttpRequest
+from adapters.telegram.scaleout import RoutingQueue, Shares
 from adapters.telegram.updates import Taken, TokenState, forget_old_updates
 from bot.dialog import Dialog
 from bot.inbound import Inbound
@@ -84,6 +85,8 @@ class TelegramAdapter:
         sender_poll_interval: float = 2.0,
         typing_after: float = TYPING_AFTER_S,
         other_platforms: tuple[str, ...] = (),
+        shares: Shares | None = None,
+        fed: bool = False,
     ) -> None:
         self.brain = brain
         self.dialog = dialog
@@ -95,10 +98,16 @@ class TelegramAdapter:
         self._concurrency = concurrency
         self._sender_poll_interval = sender_poll_interval
         self._other_platforms = other_platforms  # chat platforms running beside this one (pushes go once)
+        # Several processes (`scaleout`): this one polls and passes other shares' updates on (`shares`), or it is
+        # a worker that is handed its share's updates (`fed`: no polling, no background pass of the outbox).
+        self.shares = shares
+        self.fed = fed
         self.processor = ChatOrderedUpdates(concurrency, self._lane)
         # aiohttp under PTB, not httpx: a third of the CPU per Bot API call (see `request`).
         builder = (Application.builder().token(token).concurrent_updates(self.processor)
                    .request(AiohttpRequest(connection_pool_size=256)).get_updates_request(AiohttpRequest()))
+        if shares is not None:
+            builder = builder.update_queue(RoutingQueue(shares))
         if base_url:
             # A self-hosted Bot API server (or the tests' fake): PTB appends the token to these.
             builder = builder.base_url(f"{base_url.rstrip('/')}/bot").base_file_url(f"{base_url.rstrip('/')}/file/bot")
@@ -127,17 +136,33 @@ class TelegramAdapter:
         await self.application.start()
         self._stop.clear()
         self._background = []
+        if self.fed:
+            log.info("Telegram worker started as @%s", self.application.bot.username)
+            return
         if self.webhook is not None:
             await self._start_webhook(self.webhook)
         else:
+            if self.shares is not None:
+                try:
+                    await self.shares.start()  # before the first update can be passed on
+                except Exception:
+                    await self.shares.stop()
+                    await self.application.stop()
+                    await self.application.shutdown()
+                    raise
             updater = self.application.updater
             assert updater is not None
             await updater.start_polling(poll_interval=0.0, timeout=int(self.poll_timeout),
                                         allowed_updates=ALLOWED_UPDATES)
         self._background += [asyncio.create_task(self.sender.run(self._stop, self._handling)),
                              asyncio.create_task(self._prune_old_updates())]
-        log.info("Telegram adapter started as @%s (%s)", self.application.bot.username,
-                 "webhook" if self.webhook else "long polling")
+        processes = f", {self.shares.processes} processes" if self.shares is not None else ""
+        log.info("Telegram adapter started as @%s (%s%s)", self.application.bot.username,
+                 "webhook" if self.webhook else "long polling", processes)
+
+    async def take(self, payload: dict[str, object]) -> None:
+        """An update passed on by the poller (a worker of `scaleout`): handled as if this process had polled it."""
+        await self.application.update_queue.put(Update.de_json(payload, self.application.bot))
 
     async def _start_webhook(self, webhook: Webhook) -> None:
         """Listens first, then tells Telegram where to post; the inbox workers take what was stored."""
@@ -171,8 +196,10 @@ class TelegramAdapter:
         updater = self.application.updater
         if updater is not None and updater.running:
             await updater.stop()
-        if self.application.running:
-            await self.application.stop()
+        finishing = [self.application.stop()] if self.application.running else []
+        if self.shares is not None:
+            finishing.append(self.shares.stop())  # the workers finish their updates while this one does
+        await asyncio.gather(*finishing)
         self._stop.set()
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
@@ -357,9 +384,10 @@ def is_free_text(inbound: Inbound) -> bool:
 
 
 def telegram_adapter(settings: Settings, brain: Brain, dialog: Dialog,
-                     other_platforms: tuple[str, ...] = ()) -> TelegramAdapter:
+                     other_platforms: tuple[str, ...] = (), *, fed: bool = False) -> TelegramAdapter:
     """The adapter as the settings describe it (TELEGRAM_TOKEN must be set); `other_platforms` are the chat
-    platforms served beside it (a push then goes where the person last talked)."""
+    platforms served beside it (a push then goes where the person last talked). With TELEGRAM_PROCESSES > 1 it
+    polls and starts the worker processes of the other shares; `fed`: it is such a worker."""
     if settings.telegram_token is None:
         raise ValueError("TELEGRAM_TOKEN is not set")
     webhook = None
@@ -367,6 +395,13 @@ def telegram_adapter(settings: Settings, brain: Brain, dialog: Dialog,
         host, _, port = settings.telegram_webhook_listen.rpartition(":")
         secret = settings.telegram_webhook_secret.get_secret_value() if settings.telegram_webhook_secret else None
         webhook = Webhook(url=settings.telegram_webhook_url, listen=host.strip("[]"), port=int(port), secret=secret)
+    shares = None
+    max_rate = settings.telegram_max_messages_per_second
+    if settings.telegram_processes > 1 and webhook is None:
+        max_rate /= settings.telegram_processes  # Telegram's overall limit is per bot: each process keeps its part
+        if not fed:
+            shares = Shares(settings, brain.db.url, settings.telegram_processes)
     return TelegramAdapter(brain, dialog, settings.telegram_token.get_secret_value(),
                            base_url=settings.telegram_base_url, webhook=webhook,
-                           max_rate=settings.telegram_max_messages_per_second, other_platforms=other_platforms)
+                           max_rate=max_rate, other_platforms=other_platforms,
+                           shares=shares, fed=fed)
