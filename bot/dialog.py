@@ -33,6 +33,7 @@ from brain.companion.loop import TextSink
 from brain.core import Brain
 from brain.errors import DomainError
 from brain.i18n import tr
+from brain.memory.capture import Message
 from brain.onboarding.models import OnboardingState
 from brain.outbox.models import Outbound
 from brain.people.models import User
@@ -167,11 +168,14 @@ class Dialog:
         answer = "\n".join(m.text for m in sent if m.text).strip()
         key = f"{inbound.platform}:{inbound.chat_id}:{inbound.message_id}"
 
+        said = [Message(text, "user", key)]
+        if answer:
+            said.append(Message(answer, "assistant", f"{key}:answer"))
+        zone = turn.user.timezone
+
         async def capture() -> None:
             try:
-                await memory.remember(turn.user.id, text, at, speaker="user", source_key=key)
-                if answer:
-                    await memory.remember(turn.user.id, answer, at, speaker="assistant", source_key=f"{key}:answer")
+                await memory.remember_many(turn.user.id, said, at, zone=zone)
             except Exception:
                 log.exception("memory capture failed for %s", key)
 

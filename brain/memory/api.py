@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy import delete, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from brain.memory.capture import Message, capture_many, read_emotion, tokenize
 from brain.memory.capture import capture as capture_entry
-from brain.memory.capture import read_emotion, tokenize
 from brain.memory.embedder import Embedder
 from brain.memory.models import (
     MemoryEdge,
@@ -90,6 +90,15 @@ class Memory:
             captured = await capture_entry(uow.session, self.embedder, user_id, text, at, speaker=speaker,
                                            source_key=source_key, now=uow.now, log=self.log)
         return captured.id
+
+    async def remember_many(self, user_id: uuid.UUID, messages: Sequence[Message], at: datetime,
+                            zone: str | None = None) -> list[uuid.UUID]:
+        """`remember` for messages of one moment (a person's message and the answer to it): one transaction, one
+        embedding call, one insert. `zone`: the person's time zone, when the caller has it at hand."""
+        async with self.brain.transactions.begin() as uow:
+            captured = await capture_many(uow.session, self.embedder, user_id, messages, at, now=uow.now, zone=zone,
+                                          log=self.log)
+        return [entry.id for entry in captured]
 
     async def ingest_until_promoted(self, user_id: uuid.UUID | None = None) -> int:
         """Runs promotion until no mature entry is left (for one person, or for everyone). Returns how many

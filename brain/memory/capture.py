@@ -12,10 +12,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import Text, any_, bindparam, func, literal, select, union_all
+from sqlalchemy import Table, Text, any_, bindparam, func, literal, select, union_all
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -524,12 +524,40 @@ def message_time(value: object) -> datetime | None:
     return value.astimezone(UTC)
 
 
-async def user_zone(session: AsyncSession, user_id: uuid.UUID) -> ZoneInfo:
-    name = await session.scalar(select(User.timezone).where(User.id == user_id))
+_USER_ZONE = select(User.timezone).where(User.id == bindparam("user_id"))
+
+
+def zone_named(name: str | None) -> ZoneInfo:
     try:
         return ZoneInfo(name or "UTC")
     except (ZoneInfoNotFoundError, ValueError):
         return ZoneInfo("UTC")
+
+
+async def user_zone(session: AsyncSession, user_id: uuid.UUID) -> ZoneInfo:
+    return zone_named(await session.scalar(_USER_ZONE, {"user_id": user_id}))
+
+
+def _known_entities() -> Any:
+    """Known entities and places a message may name (built once: capture runs for every message)."""
+    user_id = bindparam("user_id", type_=MemoryEntity.user_id.type)
+    key_param = bindparam("keys", type_=ARRAY(Text))
+    name_param = bindparam("name_keys", type_=ARRAY(Text))
+    name = func.lower(MemoryEntity.name)
+    known = select(MemoryEntity.id, name.label("key"), MemoryEntity.name, MemoryEntity.place_id).where(
+        MemoryEntity.user_id == user_id,
+        ((MemoryEntity.kind != "thing") & (name == any_(key_param)))
+        | ((MemoryEntity.kind == "thing") & (name == any_(name_param)))
+        | MemoryEntity.aliases.overlap(key_param),
+    )
+    places = select(literal(None, type_=MemoryEntity.id.type).label("id"), func.lower(Place.name).label("key"),
+                    Place.name, Place.id.label("place_id")).where(Place.user_id == user_id,
+                                                      func.lower(Place.name) == any_(key_param))
+    return union_all(known, places)
+
+
+_KNOWN_ENTITIES = _known_entities()
+_INSERT_ENTRY = insert(cast(Table, ShortTermEntry.__table__))  # Core: no unit of work for a plain insert
 
 
 async def resolve_entities(session: AsyncSession, user_id: uuid.UUID, magnets: Magnets, *,
@@ -542,19 +570,8 @@ async def resolve_entities(session: AsyncSession, user_id: uuid.UUID, magnets: M
     keys = magnets.candidates
     if not keys:
         return []
-    key_param = bindparam("keys", keys, type_=ARRAY(Text))
-    name_param = bindparam("name_keys", magnets.name_keys, type_=ARRAY(Text))
-    name = func.lower(MemoryEntity.name)
-    known = select(MemoryEntity.id, name.label("key"), MemoryEntity.name, MemoryEntity.place_id).where(
-        MemoryEntity.user_id == user_id,
-        ((MemoryEntity.kind != "thing") & (name == any_(key_param)))
-        | ((MemoryEntity.kind == "thing") & (name == any_(name_param)))
-        | MemoryEntity.aliases.overlap(key_param),
-    )
-    places = select(literal(None, type_=MemoryEntity.id.type).label("id"), func.lower(Place.name).label("key"),
-                    Place.name, Place.id.label("place_id")).where(Place.user_id == user_id,
-                                                      func.lower(Place.name) == any_(key_param))
-    rows = (await session.execute(union_all(known, places))).all()
+    rows = (await session.execute(_KNOWN_ENTITIES, {"user_id": user_id, "keys": list(keys),
+                                                    "name_keys": list(magnets.name_keys)})).all()
     ids: dict[uuid.UUID, None] = {}
     linked_places = {row.place_id for row in rows if row.id is not None and row.place_id is not None}
     matched = {row.key for row in rows}
@@ -618,25 +635,70 @@ async def capture(
         await session.flush()
         return Captured(entry_id, "rejected", reason)
 
-    if zone is None:
-        zone = await user_zone(session, user_id)
-    magnets = read_magnets(text, when, zone, speaker)
-    # Only the person's own words introduce new names; the assistant's answers are full of capitalised words.
-    entity_ids = await resolve_entities(session, user_id, magnets, create=speaker == "user")
-    [vector] = embedder.embed([text])
-    anchor = magnets.anchor
-    session.add(ShortTermEntry(
-        id=entry_id, user_id=user_id, speaker=speaker, text=text, at=when, embedding=vector, entity_ids=entity_ids,
-        themes=magnets.themes, timeline_start=anchor.start if anchor else None,
-        timeline_end=anchor.end if anchor else None, timeline_precision=anchor.precision if anchor else None,
-        emotion=magnets.emotion, sector=magnets.sector, salience=magnets.salience, source_key=source_key,
-        status="pending",
-    ))
-    await session.flush()
-    if log is not None:
-        log.log("db_write", "memory.capture", {
-            "table": "memory_short_term", "operation": "insert", "id": str(entry_id), "themes": magnets.themes,
-            "entities": len(entity_ids), "precision": anchor.precision if anchor else None,
-            "emotion": magnets.emotion, "salience": magnets.salience,
-        }, user_id=user_id)
-    return Captured(entry_id, "pending", None, entity_ids)
+    [captured] = await capture_many(session, embedder, user_id, [Message(text, speaker, source_key)], when,
+                                    now=now, zone=zone, log=log)
+    return captured
+
+
+@dataclass(frozen=True)
+class Message:
+    """One text to capture, with who said it and its source key."""
+
+    text: str
+    speaker: str = "user"
+    source_key: str | None = None
+
+
+async def capture_many(
+    session: AsyncSession,
+    embedder: Embedder,
+    user_id: uuid.UUID,
+    messages: Sequence[Message],
+    at: datetime | str | None,
+    *,
+    now: datetime,
+    zone: ZoneInfo | str | None = None,
+    log: PipelineLog | None = None,
+) -> list[Captured]:
+    """Inserts short-term entries for messages of one moment (a person's message and the answer to it) in the
+    caller's transaction: one embedding call and one INSERT for all of them. The time zone is read from the person
+    unless the caller knows it. Without a readable message time, each is stored as 'rejected' (see `capture`)."""
+    for message in messages:
+        if message.speaker not in SPEAKERS:
+            raise ValueError(f"speaker must be one of {SPEAKERS}, not {message.speaker!r}")
+        if not message.text.strip():
+            raise ValueError("nothing to remember: the text is empty")
+    when = message_time(at)
+    if when is None:
+        return [await capture(session, embedder, user_id, m.text, at, speaker=m.speaker, source_key=m.source_key,
+                              now=now, zone=zone, log=log) for m in messages]
+    if not messages:
+        return []
+    zone = await user_zone(session, user_id) if zone is None else zone_named(zone) if isinstance(zone, str) else zone
+    texts = [message.text.strip() for message in messages]
+    vectors = embedder.embed(texts)
+    rows: list[dict[str, Any]] = []
+    captured: list[Captured] = []
+    for message, text, vector in zip(messages, texts, vectors, strict=True):
+        magnets = read_magnets(text, when, zone, message.speaker)
+        # Only the person's own words introduce new names; the assistant's answers are full of capitalised words.
+        entity_ids = await resolve_entities(session, user_id, magnets, create=message.speaker == "user")
+        anchor = magnets.anchor
+        entry_id = uuid.uuid4()
+        rows.append({
+            "id": entry_id, "user_id": user_id, "speaker": message.speaker, "text": text, "at": when,
+            "embedding": vector, "entity_ids": entity_ids, "themes": magnets.themes,
+            "timeline_start": anchor.start if anchor else None, "timeline_end": anchor.end if anchor else None,
+            "timeline_precision": anchor.precision if anchor else None, "emotion": magnets.emotion,
+            "sector": magnets.sector, "salience": magnets.salience, "source_key": message.source_key,
+            "status": "pending",
+        })
+        captured.append(Captured(entry_id, "pending", None, entity_ids))
+        if log is not None:
+            log.log("db_write", "memory.capture", {
+                "table": "memory_short_term", "operation": "insert", "id": str(entry_id), "themes": magnets.themes,
+                "entities": len(entity_ids), "precision": anchor.precision if anchor else None,
+                "emotion": magnets.emotion, "salience": magnets.salience,
+            }, user_id=user_id)
+    await session.execute(_INSERT_ENTRY, rows)
+    return captured

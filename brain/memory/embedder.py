@@ -40,7 +40,7 @@ class WordLlamaEmbedder:
         if not texts:
             return []
         vectors = self._load().embed(list(texts), norm=True)
-        return [[float(x) for x in row] for row in vectors]
+        return [list(map(float, row.tolist())) for row in vectors]  # tolist: the same floats, without a per-item call
 
 
 def normalized(vector: Sequence[float], dim: int) -> list[float]:

@@ -94,6 +94,44 @@ async def test_capture_stores_a_pending_entry_with_its_magnets(brain: Brain, use
     assert anna is not None and (anna.name, anna.kind) == ("Anna", "person")
 
 
+async def test_a_message_and_its_answer_are_captured_together_as_each_alone(brain: Brain, user: User,
+                                                                            clock: FixedClock) -> None:
+    """The dialog captures a person's message and the answer at once: one transaction with one INSERT, no read of the
+    time zone it passes, and entries exactly as two separate captures make them."""
+    from sqlalchemy import event
+
+    from brain.memory.api import Memory
+    from brain.memory.capture import Message
+
+    said = "Gestern war ich mit meiner Schwester Anna im Kino, es war toll!"
+    answer = "Das klingt schön! Was habt ihr gesehen?"
+    alone = [await remember(brain, user, said, clock.now(), source_key="k1"),
+             await remember(brain, user, answer, clock.now(), speaker="assistant", source_key="k1:answer")]
+    statements: list[str] = []
+
+    def statement(conn: object, cursor: object, text: str, *rest: object) -> None:
+        statements.append(" ".join(text.split()))
+
+    engine = brain.db.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", statement)
+    try:
+        ids = await Memory(brain, EMBEDDER).remember_many(
+            user.id, [Message(said, "user", "k2"), Message(answer, "assistant", "k2:answer")], clock.now(),
+            zone=user.timezone)
+    finally:
+        event.remove(engine, "before_cursor_execute", statement)
+    inserts = [s for s in statements if s.startswith("INSERT INTO memory_short_term")]
+    assert len(inserts) == 1 and not any("users.timezone" in s for s in statements), statements
+    assert len(statements) == 3  # the known entities of each (both name someone or something), the insert
+    for before, now_id in zip(alone, ids, strict=True):
+        old, new = await entry(brain, before.id), await entry(brain, now_id)
+        assert (new.speaker, new.source_key.replace("k2", "k1"), new.at, new.themes, new.entity_ids,
+                new.timeline_start, new.timeline_precision, new.emotion, new.sector, new.salience, new.status) == \
+               (old.speaker, old.source_key, old.at, old.themes, old.entity_ids, old.timeline_start,
+                old.timeline_precision, old.emotion, old.sector, old.salience, "pending")
+        assert list(new.embedding) == list(old.embedding)
+
+
 async def test_a_known_entity_is_found_again_by_name_or_alias(brain: Brain, user: User, clock: FixedClock) -> None:
     first = await remember(brain, user, "I went climbing with Sarah", clock.now())
     async with brain.transactions.begin() as uow:
