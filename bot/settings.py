@@ -69,7 +69,7 @@ class Settings(BaseSettings):
                                                       validation_alias=AliasChoices("TELEGRAM_WEBHOOK_SECRET"))
     telegram_max_messages_per_second: float = Field(
         default=30.0, ge=0, le=1000, validation_alias=AliasChoices("TELEGRAM_MAX_MESSAGES_PER_SECOND"))
-    telegram_processes: int = Field(default=1, ge=1, le=32, validation_alias=AliasChoices("TELEGRAM_PROCESSES"))
+    telegram_processes: int = Field(default=1, ge=1, le=8, validation_alias=AliasChoices("TELEGRAM_PROCESSES"))
 
     matrix_homeserver: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_HOMESERVER"))
     matrix_user_id: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_USER_ID"))
