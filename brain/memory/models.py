@@ -219,6 +219,10 @@ class MemoryEntity(Base):
 
     __table_args__ = (
         Index("uq_memory_entities_user_kind_name", "user_id", "kind", func.lower(sql_text("name")), unique=True),
+        # Capture's lookup (`capture.resolve_entities`): by name, and by alias among entities that have any.
+        Index("ix_memory_entities_user_name", "user_id", func.lower(sql_text("name"))),
+        Index("ix_memory_entities_aliases", "aliases", postgresql_using="gin",
+              postgresql_where=sql_text("cardinality(aliases) > 0")),
     )
 
 

@@ -141,6 +141,33 @@ async def test_a_known_entity_is_found_again_by_name_or_alias(brain: Brain, user
     assert again.entity_ids == first.entity_ids
 
 
+async def test_the_entity_lookup_reads_the_matches_not_every_entity(brain: Brain, user: User, other_user: User,
+                                                                    clock: FixedClock) -> None:
+    """Capture looks up the names a message holds for every message: by name and by alias through indexes (0023),
+    never a scan of the person's entities, which grow with their memories. And it still finds both kinds."""
+    from sqlalchemy import insert
+
+    from brain.memory.capture import _KNOWN_ENTITIES
+
+    async with brain.db.engine.begin() as connection:
+        await connection.execute(insert(MemoryEntity), [
+            {"id": uuid.uuid4(), "user_id": owner.id, "kind": ("person", "thing", "place")[n % 3],
+             "name": f"Name{n}", "aliases": [f"alias{n}"] if n % 50 == 0 else []}
+            for owner in (user, other_user) for n in range(3000)])
+        await connection.exec_driver_sql("ANALYZE memory_entities")
+    lookup = _KNOWN_ENTITIES.compile(dialect=brain.db.engine.dialect)
+    keys = ["name7", "name8", "alias100", "berlin"]
+    params = {**lookup.params, "user_id": user.id, "keys": keys, "name_keys": ["name8"], "all_keys": keys}
+    async with brain.db.engine.connect() as connection:
+        plan = "\n".join(row[0] for row in await connection.exec_driver_sql("EXPLAIN " + str(lookup), params))
+        found = {row.name for row in await connection.exec_driver_sql(str(lookup), params)}
+    assert "Seq Scan on memory_entities" not in plan, plan
+    assert "ix_memory_entities_user_name" in plan and "ix_memory_entities_aliases" in plan, plan
+    # Name7 is a thing (7 % 3 == 1), found only where written as a name (a name key), which it is not here; Name8 (a
+    # place) by its name; Name100 (a person) by its alias; nothing of the other person's.
+    assert found == {"Name8", "Name100"}
+
+
 async def test_a_known_thing_is_linked_only_where_it_is_written_as_a_name(
     brain: Brain, user: User, clock: FixedClock
 ) -> None:
