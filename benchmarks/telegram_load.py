@@ -383,10 +383,43 @@ class Bots:
     def cpu(self) -> float:
         return sum(process_cpu_s(process.pid) for process in self.processes)
 
+    @classmethod
+    def spawn(cls, url: str, base: str, hook_ports: Sequence[int | None], args: argparse.Namespace) -> Bots:
+        """One `bot_process` per hook port (None: a process for the dialog alone only)."""
+        context = multiprocessing.get_context("spawn")
+        pipes, processes = [], []
+        for hook_port in hook_ports:
+            mine, theirs = context.Pipe()
+            process = context.Process(target=bot_process, daemon=True,
+                                      args=(theirs, url, base, hook_port, args.concurrency, args.event_loop))
+            process.start()
+            pipes.append(mine)
+            processes.append(process)
+        return cls(processes, pipes, [port for port in hook_ports if port is not None])
+
+    async def ready(self) -> None:
+        for pipe in self.pipes:
+            ready = await asyncio.to_thread(pipe.recv)
+            assert ready == "ready", ready
+
     async def ask(self, commands: Sequence[Any]) -> list[Any]:
         for pipe, command in zip(self.pipes, commands, strict=True):
             pipe.send(command)
         return list(await asyncio.gather(*(asyncio.to_thread(pipe.recv) for pipe in self.pipes)))
+
+    async def stop(self) -> int:
+        """Stops the processes; returns the ERROR log records they counted."""
+        errors = 0
+        for pipe in self.pipes:
+            with contextlib.suppress(OSError):
+                pipe.send(("stop",))
+        for pipe in self.pipes:
+            with contextlib.suppress(EOFError, OSError):
+                if await asyncio.to_thread(pipe.poll, 60):
+                    errors += int(await asyncio.to_thread(pipe.recv))
+        for process in self.processes:
+            process.join(timeout=30)
+        return errors
 
 
 async def dialog_round_in(bots: Bots, chats: Sequence[int], texts: Sequence[str], rate: float, round_no: int,
@@ -408,25 +441,13 @@ async def dialog_round_in(bots: Bots, chats: Sequence[int], texts: Sequence[str]
 async def run_processes(url: str, port: int, fake: int | None, args: argparse.Namespace) -> tuple[list[Round], int]:
     """`--processes N`: N bot processes in webhook mode behind one URL (the fake posts the updates to them in
     turn, as a load balancer would), sharing the inbox; the dialog alone runs in the same N processes."""
-    context = multiprocessing.get_context("spawn")
     base = f"http://127.0.0.1:{port}"
-    hook_ports = [free_port() for _ in range(args.processes)]
-    pipes, processes = [], []
-    for hook_port in hook_ports:
-        mine, theirs = context.Pipe()
-        process = context.Process(target=bot_process, daemon=True,
-                                  args=(theirs, url, base, hook_port, args.concurrency, args.event_loop))
-        process.start()
-        pipes.append(mine)
-        processes.append(process)
-    bots = Bots(processes, pipes, hook_ports)
+    bots = Bots.spawn(url, base, [free_port() for _ in range(args.processes)], args)
     brain = Brain(Database(url, pool_size=2), clock=SystemClock())
     rounds: list[Round] = []
     errors = 0
     try:
-        for pipe in pipes:
-            ready = await asyncio.to_thread(pipe.recv)
-            assert ready == "ready", ready
+        await bots.ready()
         async with brain.transactions.read() as session:
             meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
         chats = [FIRST_CHAT + n for n in range(args.chats)]
@@ -442,15 +463,7 @@ async def run_processes(url: str, port: int, fake: int | None, args: argparse.Na
             rounds = await alternate(args, chats, through_telegram, dialog_alone,
                                      f", {args.processes} bot processes")
     finally:
-        for pipe in pipes:
-            with contextlib.suppress(OSError):
-                pipe.send(("stop",))
-        for pipe in pipes:
-            with contextlib.suppress(EOFError, OSError):
-                if await asyncio.to_thread(pipe.poll, 60):
-                    errors += int(await asyncio.to_thread(pipe.recv))
-        for process in processes:
-            process.join(timeout=30)
+        errors += await bots.stop()
     failed = await failed_rows(brain)
     await close_brain(brain)
     return rounds, errors + failed
@@ -487,16 +500,7 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
     logging.getLogger().addHandler(errors)
     n = args.processes
     base = f"http://127.0.0.1:{port}"
-    context = multiprocessing.get_context("spawn")
-    pipes, processes = [], []
-    for _ in range(n - 1):
-        mine, theirs = context.Pipe()
-        process = context.Process(target=bot_process, daemon=True,
-                                  args=(theirs, url, base, None, args.concurrency, args.event_loop))
-        process.start()
-        pipes.append(mine)
-        processes.append(process)
-    helpers = Bots(processes, pipes, [])
+    helpers = Bots.spawn(url, base, [None] * (n - 1), args)
     brain = Brain(Database(url, pool_size=10), clock=SystemClock())
     async with brain.transactions.read() as session:
         meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
@@ -507,9 +511,7 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
                               poll_timeout=10.0, shares=shares)
     chats = [FIRST_CHAT + i for i in range(args.chats)]
     worker_errors = 0
-    for pipe in pipes:
-        ready = await asyncio.to_thread(pipe.recv)
-        assert ready == "ready", ready
+    await helpers.ready()
     await adapter.start()
     try:
         def bot_cpu() -> float:
@@ -544,16 +546,7 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
     finally:
         await adapter.stop()
         await dialog.settle()
-        worker_errors = sum(code or 0 for code in shares.exit_codes())
-        for pipe in pipes:
-            with contextlib.suppress(OSError):
-                pipe.send(("stop",))
-        for pipe in pipes:
-            with contextlib.suppress(EOFError, OSError):
-                if await asyncio.to_thread(pipe.poll, 60):
-                    worker_errors += int(await asyncio.to_thread(pipe.recv))
-        for process in processes:
-            process.join(timeout=30)
+        worker_errors = sum(code or 0 for code in shares.exit_codes()) + await helpers.stop()
     failed = await failed_rows(brain)
     await close_brain(brain)
     logging.getLogger().removeHandler(errors)
