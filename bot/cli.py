@@ -256,6 +256,8 @@ def doctor() -> None:
         console.print(f"[yellow]![/yellow] no model server at {settings.ollama_host}: commands and buttons work, "
                       "free text uses the rule-based parser only")
     telegram_mode = f"webhook at {settings.telegram_webhook_url}" if settings.telegram_webhook_url else "long polling"
+    if settings.telegram_processes > 1:
+        telegram_mode += f" in {settings.telegram_processes} processes"
     console.print(f"[green]✓[/green] Telegram token set ({telegram_mode})" if settings.telegram_enabled
                   else "[yellow]![/yellow] Telegram not configured (TELEGRAM_TOKEN)")
     console.print("[green]✓[/green] Matrix configured" if settings.matrix_enabled
