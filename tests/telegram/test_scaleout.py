@@ -1,7 +1,8 @@
 """Long polling on several cores (`adapters/telegram/scaleout.py`): `companion run` with TELEGRAM_PROCESSES=2 polls in
 one process and hands the chats of the other share to a worker process. Shown with real processes against the fake
-Bot API: a worker that is paused holds up its own chats only, in order, and nothing of the other share; a worker
-that is killed is replaced while the poller answers its chats; SIGTERM stops both."""
+Bot API: a worker that is paused holds up its own chats only (their messages in order, a button press too), and
+nothing of the other share; a worker that is killed is replaced while the poller answers its chats; SIGTERM stops
+both."""
 
 from __future__ import annotations
 
@@ -111,31 +112,42 @@ async def test_two_processes_share_the_chats(api: FakeBotAPI, database_url: str,
             (reply,) = await api.wait_for("sendMessage", chat_id=who.id, within=90)
             assert "What I understand" in reply.text
         worker = await _worker_of(process.pid)
+        api.push(api.text(there[0], "/goal"))
+        menu = (await api.wait_for("sendMessage", chat_id=there[0].id, count=2, within=30))[-1]
 
-        # Paused, the worker holds up its own chats and nothing else; resumed, it answers them in order.
+        # Paused, the worker holds up its own chats, button presses included, and nothing else; resumed, it answers
+        # them, each chat's messages in order.
         os.kill(worker, signal.SIGSTOP)
         try:
             for who in there:
                 api.push(api.text(who, "/water 250"))
                 api.push(api.text(who, "/help"))
+            api.push(api.press(there[0], menu.buttons()["+ 8 glasses of water a day"], menu))
             for who in here:
                 api.push(api.text(who, "/water 300"))
             for who in here:
                 replies = await api.wait_for("sendMessage", chat_id=who.id, count=2, within=30)
                 assert "300" in replies[-1].text
             await asyncio.sleep(1.0)
-            assert all(len(api.calls_of("sendMessage", who.id)) == 1 for who in there)
+            assert [len(api.calls_of("sendMessage", who.id)) for who in there] == [2] + [1] * (len(there) - 1)
+            assert not api.calls_of("editMessageReplyMarkup")
         finally:
             os.kill(worker, signal.SIGCONT)
         for who in there:
-            replies = await api.wait_for("sendMessage", chat_id=who.id, count=3, within=30)
-            assert "250" in replies[1].text and "What I understand" in replies[2].text
+            replies = await api.wait_for("sendMessage", chat_id=who.id, count=5 if who == there[0] else 3,
+                                         within=30)
+            texts = [reply.text for reply in replies[-3:] if "8 glasses" not in reply.text]
+            assert "250" in texts[-2] and "What I understand" in texts[-1]
+        assert any("8 glasses of water a day" in reply.text
+                   for reply in api.calls_of("sendMessage", there[0].id)[2:])
+        (edit,) = await api.wait_for("editMessageReplyMarkup", chat_id=there[0].id, within=30)
+        assert edit.params["message_id"] == menu.params["_message_id"]
 
         # Killed, the worker is replaced; meanwhile the poller answers its chats.
         os.kill(worker, signal.SIGKILL)
         await asyncio.sleep(0.5)
         api.push(api.text(there[0], "/water 400"))
-        replies = await api.wait_for("sendMessage", chat_id=there[0].id, count=4, within=30)
+        replies = await api.wait_for("sendMessage", chat_id=there[0].id, count=6, within=30)
         assert "400" in replies[-1].text
         replacement = await _worker_of(process.pid, other_than=worker)
         await api.wait_for("getMe", count=3, within=90)  # the poller's, the first worker's and the replacement's
@@ -144,10 +156,10 @@ async def test_two_processes_share_the_chats(api: FakeBotAPI, database_url: str,
         try:
             api.push(api.text(there[0], "/help"))
             await asyncio.sleep(1.0)
-            assert len(api.calls_of("sendMessage", there[0].id)) == 4
+            assert len(api.calls_of("sendMessage", there[0].id)) == 6
         finally:
             os.kill(replacement, signal.SIGCONT)
-        await api.wait_for("sendMessage", chat_id=there[0].id, count=5, within=30)
+        await api.wait_for("sendMessage", chat_id=there[0].id, count=7, within=30)
 
         process.send_signal(signal.SIGTERM)
         _, stderr = await asyncio.wait_for(process.communicate(), timeout=60)
@@ -157,7 +169,7 @@ async def test_two_processes_share_the_chats(api: FakeBotAPI, database_url: str,
         assert not _exists(replacement)  # stopped with the poller, and reaped
         # Every update had exactly one effect: one reply each, none twice.
         for who in people:
-            assert len(api.calls_of("sendMessage", who.id)) == (5 if who == there[0] else
+            assert len(api.calls_of("sendMessage", who.id)) == (7 if who == there[0] else
                                                                  3 if who in there else 2)
     finally:
         if process.returncode is None:
