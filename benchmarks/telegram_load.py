@@ -518,10 +518,17 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
             return time.process_time() + sum(process_cpu_s(pid) for pid in shares.worker_pids())
 
         async with aiohttp.ClientSession() as http:
+            split = [0.0, 0.0]  # the timed Telegram rounds' CPU: this process (the poller), the workers
+
             async def through_telegram(texts: Sequence[str], rate: float, round_no: int) -> Round:
-                return await telegram_round(
+                here, there = time.process_time(), bot_cpu() - time.process_time()
+                done = await telegram_round(
                     http, base, chats, texts, rate, round_no, meters, bot_cpu=bot_cpu,
                     settle=functools.partial(captures_stored, brain) if args.memory else None)
+                if round_no:
+                    split[0] += time.process_time() - here
+                    split[1] += bot_cpu() - time.process_time() - there
+                return done
 
             async def dialog_alone(texts: Sequence[str], rate: float, round_no: int) -> Round:
                 mine = [(c, t) for c, t in zip(chats, texts, strict=True) if share_of(str(c), n) == 0]
@@ -543,6 +550,9 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
 
             rounds = await alternate(args, chats, through_telegram, dialog_alone,
                                      f", long polling in {n} processes")
+            # Whether the poller (which also parses every update and passes the others' on) is the busier one.
+            print(f"bot CPU of the timed Telegram rounds: poller {split[0]:.1f} s, workers {split[1]:.1f} s",
+                  flush=True)
     finally:
         await adapter.stop()
         await dialog.settle()
