@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, exists, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -39,7 +39,7 @@ from brain.outbox.models import Outbound
 from brain.people.models import User
 from brain.people.service import find_identity, resolve_identity
 from brain.pulse.activity import note_inbound_in
-from brain.rituals.models import RUNNING, RitualRun
+from brain.rituals.runner import has_running_run
 from brain.tools.coercion import UNSTORABLE
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ _FLOWS = select(
     select(OnboardingState.step).where(OnboardingState.user_id == _PERSON).scalar_subquery().label("step"),
     select(OnboardingState.updated_at).where(OnboardingState.user_id == _PERSON).scalar_subquery()
     .label("updated_at"),
-    exists().where(RitualRun.user_id == _PERSON, RitualRun.status == RUNNING).label("ritual"),
+    has_running_run(_PERSON).label("ritual"),
 )
 
 # An adapter's step in the session that resolves the person, before the update is handled (e.g. recording

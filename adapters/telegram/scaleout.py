@@ -30,7 +30,7 @@ import struct
 import time
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
@@ -111,7 +111,7 @@ class _Share:
     index: int
     process: Any = None  # multiprocessing's process object of the running worker
     link: Link | None = None
-    started_at: float = field(default=0.0)
+    started_at: float = 0.0
 
 
 # A worker process's entry point: (settings, database URL, share index, its end of the socket pair).

@@ -230,11 +230,11 @@ async def take_shared_location(turn: Turn, lat: float, lng: float) -> bool:
     return True
 
 
-async def take_typed_answer(turn: Turn, text: str, *, waiting: bool | None = None) -> bool:
+async def take_typed_answer(turn: Turn, text: str, *, waiting: bool) -> bool:
     """Free text while the setup asks for the time zone is read as a city; True when it was taken. Text
     that names no city but reads as a log entry ("250 ml water") goes its usual way. `waiting`: whether the
-    setup waits for the zone, when the caller read that already (`waits_for_zone`)."""
-    if not (await _waiting_for_zone(turn) if waiting is None else waiting):
+    setup waits for the zone (`waits_for_zone`, which the dialog reads with its other free-text checks)."""
+    if not waiting:
         return False
     # The first lookup builds an index of about 600 zones in two languages: off the event loop.
     zone = await asyncio.to_thread(zone_for_city, text)

@@ -122,13 +122,13 @@ def _number(step: NumberInputStep, text: str) -> int | None:
     return parse_volume_ml(text) if step.unit == "ml" else parse_count(text)
 
 
-async def answer_free_text(turn: Turn, text: str, *, running: bool | None = None) -> bool:
+async def answer_free_text(turn: Turn, text: str, *, running: bool) -> bool:
     """For the dialog: when the person's running ritual waits for words or a number, `text` is the answer
     (True: handled). Anything else is left to the usual free-text handling. `running`: whether the person has
-    a run going, when the caller read that already."""
-    runner = ritual_runner(turn.brain)
-    if not (await runner.running(turn.user.id) if running is None else running):  # the usual case: one read
+    a run going (the dialog reads it with its other free-text checks)."""
+    if not running:  # the usual case
         return False
+    runner = ritual_runner(turn.brain)
     current = await runner.current(turn.user)
     if current is None or not isinstance(current.step, TextInputStep | NumberInputStep):
         return False

@@ -625,11 +625,8 @@ async def capture(
 ) -> Captured:
     """Inserts one short-term entry in the caller's transaction. An entry without a readable message time is
     stored as 'rejected' and the rejection logged; it is never given "now" (`now` only stamps the log row)."""
-    if speaker not in SPEAKERS:
-        raise ValueError(f"speaker must be one of {SPEAKERS}, not {speaker!r}")
+    _check(speaker, text)
     text = text.strip()
-    if not text:
-        raise ValueError("nothing to remember: the text is empty")
     entry_id = uuid.uuid4()
     when = message_time(at)
     if when is None:
@@ -647,6 +644,13 @@ async def capture(
     [captured] = await capture_many(session, embedder, user_id, [Message(text, speaker, source_key)], when,
                                     now=now, zone=zone, log=log)
     return captured
+
+
+def _check(speaker: str, text: str) -> None:
+    if speaker not in SPEAKERS:
+        raise ValueError(f"speaker must be one of {SPEAKERS}, not {speaker!r}")
+    if not text.strip():
+        raise ValueError("nothing to remember: the text is empty")
 
 
 @dataclass(frozen=True)
@@ -673,10 +677,7 @@ async def capture_many(
     caller's transaction: one embedding call and one INSERT for all of them. The time zone is read from the person
     unless the caller knows it. Without a readable message time, each is stored as 'rejected' (see `capture`)."""
     for message in messages:
-        if message.speaker not in SPEAKERS:
-            raise ValueError(f"speaker must be one of {SPEAKERS}, not {message.speaker!r}")
-        if not message.text.strip():
-            raise ValueError("nothing to remember: the text is empty")
+        _check(message.speaker, message.text)
     when = message_time(at)
     if when is None:
         return [await capture(session, embedder, user_id, m.text, at, speaker=m.speaker, source_key=m.source_key,

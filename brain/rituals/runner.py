@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, exists, func, select
-from sqlalchemy.dialects.postgresql import UUID, insert
+from sqlalchemy import exists, func, select
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.errors import DomainError
@@ -38,6 +38,8 @@ from brain.rituals.steps import (
 from brain.store.unit_of_work import UnitOfWork
 
 if TYPE_CHECKING:
+    from sqlalchemy.sql.expression import Exists
+
     from brain.core import Brain
 
 log = logging.getLogger(__name__)
@@ -81,9 +83,10 @@ def is_stale(run: RitualRun, now: datetime, timeout: timedelta) -> bool:
     return run.status == RUNNING and now - run.updated_at > timeout
 
 
-# Built once (every free text asks it); the person is bound.
-_ANY_RUNNING = select(exists().where(RitualRun.user_id == bindparam("person", type_=UUID(as_uuid=True)),
-                                     RitualRun.status == RUNNING))
+def has_running_run(person: Any) -> Exists:
+    """Whether the person (a bound parameter) has a run going, timed out or not: a condition for the checks the
+    dialog makes on every free text (`bot.dialog`)."""
+    return exists().where(RitualRun.user_id == person, RitualRun.status == RUNNING)
 
 
 class RitualRunner:
@@ -92,11 +95,6 @@ class RitualRunner:
         self.timeout = timeout
 
     # ---- reading ----------------------------------------------------------------------------------------
-    async def running(self, user_id: uuid.UUID) -> bool:
-        """Whether the person has a run going (timed out or not): one Core read, for checks on every message."""
-        async with self.brain.db.autocommit() as connection:
-            return bool(await connection.scalar(_ANY_RUNNING, {"person": user_id}))
-
     async def current(self, user: User) -> Progress | None:
         """The person's running run (not yet timed out), at its waiting step."""
         now = self.brain.clock.now()
