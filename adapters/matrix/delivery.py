@@ -33,6 +33,7 @@ from brain.i18n import Renderer, tr
 from brain.outbox.models import PENDING, Outbound, OutboxMessage
 from brain.outbox.service import MAX_ATTEMPTS, mark_attempt_failed, mark_sent
 from brain.people.models import User
+from brain.store.base import constant
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ async def claim_rows(session: AsyncSession, *, other_platforms: Sequence[str] = 
         unaddressed = and_(unaddressed, func.coalesce(last_platform, PLATFORM) == PLATFORM)
     stmt = (
         select(OutboxMessage)
-        .where(OutboxMessage.status == PENDING, or_(OutboxMessage.platform == PLATFORM, unaddressed))
+        .where(OutboxMessage.status == constant(PENDING), or_(OutboxMessage.platform == PLATFORM, unaddressed))
         .order_by(OutboxMessage.id).limit(limit).with_for_update(skip_locked=True, of=OutboxMessage)
     )
     return (await session.scalars(stmt)).all()

@@ -80,6 +80,7 @@ from brain.core import Brain
 from brain.outbox.models import FAILED, PENDING, SENT, Button, Outbound, OutboxMessage
 from brain.outbox.service import MAX_ATTEMPTS, fail_attempt
 from brain.people.models import Identity
+from brain.store.base import constant
 
 log = logging.getLogger(__name__)
 
@@ -278,7 +279,8 @@ class TelegramSender:
             select(func.coalesce(OutboxMessage.chat_id, identity_chat).label("chat"), OutboxMessage.id)
             .outerjoin(TelegramDelivery, (TelegramDelivery.user_id == OutboxMessage.user_id)
                        & (TelegramDelivery.outbox_id == OutboxMessage.id))
-            .where(OutboxMessage.status == PENDING, (OutboxMessage.platform == PLATFORM) | self._push_is_ours(),
+            .where(OutboxMessage.status == constant(PENDING),
+                   (OutboxMessage.platform == PLATFORM) | self._push_is_ours(),
                    or_(TelegramDelivery.not_before.is_(None), TelegramDelivery.not_before <= self.wall_clock()))
             .subquery()
         )
@@ -297,16 +299,17 @@ class TelegramSender:
         an OR over both made the planner read every pending row of the platform and the index entries of rows
         sent moments before (about 50 heap pages per claim in a burst of 1,000 chats, for two rows)."""
         chat = bindparam("chat", type_=String)
+        pending = constant(PENDING)  # a literal, so the plan is made once (see `constant`)
         chat_locked = select(func.pg_try_advisory_xact_lock(func.hashtextextended(PLATFORM + ":" + chat, 0)))
         # At most one person has this chat as their private chat (identities are unique per platform id).
         chat_user = (select(Identity.user_id).where(Identity.platform == PLATFORM, Identity.platform_id == chat)
                      .scalar_subquery())
         replies = (select(OutboxMessage.id)
-                   .where(OutboxMessage.status == PENDING, OutboxMessage.platform == PLATFORM,
+                   .where(OutboxMessage.status == pending, OutboxMessage.platform == PLATFORM,
                           OutboxMessage.chat_id == chat)
                    .order_by(OutboxMessage.id).limit(2).correlate(None))
         pushes = (select(OutboxMessage.id)
-                  .where(OutboxMessage.status == PENDING, OutboxMessage.user_id == chat_user, self._push_is_ours())
+                  .where(OutboxMessage.status == pending, OutboxMessage.user_id == chat_user, self._push_is_ours())
                   .order_by(OutboxMessage.id).limit(2).correlate(None))
         # An array, computed once before the rows are read: the rows are then found by their key. (An IN over
         # the union let the planner, misled by statistics that lag in a burst, read every pending row to join.)
@@ -318,7 +321,7 @@ class TelegramSender:
                    TelegramDelivery.in_flight)
             .outerjoin(TelegramDelivery, (TelegramDelivery.user_id == OutboxMessage.user_id)
                        & (TelegramDelivery.outbox_id == OutboxMessage.id))
-            .where(chat_locked.scalar_subquery(), OutboxMessage.status == PENDING,
+            .where(chat_locked.scalar_subquery(), OutboxMessage.status == pending,
                    OutboxMessage.id == any_(cast(select(func.array_agg(candidates.c.id)).scalar_subquery(),
                                                                 ARRAY(BigInteger))))
             .order_by(OutboxMessage.id).limit(2)

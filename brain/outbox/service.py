@@ -16,6 +16,7 @@ from sqlalchemy.sql import column
 
 from brain.actions.models import ActionToken
 from brain.outbox.models import FAILED, PENDING, SENT, Outbound, OutboxMessage
+from brain.store.base import constant
 
 MAX_ATTEMPTS = 5
 
@@ -82,7 +83,7 @@ async def claim_pending(
     limit: int = 50,
 ) -> Sequence[OutboxMessage]:
     """Lock up to `limit` pending rows (oldest first) for this transaction; others skip them."""
-    stmt = select(OutboxMessage).where(OutboxMessage.status == PENDING)
+    stmt = select(OutboxMessage).where(OutboxMessage.status == constant(PENDING))
     if platform is not None:
         stmt = stmt.where((OutboxMessage.platform == platform) | (OutboxMessage.platform.is_(None)))
     if user_id is not None:

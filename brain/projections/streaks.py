@@ -170,15 +170,23 @@ def _progress(state: StreakState) -> StreakProgress:
 
 async def streaks_for(session: AsyncSession, user: User, today: date) -> list[StreakView]:
     """Every known streak of one person (zeros for those never started), in one query."""
-    return (await streaks_for_users(session, [user], {user.id: today}))[user.id]
+    rows = (await session.execute(_STREAKS_OF_ONE, {"user_id": user.id, "today": today})).all()
+    return _views([user.id], {user.id: today}, rows)[user.id]
 
 
-def _streaks_statement() -> Any:
+def _streaks_statement(one: bool = False) -> Any:
     """The state rows joined to (user_id, today) pairs, bound as two arrays, with the skip days each row still
-    needs gathered into an array."""
-    pairs = func.unnest(
-        bindparam("ids", type_=ARRAY(UUID(as_uuid=True))), bindparam("todays", type_=ARRAY(Date())),
-    ).table_valued(column("user_id", UUID(as_uuid=True)), column("today", Date())).render_derived(name="today_of")
+    needs gathered into an array. `one`: for one person, the pair as two scalar parameters (a prepared statement
+    over bound arrays is planned anew on every run, see `brain.store.base.constant`)."""
+    pairs: Any
+    if one:
+        pairs = select(bindparam("user_id", type_=UUID(as_uuid=True)).label("user_id"),
+                       bindparam("today", type_=Date()).label("today")).subquery("today_of")
+    else:
+        pairs = func.unnest(
+            bindparam("ids", type_=ARRAY(UUID(as_uuid=True))), bindparam("todays", type_=ARRAY(Date())),
+        ).table_valued(column("user_id", UUID(as_uuid=True)), column("today", Date())).render_derived(
+            name="today_of")
     # Skips matter from the earlier of the last active day and the strength date up to today.
     since = func.coalesce(func.least(StreakState.last_active, StreakState.strength_date), pairs.c.today)
     skips = (
@@ -201,6 +209,7 @@ def _streaks_statement() -> Any:
 
 # Built once (/today, summaries and streak goals read it); the people and their days are bound.
 _STREAKS_OF = _streaks_statement()
+_STREAKS_OF_ONE = _streaks_statement(one=True)
 
 
 async def streaks_for_users(
@@ -212,6 +221,11 @@ async def streaks_for_users(
         return {}
     ids = [u.id for u in users]
     rows = (await session.execute(_STREAKS_OF, {"ids": ids, "todays": [today_by_user[i] for i in ids]})).all()
+    return _views(ids, today_by_user, rows)
+
+
+def _views(ids: Sequence[uuid.UUID], today_by_user: Mapping[uuid.UUID, date], rows: Sequence[Any]
+           ) -> dict[uuid.UUID, list[StreakView]]:
     found: dict[tuple[uuid.UUID, str], tuple[StreakProgress, set[date]]] = {}
     for state, today, days, skipped_today in rows:
         skipped = set(days or ())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import DateTime, MetaData, func
+from sqlalchemy import ColumnElement, DateTime, MetaData, String, func, literal_column
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -29,3 +29,15 @@ def uuid_pk() -> Mapped[uuid.UUID]:
 
 def created_at() -> Mapped[datetime]:
     return mapped_column(server_default=func.now())
+
+
+def constant(value: str) -> ColumnElement[str]:
+    """A fixed string (a status, a platform name) written into a statement as a literal instead of a bound
+    parameter. PostgreSQL plans a prepared statement once (a generic plan) only where that plan is as cheap as one
+    made for the values at hand. A partial index (`WHERE status = 'pending'`) matches a literal but never a
+    parameter, so a parameter there makes every run plan anew (0.3-3 ms of server CPU on our hot statements,
+    benchmarks/README.md, telegram_load). Only for constants of our own code: the value is quoted, not escaped
+    for input from outside."""
+    if "'" in value or "\\" in value:
+        raise ValueError(f"not a plain constant: {value!r}")
+    return literal_column(f"'{value}'", String())
