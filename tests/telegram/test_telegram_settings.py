@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.telegram.runner import telegram_adapter
+from adapters.telegram.runner import LANES, lanes_per_process, telegram_adapter
 from bot.dialog import Dialog
 from bot.settings import SettingsError, load_settings
 from brain.core import Brain
@@ -34,3 +34,16 @@ async def test_the_adapter_follows_the_settings(brain: Brain) -> None:
     assert hooked.webhook is not None
     assert (hooked.webhook.listen, hooked.webhook.port, hooked.webhook.path, hooked.webhook.secret) == (
         "0.0.0.0", 8080, "telegram/hook", "s3cret_-token")
+
+
+async def test_several_processes_split_the_lanes_and_the_send_rate(brain: Brain) -> None:
+    """TELEGRAM_PROCESSES=3: each process handles its part of the 16 updates at once (rounded up) and sends at
+    its part of Telegram's overall rate, the poller and a worker alike; one process keeps them whole."""
+    dialog = Dialog(brain)
+    alone = telegram_adapter(load_settings(TELEGRAM_TOKEN=TOKEN), brain, dialog)
+    assert (alone._concurrency, alone._max_rate) == (LANES, 30.0)
+    settings = load_settings(TELEGRAM_TOKEN=TOKEN, TELEGRAM_PROCESSES="3")
+    for fed in (False, True):
+        part = telegram_adapter(settings, brain, dialog, fed=fed)
+        assert (part._concurrency, part._max_rate) == (6, 10.0)
+    assert [lanes_per_process(16, n) for n in (1, 2, 3, 8, 20)] == [16, 8, 6, 2, 1]
