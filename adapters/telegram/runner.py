@@ -55,7 +55,7 @@ PRUNE_EVERY_S = 3600.0
 # Updates the bot handles at once, across all its processes (TELEGRAM_PROCESSES): with several, each takes its part,
 # as with Telegram's overall send rate. Given each the whole, two processes handled twice as many at once as one
 # ever did, with twice the database connections, and on 2 cores that was slower (benchmarks/README.md,
-# telegram_load: 156 against 161-167 msgs/s, 3.2-3.7 against 2.8 ms of database CPU per message).
+# telegram_load: 136-156 against 161-167 msgs/s, 3.2-3.7 against 2.8 ms of database CPU per message).
 LANES = 16
 
 
