@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from adapters.matrix.choices import Choice
 from adapters.matrix.models import DECIDED, EXPIRED, OPEN, MatrixMessage
 from brain.actions.models import ActionToken
+from brain.store.base import constant
 
 
 async def record_sent(session: AsyncSession, *, user_id: uuid.UUID, event_id: str, room_id: str, outbox_id: int,
@@ -59,7 +60,7 @@ async def close_settled(session: AsyncSession, now: datetime, *, limit: int = 50
     used = exists().where(ActionToken.token == any_(MatrixMessage.tokens), ActionToken.used_at.is_not(None),
                           ActionToken.single_use)
     messages = (await session.scalars(
-        select(MatrixMessage).where(MatrixMessage.state == OPEN, or_(MatrixMessage.expires_at <= now, used))
+        select(MatrixMessage).where(MatrixMessage.state == constant(OPEN), or_(MatrixMessage.expires_at <= now, used))
         .order_by(MatrixMessage.sent_at).limit(limit).with_for_update(skip_locked=True)
     )).all()
     closed: list[Closed] = []

@@ -40,7 +40,7 @@ class WordLlamaEmbedder:
         if not texts:
             return []
         vectors = self._load().embed(list(texts), norm=True)
-        return [list(map(float, row.tolist())) for row in vectors]  # tolist: the same floats, without a per-item call
+        return [row.tolist() for row in vectors]  # Python floats, converted in one call per row
 
 
 def normalized(vector: Sequence[float], dim: int) -> list[float]:

@@ -35,6 +35,7 @@ from brain.rituals.steps import (
     TextInputStep,
     ToolCallStep,
 )
+from brain.store.base import constant
 from brain.store.unit_of_work import UnitOfWork
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ def is_stale(run: RitualRun, now: datetime, timeout: timedelta) -> bool:
 def has_running_run(person: Any) -> Exists:
     """Whether the person (a bound parameter) has a run going, timed out or not: a condition for the checks the
     dialog makes on every free text (`bot.dialog`)."""
-    return exists().where(RitualRun.user_id == person, RitualRun.status == RUNNING)
+    return exists().where(RitualRun.user_id == person, RitualRun.status == constant(RUNNING))
 
 
 class RitualRunner:
@@ -255,7 +256,8 @@ class RitualRunner:
         abandoned = 0
         async with self.brain.transactions.begin() as uow:
             runs = (await uow.session.scalars(
-                select(RitualRun).where(RitualRun.status == RUNNING, RitualRun.updated_at < now - self.timeout)
+                select(RitualRun)
+                .where(RitualRun.status == constant(RUNNING), RitualRun.updated_at < now - self.timeout)
                 .with_for_update(skip_locked=True).limit(1000))).all()
             for run in runs:
                 ritual = await uow.session.get(Ritual, run.ritual_id)
@@ -269,7 +271,7 @@ class RitualRunner:
 
 # ---- state changes inside one unit of work ----------------------------------------------------------------
 async def _running(session: AsyncSession, user_id: uuid.UUID, *, lock: bool = False) -> tuple[RitualRun, Ritual] | None:
-    stmt = select(RitualRun).where(RitualRun.user_id == user_id, RitualRun.status == RUNNING)
+    stmt = select(RitualRun).where(RitualRun.user_id == user_id, RitualRun.status == constant(RUNNING))
     run = await session.scalar(stmt.with_for_update() if lock else stmt)
     if run is None:
         return None

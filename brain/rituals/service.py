@@ -21,6 +21,7 @@ from brain.rituals.steps import Step, dump_steps, parse_steps, tools_used
 from brain.rituals.templates import TEMPLATES
 from brain.schedules.models import RITUAL, PushSchedule
 from brain.schedules.service import PushSetting, remove_push, set_push
+from brain.store.base import constant
 from brain.store.unit_of_work import UnitOfWork
 
 MAX_RITUALS = 20
@@ -143,7 +144,7 @@ async def archive_ritual(uow: UnitOfWork, user: User, ritual: Ritual) -> None:
     await remove_push(uow.session, user.id, RITUAL, str(ritual.id))
     await uow.session.execute(
         update(RitualRun).where(RitualRun.user_id == user.id, RitualRun.ritual_id == ritual.id,
-                                RitualRun.status == RUNNING).values(status=STOPPED, finished_at=uow.now))
+                                RitualRun.status == constant(RUNNING)).values(status=STOPPED, finished_at=uow.now))
 
 
 async def get_ritual(session: AsyncSession, user_id: uuid.UUID, ritual_id: uuid.UUID) -> Ritual | None:
