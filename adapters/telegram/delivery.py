@@ -81,6 +81,7 @@ from brain.outbox.models import FAILED, PENDING, SENT, Button, Outbound, OutboxM
 from brain.outbox.service import MAX_ATTEMPTS, fail_attempt
 from brain.people.models import Identity
 from brain.store.base import constant
+from brain.store.lean import Lean
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +104,8 @@ warnings.filterwarnings("ignore", message=r"Please use 'Bot\.sendMessage'", cate
 
 # Built once (they run for every message sent); the values are bound parameters.
 # A sent row: marked sent and its delivery state (the in-flight mark) dropped, in one statement.
-_SETTLE_SENT = (
+# The three statements of every message sent run lean (`Lean`).
+_SETTLE_SENT = Lean(
     update(OutboxMessage)
     .where(OutboxMessage.user_id == bindparam("owner"), OutboxMessage.id == bindparam("row", type_=BigInteger),
            OutboxMessage.status == PENDING)
@@ -113,7 +115,7 @@ _SETTLE_SENT = (
                     TelegramDelivery.outbox_id == bindparam("row", type_=BigInteger))
              .cte("forgotten"))
 )
-_MARK_IN_FLIGHT = (
+_MARK_IN_FLIGHT = Lean(
     insert(TelegramDelivery)
     .values(user_id=bindparam("owner"), outbox_id=bindparam("row", type_=BigInteger),
             parts_sent=bindparam("part", type_=Integer), not_before=bindparam("now"), updated_at=bindparam("now"),
@@ -203,6 +205,7 @@ class TelegramSender:
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._claim = self._head_of_chat()
+        self._lean_claim = Lean(self._claim)
 
     # ---- entry points --------------------------------------------------------------------------------
     def wake(self) -> None:
@@ -333,7 +336,7 @@ class TelegramSender:
     async def _claim_head(self, connection: AsyncConnection, chat_id: str) -> Claimed | None:
         """The chat's oldest pending row, locked, with its delivery state and whether another row follows;
         None when another sender holds the chat or nothing is pending."""
-        found = (await connection.execute(self._claim, {"chat": chat_id})).all()
+        found = await self._lean_claim.rows(connection, {"chat": chat_id})
         return None if not found else Claimed.of(found[0], more=len(found) > 1)
 
     # ---- sending ---------------------------------------------------------------------------------------
@@ -366,7 +369,7 @@ class TelegramSender:
                     return Held(until)
                 except TelegramError as error:
                     return await self._failed(connection, chat_id, row, index, error)
-            await connection.execute(_SETTLE_SENT, {"owner": row.user_id, "row": row.id, "at": self.brain.clock.now()})
+            await _SETTLE_SENT.run(connection, {"owner": row.user_id, "row": row.id, "at": self.brain.clock.now()})
             return None if row.more else Held()
 
     async def _failed(self, connection: AsyncConnection, chat_id: str, row: Claimed, index: int,
@@ -411,7 +414,7 @@ class TelegramSender:
         """Commits "part `index` of this row is being sent" before the request goes out (see the module
         docstring), on a connection of its own: the claiming transaction stays open until the row is settled."""
         async with self.brain.db.autocommit() as connection:
-            await connection.execute(_MARK_IN_FLIGHT,
+            await _MARK_IN_FLIGHT.run(connection,
                                      {"owner": row.user_id, "row": row.id, "part": index, "now": self.wall_clock()})
 
     async def _send_part(self, chat_id: str, part: Part) -> None:

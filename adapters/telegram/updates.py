@@ -25,6 +25,7 @@ from brain.actions.models import ActionToken
 from brain.core import Brain
 from brain.people.models import Identity, User
 from brain.pulse.activity import note_inbound_of
+from brain.store.lean import Lean
 
 # Telegram keeps an unconfirmed update for 24 hours; a week of ids is plenty to recognise any replay.
 KEEP_UPDATES = timedelta(days=7)
@@ -57,7 +58,9 @@ def _take_and_note() -> Any:
     return select(taken.c.update_id).add_cte(note_inbound_of(taken))
 
 
-_TAKE_AND_NOTE = _take_and_note()
+# Both run lean (`Lean`): every update is taken.
+_TAKE_LEAN = Lean(_TAKE)
+_TAKE_AND_NOTE = Lean(_take_and_note())
 
 
 class Taken:
@@ -80,9 +83,9 @@ class Taken:
             connection = await session.connection()  # Core on the dialog's connection
             params: dict[str, Any] = {"user_id": user.id, "bot_id": self.bot_id, "update_id": self.update_id}
             if noting is None:
-                found = await connection.scalar(_TAKE, params)
+                found = await _TAKE_LEAN.scalar(connection, params)
             else:
-                found = await connection.scalar(_TAKE_AND_NOTE, {**params, "now": noting})
+                found = await _TAKE_AND_NOTE.scalar(connection, {**params, "now": noting})
             self.taken = found is not None
             if self.taken and self.inbound.action is not None:
                 self.token_before = await token_state(session, self.inbound, self.brain.clock.now())

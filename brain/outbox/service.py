@@ -17,6 +17,7 @@ from sqlalchemy.sql import column
 from brain.actions.models import ActionToken
 from brain.outbox.models import FAILED, PENDING, SENT, Outbound, OutboxMessage
 from brain.store.base import constant
+from brain.store.lean import Lean
 
 MAX_ATTEMPTS = 5
 
@@ -45,7 +46,9 @@ def _with_tokens() -> Any:
     return _ENQUEUE.add_cte(tokens)
 
 
-_ENQUEUE_WITH_TOKENS = _with_tokens()
+# Run lean (`Lean`): every reply goes through one of them.
+_ENQUEUE_LEAN = Lean(_ENQUEUE)
+_ENQUEUE_WITH_TOKENS = Lean(_with_tokens())
 
 
 async def enqueue(
@@ -71,8 +74,8 @@ async def enqueue(
         "p_image": message.image_png, "p_document": message.document, "p_document_name": message.document_name,
     }
     if not tokens:
-        return await connection.scalar(_ENQUEUE, params)
-    return await connection.scalar(_ENQUEUE_WITH_TOKENS, {**params, "p_tokens": tokens, "p_expires": expires_at})
+        return await _ENQUEUE_LEAN.scalar(connection, params)
+    return await _ENQUEUE_WITH_TOKENS.scalar(connection, {**params, "p_tokens": tokens, "p_expires": expires_at})
 
 
 async def claim_pending(

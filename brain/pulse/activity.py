@@ -17,6 +17,7 @@ from brain.events.catalog import ActorT, PulsePaused, PulseResumed
 from brain.i18n import tr
 from brain.people.models import User
 from brain.pulse.models import PulseState
+from brain.store.lean import Lean
 from brain.store.unit_of_work import UnitOfWork
 
 if TYPE_CHECKING:
@@ -73,8 +74,8 @@ async def note_inbound(brain: Brain, user_id: uuid.UUID) -> None:
         await note_inbound_in(uow.session, user_id, uow.now)
 
 
-# Built once (it runs for every message); the values are bound parameters.
-_NOTE_INBOUND = (
+# Built once and run lean (`Lean`: it runs for every message); the values are bound parameters.
+_NOTE_INBOUND = Lean(
     insert(PulseState)
     .values(user_id=bindparam("person"), paused=False, last_inbound_at=bindparam("now"), updated_at=bindparam("now"))
     .on_conflict_do_update(index_elements=["user_id"],
@@ -99,8 +100,7 @@ def note_inbound_of(people: CTE) -> CTE:
 async def note_inbound_in(session: AsyncSession, user_id: uuid.UUID, now: datetime) -> None:
     """`note_inbound` in the caller's transaction (the dialog's, which has just found the person). Core on the
     session's connection: nothing of the ORM is needed for it."""
-    connection = await session.connection()
-    await connection.execute(_NOTE_INBOUND, {"person": user_id, "now": now})
+    await _NOTE_INBOUND.run(await session.connection(), {"person": user_id, "now": now})
 
 
 async def _locked_state(uow: UnitOfWork, user: User) -> PulseState:

@@ -1,0 +1,113 @@
+"""The hottest statements, run on the driver's connection: a Core statement compiled once, then executed by psycopg
+alone on the connection SQLAlchemy lent (its transaction, or its autocommit).
+
+SQLAlchemy's execution of a compiled, cached Core statement still costs about 0.2 ms of client CPU (the execution
+context, the parameter and result machinery, the greenlet hop of its asyncio layer); psycopg's own execution of the
+same statement about 0.07 ms (`benchmarks/README.md`, telegram_load). Every Telegram message runs half a dozen of
+these statements whatever it says (the sender's lookup, the update's take, the reply's claim, in-flight mark and
+settlement), so they go this way; everything else stays with SQLAlchemy.
+
+What stays the same: the SQL (SQLAlchemy compiles it, with the bind casts its psycopg dialect writes), the values
+bound (SQLAlchemy's bind processors run: JSONB is wrapped as it would wrap it), the rows (attribute access by
+column name; result processors run where a type has one), and the errors (a driver error is raised as the
+`sqlalchemy.exc` error SQLAlchemy would raise, and a lost connection is invalidated). What is skipped: SQLAlchemy's
+events (`before_cursor_execute` does not see these statements) and its statement cache (not needed: the text is
+compiled here once)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import psycopg
+from psycopg.rows import namedtuple_row
+from sqlalchemy import exc
+from sqlalchemy.dialects.postgresql.psycopg import PGDialectAsync_psycopg
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
+
+_DIALECT = PGDialectAsync_psycopg()
+
+
+class Lean:
+    """One statement, compiled once; `rows`, `first`, `scalar` and `run` execute it on an `AsyncConnection`.
+    Values are bound by name; every bound parameter of the statement must be given unless it carries a value."""
+
+    __slots__ = ("_fixed", "_processors", "_required", "_result", "sql")
+
+    def __init__(self, statement: ClauseElement) -> None:
+        compiled = statement.compile(dialect=_DIALECT)
+        assert isinstance(compiled, SQLCompiler)
+        required = frozenset(compiled.bind_names[bind] for bind in compiled.binds.values() if bind.required)
+        expanding = {compiled.bind_names[bind] for bind in compiled.post_compile_params}
+        if compiled.positional or required & expanding:
+            raise ValueError("a lean statement binds by name; only an IN of fixed values expands")
+        # An IN of fixed values is expanded here, once, into one parameter per value.
+        state = compiled.construct_expanded_state(dict.fromkeys(required))
+        self.sql: str = state.statement
+        self._required = required
+        self._processors: dict[str, Callable[[Any], Any]] = {}
+        for name, process in {**compiled._bind_processors, **state.processors}.items():
+            if name in expanding:  # replaced by one per value
+                continue
+            if not callable(process):  # one per element of a tuple value: not used here
+                raise ValueError(f"a lean statement binds no tuples: {name}")
+            self._processors[name] = process
+        # The fixed values (literals of the statement, an IN's values) are bound once, here.
+        self._fixed = {name: self._processors[name](value) if name in self._processors else value
+                       for name, value in state.parameters.items() if name not in required}
+        processors: list[Callable[[Any], Any] | None] = [
+            column[3]._cached_result_processor(_DIALECT, None) for column in compiled._result_columns]
+        self._result = processors if any(p is not None for p in processors) else None
+
+    def _bound(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        missing = self._required.difference(params)
+        if missing:
+            raise exc.ArgumentError(f"values missing for {sorted(missing)} in: {self.sql[:80]}")
+        values = dict(self._fixed)
+        processors = self._processors
+        for name, value in params.items():
+            process = processors.get(name)
+            values[name] = value if process is None else process(value)
+        return values
+
+    async def _execute(self, connection: AsyncConnection, params: Mapping[str, Any],
+                       fetch: bool) -> tuple[list[NamedTuple], int]:
+        sync = connection.sync_connection
+        if sync is None:  # not started: let SQLAlchemy take the pooled connection first
+            sync = (await connection.start()).sync_connection
+            assert sync is not None
+        driver: psycopg.AsyncConnection[Any] = sync.connection.driver_connection  # type: ignore[assignment]
+        values = self._bound(params)
+        try:
+            async with driver.cursor(row_factory=namedtuple_row) as cursor:
+                await cursor.execute(self.sql, values)
+                rows = await cursor.fetchall() if fetch and cursor.description is not None else []
+                count = cursor.rowcount
+        except psycopg.Error as error:
+            dialect = connection.dialect  # the engine's, which knows its driver
+            invalidated = dialect.is_disconnect(error, sync.connection.dbapi_connection, None)
+            if invalidated:
+                await connection.invalidate(error)
+            raise exc.DBAPIError.instance(self.sql, values, error, psycopg.Error,
+                                          connection_invalidated=invalidated, dialect=dialect) from error
+        if self._result is not None and rows:
+            rows = [row._make(value if process is None else process(value)
+                              for value, process in zip(row, self._result, strict=True)) for row in rows]
+        return rows, count
+
+    async def rows(self, connection: AsyncConnection, params: Mapping[str, Any] | None = None) -> Sequence[Any]:
+        return (await self._execute(connection, params or {}, True))[0]
+
+    async def first(self, connection: AsyncConnection, params: Mapping[str, Any] | None = None) -> Any | None:
+        found = (await self._execute(connection, params or {}, True))[0]
+        return found[0] if found else None
+
+    async def scalar(self, connection: AsyncConnection, params: Mapping[str, Any] | None = None) -> Any | None:
+        found = (await self._execute(connection, params or {}, True))[0]
+        return found[0][0] if found else None
+
+    async def run(self, connection: AsyncConnection, params: Mapping[str, Any] | None = None) -> int:
+        """Executes it without reading rows; the number of rows it affected."""
+        return (await self._execute(connection, params or {}, False))[1]

@@ -1,0 +1,132 @@
+"""`Lean`: a Core statement compiled once and run by psycopg alone must behave as SQLAlchemy's execution of it
+would: the same rows, values bound the same way (JSONB, an IN of fixed values), in the caller's transaction or
+autocommit, errors raised as `sqlalchemy.exc` errors, and a lost connection invalidated so that the pool replaces
+it."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import psycopg
+import pytest
+from sqlalchemy import BigInteger, bindparam, insert, select, text
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
+
+from brain.outbox.models import OutboxMessage
+from brain.people.models import Identity, User
+from brain.people.service import find_identity
+from brain.store.database import Database
+from brain.store.lean import Lean
+from tests.conftest import PgServer
+
+_ADD = Lean(insert(OutboxMessage).values(
+    user_id=bindparam("owner"), kind="reply", slot=bindparam("slot"), platform="test", chat_id="c1",
+    text=bindparam("text"), buttons=bindparam("buttons"), status="pending", attempts=0).returning(OutboxMessage.id))
+_OF = Lean(select(OutboxMessage.id, OutboxMessage.text, OutboxMessage.buttons, OutboxMessage.created_at)
+           .where(OutboxMessage.user_id == bindparam("owner"), OutboxMessage.kind.in_(("reply", "nudge")),
+                  OutboxMessage.id >= bindparam("from", type_=BigInteger))
+           .order_by(OutboxMessage.id))
+
+
+async def person(db: Database) -> uuid.UUID:
+    user_id = uuid.uuid4()
+    async with db.engine.begin() as connection:
+        await connection.execute(insert(User).values(id=user_id, locale="en", timezone="UTC"))
+        await connection.execute(insert(Identity).values(id=uuid.uuid4(), user_id=user_id, platform="test",
+                                                         platform_id=str(user_id)))
+    return user_id
+
+
+async def test_rows_and_values_are_those_of_sqlalchemy(database_url: str) -> None:
+    db = Database(database_url, pool_size=1)
+    try:
+        owner = await person(db)
+        buttons = [[{"label": "Ja", "token": "t1"}]]
+        async with db.autocommit() as connection:
+            first = await _ADD.scalar(connection, {"owner": owner, "slot": "a", "text": "hallo", "buttons": buttons})
+            await _ADD.run(connection, {"owner": owner, "slot": "b", "text": "zwei", "buttons": []})
+            lean = await _OF.rows(connection, {"owner": owner, "from": first})
+        async with db.engine.connect() as connection:
+            plain = (await connection.execute(select(OutboxMessage.id, OutboxMessage.text, OutboxMessage.buttons,
+                                                     OutboxMessage.created_at)
+                                              .where(OutboxMessage.user_id == owner).order_by(OutboxMessage.id))).all()
+        assert [tuple(row) for row in lean] == [tuple(row) for row in plain]
+        assert lean[0].text == "hallo" and lean[0].buttons == buttons  # JSONB bound as SQLAlchemy binds it
+        assert lean[1].buttons == [] and isinstance(lean[1].created_at, datetime)
+        assert "IN (%(kind_1_1)s::VARCHAR, %(kind_1_2)s::VARCHAR)" in _OF.sql  # the fixed IN, expanded once
+    finally:
+        await db.dispose()
+
+
+async def test_it_runs_in_the_callers_transaction(database_url: str) -> None:
+    db = Database(database_url, pool_size=1)
+    try:
+        owner = await person(db)
+        with pytest.raises(RuntimeError):
+            async with db.engine.begin() as connection:
+                await _ADD.run(connection, {"owner": owner, "slot": "a", "text": "x", "buttons": []})
+                raise RuntimeError("the transaction fails after the write")
+        async with db.engine.connect() as connection:
+            assert await _OF.rows(connection, {"owner": owner, "from": 0}) == []
+    finally:
+        await db.dispose()
+
+
+async def test_errors_are_sqlalchemys_and_a_missing_value_is_refused(database_url: str) -> None:
+    db = Database(database_url, pool_size=1)
+    try:
+        owner = await person(db)
+        async with db.autocommit() as connection:
+            with pytest.raises(ArgumentError, match="slot"):
+                await _ADD.run(connection, {"owner": owner, "text": "x", "buttons": []})
+            await _ADD.run(connection, {"owner": owner, "slot": "a", "text": "x", "buttons": []})
+            with pytest.raises(IntegrityError) as twice:  # (user, kind, slot) is unique
+                await _ADD.run(connection, {"owner": owner, "slot": "a", "text": "y", "buttons": []})
+            assert isinstance(twice.value.orig, psycopg.errors.UniqueViolation)
+            assert not twice.value.connection_invalidated
+            assert len(await _OF.rows(connection, {"owner": owner, "from": 0})) == 1  # still usable
+    finally:
+        await db.dispose()
+
+
+async def test_a_lost_connection_is_invalidated_and_replaced(database_url: str, pg_server: PgServer) -> None:
+    db = Database(database_url, pool_size=1, ping_after_idle=3600.0)
+    try:
+        owner = await person(db)
+        async with db.engine.connect() as connection:
+            dead = int((await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one())
+        with pg_server.admin() as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (dead,))
+        with pytest.raises(DBAPIError) as lost:
+            async with db.autocommit() as connection:
+                await _OF.rows(connection, {"owner": owner, "from": 0})
+        assert lost.value.connection_invalidated
+        async with db.autocommit() as connection:
+            assert await _OF.rows(connection, {"owner": owner, "from": 0}) == []
+            assert int((await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one()) != dead
+    finally:
+        await db.dispose()
+
+
+async def test_a_found_person_is_detached_like_a_loaded_one(database_url: str) -> None:
+    db = Database(database_url, pool_size=1)
+    try:
+        owner = await person(db)
+        async with db.autocommit() as connection, db.sessions(bind=connection) as session:
+            found = await find_identity(session, "test", str(owner))
+            assert await find_identity(session, "test", "nobody") is None
+        assert found is not None and found.id == owner and found.timezone == "UTC"
+        async with db.sessions() as session, session.begin():  # it can be changed in a later unit of work
+            session.add(found)
+            found.timezone = "Europe/Berlin"
+        async with db.engine.connect() as connection:
+            stored = (await connection.execute(select(User.timezone, User.created_at).where(User.id == owner))).one()
+        assert stored.timezone == "Europe/Berlin" and stored.created_at <= datetime.now(UTC)
+    finally:
+        await db.dispose()
+
+
+def test_a_statement_with_a_bound_in_list_is_refused() -> None:
+    with pytest.raises(ValueError, match="IN of fixed values"):
+        Lean(select(User.id).where(User.locale.in_(bindparam("locales", expanding=True))))
