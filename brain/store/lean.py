@@ -87,7 +87,7 @@ class Lean:
                 count = cursor.rowcount
         except psycopg.Error as error:
             dialect = connection.dialect  # the engine's, which knows its driver
-            invalidated = dialect.is_disconnect(error, sync.connection.dbapi_connection, None)
+            invalidated = dialect.is_disconnect(error, sync.connection.dbapi_connection, None)  # type: ignore[arg-type]
             if invalidated:
                 await connection.invalidate(error)
             raise exc.DBAPIError.instance(self.sql, values, error, psycopg.Error,
