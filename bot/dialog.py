@@ -40,6 +40,7 @@ from brain.people.models import User
 from brain.people.service import find_identity, resolve_identity
 from brain.pulse.activity import note_inbound_in
 from brain.rituals.runner import has_running_run
+from brain.store.lean import Lean
 from brain.tools.coercion import UNSTORABLE
 
 log = logging.getLogger(__name__)
@@ -50,12 +51,12 @@ UNQUEUED_COMMANDS = frozenset({"stop", "approve", "reject"})
 # Built once (every free text asks it): what may take free text before the parser does, in one read: the
 # setup's step and since when (it may wait for a city) and whether a ritual runs (it may wait for an answer).
 _PERSON = bindparam("person", type_=UUID(as_uuid=True))
-_FLOWS = select(
+_FLOWS = Lean(select(
     select(OnboardingState.step).where(OnboardingState.user_id == _PERSON).scalar_subquery().label("step"),
     select(OnboardingState.updated_at).where(OnboardingState.user_id == _PERSON).scalar_subquery()
     .label("updated_at"),
     has_running_run(_PERSON).label("ritual"),
-)
+))  # run lean (`Lean`)
 
 # An adapter's step in the session that resolves the person, before the update is handled (e.g. recording
 # its update id, so a replay has no second effect): False drops the update. Each statement of it commits on its
@@ -220,7 +221,7 @@ class Dialog:
     async def _typed_answer(self, turn: Turn, text: str) -> bool:
         """Free text as the answer the setup (a city) or a running ritual waits for; True when taken."""
         async with self.brain.db.autocommit() as connection:  # one Core read for both: no session
-            flows = (await connection.execute(_FLOWS, {"person": turn.user.id})).one()
+            flows = await _FLOWS.one(connection, {"person": turn.user.id})
         return await take_typed_answer(turn, text, waiting=waits_for_zone(turn, flows.step, flows.updated_at)) \
             or await answer_free_text(turn, text, running=bool(flows.ritual))
 

@@ -27,6 +27,7 @@ from brain.events.store import EventRecord
 from brain.goals.models import Goal, GoalPeriod
 from brain.goals.periods import local_date_at, period_bounds
 from brain.people.models import User
+from brain.store.lean import Lean
 from brain.store.unit_of_work import UnitOfWork
 
 if TYPE_CHECKING:
@@ -154,9 +155,10 @@ def _fed_goals(person: Any, fed_type: Any) -> Any:
             or_(Goal.event_type == fed_type, Goal.metric == "streak_days"))
 
 
-# Built once (it runs for every event that can feed a goal): does the person have a goal it may feed?
-_ANY_FED = select(exists().where(*_fed_goals(bindparam("person", type_=UUID(as_uuid=True)),
-                                             bindparam("fed", type_=String()))))
+# Built once and run lean (`Lean`: it runs for every event that can feed a goal): does the person have a goal
+# it may feed?
+_ANY_FED = Lean(select(exists().where(*_fed_goals(bindparam("person", type_=UUID(as_uuid=True)),
+                                                  bindparam("fed", type_=String())))))
 
 
 async def track_event(brain: Brain, event: DomainEvent) -> None:
@@ -167,7 +169,7 @@ async def track_event(brain: Brain, event: DomainEvent) -> None:
         return
     # Most events feed no goal: a look outside any transaction settles that without opening one.
     async with brain.db.autocommit() as connection:
-        if not await connection.scalar(_ANY_FED, {"person": event.meta.user_id, "fed": fed_type}):
+        if not await _ANY_FED.scalar(connection, {"person": event.meta.user_id, "fed": fed_type}):
             return
     async with brain.transactions.begin(caused_by=event.meta.id) as uow:
         rows = (await uow.session.execute(

@@ -32,6 +32,7 @@ from brain.people.local_time import local_date
 from brain.people.models import User
 from brain.projections.habit_strength import decayed, next_score
 from brain.projections.models import StreakSkip, StreakState
+from brain.store.lean import Lean
 from brain.store.unit_of_work import UnitOfWork
 
 StreakStatus = Literal["active", "at_risk", "broken"]
@@ -255,7 +256,7 @@ async def _skips(uow: UnitOfWork, user_id: uuid.UUID, streak: str, after: date, 
 
 
 # Built once (it runs for every qualifying event): the person's zone and the streak's last counted day.
-_COUNTED_UP_TO = (
+_COUNTED_UP_TO = Lean(  # run lean (`Lean`): every event that feeds a streak asks it
     select(User.timezone, StreakState.last_active)
     .select_from(User)
     .outerjoin(StreakState, and_(StreakState.user_id == User.id,
@@ -306,7 +307,7 @@ async def zone_to_count(connection: AsyncConnection, user_id: uuid.UUID, streak:
     already counts that local day (or the person is gone). A read without a lock, which is enough: a streak's last
     counted day only moves forward, so once it has reached `at`'s day it stays there. Spares the locked
     transaction for all but the first qualifying event of a day."""
-    row = (await connection.execute(_COUNTED_UP_TO, {"person": user_id, "streak": streak})).first()
+    row = await _COUNTED_UP_TO.first(connection, {"person": user_id, "streak": streak})
     if row is None:
         return None
     zone, last_active = row

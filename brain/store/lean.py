@@ -10,9 +10,10 @@ settlement), so they go this way; everything else stays with SQLAlchemy.
 What stays the same: the SQL (SQLAlchemy compiles it, with the bind casts its psycopg dialect writes), the values
 bound (SQLAlchemy's bind processors run: JSONB is wrapped as it would wrap it), the rows (attribute access by
 column name; result processors run where a type has one), and the errors (a driver error is raised as the
-`sqlalchemy.exc` error SQLAlchemy would raise, and a lost connection is invalidated). What is skipped: SQLAlchemy's
-events (`before_cursor_execute` does not see these statements) and its statement cache (not needed: the text is
-compiled here once)."""
+`sqlalchemy.exc` error SQLAlchemy would raise, and a lost connection is invalidated). Listeners of
+`before_cursor_execute` and `after_cursor_execute` see these statements too (with no execution context). What is
+skipped: SQLAlchemy's other per-execution work and its statement cache (not needed: the text is compiled here
+once)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,10 @@ _DIALECT = PGDialectAsync_psycopg()
 
 
 class Lean:
-    """One statement, compiled once; `rows`, `first`, `scalar` and `run` execute it on an `AsyncConnection`.
-    Values are bound by name; every bound parameter of the statement must be given unless it carries a value."""
+    """One statement, compiled once; `rows`, `first`, `one`, `scalar` and `run` execute it on an `AsyncConnection`
+    (a session's: `await session.connection()`). Values are bound by name; every bound parameter of the statement
+    must be given unless it carries a value. Unlike `session.execute`, it does not flush the session first: a caller
+    with ORM changes pending that the statement must see flushes them."""
 
     __slots__ = ("_fixed", "_processors", "_required", "_result", "sql")
 
@@ -82,9 +85,14 @@ class Lean:
         values = self._bound(params)
         try:
             async with driver.cursor(row_factory=namedtuple_row) as cursor:
+                events = sync._has_events or sync.engine._has_events
+                if events:  # listeners that watch statements (tests count them) see these too
+                    sync.dispatch.before_cursor_execute(sync, cursor, self.sql, values, None, False)
                 await cursor.execute(self.sql, values)
                 rows = await cursor.fetchall() if fetch and cursor.description is not None else []
                 count = cursor.rowcount
+                if events:
+                    sync.dispatch.after_cursor_execute(sync, cursor, self.sql, values, None, False)
         except psycopg.Error as error:
             dialect = connection.dialect  # the engine's, which knows its driver
             invalidated = dialect.is_disconnect(error, sync.connection.dbapi_connection, None)  # type: ignore[arg-type]
@@ -103,6 +111,13 @@ class Lean:
     async def first(self, connection: AsyncConnection, params: Mapping[str, Any] | None = None) -> Any | None:
         found = (await self._execute(connection, params or {}, True))[0]
         return found[0] if found else None
+
+    async def one(self, connection: AsyncConnection, params: Mapping[str, Any] | None = None) -> Any:
+        """The first row of a statement that always returns one."""
+        found = (await self._execute(connection, params or {}, True))[0]
+        if not found:
+            raise exc.NoResultFound(f"no row from: {self.sql[:80]}")
+        return found[0]
 
     async def scalar(self, connection: AsyncConnection, params: Mapping[str, Any] | None = None) -> Any | None:
         found = (await self._execute(connection, params or {}, True))[0]

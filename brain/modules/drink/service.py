@@ -23,6 +23,7 @@ from brain.i18n import N_, Text, tr
 from brain.modules.drink.models import DrinkEntry, DrinkGoal, DrinkPreset
 from brain.people.local_time import local_date, local_now
 from brain.people.models import User
+from brain.store.lean import Lean
 from brain.store.unit_of_work import UnitOfWork
 
 DRINK_TYPES: tuple[str, ...] = ("water", "coffee", "tea", "juice", "alcohol", "smoothie", "soda", "other")
@@ -37,8 +38,9 @@ DEFAULT_PORTION_ML: dict[str, int] = {"water": 250, "coffee": 150, "tea": 250, "
                                       "smoothie": 300, "soda": 330, "other": 250}
 
 
-# Built once (every logged drink); the values are bound.
-_ADD_ENTRY = insert(DrinkEntry)
+# Built once and run lean (`Lean`: every logged drink); the values are bound.
+_ENTRY_COLUMNS = ("id", "user_id", "drink_type", "name", "quantity_ml", "preset_id", "logged_at", "local_date")
+_ADD_ENTRY = Lean(insert(DrinkEntry).values({name: bindparam(name) for name in _ENTRY_COLUMNS}))
 
 
 def drink_label(drink_type: str) -> Text:
@@ -92,7 +94,7 @@ async def log_drink(
               "quantity_ml": quantity_ml, "preset_id": preset_id, "logged_at": uow.now, "local_date": day}
     # Core on the session's connection (the ORM's unit of work costs more than the insert); the entry handed
     # back is not tracked by the session.
-    await (await uow.session.connection()).execute(_ADD_ENTRY, values)
+    await _ADD_ENTRY.run(await uow.session.connection(), values)
     entry = DrinkEntry(**values)
     uow.emit(
         DrinkLogged(
@@ -198,15 +200,17 @@ def _day_totals_statement() -> Any:
             .select_from(one.outerjoin(totals, true())))
 
 
-_DAY_TOTALS = _day_totals_statement()
+_DAY_TOTALS = Lean(_day_totals_statement())
 
 
-async def day_progress(uow: UnitOfWork, user: User, day: date | None = None, *, flush: bool = False) -> DrinkProgress:
-    """Totals of one local day and the water goal in a single query."""
-    if flush:
-        await uow.session.flush()
+async def day_progress(uow: UnitOfWork, user: User, day: date | None = None) -> DrinkProgress:
+    """Totals of one local day and the water goal in a single query, with the unit's changes so far (a lean
+    statement does not flush the session by itself)."""
+    session = uow.session
+    if session.new or session.dirty or session.deleted:
+        await session.flush()
     day = day or local_date(user, uow.now)
-    rows = (await uow.session.execute(_DAY_TOTALS, {"person": user.id, "day": day})).all()
+    rows = await _DAY_TOTALS.rows(await session.connection(), {"person": user.id, "day": day})
     by_type = {t: (int(ml), int(n)) for _, t, ml, n in rows if t is not None}
     water = by_type.get("water", (0, 0))
     coffee = by_type.get("coffee", (0, 0))

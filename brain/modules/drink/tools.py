@@ -44,7 +44,7 @@ async def _log_preset(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
 
 async def _undo(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     entry = await service.undo_last_drink(ctx.uow, ctx.user, ctx.actor)
-    progress = await service.day_progress(ctx.uow, ctx.user, flush=True)
+    progress = await service.day_progress(ctx.uow, ctx.user)
     return ToolResult.success(
         tr("Removed {ml} ml {drink}. Water today: {water} of {goal} ml.", ml=entry.quantity_ml,
            drink=drink_label(entry.drink_type), water=progress.water_ml, goal=progress.water_goal_ml),
