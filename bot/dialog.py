@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import UUID
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.commands import ActionHandler, Command, action_handlers, command_table, waiting_handlers
 from bot.commands.basics import set_locale
@@ -58,12 +58,12 @@ _FLOWS = Lean(select(
     has_running_run(_PERSON).label("ritual"),
 ))  # run lean (`Lean`)
 
-# An adapter's step in the session that resolves the person, before the update is handled (e.g. recording
+# An adapter's step on the connection that resolves the person, before the update is handled (e.g. recording
 # its update id, so a replay has no second effect): False drops the update. Each statement of it commits on its
-# own for a known person (see `Dialog._person`); sharing that session spares a checkout per update. The third
+# own for a known person (see `Dialog._person`); sharing that connection spares a checkout per update. The third
 # argument, when not None, is the time to note the message at (`note_inbound_in`): the take does it too, only
 # for an update it keeps (in the same statement, so one commit for both).
-Take = Callable[[AsyncSession, User, datetime | None], Awaitable[bool]]
+Take = Callable[[AsyncConnection, User, datetime | None], Awaitable[bool]]
 
 
 class Dialog:
@@ -90,10 +90,10 @@ class Dialog:
         that order, so a dropped update notes nothing (with a take, the take notes in its own statement); the note
         alone may be lost to a crash, which costs only the idle hold of that one message. A first contact creates
         the person, takes and notes in one transaction."""
-        async with self.brain.transactions.glance() as session:
-            user = await find_identity(session, inbound.platform, inbound.platform_user_id)
+        async with self.brain.db.autocommit() as connection:  # lean statements: no session needed
+            user = await find_identity(connection, inbound.platform, inbound.platform_user_id)
             if user is not None:
-                return await self._admit(session, user, self.brain.clock.now(), writing=writing, take=take)
+                return await self._admit(connection, user, self.brain.clock.now(), writing=writing, take=take)
         async with self.brain.transactions.begin() as uow:
             user = await resolve_identity(
                 uow.session, inbound.platform, inbound.platform_user_id,
@@ -101,15 +101,15 @@ class Dialog:
                 default_timezone=self.default_timezone,
                 display_name=_readable(inbound.display_name) if inbound.display_name else None,
             )
-            return await self._admit(uow.session, user, uow.now, writing=writing, take=take)
+            return await self._admit(await uow.session.connection(), user, uow.now, writing=writing, take=take)
 
     @staticmethod
-    async def _admit(session: AsyncSession, user: User, now: datetime, *, writing: bool,
+    async def _admit(connection: AsyncConnection, user: User, now: datetime, *, writing: bool,
                      take: Take | None) -> User | None:
         if take is not None:
-            return user if await take(session, user, now if writing else None) else None
+            return user if await take(connection, user, now if writing else None) else None
         if writing:
-            await note_inbound_in(session, user.id, now)
+            await note_inbound_in(connection, user.id, now)
         return user
 
     def bypasses_queue(self, inbound: Inbound) -> bool:

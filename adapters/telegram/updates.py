@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import BigInteger, bindparam, delete, func, select
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adapters.telegram.inbound import PLATFORM
 from adapters.telegram.models import TelegramUpdate
@@ -78,9 +78,8 @@ class Taken:
         self.decided = asyncio.Event()
         self.token_before = TokenState(exists=False)  # a pressed button's token, read before the press is handled
 
-    async def __call__(self, session: AsyncSession, user: User, noting: datetime | None) -> bool:
+    async def __call__(self, connection: AsyncConnection, user: User, noting: datetime | None) -> bool:
         try:
-            connection = await session.connection()  # Core on the dialog's connection
             params: dict[str, Any] = {"user_id": user.id, "bot_id": self.bot_id, "update_id": self.update_id}
             if noting is None:
                 found = await _TAKE_LEAN.scalar(connection, params)
@@ -88,16 +87,16 @@ class Taken:
                 found = await _TAKE_AND_NOTE.scalar(connection, {**params, "now": noting})
             self.taken = found is not None
             if self.taken and self.inbound.action is not None:
-                self.token_before = await token_state(session, self.inbound, self.brain.clock.now())
+                self.token_before = await token_state(connection, self.inbound, self.brain.clock.now())
         finally:
             self.decided.set()
         return self.taken
 
 
-async def token_state(session: AsyncSession, inbound: Inbound, now: datetime) -> TokenState:
+async def token_state(connection: AsyncConnection, inbound: Inbound, now: datetime) -> TokenState:
     if inbound.action is None:
         return TokenState(exists=False)
-    row = (await session.execute(
+    row = (await connection.execute(
         select(ActionToken.user_id, ActionToken.single_use, ActionToken.used_at, ActionToken.expires_at,
                Identity.user_id.label("presser"))
         .outerjoin(Identity, (Identity.platform == PLATFORM)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import CTE, DateTime, bindparam, false, select
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from brain.errors import DomainError
 from brain.events.catalog import ActorT, PulsePaused, PulseResumed
@@ -97,10 +97,11 @@ def note_inbound_of(people: CTE) -> CTE:
     )
 
 
-async def note_inbound_in(session: AsyncSession, user_id: uuid.UUID, now: datetime) -> None:
+async def note_inbound_in(target: AsyncSession | AsyncConnection, user_id: uuid.UUID, now: datetime) -> None:
     """`note_inbound` in the caller's transaction (the dialog's, which has just found the person). Core on the
     session's connection: nothing of the ORM is needed for it."""
-    await _NOTE_INBOUND.run(await session.connection(), {"person": user_id, "now": now})
+    connection = await target.connection() if isinstance(target, AsyncSession) else target
+    await _NOTE_INBOUND.run(connection, {"person": user_id, "now": now})
 
 
 async def _locked_state(uow: UnitOfWork, user: User) -> PulseState:
