@@ -81,6 +81,8 @@ class Lean:
         if sync is None:  # not started: let SQLAlchemy take the pooled connection first
             sync = (await connection.start()).sync_connection
             assert sync is not None
+        if not sync.in_transaction():  # begun as SQLAlchemy begins it itself, so the caller's commit() commits
+            await connection.begin()
         driver: psycopg.AsyncConnection[Any] = sync.connection.driver_connection  # type: ignore[assignment]
         values = self._bound(params)
         try:

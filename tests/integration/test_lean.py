@@ -73,6 +73,23 @@ async def test_it_runs_in_the_callers_transaction(database_url: str) -> None:
         await db.dispose()
 
 
+async def test_commit_as_you_go_commits_it(database_url: str) -> None:
+    """On a connection SQLAlchemy has not begun, the statement begins it as SQLAlchemy would: `commit()` keeps the
+    write, closing without it drops the write."""
+    db = Database(database_url, pool_size=1)
+    try:
+        owner = await person(db)
+        async with db.engine.connect() as connection:
+            await _ADD.run(connection, {"owner": owner, "slot": "kept", "text": "x", "buttons": []})
+            await connection.commit()
+        async with db.engine.connect() as connection:
+            await _ADD.run(connection, {"owner": owner, "slot": "dropped", "text": "x", "buttons": []})
+        async with db.engine.connect() as connection:
+            assert [row.text for row in await _OF.rows(connection, {"owner": owner, "from": 0})] == ["x"]
+    finally:
+        await db.dispose()
+
+
 async def test_errors_are_sqlalchemys_and_a_missing_value_is_refused(database_url: str) -> None:
     db = Database(database_url, pool_size=1)
     try:
