@@ -102,9 +102,8 @@ _REFUSED = (BadRequest, Forbidden, ChatMigrated, InvalidToken, EndPointNotFound)
 # `Message` we would not read (see `_call`); PTB warns that `send_message` exists, on every call.
 warnings.filterwarnings("ignore", message=r"Please use 'Bot\.sendMessage'", category=PTBUserWarning)
 
-# Built once (they run for every message sent); the values are bound parameters.
+# Built once and run lean (`Lean`: they run for every message sent, as does the claim); the values are bound.
 # A sent row: marked sent and its delivery state (the in-flight mark) dropped, in one statement.
-# The three statements of every message sent run lean (`Lean`).
 _SETTLE_SENT = Lean(
     update(OutboxMessage)
     .where(OutboxMessage.user_id == bindparam("owner"), OutboxMessage.id == bindparam("row", type_=BigInteger),

@@ -130,9 +130,9 @@ async def test_a_found_person_is_detached_like_a_loaded_one(database_url: str) -
     db = Database(database_url, pool_size=1)
     try:
         owner = await person(db)
-        async with db.autocommit() as connection, db.sessions(bind=connection) as session:
-            found = await find_identity(session, "test", str(owner))
-            assert await find_identity(session, "test", "nobody") is None
+        async with db.autocommit() as connection:
+            found = await find_identity(connection, "test", str(owner))
+            assert await find_identity(connection, "test", "nobody") is None
         assert found is not None and found.id == owner and found.timezone == "UTC"
         async with db.sessions() as session, session.begin():  # it can be changed in a later unit of work
             session.add(found)
