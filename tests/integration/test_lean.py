@@ -6,6 +6,7 @@ it."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import psycopg
@@ -29,6 +30,20 @@ _OF = Lean(select(OutboxMessage.id, OutboxMessage.text, OutboxMessage.buttons, O
            .order_by(OutboxMessage.id))
 
 
+@pytest.fixture
+async def db(database_url: str) -> AsyncIterator[Database]:
+    database = Database(database_url, pool_size=1)
+    yield database
+    await database.dispose()
+
+
+@pytest.fixture
+async def idle_db(database_url: str) -> AsyncIterator[Database]:
+    database = Database(database_url, pool_size=1, ping_after_idle=3600.0)
+    yield database
+    await database.dispose()
+
+
 async def person(db: Database) -> uuid.UUID:
     user_id = uuid.uuid4()
     async with db.engine.begin() as connection:
@@ -38,110 +53,87 @@ async def person(db: Database) -> uuid.UUID:
     return user_id
 
 
-async def test_rows_and_values_are_those_of_sqlalchemy(database_url: str) -> None:
-    db = Database(database_url, pool_size=1)
-    try:
-        owner = await person(db)
-        buttons = [[{"label": "Ja", "token": "t1"}]]
-        async with db.autocommit() as connection:
-            first = await _ADD.scalar(connection, {"owner": owner, "slot": "a", "text": "hallo", "buttons": buttons})
-            await _ADD.run(connection, {"owner": owner, "slot": "b", "text": "zwei", "buttons": []})
-            lean = await _OF.rows(connection, {"owner": owner, "from": first})
-        async with db.engine.connect() as connection:
-            plain = (await connection.execute(select(OutboxMessage.id, OutboxMessage.text, OutboxMessage.buttons,
-                                                     OutboxMessage.created_at)
-                                              .where(OutboxMessage.user_id == owner).order_by(OutboxMessage.id))).all()
-        assert [tuple(row) for row in lean] == [tuple(row) for row in plain]
-        assert lean[0].text == "hallo" and lean[0].buttons == buttons  # JSONB bound as SQLAlchemy binds it
-        assert lean[1].buttons == [] and isinstance(lean[1].created_at, datetime)
-        assert "IN (%(kind_1_1)s::VARCHAR, %(kind_1_2)s::VARCHAR)" in _OF.sql  # the fixed IN, expanded once
-    finally:
-        await db.dispose()
+async def test_rows_and_values_are_those_of_sqlalchemy(db: Database) -> None:
+    owner = await person(db)
+    buttons = [[{"label": "Ja", "token": "t1"}]]
+    async with db.autocommit() as connection:
+        first = await _ADD.scalar(connection, {"owner": owner, "slot": "a", "text": "hallo", "buttons": buttons})
+        await _ADD.run(connection, {"owner": owner, "slot": "b", "text": "zwei", "buttons": []})
+        lean = await _OF.rows(connection, {"owner": owner, "from": first})
+    async with db.engine.connect() as connection:
+        plain = (await connection.execute(select(OutboxMessage.id, OutboxMessage.text, OutboxMessage.buttons,
+                                                 OutboxMessage.created_at)
+                                          .where(OutboxMessage.user_id == owner).order_by(OutboxMessage.id))).all()
+    assert [tuple(row) for row in lean] == [tuple(row) for row in plain]
+    assert lean[0].text == "hallo" and lean[0].buttons == buttons  # JSONB bound as SQLAlchemy binds it
+    assert lean[1].buttons == [] and isinstance(lean[1].created_at, datetime)
+    assert "IN (%(kind_1_1)s::VARCHAR, %(kind_1_2)s::VARCHAR)" in _OF.sql  # the fixed IN, expanded once
 
 
-async def test_it_runs_in_the_callers_transaction(database_url: str) -> None:
-    db = Database(database_url, pool_size=1)
-    try:
-        owner = await person(db)
-        with pytest.raises(RuntimeError):
-            async with db.engine.begin() as connection:
-                await _ADD.run(connection, {"owner": owner, "slot": "a", "text": "x", "buttons": []})
-                raise RuntimeError("the transaction fails after the write")
-        async with db.engine.connect() as connection:
-            assert await _OF.rows(connection, {"owner": owner, "from": 0}) == []
-    finally:
-        await db.dispose()
+async def test_it_runs_in_the_callers_transaction(db: Database) -> None:
+    owner = await person(db)
+    with pytest.raises(RuntimeError):
+        async with db.engine.begin() as connection:
+            await _ADD.run(connection, {"owner": owner, "slot": "a", "text": "x", "buttons": []})
+            raise RuntimeError("the transaction fails after the write")
+    async with db.engine.connect() as connection:
+        assert await _OF.rows(connection, {"owner": owner, "from": 0}) == []
 
 
-async def test_commit_as_you_go_commits_it(database_url: str) -> None:
+async def test_commit_as_you_go_commits_it(db: Database) -> None:
     """On a connection SQLAlchemy has not begun, the statement begins it as SQLAlchemy would: `commit()` keeps the
     write, closing without it drops the write."""
-    db = Database(database_url, pool_size=1)
-    try:
-        owner = await person(db)
-        async with db.engine.connect() as connection:
-            await _ADD.run(connection, {"owner": owner, "slot": "kept", "text": "x", "buttons": []})
-            await connection.commit()
-        async with db.engine.connect() as connection:
-            await _ADD.run(connection, {"owner": owner, "slot": "dropped", "text": "x", "buttons": []})
-        async with db.engine.connect() as connection:
-            assert [row.text for row in await _OF.rows(connection, {"owner": owner, "from": 0})] == ["x"]
-    finally:
-        await db.dispose()
+    owner = await person(db)
+    async with db.engine.connect() as connection:
+        await _ADD.run(connection, {"owner": owner, "slot": "kept", "text": "x", "buttons": []})
+        await connection.commit()
+    async with db.engine.connect() as connection:
+        await _ADD.run(connection, {"owner": owner, "slot": "dropped", "text": "x", "buttons": []})
+    async with db.engine.connect() as connection:
+        assert [row.text for row in await _OF.rows(connection, {"owner": owner, "from": 0})] == ["x"]
 
 
-async def test_errors_are_sqlalchemys_and_a_missing_value_is_refused(database_url: str) -> None:
-    db = Database(database_url, pool_size=1)
-    try:
-        owner = await person(db)
+async def test_errors_are_sqlalchemys_and_a_missing_value_is_refused(db: Database) -> None:
+    owner = await person(db)
+    async with db.autocommit() as connection:
+        with pytest.raises(ArgumentError, match="slot"):
+            await _ADD.run(connection, {"owner": owner, "text": "x", "buttons": []})
+        await _ADD.run(connection, {"owner": owner, "slot": "a", "text": "x", "buttons": []})
+        with pytest.raises(IntegrityError) as twice:  # (user, kind, slot) is unique
+            await _ADD.run(connection, {"owner": owner, "slot": "a", "text": "y", "buttons": []})
+        assert isinstance(twice.value.orig, psycopg.errors.UniqueViolation)
+        assert not twice.value.connection_invalidated
+        assert len(await _OF.rows(connection, {"owner": owner, "from": 0})) == 1  # still usable
+
+
+async def test_a_lost_connection_is_invalidated_and_replaced(idle_db: Database, pg_server: PgServer) -> None:
+    db = idle_db  # never pinged: the statement itself finds the connection gone
+    owner = await person(db)
+    async with db.engine.connect() as connection:
+        dead = int((await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one())
+    with pg_server.admin() as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (dead,))
+    with pytest.raises(DBAPIError) as lost:
         async with db.autocommit() as connection:
-            with pytest.raises(ArgumentError, match="slot"):
-                await _ADD.run(connection, {"owner": owner, "text": "x", "buttons": []})
-            await _ADD.run(connection, {"owner": owner, "slot": "a", "text": "x", "buttons": []})
-            with pytest.raises(IntegrityError) as twice:  # (user, kind, slot) is unique
-                await _ADD.run(connection, {"owner": owner, "slot": "a", "text": "y", "buttons": []})
-            assert isinstance(twice.value.orig, psycopg.errors.UniqueViolation)
-            assert not twice.value.connection_invalidated
-            assert len(await _OF.rows(connection, {"owner": owner, "from": 0})) == 1  # still usable
-    finally:
-        await db.dispose()
+            await _OF.rows(connection, {"owner": owner, "from": 0})
+    assert lost.value.connection_invalidated
+    async with db.autocommit() as connection:
+        assert await _OF.rows(connection, {"owner": owner, "from": 0}) == []
+        assert int((await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one()) != dead
 
 
-async def test_a_lost_connection_is_invalidated_and_replaced(database_url: str, pg_server: PgServer) -> None:
-    db = Database(database_url, pool_size=1, ping_after_idle=3600.0)
-    try:
-        owner = await person(db)
-        async with db.engine.connect() as connection:
-            dead = int((await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one())
-        with pg_server.admin() as admin:
-            admin.execute("SELECT pg_terminate_backend(%s)", (dead,))
-        with pytest.raises(DBAPIError) as lost:
-            async with db.autocommit() as connection:
-                await _OF.rows(connection, {"owner": owner, "from": 0})
-        assert lost.value.connection_invalidated
-        async with db.autocommit() as connection:
-            assert await _OF.rows(connection, {"owner": owner, "from": 0}) == []
-            assert int((await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one()) != dead
-    finally:
-        await db.dispose()
-
-
-async def test_a_found_person_is_detached_like_a_loaded_one(database_url: str) -> None:
-    db = Database(database_url, pool_size=1)
-    try:
-        owner = await person(db)
-        async with db.autocommit() as connection:
-            found = await find_identity(connection, "test", str(owner))
-            assert await find_identity(connection, "test", "nobody") is None
-        assert found is not None and found.id == owner and found.timezone == "UTC"
-        async with db.sessions() as session, session.begin():  # it can be changed in a later unit of work
-            session.add(found)
-            found.timezone = "Europe/Berlin"
-        async with db.engine.connect() as connection:
-            stored = (await connection.execute(select(User.timezone, User.created_at).where(User.id == owner))).one()
-        assert stored.timezone == "Europe/Berlin" and stored.created_at <= datetime.now(UTC)
-    finally:
-        await db.dispose()
+async def test_a_found_person_is_detached_like_a_loaded_one(db: Database) -> None:
+    owner = await person(db)
+    async with db.autocommit() as connection:
+        found = await find_identity(connection, "test", str(owner))
+        assert await find_identity(connection, "test", "nobody") is None
+    assert found is not None and found.id == owner and found.timezone == "UTC"
+    async with db.sessions() as session, session.begin():  # it can be changed in a later unit of work
+        session.add(found)
+        found.timezone = "Europe/Berlin"
+    async with db.engine.connect() as connection:
+        stored = (await connection.execute(select(User.timezone, User.created_at).where(User.id == owner))).one()
+    assert stored.timezone == "Europe/Berlin" and stored.created_at <= datetime.now(UTC)
 
 
 def test_a_statement_with_a_bound_in_list_is_refused() -> None:
