@@ -16,8 +16,6 @@ from brain.people.models import Identity, User
 from brain.store.lean import Lean
 
 # Built once (every message looks its sender up); the identity is bound.
-_BY_IDENTITY = select(User).join(Identity, Identity.user_id == User.id).where(
-    Identity.platform == bindparam("platform"), Identity.platform_id == bindparam("platform_id"))
 _FIND = Lean(select(*User.__table__.columns).join(Identity, Identity.user_id == User.id).where(
     Identity.platform == bindparam("platform"), Identity.platform_id == bindparam("platform_id")))
 
@@ -46,7 +44,7 @@ async def resolve_identity(
 ) -> User:
     """The user behind (platform, platform_id); created on first contact. Safe under concurrency:
     two first messages at once end with one user."""
-    found = await session.scalar(_BY_IDENTITY, {"platform": platform, "platform_id": platform_id})
+    found = await find_identity(await session.connection(), platform, platform_id)
     if found is not None:
         return found
     user = User(
@@ -63,7 +61,7 @@ async def resolve_identity(
     )
     if inserted is None:  # another transaction created it first; drop ours
         await session.delete(user)
-        winner = await session.scalar(_BY_IDENTITY, {"platform": platform, "platform_id": platform_id})
+        winner = await find_identity(await session.connection(), platform, platform_id)
         assert winner is not None
         return winner
     return user
