@@ -5,6 +5,7 @@ it."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -14,11 +15,14 @@ import pytest
 from sqlalchemy import BigInteger, bindparam, insert, select, text
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError
 
+from brain.clock import SystemClock
+from brain.events.bus import EventBus
 from brain.outbox.models import OutboxMessage
 from brain.people.models import Identity, User
-from brain.people.service import find_identity
+from brain.people.service import find_identity, resolve_identity
 from brain.store.database import Database
 from brain.store.lean import Lean
+from brain.store.unit_of_work import Transactions
 from tests.conftest import PgServer
 
 _ADD = Lean(insert(OutboxMessage).values(
@@ -139,3 +143,38 @@ async def test_a_found_person_is_detached_like_a_loaded_one(db: Database) -> Non
 def test_a_statement_with_a_bound_in_list_is_refused() -> None:
     with pytest.raises(ValueError, match="IN of fixed values"):
         Lean(select(User.id).where(User.locale.in_(bindparam("locales", expanding=True))))
+
+
+async def test_two_first_contacts_at_once_end_with_one_person(db: Database) -> None:
+    """The second of two first contacts waits on the first's identity row, finds the first's person once it commits
+    and drops its own (the lean lookup on the unit's connection, with its own user still to be deleted)."""
+    transactions = Transactions(db, EventBus(), SystemClock())
+    first_in = asyncio.Event()
+    let_go = asyncio.Event()
+
+    async def first() -> uuid.UUID:
+        async with transactions.begin() as uow:
+            user = await resolve_identity(uow.session, "test", "racer", default_locale="en", default_timezone="UTC")
+            first_in.set()
+            await let_go.wait()  # hold the identity row uncommitted while the second contact arrives
+        return user.id
+
+    async def second() -> uuid.UUID:
+        await first_in.wait()
+        async with transactions.begin() as uow:
+            user = await resolve_identity(uow.session, "test", "racer", default_locale="en", default_timezone="UTC")
+        return user.id
+
+    async def release() -> None:
+        await first_in.wait()
+        await asyncio.sleep(0.3)  # the second is blocked on the first's identity row by then
+        let_go.set()
+
+    winner, loser, _ = await asyncio.gather(first(), second(), release())
+    assert winner == loser
+    async with db.engine.connect() as connection:
+        people = (await connection.execute(text("SELECT count(*) FROM users u JOIN identities i ON i.user_id = u.id "
+                                                "WHERE i.platform_id = 'racer'"))).scalar_one()
+        orphans = (await connection.execute(text("SELECT count(*) FROM users u WHERE NOT EXISTS "
+                                                 "(SELECT 1 FROM identities i WHERE i.user_id = u.id)"))).scalar_one()
+    assert (people, orphans) == (1, 0)
