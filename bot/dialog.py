@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import UUID
@@ -58,12 +57,19 @@ _FLOWS = Lean(select(
     has_running_run(_PERSON).label("ritual"),
 ))  # run lean (`Lean`)
 
-# An adapter's step on the connection that resolves the person, before the update is handled (e.g. recording
-# its update id, so a replay has no second effect): False drops the update. Each statement of it commits on its
-# own for a known person (see `Dialog._person`); sharing that connection spares a checkout per update. The third
-# argument, when not None, is the time to note the message at (`note_inbound_in`): the take does it too, only
-# for an update it keeps (in the same statement, so one commit for both).
-Take = Callable[[AsyncConnection, User, datetime | None], Awaitable[bool]]
+class Take(Protocol):
+    """An adapter's step on the connection that resolves the person, before the update is handled (e.g. recording
+    its update id, so a replay has no second effect): False drops the update. Each statement of it commits on its
+    own for a known person (see `Dialog._person`); sharing that connection spares a checkout per update. `noting`,
+    when not None, is the time to note the message at (`note_inbound_in`): the take does it too, only for an update
+    it keeps (in the same statement, so one commit for both)."""
+
+    async def __call__(self, connection: AsyncConnection, user: User, noting: datetime | None) -> bool:
+        """The step for a person just created (a first contact, in the transaction that creates them)."""
+
+    async def known(self, connection: AsyncConnection, noting: datetime | None) -> tuple[User, bool] | None:
+        """The sender looked up (`IDENTITY_LOOKUP`), taken and noted in one statement: the person and whether the
+        update was kept; None when the sender is unknown (nothing taken: the first contact follows)."""
 
 
 class Dialog:
@@ -86,14 +92,19 @@ class Dialog:
 
     async def _person(self, inbound: Inbound, *, writing: bool, take: Take | None = None) -> User | None:
         """`user_for`, with the adapter's `take`; None when `take` dropped the update. Someone known (every message
-        but a first contact) needs no transaction: the lookup, the take and the note each commit on their own, in
-        that order, so a dropped update notes nothing (with a take, the take notes in its own statement); the note
-        alone may be lost to a crash, which costs only the idle hold of that one message. A first contact creates
-        the person, takes and notes in one transaction."""
+        but a first contact) needs no transaction: the lookup, the take and the note are one statement (a dropped
+        update notes nothing). A first contact creates the person, takes and notes in one transaction."""
         async with self.brain.db.autocommit() as connection:  # lean statements: no session needed
-            user = await find_identity(connection, inbound.platform, inbound.platform_user_id)
-            if user is not None:
-                return await self._admit(connection, user, self.brain.clock.now(), writing=writing, take=take)
+            noting = self.brain.clock.now() if writing else None
+            if take is not None:
+                known = await take.known(connection, noting)
+                if known is not None:
+                    user, kept = known
+                    return user if kept else None
+            else:
+                found = await find_identity(connection, inbound.platform, inbound.platform_user_id, noting=noting)
+                if found is not None:
+                    return found
         async with self.brain.transactions.begin() as uow:
             user = await resolve_identity(
                 uow.session, inbound.platform, inbound.platform_user_id,

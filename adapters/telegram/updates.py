@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import BigInteger, bindparam, delete, func, select
+from sqlalchemy import BigInteger, bindparam, delete, exists, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -24,6 +24,7 @@ from bot.inbound import Inbound
 from brain.actions.models import ActionToken
 from brain.core import Brain
 from brain.people.models import Identity, User
+from brain.people.service import IDENTITY_LOOKUP, detached_user
 from brain.pulse.activity import note_inbound_of
 from brain.store.lean import Lean
 
@@ -58,9 +59,26 @@ def _take_and_note() -> Any:
     return select(taken.c.update_id).add_cte(note_inbound_of(taken))
 
 
-# Both run lean (`Lean`): every update is taken.
+def _found_and_taken(noting: bool) -> Any:
+    """A known sender's update in one statement: the sender looked up (`IDENTITY_LOOKUP`, by the bound
+    `platform` and `platform_id`), the update taken for them, and with `noting` the message noted if it was taken.
+    The row is the sender's, with `kept` (False: a replay); no row: an unknown sender, nothing taken."""
+    found = IDENTITY_LOOKUP.cte("found")
+    taken = (insert(TelegramUpdate)
+             .from_select(["user_id", "bot_id", "update_id"],
+                          select(found.c.id, bindparam("bot_id", type_=BigInteger),
+                                 bindparam("update_id", type_=BigInteger)))
+             .on_conflict_do_nothing()
+             .returning(TelegramUpdate.user_id)
+             .cte("taken"))
+    stmt = select(found, exists(select(taken.c.user_id)).label("kept"))
+    return stmt.add_cte(note_inbound_of(taken)) if noting else stmt
+
+
+# All run lean (`Lean`): every update is taken.
 _TAKE_LEAN = Lean(_TAKE)
 _TAKE_AND_NOTE = Lean(_take_and_note())
+_FOUND_AND_TAKEN = {noting: Lean(_found_and_taken(noting)) for noting in (False, True)}
 
 
 class Taken:
@@ -85,12 +103,32 @@ class Taken:
                 found = await _TAKE_LEAN.scalar(connection, params)
             else:
                 found = await _TAKE_AND_NOTE.scalar(connection, {**params, "now": noting})
-            self.taken = found is not None
-            if self.taken and self.inbound.action is not None:
-                self.token_before = await token_state(connection, self.inbound, self.brain.clock.now())
+            await self._decide(connection, found is not None)
         finally:
             self.decided.set()
         return self.taken
+
+    async def known(self, connection: AsyncConnection, noting: datetime | None) -> tuple[User, bool] | None:
+        """The `Take` of a known sender: looked up, taken and noted in one statement (one round trip, one commit)."""
+        try:
+            params: dict[str, Any] = {"platform": PLATFORM, "platform_id": self.inbound.platform_user_id,
+                                      "bot_id": self.bot_id, "update_id": self.update_id}
+            if noting is not None:
+                params["now"] = noting
+            row = await _FOUND_AND_TAKEN[noting is not None].first(connection, params)
+            if row is None:
+                return None  # unknown: the first contact takes the update (`__call__`), and decides then
+            await self._decide(connection, bool(row.kept))
+        except BaseException:
+            self.decided.set()
+            raise
+        self.decided.set()
+        return detached_user(row), self.taken
+
+    async def _decide(self, connection: AsyncConnection, taken: bool) -> None:
+        self.taken = taken
+        if taken and self.inbound.action is not None:
+            self.token_before = await token_state(connection, self.inbound, self.brain.clock.now())
 
 
 async def token_state(connection: AsyncConnection, inbound: Inbound, now: datetime) -> TokenState:

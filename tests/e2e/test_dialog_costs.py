@@ -56,11 +56,11 @@ def checkouts(brain: Brain) -> Iterator[list[object]]:
 # connection, the transaction has its own, and the glances after it (the streak's, the goals', the reply) share
 # another (`Database.sharing`).
 COSTS = {
-    "250 ml water": (9, 3),  # lookup + note, free-text flows, drink (goal, insert, event), streak, goals, reply
-    "/water 250": (8, 3),
-    "/today": (5, 1),  # lookup + note, the snapshot in one statement, the streaks, the reply with its tokens
-    "zwei Kaffee": (12, 5),
-    "/tasks": (4, 3),  # lookup + note (shared), the read tool in a transaction of its own, the reply (shared)
+    "250 ml water": (8, 3),  # lookup with note, free-text flows, drink (goal, insert, event), streak, goals, reply
+    "/water 250": (7, 3),
+    "/today": (4, 1),  # lookup with note, the snapshot in one statement, the streaks, the reply with its tokens
+    "zwei Kaffee": (11, 5),
+    "/tasks": (3, 3),  # lookup with note (shared), the read tool in a transaction of its own, the reply (shared)
 }
 
 
