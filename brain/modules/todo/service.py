@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
 
-from sqlalchemy import Select, delete, func, select
+from sqlalchemy import Date, Integer, Select, bindparam, delete, func, select
+from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.orm import aliased
 
 from brain.errors import DomainError
@@ -302,14 +303,32 @@ async def list_reminders(uow: UnitOfWork, user: User, task_id: uuid.UUID) -> lis
 # ---- reading ---------------------------------------------------------------------------------
 
 
-def _ranked(user: User) -> tuple[type[Task], Any]:
-    """The person's tasks with their 1-based position in the one list order (see `_ORDER`)."""
+def _ranked() -> tuple[type[Task], Any]:
+    """The tasks of the person bound as `owner` with their 1-based position in the one list order (see
+    `_ORDER`)."""
     ranked = (
         select(Task, func.row_number().over(order_by=_ORDER).label("position"))
-        .where(Task.user_id == user.id)
+        .where(Task.user_id == bindparam("owner", type_=UUID(as_uuid=True)))
         .subquery()
     )
     return aliased(Task, ranked), ranked.c.position
+
+
+# Built once (building them took more of a listing's CPU than running them); the person, their today and the
+# limit are bound.
+_ROW, _POSITION = _ranked()
+_TODAY = bindparam("today", type_=Date)
+_CONDITIONS: dict[str, list[Any]] = {
+    "open": [_ROW.completed_at.is_(None)],
+    "completed": [_ROW.completed_at.is_not(None)],
+    "overdue": [_ROW.completed_at.is_(None), _ROW.due_date < _TODAY],
+    "today": [_ROW.completed_at.is_(None), _ROW.due_date == _TODAY],
+    "all": [],
+}
+_LISTS: dict[str, Select[Any]] = {
+    name: select(_ROW, _POSITION).where(*conditions).order_by(_POSITION).limit(bindparam("limit", type_=Integer))
+    for name, conditions in _CONDITIONS.items()
+}
 
 
 def _status_filter(row: type[Task], status: TaskStatus) -> list[Any]:
@@ -320,8 +339,9 @@ def _status_filter(row: type[Task], status: TaskStatus) -> list[Any]:
     return []
 
 
-async def _rows(uow: UnitOfWork, stmt: Select[Any]) -> list[ListedTask]:
-    return [ListedTask(task, int(position)) for task, position in (await uow.session.execute(stmt))]
+async def _rows(uow: UnitOfWork, user: User, stmt: Select[Any], **params: Any) -> list[ListedTask]:
+    return [ListedTask(task, int(position))
+            for task, position in (await uow.session.execute(stmt, {"owner": user.id, **params}))]
 
 
 async def list_tasks(
@@ -332,17 +352,8 @@ async def list_tasks(
     if task_filter not in TASK_FILTERS:
         raise DomainError(tr("Unknown task filter: {name}. Known: {choices}.", name=str(task_filter)[:32],
                              choices=", ".join(TASK_FILTERS)), code="bad_enum")
-    row, position = _ranked(user)
-    today = local_date(user, uow.now)
-    conditions: dict[str, list[Any]] = {
-        "open": [row.completed_at.is_(None)],
-        "completed": [row.completed_at.is_not(None)],
-        "overdue": [row.completed_at.is_(None), row.due_date < today],
-        "today": [row.completed_at.is_(None), row.due_date == today],
-        "all": [],
-    }
-    limit = max(1, min(limit, MAX_LIST))
-    return await _rows(uow, select(row, position).where(*conditions[task_filter]).order_by(position).limit(limit))
+    return await _rows(uow, user, _LISTS[task_filter], today=local_date(user, uow.now),
+                       limit=max(1, min(limit, MAX_LIST)))
 
 
 async def due_today(uow: UnitOfWork, user: User, *, limit: int = MAX_LIST) -> list[ListedTask]:
@@ -382,10 +393,10 @@ async def find_task(uow: UnitOfWork, user: User, reference: str, *, status: Task
     text = reference.strip()
     if not text:
         raise DomainError(tr("Which task do you mean?"), code="missing_reference")
-    row, position = _ranked(user)
+    row, position = _ROW, _POSITION
     if match := _POSITION_RE.fullmatch(text):
         number = int(match.group(1))
-        found = await _rows(uow, select(row, position).where(position == number))
+        found = await _rows(uow, user, select(row, position).where(position == number))
         if not found:
             raise DomainError(tr("There is no task number {number}.", number=number), code="not_found")
         return found[0]
@@ -394,13 +405,13 @@ async def find_task(uow: UnitOfWork, user: User, reference: str, *, status: Task
     except ValueError:
         task_id = None
     if task_id is not None:
-        found = await _rows(uow, select(row, position).where(row.id == task_id))
+        found = await _rows(uow, user, select(row, position).where(row.id == task_id))
         if not found:
             raise DomainError(tr("No such task."), code="not_found")
         return found[0]
     pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     # An exact title first, so "Milk" still finds "Milk" when "Oat milk" exists too.
-    candidates = await _rows(uow, select(row, position).where(
+    candidates = await _rows(uow, user, select(row, position).where(
         row.title.ilike(pattern, escape="\\"), *_status_filter(row, status)
     ).order_by((func.lower(row.title) == text.lower()).desc(), position).limit(6))
     return _one(text, candidates)
