@@ -45,12 +45,7 @@ class EventRecord(Base):
 
     @classmethod
     def from_event(cls, event: DomainEvent) -> EventRecord:
-        m = event.meta
-        return cls(
-            id=m.id, user_id=m.user_id, type=event.type, module=m.module, collection=m.collection,
-            record_id=m.record_id, actor=m.actor.model_dump(mode="json"), caused_by=m.caused_by,
-            payload=event.payload.model_dump(mode="json"), occurred_at=m.timestamp,
-        )
+        return cls(**event_row(event))
 
     def to_event(self) -> DomainEvent:
         return DomainEvent(
@@ -62,6 +57,14 @@ class EventRecord(Base):
                 caused_by=self.caused_by,
             ),
         )
+
+
+def event_row(event: DomainEvent) -> dict[str, Any]:
+    """The event store's row of an event: every column but `seq`, which the database numbers."""
+    m = event.meta
+    return {"id": m.id, "user_id": m.user_id, "type": event.type, "module": m.module, "collection": m.collection,
+            "record_id": m.record_id, "actor": m.actor.model_dump(mode="json"), "caused_by": m.caused_by,
+            "payload": event.payload.model_dump(mode="json"), "occurred_at": m.timestamp}
 
 
 async def query_events(

@@ -136,8 +136,7 @@ class ToolExecutor:
             log.error("proposal call %s for user %s no longer matches its hash; not run", name, user.id)
             return ToolResult.failure(tr("That proposal was changed after it was made, so I won't run it."),
                                       "hash_mismatch")
-        emitted = len(uow.events)
-        savepoint = await uow.session.begin_nested()
+        savepoint, emitted = await uow.savepoint()
         try:
             result = await tool.handler(ToolContext(uow=uow, user=user, actor=actor), args)
         except DomainError as refused:
@@ -149,7 +148,7 @@ class ToolExecutor:
             await savepoint.commit()
         else:
             await savepoint.rollback()
-            del uow.events[emitted:]
+            uow.drop_events_since(emitted)
         return result
 
     def _coerce(self, uow: UnitOfWork, user: User, tool: ToolSpec, arguments: object) -> dict[str, Any]:
@@ -221,7 +220,9 @@ class ToolExecutor:
         """One transaction on the call's session, as a unit of work. Like `Transactions.begin`, except that
         the caller publishes the events (after the connection is released)."""
         async with session.begin():
-            yield UnitOfWork(session, self.transactions.clock, caused_by)
+            uow = UnitOfWork(session, self.transactions.clock, caused_by)
+            yield uow
+            await uow.write_events()
 
 
 class _Rollback(Exception):

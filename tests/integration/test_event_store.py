@@ -279,3 +279,36 @@ async def test_rolled_back_transaction_publishes_and_stores_nothing(brain: Brain
             raise RuntimeError("abort after the write")
     assert seen == []
     assert await count_rows(brain, EventRecord) == 0
+
+
+async def test_a_unit_reads_its_own_events_before_it_commits_and_stores_each_once(
+        brain: Brain, user_id: uuid.UUID) -> None:
+    """Events are written at commit, or before a statement of the unit's session that could read them."""
+    async with brain.transactions.begin() as uow:
+        first = uow.emit(drink(), user_id=user_id, record_id="a", actor=USER)
+        assert await query_events(uow.session, user_id) == [first]
+        second = uow.emit(task(), user_id=user_id, record_id="b", actor=USER)
+    async with brain.transactions.read() as s:
+        stored = await query_events(s, user_id)
+    assert stored == [second, first]
+
+
+async def test_events_of_a_rolled_back_savepoint_are_gone_and_the_others_kept(
+        brain: Brain, user_id: uuid.UUID) -> None:
+    seen: list[DomainEvent] = []
+    brain.bus.subscribe_all(seen.append)
+    async with brain.transactions.begin() as uow:
+        kept = uow.emit(drink(), user_id=user_id, record_id="a", actor=USER)
+        savepoint, emitted = await uow.savepoint()  # `kept` written before it, so its rollback keeps it
+        assert emitted == 1
+        uow.emit(task(), user_id=user_id, record_id="b", actor=USER)
+        assert len(await query_events(uow.session, user_id)) == 2  # written inside the savepoint
+        await savepoint.rollback()
+        uow.drop_events_since(emitted)
+        committed = await uow.session.begin_nested()
+        later = uow.emit(place(), user_id=user_id, record_id="c", actor=USER)
+        await committed.commit()  # written as the savepoint commits
+        assert await query_events(uow.session, user_id) == [later, kept]
+    assert seen == [kept, later]
+    async with brain.transactions.read() as s:
+        assert await query_events(s, user_id) == [later, kept]
