@@ -26,6 +26,7 @@ from brain.modules.places.models import Place, PlaceVisit, TrackingSession
 from brain.modules.todo.models import Task
 from brain.people.local_time import day_bounds, local_date
 from brain.people.models import User
+from brain.store.lean import Lean
 
 if TYPE_CHECKING:
     from brain.core import Brain
@@ -169,9 +170,11 @@ async def day_snapshot(session: AsyncSession, user: User, now: datetime) -> DayS
     day = local_date(user, now)
     builder = _Builder(day)
     start, end = day_bounds(user, day)
-    row = (await session.execute(_IN_ONE, {"user_id": user.id, "day": day, "day_start": start, "day_end": end,
-                                           "now": now})).mappings().one()
-    builder.values = dict(row)
+    if session.new or session.dirty or session.deleted:  # a lean statement does not flush the session itself
+        await session.flush()
+    found = await _IN_ONE_LEAN.one(await session.connection(), {"user_id": user.id, "day": day, "day_start": start,
+                                                                 "day_end": end, "now": now})
+    row = builder.values = found._asdict()
     ids, titles, dates, priorities = (row[k] or [] for k in ("due_id", "due_title", "due_date", "due_priority"))
     builder.due = [TaskSummary(id=str(i), title=t, due_date=d, priority=p)
                    for i, t, d, p in zip(ids, titles, dates, priorities, strict=True)]
@@ -351,6 +354,8 @@ def _in_one() -> Any:
 # bound parameters, so a read neither rebuilds these statements nor walks them for their cache key.
 _STATEMENTS = _statements()
 _IN_ONE = _in_one()
+# Run lean (`Lean`), prepared at its first run on a connection: planning it costs 3-5 ms of server CPU.
+_IN_ONE_LEAN = Lean(_IN_ONE)
 
 
 class SnapshotCache:

@@ -37,9 +37,15 @@ class Lean:
     must be given unless it carries a value. Unlike `session.execute`, it does not flush the session first: a caller
     with ORM changes pending that the statement must see flushes them."""
 
-    __slots__ = ("_fixed", "_processors", "_required", "_result", "sql")
+    __slots__ = ("_fixed", "_prepare", "_processors", "_required", "_result", "sql")
 
-    def __init__(self, statement: ClauseElement) -> None:
+    def __init__(self, statement: ClauseElement, *, prepare: bool = True) -> None:
+        """`prepare`: prepared on the server at its first run on a connection, not at psycopg's sixth (a lean
+        statement is a hot one by choice). PostgreSQL then plans it for the values at hand five times and keeps one
+        generic plan if that is as cheap: 6 plannings per pooled connection instead of 10, which for /today's snapshot
+        (3-5 ms each) made up most of the database's planning in `benchmarks/telegram_load.py`. False: psycopg's
+        own rule, for a statement whose plan must fit its values."""
+        self._prepare: bool | None = True if prepare else None
         compiled = statement.compile(dialect=_DIALECT)
         assert isinstance(compiled, SQLCompiler)
         required = frozenset(compiled.bind_names[bind] for bind in compiled.binds.values() if bind.required)
@@ -90,7 +96,7 @@ class Lean:
                 events = sync._has_events or sync.engine._has_events
                 if events:  # listeners that watch statements (tests count them) see these too
                     sync.dispatch.before_cursor_execute(sync, cursor, self.sql, values, None, False)
-                await cursor.execute(self.sql, values)
+                await cursor.execute(self.sql, values, prepare=self._prepare)
                 rows = await cursor.fetchall() if fetch and cursor.description is not None else []
                 count = cursor.rowcount
                 if events:

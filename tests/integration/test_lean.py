@@ -28,10 +28,11 @@ from tests.conftest import PgServer
 _ADD = Lean(insert(OutboxMessage).values(
     user_id=bindparam("owner"), kind="reply", slot=bindparam("slot"), platform="test", chat_id="c1",
     text=bindparam("text"), buttons=bindparam("buttons"), status="pending", attempts=0).returning(OutboxMessage.id))
-_OF = Lean(select(OutboxMessage.id, OutboxMessage.text, OutboxMessage.buttons, OutboxMessage.created_at)
-           .where(OutboxMessage.user_id == bindparam("owner"), OutboxMessage.kind.in_(("reply", "nudge")),
-                  OutboxMessage.id >= bindparam("from", type_=BigInteger))
-           .order_by(OutboxMessage.id))
+_OF_STATEMENT = (select(OutboxMessage.id, OutboxMessage.text, OutboxMessage.buttons, OutboxMessage.created_at)
+                 .where(OutboxMessage.user_id == bindparam("owner"), OutboxMessage.kind.in_(("reply", "nudge")),
+                        OutboxMessage.id >= bindparam("from", type_=BigInteger))
+                 .order_by(OutboxMessage.id))
+_OF = Lean(_OF_STATEMENT)
 
 
 @pytest.fixture
@@ -178,3 +179,23 @@ async def test_two_first_contacts_at_once_end_with_one_person(db: Database) -> N
         orphans = (await connection.execute(text("SELECT count(*) FROM users u WHERE NOT EXISTS "
                                                  "(SELECT 1 FROM identities i WHERE i.user_id = u.id)"))).scalar_one()
     assert (people, orphans) == (1, 0)
+
+
+async def test_a_lean_statement_is_prepared_at_its_first_run_and_kept_generic_after_five_custom_plans(
+        db: Database) -> None:
+    """psycopg alone prepares a statement at its sixth run on a connection; a lean one (a hot one) at its first, so
+    PostgreSQL plans it 6 times per connection instead of 10. `prepare=False` keeps psycopg's own rule."""
+    owner = await person(db)
+    plans = text("SELECT generic_plans, custom_plans FROM pg_prepared_statements")
+    unprepared = Lean(_OF_STATEMENT, prepare=False)
+    async with db.engine.connect() as connection:
+        assert (await connection.execute(plans)).all() == []
+        await _OF.rows(connection, {"owner": owner, "from": 0})
+        assert [tuple(row) for row in await connection.execute(plans)] == [(0, 1)]
+        for _ in range(6):
+            await _OF.rows(connection, {"owner": owner, "from": 0})
+        assert [tuple(row) for row in await connection.execute(plans)] == [(2, 5)]
+        for _ in range(5):
+            await unprepared.rows(connection, {"owner": owner, "from": 0})
+        assert len((await connection.execute(plans)).all()) == 1  # not yet: psycopg's sixth run
+        await connection.rollback()
