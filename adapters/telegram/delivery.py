@@ -223,6 +223,8 @@ class TelegramSender:
         # that share of pushes, not behind the whole burst (reply p95 went from 0.2 s to 10 s in that minute).
         queue: contextlib.AbstractAsyncContextManager[Any] = self._background if background \
             else contextlib.nullcontext()
+        if self._slots.locked() or lock.locked():
+            await self.brain.db.release()  # no connection of a `sharing` scope held idle while this waits
         try:
             async with queue, lock, self._slots:
                 while True:
@@ -412,9 +414,10 @@ class TelegramSender:
     async def _mark_in_flight(self, row: Claimed, index: int) -> None:
         """Commits "part `index` of this row is being sent" before the request goes out (see the module
         docstring), on a connection of its own: the claiming transaction stays open until the row is settled."""
-        async with self.brain.db.autocommit() as connection:
+        async with self.brain.db.autocommit() as connection:  # in the handler's `sharing` scope, its connection
             await _MARK_IN_FLIGHT.run(connection,
                                      {"owner": row.user_id, "row": row.id, "part": index, "now": self.wall_clock()})
+        await self.brain.db.release()  # not held idle while the request is out
 
     async def _send_part(self, chat_id: str, part: Part) -> None:
         try:

@@ -271,19 +271,22 @@ class TelegramAdapter:
         if inbound is None:
             return
         take = Taken(self.brain, self.bot_id, update.update_id, inbound)
-        try:
-            if is_free_text(inbound):
-                async with self._typing(inbound.chat_id, take):
+        # One `sharing` scope for the dialog and the reply's delivery: the delivery's in-flight mark uses the
+        # connection the dialog's last glances used, instead of a checkout of its own.
+        async with self.brain.db.sharing():
+            try:
+                if is_free_text(inbound):
+                    async with self._typing(inbound.chat_id, take):
+                        await self.dialog.handle(inbound, take=take)
+                else:
                     await self.dialog.handle(inbound, take=take)
-            else:
-                await self.dialog.handle(inbound, take=take)
-        except DATABASE_DOWN:
-            await self._say_database_down(inbound)
-            raise
-        if not take.taken:
-            log.info("telegram update %s was handled before; ignored", update.update_id)
-            return
-        await self.sender.deliver(inbound.chat_id)
+            except DATABASE_DOWN:
+                await self._say_database_down(inbound)
+                raise
+            if not take.taken:
+                log.info("telegram update %s was handled before; ignored", update.update_id)
+                return
+            await self.sender.deliver(inbound.chat_id)
 
     async def _on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query
@@ -297,17 +300,19 @@ class TelegramAdapter:
         if press is None:
             return
         take = Taken(self.brain, self.bot_id, update.update_id, press.inbound)
-        try:
-            await self.dialog.handle(press.inbound, take=take)
-        except DATABASE_DOWN:
-            await self._say_database_down(press.inbound)
-            raise
-        if not take.taken:
-            log.info("telegram update %s was handled before; ignored", update.update_id)
-            return
-        if keyboard_is_spent(take.token_before, press):
-            await self._remove_keyboard(press)
-        await self.sender.deliver(press.inbound.chat_id)
+        async with self.brain.db.sharing():  # as in `_on_message`
+            try:
+                await self.dialog.handle(press.inbound, take=take)
+            except DATABASE_DOWN:
+                await self._say_database_down(press.inbound)
+                raise
+            if not take.taken:
+                log.info("telegram update %s was handled before; ignored", update.update_id)
+                return
+            if keyboard_is_spent(take.token_before, press):
+                async with self.brain.db.unshared():  # no connection held during the request
+                    await self._remove_keyboard(press)
+            await self.sender.deliver(press.inbound.chat_id)
 
     async def _remove_keyboard(self, press: Press) -> None:
         if press.message_id is None:

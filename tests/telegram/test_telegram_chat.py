@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from adapters.telegram.inbound import PLATFORM
 from adapters.telegram.runner import TelegramAdapter
@@ -25,7 +25,7 @@ from brain.modules.places.models import PlaceVisit
 from brain.modules.todo.models import Task
 from brain.people.models import Identity
 from brain.pulse.models import PulseState
-from tests.telegram.conftest import press, replies_after, send, user_id_of
+from tests.telegram.conftest import make_adapter, press, replies_after, send, user_id_of
 from tests.telegram.fake_bot_api import FakeBotAPI
 
 
@@ -236,3 +236,28 @@ async def test_a_replayed_free_text_shows_no_typing_and_gets_no_reply(telegram: 
     assert len(api.calls_of("sendChatAction", alice.id)) == 1  # "typing" waits until the update is taken
     assert len(api.calls_of("sendMessage", alice.id)) == 2
     assert await drinks(brain) == 1
+
+
+async def test_a_known_persons_command_takes_two_connections_from_the_pool(
+        brain: Brain, dialog: Dialog, api: FakeBotAPI, person) -> None:
+    """One for the dialog's glances, which the delivery's in-flight mark shares, and one for the claiming
+    transaction; the mark no longer takes one of its own (it did: three)."""
+    adapter = make_adapter(brain, dialog, api, sender_poll_interval=3600.0)  # no background pass meanwhile
+    await adapter.start()
+    try:
+        alice = person()
+        await send(api, alice, "/today")  # first contact
+        taken: list[object] = []
+
+        def checkout(*args: object) -> None:
+            taken.append(args[0])
+
+        pool = brain.db.engine.sync_engine.pool
+        event.listen(pool, "checkout", checkout)
+        try:
+            (reply,) = await send(api, alice, "/today")
+        finally:
+            event.remove(pool, "checkout", checkout)
+        assert reply.text and len(taken) == 2
+    finally:
+        await adapter.stop()
