@@ -17,11 +17,12 @@ once)."""
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import psycopg
-from psycopg.rows import namedtuple_row
+from psycopg.rows import AsyncRowFactory
 from sqlalchemy import exc
 from sqlalchemy.dialects.postgresql.psycopg import PGDialectAsync_psycopg
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -29,6 +30,7 @@ from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
 _DIALECT = PGDialectAsync_psycopg()
+_CURSOR = "companion_lean_cursor"
 
 
 class Lean:
@@ -37,7 +39,7 @@ class Lean:
     must be given unless it carries a value. Unlike `session.execute`, it does not flush the session first: a caller
     with ORM changes pending that the statement must see flushes them."""
 
-    __slots__ = ("_fixed", "_prepare", "_processors", "_required", "_result", "sql")
+    __slots__ = ("_fixed", "_make_rows", "_prepare", "_processors", "_required", "_result", "_returns_rows", "sql")
 
     def __init__(self, statement: ClauseElement, *, prepare: bool = True) -> None:
         """`prepare`: prepared on the server at its first run on a connection, not at psycopg's sixth (a lean
@@ -69,6 +71,12 @@ class Lean:
         processors: list[Callable[[Any], Any] | None] = [
             column[3]._cached_result_processor(_DIALECT, None) for column in compiled._result_columns]
         self._result = processors if any(p is not None for p in processors) else None
+        # The row type is known here (the columns are the statement's): psycopg's namedtuple rows would read the
+        # result's field names and look the type up on every run.
+        self._returns_rows = bool(compiled._result_columns)
+        row_type = namedtuple("Row", [column[0] for column in compiled._result_columns],  # type: ignore[misc]
+                              rename=True)
+        self._make_rows: AsyncRowFactory[Any] = lambda cursor: row_type._make
 
     def _bound(self, params: Mapping[str, Any]) -> dict[str, Any]:
         missing = self._required.difference(params)
@@ -92,15 +100,21 @@ class Lean:
         driver: psycopg.AsyncConnection[Any] = sync.connection.driver_connection  # type: ignore[assignment]
         values = self._bound(params)
         try:
-            async with driver.cursor(row_factory=namedtuple_row) as cursor:
-                events = sync._has_events or sync.engine._has_events
-                if events:  # listeners that watch statements (tests count them) see these too
-                    sync.dispatch.before_cursor_execute(sync, cursor, self.sql, values, None, False)
-                await cursor.execute(self.sql, values, prepare=self._prepare)
-                rows = await cursor.fetchall() if fetch and cursor.description is not None else []
-                count = cursor.rowcount
-                if events:
-                    sync.dispatch.after_cursor_execute(sync, cursor, self.sql, values, None, False)
+            # One cursor per pooled connection for all lean statements (kept in the connection's `info`, which
+            # lives as long as the driver's connection): a new cursor copies the connection's adapters.
+            info = sync.connection.info
+            cursor: psycopg.AsyncCursor[Any] | None = info.get(_CURSOR)
+            if cursor is None or cursor.connection is not driver:
+                cursor = info[_CURSOR] = driver.cursor()
+            cursor.row_factory = self._make_rows
+            events = sync._has_events or sync.engine._has_events
+            if events:  # listeners that watch statements (tests count them) see these too
+                sync.dispatch.before_cursor_execute(sync, cursor, self.sql, values, None, False)
+            await cursor.execute(self.sql, values, prepare=self._prepare)
+            rows = await cursor.fetchall() if fetch and self._returns_rows else []
+            count = cursor.rowcount
+            if events:
+                sync.dispatch.after_cursor_execute(sync, cursor, self.sql, values, None, False)
         except psycopg.Error as error:
             dialect = connection.dialect  # the engine's, which knows its driver
             invalidated = dialect.is_disconnect(error, sync.connection.dbapi_connection, None)  # type: ignore[arg-type]
