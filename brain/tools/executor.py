@@ -64,7 +64,11 @@ class ToolExecutor:
         if tool is None and not isinstance(actor, AiActor):
             return ToolResult.failure(tr("Unknown tool: {name}.", name=str(name)[:64]), "unknown_tool")
         events: list[DomainEvent] = []
-        async with self._session() as session:
+        # A person's own read (/tasks, /today's tools) runs as a glance: on the connection the message's glances
+        # share, outside a transaction (no checkout, no BEGIN and COMMIT; at READ COMMITTED each statement sees
+        # its own snapshot either way). Anything else gets a transaction (`_session`).
+        reading = tool is not None and tool.policy == "read" and not isinstance(actor, AiActor)
+        async with self.transactions.glance() if reading else self._session() as session:
             if not isinstance(actor, AiActor):
                 assert tool is not None
                 result = await self._run(session, user_id, tool, arguments, actor, caused_by, events,
