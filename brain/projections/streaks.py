@@ -170,15 +170,19 @@ def _progress(state: StreakState) -> StreakProgress:
 
 
 async def streaks_for(session: AsyncSession, user: User, today: date) -> list[StreakView]:
-    """Every known streak of one person (zeros for those never started), in one query."""
-    rows = (await session.execute(_STREAKS_OF_ONE, {"user_id": user.id, "today": today})).all()
-    return _views([user.id], {user.id: today}, rows)[user.id]
+    """Every known streak of one person (zeros for those never started), in one lean query (/today asks it for
+    every message); pending ORM changes of the session are flushed first, as its own query would."""
+    if session.new or session.dirty or session.deleted:
+        await session.flush()
+    rows = await _STREAKS_OF_ONE_LEAN.rows(await session.connection(), {"user_id": user.id, "today": today})
+    return _views([user.id], {user.id: today}, [(row, row.today, row.days, row.skipped_today) for row in rows])[user.id]
 
 
-def _streaks_statement(one: bool = False) -> Any:
+def _streaks_statement(one: bool = False, *, columns: bool = False) -> Any:
     """The state rows joined to (user_id, today) pairs, bound as two arrays, with the skip days each row still
     needs gathered into an array. `one`: for one person, the pair as two scalar parameters (a prepared statement
-    over bound arrays is planned anew on every run, see `brain.store.base.constant`)."""
+    over bound arrays is planned anew on every run, see `brain.store.base.constant`). `columns`: the state's
+    columns instead of the mapped row (for a lean statement), with the skips as `days` and `skipped_today`."""
     pairs: Any
     if one:
         pairs = select(bindparam("user_id", type_=UUID(as_uuid=True)).label("user_id"),
@@ -202,8 +206,9 @@ def _streaks_statement(one: bool = False) -> Any:
                StreakSkip.day == pairs.c.today)
         .scalar_subquery()
     )
+    state: Any = (*StreakState.__table__.columns,) if columns else (StreakState,)
     return (
-        select(StreakState, pairs.c.today, skips, today_skipped)
+        select(*state, pairs.c.today, skips.label("days"), today_skipped.label("skipped_today"))
         .join(pairs, and_(StreakState.user_id == pairs.c.user_id, StreakState.streak.in_(STREAKS)))
     )
 
@@ -211,6 +216,7 @@ def _streaks_statement(one: bool = False) -> Any:
 # Built once (/today, summaries and streak goals read it); the people and their days are bound.
 _STREAKS_OF = _streaks_statement()
 _STREAKS_OF_ONE = _streaks_statement(one=True)
+_STREAKS_OF_ONE_LEAN = Lean(_streaks_statement(one=True, columns=True))
 
 
 async def streaks_for_users(

@@ -26,11 +26,21 @@ from psycopg.rows import AsyncRowFactory
 from sqlalchemy import exc
 from sqlalchemy.dialects.postgresql.psycopg import PGDialectAsync_psycopg
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql import ClauseElement, sqltypes
 from sqlalchemy.sql.compiler import SQLCompiler
 
 _DIALECT = PGDialectAsync_psycopg()
 _CURSOR = "companion_lean_cursor"
+
+
+def _type_code(type_: Any) -> int | None:
+    """The type code the driver reports for a column of this type, where SQLAlchemy's result processor needs one
+    (numbers: whether a value comes as a float or a Decimal); SQLAlchemy reads it from the cursor."""
+    if isinstance(type_, sqltypes.Float):
+        return 701  # double precision
+    if isinstance(type_, sqltypes.Numeric):
+        return 1700  # numeric
+    return None
 
 
 class Lean:
@@ -69,7 +79,7 @@ class Lean:
         self._fixed = {name: self._processors[name](value) if name in self._processors else value
                        for name, value in state.parameters.items() if name not in required}
         processors: list[Callable[[Any], Any] | None] = [
-            column[3]._cached_result_processor(_DIALECT, None) for column in compiled._result_columns]
+            column[3]._cached_result_processor(_DIALECT, _type_code(column[3])) for column in compiled._result_columns]
         self._result = processors if any(p is not None for p in processors) else None
         # The row type is known here (the columns are the statement's): psycopg's namedtuple rows would read the
         # result's field names and look the type up on every run.
