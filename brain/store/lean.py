@@ -4,8 +4,8 @@ alone on the connection SQLAlchemy lent (its transaction, or its autocommit).
 SQLAlchemy's execution of a compiled, cached Core statement still costs about 0.2 ms of client CPU (the execution
 context, the parameter and result machinery, the greenlet hop of its asyncio layer); psycopg's own execution of the
 same statement about 0.07 ms (`benchmarks/README.md`, telegram_load). Every Telegram message runs half a dozen of
-these statements whatever it says (the sender's lookup, the update's take, the reply's claim, in-flight mark and
-settlement), so they go this way; everything else stays with SQLAlchemy.
+these statements whatever it says (the sender's lookup with the update's take, the reply's enqueue, claim, in-flight
+mark and settlement, the events of its writes), so they go this way; everything else stays with SQLAlchemy.
 
 What stays the same: the SQL (SQLAlchemy compiles it, with the bind casts its psycopg dialect writes), the values
 bound (SQLAlchemy's bind processors run: JSONB is wrapped as it would wrap it), the rows (attribute access by
@@ -13,7 +13,8 @@ column name; result processors run where a type has one), and the errors (a driv
 `sqlalchemy.exc` error SQLAlchemy would raise, and a lost connection is invalidated). Listeners of
 `before_cursor_execute` and `after_cursor_execute` see these statements too (with no execution context). What is
 skipped: SQLAlchemy's other per-execution work and its statement cache (not needed: the text is compiled here
-once)."""
+once). What differs on purpose: a lean statement is prepared on the server at its first run on a connection (see
+`Lean.__init__`), and all lean statements on a pooled connection share one psycopg cursor."""
 
 from __future__ import annotations
 
