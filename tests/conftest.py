@@ -10,11 +10,13 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
 import pytest
+from sqlalchemy import event
 
 from brain.clock import FixedClock
 from brain.core import Brain
@@ -127,3 +129,19 @@ def llm(fake_ollama):  # type: ignore[no-untyped-def]
 
     return LLM(fake_ollama.url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")},
                timeout_s=5.0, recheck_s=0.0, retry_delay_s=0.01)
+
+
+@contextmanager
+def checkouts(brain: Brain) -> Iterator[list[object]]:
+    """The connections taken from the brain's pool while the block runs (one entry per checkout)."""
+    taken: list[object] = []
+
+    def checkout(*args: object) -> None:
+        taken.append(args[0])
+
+    pool = brain.db.engine.sync_engine.pool
+    event.listen(pool, "checkout", checkout)
+    try:
+        yield taken
+    finally:
+        event.remove(pool, "checkout", checkout)

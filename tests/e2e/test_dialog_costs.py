@@ -13,6 +13,7 @@ from sqlalchemy import event, select
 from brain.core import Brain
 from brain.people.models import Identity
 from brain.pulse.models import PulseState
+from tests.conftest import checkouts
 
 
 @contextmanager
@@ -34,21 +35,6 @@ def counting(brain: Brain) -> Iterator[tuple[list[str], list[object]]]:
     finally:
         event.remove(engine, "before_cursor_execute", statement)
         event.remove(engine, "commit", commit)
-
-
-@contextmanager
-def checkouts(brain: Brain) -> Iterator[list[object]]:
-    taken: list[object] = []
-
-    def checkout(*args: object) -> None:
-        taken.append(args[0])
-
-    pool = brain.db.engine.sync_engine.pool
-    event.listen(pool, "checkout", checkout)
-    try:
-        yield taken
-    finally:
-        event.remove(pool, "checkout", checkout)
 
 
 # Statements and pool checkouts of one message of a known person (the Telegram load benchmark's mix, without

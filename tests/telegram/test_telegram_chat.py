@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime, timedelta
 
-from sqlalchemy import event, func, select
+from sqlalchemy import func, select
 
 from adapters.telegram.inbound import PLATFORM
 from adapters.telegram.runner import TelegramAdapter
@@ -25,6 +25,7 @@ from brain.modules.places.models import PlaceVisit
 from brain.modules.todo.models import Task
 from brain.people.models import Identity
 from brain.pulse.models import PulseState
+from tests.conftest import checkouts
 from tests.telegram.conftest import make_adapter, press, replies_after, send, user_id_of
 from tests.telegram.fake_bot_api import FakeBotAPI
 
@@ -247,17 +248,8 @@ async def test_a_known_persons_command_takes_two_connections_from_the_pool(
     try:
         alice = person()
         await send(api, alice, "/today")  # first contact
-        taken: list[object] = []
-
-        def checkout(*args: object) -> None:
-            taken.append(args[0])
-
-        pool = brain.db.engine.sync_engine.pool
-        event.listen(pool, "checkout", checkout)
-        try:
+        with checkouts(brain) as taken:
             (reply,) = await send(api, alice, "/today")
-        finally:
-            event.remove(pool, "checkout", checkout)
         assert reply.text and len(taken) == 2
     finally:
         await adapter.stop()
