@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from sqlalchemy import CTE, Select, bindparam, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm import make_transient_to_detached
@@ -24,15 +24,11 @@ IDENTITY_LOOKUP: Select[Any] = select(*User.__table__.columns).join(Identity, Id
 _USER_FIELDS = tuple(column.key for column in User.__table__.columns)
 
 
-def sender_noted(lookup: CTE) -> CTE:
-    """The message noted for the idle hold (`note_inbound_of`, at the bound `now`) for the person a CTE of
-    `IDENTITY_LOOKUP` found, in the statement that found them: one round trip for both."""
-    return note_inbound_of(select(lookup.c.id.label("user_id")).cte("sender"))
-
-
 def _found_and_noted() -> Any:
+    """`IDENTITY_LOOKUP` with the found person's message noted for the idle hold (`note_inbound_of`, at the bound
+    `now`) in the same statement: one round trip for both."""
     lookup = IDENTITY_LOOKUP.cte("found")
-    return select(lookup).add_cte(sender_noted(lookup))
+    return select(lookup).add_cte(note_inbound_of(select(lookup.c.id.label("user_id")).cte("sender")))
 
 
 # Built once and run lean (`Lean`); the values are bound.

@@ -26,7 +26,7 @@ from brain.modules.places.models import Place, PlaceVisit, TrackingSession
 from brain.modules.todo.models import Task
 from brain.people.local_time import day_bounds, local_date
 from brain.people.models import User
-from brain.store.lean import Lean
+from brain.store.lean import Lean, session_connection
 
 if TYPE_CHECKING:
     from brain.core import Brain
@@ -170,10 +170,8 @@ async def day_snapshot(session: AsyncSession, user: User, now: datetime) -> DayS
     day = local_date(user, now)
     builder = _Builder(day)
     start, end = day_bounds(user, day)
-    if session.new or session.dirty or session.deleted:  # a lean statement does not flush the session itself
-        await session.flush()
-    found = await _IN_ONE_LEAN.one(await session.connection(), {"user_id": user.id, "day": day, "day_start": start,
-                                                                 "day_end": end, "now": now})
+    found = await _IN_ONE_LEAN.one(await session_connection(session), {
+        "user_id": user.id, "day": day, "day_start": start, "day_end": end, "now": now})
     row = builder.values = found._asdict()
     ids, titles, dates, priorities = (row[k] or [] for k in ("due_id", "due_title", "due_date", "due_priority"))
     builder.due = [TaskSummary(id=str(i), title=t, due_date=d, priority=p)

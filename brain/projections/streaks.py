@@ -32,7 +32,7 @@ from brain.people.local_time import local_date
 from brain.people.models import User
 from brain.projections.habit_strength import decayed, next_score
 from brain.projections.models import StreakSkip, StreakState
-from brain.store.lean import Lean
+from brain.store.lean import Lean, session_connection
 from brain.store.unit_of_work import UnitOfWork
 
 StreakStatus = Literal["active", "at_risk", "broken"]
@@ -172,9 +172,7 @@ def _progress(state: StreakState) -> StreakProgress:
 async def streaks_for(session: AsyncSession, user: User, today: date) -> list[StreakView]:
     """Every known streak of one person (zeros for those never started), in one lean query (/today asks it for
     every message); pending ORM changes of the session are flushed first, as its own query would."""
-    if session.new or session.dirty or session.deleted:
-        await session.flush()
-    rows = await _STREAKS_OF_ONE_LEAN.rows(await session.connection(), {"user_id": user.id, "today": today})
+    rows = await _STREAKS_OF_ONE_LEAN.rows(await session_connection(session), {"user_id": user.id, "today": today})
     return _views([user.id], {user.id: today}, [(row, row.today, row.days, row.skipped_today) for row in rows])[user.id]
 
 

@@ -26,7 +26,7 @@ import psycopg
 from psycopg.rows import AsyncRowFactory
 from sqlalchemy import exc
 from sqlalchemy.dialects.postgresql.psycopg import PGDialectAsync_psycopg
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.sql import ClauseElement, sqltypes
 from sqlalchemy.sql.compiler import SQLCompiler
 
@@ -42,6 +42,14 @@ def _type_code(type_: Any) -> int | None:
     if isinstance(type_, sqltypes.Numeric):
         return 1700  # numeric
     return None
+
+
+async def session_connection(session: AsyncSession) -> AsyncConnection:
+    """The session's connection for a lean statement, with the session's pending ORM changes flushed first, as its
+    own query would flush them (a lean statement does not)."""
+    if session.new or session.dirty or session.deleted:
+        await session.flush()
+    return await session.connection()
 
 
 class Lean:

@@ -23,7 +23,7 @@ from brain.i18n import N_, Text, tr
 from brain.modules.drink.models import DrinkEntry, DrinkGoal, DrinkPreset
 from brain.people.local_time import local_date, local_now
 from brain.people.models import User
-from brain.store.lean import Lean
+from brain.store.lean import Lean, session_connection
 from brain.store.unit_of_work import UnitOfWork
 
 DRINK_TYPES: tuple[str, ...] = ("water", "coffee", "tea", "juice", "alcohol", "smoothie", "soda", "other")
@@ -204,13 +204,10 @@ _DAY_TOTALS = Lean(_day_totals_statement())
 
 
 async def day_progress(uow: UnitOfWork, user: User, day: date | None = None) -> DrinkProgress:
-    """Totals of one local day and the water goal in a single query, with the unit's changes so far (a lean
-    statement does not flush the session by itself)."""
-    session = uow.session
-    if session.new or session.dirty or session.deleted:
-        await session.flush()
+    """Totals of one local day and the water goal in a single query, with the unit's changes so far
+    (`session_connection`)."""
     day = day or local_date(user, uow.now)
-    rows = await _DAY_TOTALS.rows(await session.connection(), {"person": user.id, "day": day})
+    rows = await _DAY_TOTALS.rows(await session_connection(uow.session), {"person": user.id, "day": day})
     by_type = {t: (int(ml), int(n)) for _, t, ml, n in rows if t is not None}
     water = by_type.get("water", (0, 0))
     coffee = by_type.get("coffee", (0, 0))
