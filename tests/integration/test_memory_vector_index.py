@@ -6,6 +6,7 @@ meaning."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -70,6 +71,22 @@ async def test_the_statements_choosing_the_nearest_are_planned_on_the_halfvec_in
             "start": NOW - timedelta(days=7), "end": NOW, "exact_max": 30, "precisions": list(LONGEST_ANCHOR),
             "longest": list(LONGEST_ANCHOR.values())}))
     assert plan.count(f"Index Scan using {INDEX}") == 2, plan  # the vector channel and the wide period
+
+
+async def test_the_lexical_channel_reads_the_full_text_index_once_per_word(brain: Brain) -> None:
+    # The words come as one array and are scanned in a lateral join: each word's scan must still be an index scan
+    # (one per word, its term an outer value), never a scan of the person's memories.
+    person = await new_user(brain)
+    vectors = await many_nodes(brain, person, np.random.default_rng(8))
+    async with brain.transactions.read() as session:
+        await _use_index_scan(session, SETTINGS)
+        plan = "\n".join(await session.scalars(text("EXPLAIN ANALYZE " + recall_sql(2, False).text), {
+            "user_id": person, "at": NOW, "q": literal(vectors[3]), "limit": 30, "cap": 41, "n": NODES,
+            "lexemes": ["1234", "memory"], "terms": ["'1234'", "'memory'"]}))
+    assert "Bitmap Index Scan on ix_memory_nodes_search" in plan, plan
+    assert "Seq Scan on memory_nodes" not in plan, plan
+    # Both words were looked up: the rare one (one memory) and the common one (stopped one past the cap).
+    assert re.search(r"Bitmap Index Scan on ix_memory_nodes_search .*loops=2", plan), plan
 
 
 async def test_similarities_leaving_sql_are_those_of_the_full_precision_vectors(brain: Brain) -> None:
