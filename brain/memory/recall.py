@@ -403,12 +403,12 @@ _ROUNDING = 1e-6
 
 
 @functools.lru_cache(maxsize=128)
-def candidates_sql(words: int, window: bool, first_hop: bool = False) -> Any:
+def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
     """All direct candidates of a query in one statement (one round trip), each channel a CTE:
 
     vector   the nearest memories by cosine (HNSW index, iterative scan for the per-person filter)
-    lexical  Okapi BM25 in one pass: for each query word up to `cap` of the person's memories holding it (the
-             word bound as a constant keeps the full-text index usable); a word found in `cap` or more is
+    lexical  Okapi BM25 in one pass: for each query word (`:terms`, an array, each word's lookup on the full-text
+             index) up to `cap` of the person's memories holding it; a word found in `cap` or more is
              common and left out; the others score the memories found for them. Term frequency = positions
              of the word in the tsvector, document length = distinct words, average length taken over the
              memories scored.
@@ -436,7 +436,7 @@ def candidates_sql(words: int, window: bool, first_hop: bool = False) -> Any:
         ORDER BY {_NEAREST_ON_INDEX}
         LIMIT :limit)"""]
     sources = ["SELECT id FROM vec"]
-    if words:
+    if lexical:
         # One index scan per query word, each planned once for any word (a lateral join over the words): a branch
         # of its own per word cost about 0.15 ms of planning each. The full-text vector comes along with the id: the
         # heap row is read for the person filter anyway, and reading it again for BM25 would fetch every page twice.
@@ -498,12 +498,12 @@ def candidates_sql(words: int, window: bool, first_hop: bool = False) -> Any:
              ORDER BY {_NEAREST_ON_INDEX}
              LIMIT :limit))""")
         sources.append("SELECT id FROM win")
-    bm25 = "s.bm25" if words else "NULL::float8"
+    bm25 = "s.bm25" if lexical else "NULL::float8"
     direct = f"""
     SELECT {_NODE_COLUMNS}, {bm25} AS bm25, {"w.id IS NOT NULL" if window else "false"} AS in_window
     FROM ({" UNION ".join(sources)}) AS found
     JOIN memory_nodes n ON n.id = found.id
-    {"LEFT JOIN scored s ON s.id = n.id" if words else ""}
+    {"LEFT JOIN scored s ON s.id = n.id" if lexical else ""}
     {"LEFT JOIN win w ON w.id = n.id" if window else ""}"""
     if not first_hop:
         return text(_compact(f"WITH {', '.join(ctes)}{direct}"))
@@ -564,8 +564,8 @@ _EDGES = _lean(_EDGES_SQL, _EDGE_COLUMNS)
 
 
 @functools.lru_cache(maxsize=128)
-def _candidates_lean(words: int, window: bool, first_hop: bool) -> Lean:
-    return _lean(candidates_sql(words, window, first_hop), _WITH_HOP_COLUMNS if first_hop else _DIRECT_COLUMNS)
+def _candidates_lean(lexical: bool, window: bool, first_hop: bool) -> Lean:
+    return _lean(candidates_sql(lexical, window, first_hop), _WITH_HOP_COLUMNS if first_hop else _DIRECT_COLUMNS)
 
 
 def _vector_literal(vector: Sequence[float]) -> str:
@@ -737,7 +737,7 @@ async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_te
                       precisions=list(LONGEST_ANCHOR), longest=list(LONGEST_ANCHOR.values()))
     if first_hop is not None:
         params.update(per_node=first_hop[0], anchors=first_hop[1], anchor_min=first_hop[2])
-    rows = await _candidates_lean(len(lexemes), window is not None, first_hop is not None).rows(
+    rows = await _candidates_lean(bool(lexemes), window is not None, first_hop is not None).rows(
         await session_connection(session), params)
     found = []
     best = 0.0

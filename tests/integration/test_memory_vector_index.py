@@ -66,7 +66,7 @@ async def test_the_statements_choosing_the_nearest_are_planned_on_the_halfvec_in
     async with brain.transactions.read() as session:
         await _use_index_scan(session, SETTINGS)
         # A wide period (more memories than an exact search would read) is searched on the index too.
-        plan = "\n".join(await session.scalars(text("EXPLAIN " + recall_sql(0, True).text), {
+        plan = "\n".join(await session.scalars(text("EXPLAIN " + recall_sql(False, True).text), {
             "user_id": person, "at": NOW, "q": query, "limit": 30, "cap": 1, "n": NODES, "lexemes": [],
             "start": NOW - timedelta(days=7), "end": NOW, "exact_max": 30, "precisions": list(LONGEST_ANCHOR),
             "longest": list(LONGEST_ANCHOR.values())}))
@@ -80,7 +80,7 @@ async def test_the_lexical_channel_reads_the_full_text_index_once_per_word(brain
     vectors = await many_nodes(brain, person, np.random.default_rng(8))
     async with brain.transactions.read() as session:
         await _use_index_scan(session, SETTINGS)
-        plan = "\n".join(await session.scalars(text("EXPLAIN ANALYZE " + recall_sql(2, False).text), {
+        plan = "\n".join(await session.scalars(text("EXPLAIN ANALYZE " + recall_sql(True, False).text), {
             "user_id": person, "at": NOW, "q": literal(vectors[3]), "limit": 30, "cap": 41, "n": NODES,
             "lexemes": ["1234", "memory"], "terms": ["'1234'", "'memory'"]}))
     assert "Bitmap Index Scan on ix_memory_nodes_search" in plan, plan
