@@ -437,9 +437,10 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
         LIMIT :limit)"""]
     sources = ["SELECT id FROM vec"]
     if lexical:
-        # One index scan per query word, each planned once for any word (a lateral join over the words): a branch
-        # of its own per word cost about 0.15 ms of planning each. The full-text vector comes along with the id: the
-        # heap row is read for the person filter anyway, and reading it again for BM25 would fetch every page twice.
+        # The words come as one array, each looked up on the full-text index in a lateral join: the statement is the
+        # same for any number of words, where a branch of its own per word cost about 0.15 ms of planning each. The
+        # full-text vector comes along with the id: the heap row is read for the person filter anyway, and reading
+        # it again for BM25 would fetch every page twice.
         ctes.append(f"""hits AS MATERIALIZED (
             SELECT w.pos AS i, h.id, h.search
             FROM unnest(CAST(:terms AS tsquery[])) WITH ORDINALITY AS w(term, pos)
