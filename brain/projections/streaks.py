@@ -213,8 +213,8 @@ def _streaks_statement(one: bool = False, *, columns: bool = False) -> Any:
 
 # Built once (/today, summaries and streak goals read it); the people and their days are bound.
 _STREAKS_OF = _streaks_statement()
-_STREAKS_OF_ONE = _streaks_statement(one=True)
-_STREAKS_OF_ONE_LEAN = Lean(_streaks_statement(one=True, columns=True))
+_STREAKS_OF_ONE = _streaks_statement(one=True, columns=True)
+_STREAKS_OF_ONE_LEAN = Lean(_STREAKS_OF_ONE)
 
 
 async def streaks_for_users(

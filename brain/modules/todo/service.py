@@ -331,14 +331,6 @@ _LISTS: dict[str, Select[Any]] = {
 }
 
 
-def _status_filter(row: type[Task], status: TaskStatus) -> list[Any]:
-    if status == "open":
-        return [row.completed_at.is_(None)]
-    if status == "completed":
-        return [row.completed_at.is_not(None)]
-    return []
-
-
 async def _rows(uow: UnitOfWork, user: User, stmt: Select[Any], **params: Any) -> list[ListedTask]:
     return [ListedTask(task, int(position))
             for task, position in (await uow.session.execute(stmt, {"owner": user.id, **params}))]
@@ -412,7 +404,7 @@ async def find_task(uow: UnitOfWork, user: User, reference: str, *, status: Task
     pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     # An exact title first, so "Milk" still finds "Milk" when "Oat milk" exists too.
     candidates = await _rows(uow, user, select(row, position).where(
-        row.title.ilike(pattern, escape="\\"), *_status_filter(row, status)
+        row.title.ilike(pattern, escape="\\"), *_CONDITIONS["all" if status == "any" else status]
     ).order_by((func.lower(row.title) == text.lower()).desc(), position).limit(6))
     return _one(text, candidates)
 
