@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.commands import ActionHandler, Command, action_handlers, command_table, waiting_handlers
 from bot.commands.basics import set_locale
 from bot.commands.companion import model_down_text, say_outcome
+from bot.commands.drinks import after_drink_buttons
 from bot.commands.onboarding import take_typed_answer, waits_for_zone
 from bot.commands.places import shared_location
 from bot.commands.rituals import answer_free_text
@@ -299,7 +300,10 @@ class Dialog:
             if not result.ok:
                 turn.say_result(result)
                 return
-        turn.say_result(await turn.tool(calls[-1].name, calls[-1].args))
+        last = calls[-1]
+        result = await turn.tool(last.name, last.args)
+        # A drink written as text gets the same quick buttons as /water: the next glass, and undo.
+        turn.say_result(result, after_drink_buttons(turn, result) if last.name == "log_drink" else None)
 
     async def _press(self, turn: Turn, token: str) -> None:
         try:

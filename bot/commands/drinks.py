@@ -7,14 +7,17 @@ from bot.parsing.amounts import parse_count, parse_volume_ml
 from bot.parsing.freetext import DRINK_WORDS
 from bot.turn import PendingButton, Turn
 from brain.i18n import N_, tr
-from brain.modules.drink.service import DRINK_TYPES
+from brain.modules.drink.service import DRINK_TYPES, MAX_AT_ONCE
+from brain.tools.spec import ToolResult
 
 QUICK_WATER_ML = (250, 500)
 
 
-def _after_drink_buttons(turn: Turn) -> list[list[PendingButton]]:
+def after_drink_buttons(turn: Turn, logged: ToolResult) -> list[list[PendingButton]]:
+    """The next glass of water, and Undo for exactly the drinks this reply logged (not whatever was logged last)."""
+    undo_args = {"entry_ids": ",".join(logged.data.get("entry_ids") or [])} if logged.ok else {}
     return [[turn.tool_button(tr("+{ml} ml water", ml=ml), "log_drink", drink_type="water", quantity_ml=ml)
-             for ml in QUICK_WATER_ML] + [turn.button(tr("Undo"), "tool", name="undo_last_drink", args={})]]
+             for ml in QUICK_WATER_ML] + [turn.button(tr("Undo"), "tool", name="undo_last_drink", args=undo_args)]]
 
 
 async def _log(turn: Turn, drink_type: str, amount_text: str) -> None:
@@ -27,7 +30,7 @@ async def _log(turn: Turn, drink_type: str, amount_text: str) -> None:
             return
         args["quantity_ml"] = ml
     result = await turn.tool("log_drink", args)
-    turn.say_result(result, _after_drink_buttons(turn))
+    turn.say_result(result, after_drink_buttons(turn, result))
 
 
 async def water(turn: Turn, args: str) -> None:
@@ -46,16 +49,14 @@ async def drink(turn: Turn, args: str) -> None:
 
 async def coffee(turn: Turn, args: str) -> None:
     count = parse_count(args) if args else 1
-    if count is None or not 1 <= count <= 10:
+    if count is None or not 1 <= count <= MAX_AT_ONCE:
         turn.say(tr("Usage: /coffee [number of cups, 1 to 10]"))
         return
-    last = None
-    for _ in range(count):
-        last = await turn.tool("log_drink", {"drink_type": "coffee"})
-        if not last.ok:
-            break
-    assert last is not None
-    turn.say_result(last, _after_drink_buttons(turn))
+    call: dict[str, object] = {"drink_type": "coffee"}
+    if count > 1:
+        call["count"] = count
+    result = await turn.tool("log_drink", call)
+    turn.say_result(result, after_drink_buttons(turn, result))
 
 
 COMMANDS = (

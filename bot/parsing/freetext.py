@@ -12,6 +12,7 @@ from typing import Any
 
 from bot.parsing.amounts import VESSELS_ML, parse_count, parse_volume_ml
 from bot.parsing.dates import cut, find_date
+from brain.modules.drink.service import MAX_AT_ONCE
 
 DRINK_WORDS: dict[str, str] = {
     "water": "water", "waters": "water", "wasser": "water", "sprudel": "water", "mineralwasser": "water",
@@ -97,13 +98,15 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
             volume = n  # "Wasser 300" means 300 ml
         else:
             count = n
-    if not 1 <= count <= 10:
+    if not 1 <= count <= MAX_AT_ONCE:
         return None
     ml = volume or vessel
     args: dict[str, Any] = {"drink_type": drink_type}
     if ml is not None:
         args["quantity_ml"] = ml
-    return [ToolCall("log_drink", dict(args)) for _ in range(count)]
+    if count > 1:
+        args["count"] = count
+    return [ToolCall("log_drink", args)]
 
 
 def parse_meal(text: str) -> list[ToolCall] | None:

@@ -95,3 +95,38 @@ async def test_tz_changes_the_local_day(person) -> None:
     alice = person()
     reply = await alice.send("/tz america/new_york")
     assert "America/New_York" in reply
+
+
+async def test_several_cups_are_logged_together_and_undone_together(person) -> None:
+    alice = person()
+    assert "Logged 2 × 150 ml coffee" in await alice.send("zwei Kaffee")
+    assert "Coffee: 2" in await alice.send("/today")
+    await alice.send("zwei Kaffee")
+    assert "Removed 2 × 150 ml coffee" in await alice.press(alice.buttons()["Undo"])
+    assert "Coffee: 2" in await alice.send("/today")  # the first two stay
+
+
+async def test_german_cups_are_counted_in_german(person) -> None:
+    bob = person(language="de")
+    assert "2 × 150 ml Kaffee eingetragen" in await bob.send("/kaffee 2")
+
+
+async def test_undo_takes_back_the_drink_of_its_own_reply_not_the_latest(person) -> None:
+    alice = person()
+    await alice.send("/water 300")
+    undo_water = alice.buttons()["Undo"]
+    await alice.send("/coffee")
+    assert "Removed 300 ml water" in await alice.press(undo_water)
+    today = await alice.send("/today")
+    assert "Water: 0 ml of 2,000" in today and "Coffee: 1" in today
+
+
+async def test_undo_of_a_drink_removed_already_changes_nothing(person, db_state) -> None:
+    alice = person()
+    await alice.send("250 ml water")
+    undo = alice.buttons()["Undo"]
+    await alice.send("/undo")
+    await alice.send("/water 500")
+    before = await db_state()
+    assert "No such drink entry" in await alice.press(undo)
+    assert await db_state() == before

@@ -64,7 +64,7 @@ def test_date_parameter_is_a_string_with_date_format() -> None:
 
 
 def test_tool_without_parameters_has_empty_properties_and_required() -> None:
-    parameters = _schemas()["undo_last_drink"]["function"]["parameters"]
+    parameters = _schemas()["list_drink_presets"]["function"]["parameters"]
     assert parameters == {"type": "object", "properties": {}, "required": []}
 
 

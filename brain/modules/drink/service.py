@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
@@ -33,6 +34,7 @@ DRINK_LABELS: dict[str, str] = {
 }
 DEFAULT_GOALS_ML: dict[str, int] = {"water": 2000}
 MIN_ML, MAX_ML = 1, 5000
+MAX_AT_ONCE = 10  # drinks of one kind logged in one go ("zwei Kaffee", /coffee 3)
 MIN_GOAL_ML, MAX_GOAL_ML = 250, 10000
 DEFAULT_PORTION_ML: dict[str, int] = {"water": 250, "coffee": 150, "tea": 250, "juice": 200, "alcohol": 330,
                                       "smoothie": 300, "soda": 330, "other": 250}
@@ -138,6 +140,23 @@ async def undo_last_drink(uow: UnitOfWork, user: User, actor: ActorT) -> DrinkEn
     uow.emit(DrinkEntryUndone(entry_id=entry.id, drink_type=entry.drink_type, quantity_ml=entry.quantity_ml),
              user_id=user.id, record_id=entry.id, actor=actor)
     return entry
+
+
+async def undo_drinks(uow: UnitOfWork, user: User, actor: ActorT, entry_ids: Sequence[uuid.UUID]) -> list[DrinkEntry]:
+    """Removes exactly these drinks of the person (those one logging made, for its Undo button), all or none: a
+    button pressed after one of them was removed in another way changes nothing."""
+    wanted = set(entry_ids)
+    entries = list((await uow.session.scalars(
+        select(DrinkEntry).where(DrinkEntry.user_id == user.id, DrinkEntry.id.in_(wanted))
+        .order_by(DrinkEntry.logged_at, DrinkEntry.created_at).with_for_update()
+    )).all())
+    if not wanted or len(entries) != len(wanted):
+        raise DomainError(tr("No such drink entry."), code="not_found")
+    for entry in entries:
+        await uow.session.delete(entry)
+        uow.emit(DrinkEntryUndone(entry_id=entry.id, drink_type=entry.drink_type, quantity_ml=entry.quantity_ml),
+                 user_id=user.id, record_id=entry.id, actor=actor)
+    return entries
 
 
 async def delete_drink(uow: UnitOfWork, user: User, actor: ActorT, entry_id: uuid.UUID) -> DrinkEntry:

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
-from brain.i18n import N_, tr
+from brain.i18n import N_, ntr, tr
 from brain.modules.drink import service
-from brain.modules.drink.service import DRINK_TYPES, MAX_GOAL_ML, MAX_ML, MIN_GOAL_ML, MIN_ML, drink_label
+from brain.modules.drink.service import (
+    DRINK_TYPES,
+    MAX_AT_ONCE,
+    MAX_GOAL_ML,
+    MAX_ML,
+    MIN_GOAL_ML,
+    MIN_ML,
+    drink_label,
+)
 from brain.tools.spec import ToolContext, ToolParam, ToolResult, ToolSpec
 
 
@@ -21,13 +30,23 @@ def progress_data(p: service.DrinkProgress) -> dict[str, Any]:
 async def _log_drink(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     drink_type = args["drink_type"]
     ml = args.get("quantity_ml") or service.DEFAULT_PORTION_ML[drink_type]
-    entry, progress = await service.log_drink(ctx.uow, ctx.user, ctx.actor, drink_type, ml, name=args.get("name"))
-    return ToolResult.success(
-        tr("Logged {ml} ml {drink}. Water today: {water} of {goal} ml ({percent} %).", ml=ml,
-           drink=drink_label(drink_type), water=progress.water_ml, goal=progress.water_goal_ml,
-           percent=progress.water_percent),
-        entry_id=str(entry.id), **progress_data(progress),
-    )
+    count = int(args.get("count") or 1)
+    # Several cups ("zwei Kaffee") are one entry each, all in this transaction: they are logged together or not at
+    # all, and the reply says how many.
+    entries = []
+    for _ in range(count):
+        entry, progress = await service.log_drink(ctx.uow, ctx.user, ctx.actor, drink_type, ml, name=args.get("name"))
+        entries.append(entry)
+    values = {"ml": ml, "drink": drink_label(drink_type), "water": progress.water_ml, "goal": progress.water_goal_ml,
+              "percent": progress.water_percent}
+    if count == 1:
+        message = tr("Logged {ml} ml {drink}. Water today: {water} of {goal} ml ({percent} %).", **values)
+    else:
+        message = ntr("Logged {count} × {ml} ml {drink}. Water today: {water} of {goal} ml ({percent} %).",
+                      "Logged {count} × {ml} ml {drink}. Water today: {water} of {goal} ml ({percent} %).",
+                      count, count=count, **values)
+    return ToolResult.success(message, entry_id=str(entries[-1].id), entry_ids=[str(e.id) for e in entries],
+                              count=count, **progress_data(progress))
 
 
 async def _log_preset(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
@@ -43,18 +62,43 @@ async def _log_preset(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
 
 
 async def _undo(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    entry = await service.undo_last_drink(ctx.uow, ctx.user, ctx.actor)
+    if args.get("entry_ids"):
+        ids = _entry_ids(str(args["entry_ids"]))
+        if ids is None:
+            return ToolResult.failure(tr("No such drink entry."), "not_found")
+        entries = await service.undo_drinks(ctx.uow, ctx.user, ctx.actor, ids)
+    else:
+        entries = [await service.undo_last_drink(ctx.uow, ctx.user, ctx.actor)]
     progress = await service.day_progress(ctx.uow, ctx.user)
-    return ToolResult.success(
-        tr("Removed {ml} ml {drink}. Water today: {water} of {goal} ml.", ml=entry.quantity_ml,
-           drink=drink_label(entry.drink_type), water=progress.water_ml, goal=progress.water_goal_ml),
-        entry_id=str(entry.id), **progress_data(progress),
-    )
+    first = entries[0]
+    values = {"water": progress.water_ml, "goal": progress.water_goal_ml}
+    if len(entries) == 1:
+        message = tr("Removed {ml} ml {drink}. Water today: {water} of {goal} ml.", ml=first.quantity_ml,
+                     drink=drink_label(first.drink_type), **values)
+    elif all(e.drink_type == first.drink_type and e.quantity_ml == first.quantity_ml for e in entries):
+        message = ntr("Removed {count} × {ml} ml {drink}. Water today: {water} of {goal} ml.",
+                      "Removed {count} × {ml} ml {drink}. Water today: {water} of {goal} ml.", len(entries),
+                      count=len(entries), ml=first.quantity_ml, drink=drink_label(first.drink_type), **values)
+    else:
+        message = ntr("Removed {count} drink. Water today: {water} of {goal} ml.",
+                      "Removed {count} drinks. Water today: {water} of {goal} ml.", len(entries),
+                      count=len(entries), **values)
+    return ToolResult.success(message, entry_id=str(entries[-1].id), entry_ids=[str(e.id) for e in entries],
+                              **progress_data(progress))
+
+
+def _entry_ids(text: str) -> list[uuid.UUID] | None:
+    """Drink entry ids separated by commas; None if one is not an id or there are more than one logging makes."""
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if not 1 <= len(parts) <= MAX_AT_ONCE:
+        return None
+    try:
+        return [uuid.UUID(part) for part in parts]
+    except ValueError:
+        return None
 
 
 async def _delete(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    import uuid
-
     try:
         entry_id = uuid.UUID(args["entry_id"])
     except ValueError:
@@ -96,12 +140,17 @@ _ML = ToolParam("quantity_ml", "integer", "Amount in millilitres.", minimum=MIN_
                 label=N_("The amount in ml"))
 
 TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec("log_drink", "drink", "Log a drink the person had (default portion if no amount).",
-             (_TYPE, _ML, ToolParam("name", "string", "Name of the drink, e.g. 'Espresso'.", max_length=100)),
+    ToolSpec("log_drink", "drink", "Log a drink the person had (default portion if no amount), or several alike.",
+             (_TYPE, _ML, ToolParam("name", "string", "Name of the drink, e.g. 'Espresso'.", max_length=100),
+              ToolParam("count", "integer", "How many such drinks (cups, glasses); 1 if omitted.", minimum=1,
+                        maximum=MAX_AT_ONCE, label=N_("The number of drinks"))),
              "write", _log_drink),
     ToolSpec("log_drink_preset", "drink", "Log a drink from one of the person's saved presets.",
              (ToolParam("preset", "string", "Preset name.", required=True, max_length=100),), "write", _log_preset),
-    ToolSpec("undo_last_drink", "drink", "Remove the most recent drink logged today.", (), "write", _undo),
+    ToolSpec("undo_last_drink", "drink",
+             "Remove the most recent drink logged today, or exactly the drinks given by id (those one log_drink made).",
+             (ToolParam("entry_ids", "string", "Drink entry ids separated by commas; the latest drink if omitted.",
+                        max_length=400),), "write", _undo),
     ToolSpec("delete_drink", "drink", "Delete one drink entry by id.",
              (ToolParam("entry_id", "string", "Drink entry id.", required=True, max_length=64),),
              "destructive", _delete),

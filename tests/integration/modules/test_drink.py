@@ -70,3 +70,45 @@ async def test_crossing_the_water_goal_emits_goal_reached_once(brain: Brain, use
         goal_set = await query_events(s, user.id, types="DrinkGoalSet")
     assert len(reached) == 1 and reached[0].payload.actual_ml == 500  # type: ignore[attr-defined]
     assert goal_set[0].meta.actor.kind == "system"
+
+
+async def test_several_alike_are_one_call_each_with_its_event_and_undone_together(brain: Brain, user) -> None:
+    logged = await brain.tools.execute(user.id, "log_drink", {"drink_type": "coffee", "count": 3}, USER)
+    assert logged.ok and logged.data["count"] == 3 and len(logged.data["entry_ids"]) == 3
+    assert logged.data["coffee_count"] == 3
+    async with brain.transactions.read() as s:
+        assert [e.type for e in await query_events(s, user.id, module="drink")] == ["DrinkLogged"] * 3
+    other = await brain.tools.execute(user.id, "log_drink", {"drink_type": "water"}, USER)
+    undone = await brain.tools.execute(user.id, "undo_last_drink",
+                                       {"entry_ids": ", ".join(logged.data["entry_ids"])}, USER)
+    assert undone.ok and undone.data["coffee_count"] == 0 and undone.data["water_ml"] == 250
+    async with brain.transactions.read() as s:
+        left = (await s.scalars(select(DrinkEntry.id))).all()
+        events = await query_events(s, user.id, module="drink")
+    assert [str(i) for i in left] == [other.data["entry_id"]]
+    assert [e.type for e in events].count("DrinkEntryUndone") == 3
+
+
+@pytest.mark.parametrize("entry_ids", ["1,2", "", "x" * 37, "{known}, 00000000-0000-0000-0000-000000000000"])
+async def test_undo_of_drinks_not_there_changes_nothing(brain: Brain, user, entry_ids: str) -> None:
+    logged = await brain.tools.execute(user.id, "log_drink", {"drink_type": "tea"}, USER)
+    before = (await _count(brain, DrinkEntry), await _count(brain, EventRecord))
+    result = await brain.tools.execute(user.id, "undo_last_drink",
+                                       {"entry_ids": entry_ids.format(known=logged.data["entry_id"])}, USER)
+    if entry_ids:
+        assert not result.ok and result.error_code == "not_found"
+        assert (await _count(brain, DrinkEntry), await _count(brain, EventRecord)) == before
+    else:  # no ids: the latest drink, as before
+        assert result.ok and await _count(brain, DrinkEntry) == 0
+
+
+async def test_nobody_undoes_another_persons_drink(brain: Brain, user) -> None:
+    from brain.people.service import resolve_identity
+
+    async with brain.transactions.begin() as uow:
+        mallory = await resolve_identity(uow.session, "test", "mallory", default_locale="en",
+                                         default_timezone="Europe/Berlin")
+    logged = await brain.tools.execute(user.id, "log_drink", {"drink_type": "water"}, USER)
+    refused = await brain.tools.execute(mallory.id, "undo_last_drink", {"entry_ids": logged.data["entry_id"]}, USER)
+    assert not refused.ok and refused.error_code == "not_found"
+    assert await _count(brain, DrinkEntry) == 1
