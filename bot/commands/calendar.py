@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.commands import Command
-from bot.parsing.dates import cut, find_date, find_duration_minutes, find_time
+from bot.parsing.dates import cut, find_clockish, find_date, find_duration_minutes, find_time
 from bot.turn import Turn
 from brain.i18n import N_, tr
 from brain.tools.coercion import FIRST_YEAR, LAST_YEAR
@@ -19,15 +20,25 @@ async def event(turn: Turn, args: str) -> None:
         await _upcoming(turn)
         return
     text = args
-    at_time = find_time(text)
-    if at_time is not None:
-        text = cut(text, at_time.start, at_time.end)
-    duration = find_duration_minutes(text)
-    if duration is not None:
-        text = cut(text, duration[1], duration[2])
+    # The day first: "3.12. 14:00" is the 3rd of December at two, and read as a time first "3.12" would be 3:12.
     day = find_date(text, turn.today)
     if day is not None:
         text = cut(text, day.start, day.end)
+    at_time = find_time(text)
+    until = None
+    if at_time is not None:
+        text = cut(text, at_time.start, at_time.end)
+        until = find_time(text)  # a second time is the end: "9:00-9:15", "14:00 bis 15:30"
+        if until is not None:
+            text = cut(text, until.start, until.end)
+            text = re.sub(r"(?:^|\s)(?:bis|to|until|till)$", "", text, flags=re.I).strip(" ,;-–")
+    duration = find_duration_minutes(text)
+    if duration is not None:
+        text = cut(text, duration[1], duration[2])
+    unreadable = find_clockish(text)
+    if unreadable is not None:  # "25:00", "14:60": asked about, not kept in the title of an all-day event
+        turn.say(tr("I couldn't read the time \"{text}\". Write it like 14:00 or 2:30 pm.", text=unreadable[:20]))
+        return
     if not text:
         turn.say(tr("What is the event called? e.g. /event Dentist tomorrow 14:00"))
         return
@@ -45,8 +56,12 @@ async def event(turn: Turn, args: str) -> None:
         call.update(start_time=start.isoformat(), end_time=(start + timedelta(days=1)).isoformat(), is_all_day=True)
     else:
         start = datetime.combine(on, at_time.value, tzinfo=zone)
-        minutes = duration[0] if duration is not None else 60
-        call.update(start_time=start.isoformat(), end_time=(start + timedelta(minutes=minutes)).isoformat())
+        if until is not None:
+            end = datetime.combine(on, until.value, tzinfo=zone)
+            end += timedelta(days=1) if end <= start else timedelta()  # "22:00-1:00" ends the next day
+        else:
+            end = start + timedelta(minutes=duration[0] if duration is not None else 60)
+        call.update(start_time=start.isoformat(), end_time=end.isoformat())
     result = await turn.tool("create_event", call)
     turn.say_result(result)
 

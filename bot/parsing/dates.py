@@ -20,7 +20,7 @@ RELATIVE: dict[str, int] = {
     "today": 0, "heute": 0, "tonight": 0, "heute abend": 0, "tomorrow": 1, "morgen": 1,
     "day after tomorrow": 2, "übermorgen": 2, "uebermorgen": 2, "yesterday": -1, "gestern": -1,
 }
-_PREFIX = r"(?:(?:bis|until|till|by|due|am|on|at|um|für|fuer|for|ab|spätestens|spaetestens)\s+)?"
+_PREFIX = r"(?:\b(?:bis|until|till|by|due|am|on|at|um|für|fuer|for|ab|spätestens|spaetestens)\s+)?"
 _NEXT = r"(?:(?:next|nächsten|naechsten|nächste|naechste|kommenden|kommende|this|diesen|diese)\s+)?"
 _WEEKDAY_ALT = "|".join(sorted((w for w in WEEKDAYS if len(w) > 2), key=len, reverse=True))
 _RELATIVE_ALT = "|".join(sorted((re.escape(w) for w in RELATIVE), key=len, reverse=True))
@@ -31,9 +31,13 @@ DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(rf"{_PREFIX}{_NEXT}(?P<weekday>{_WEEKDAY_ALT})\b", re.I),
     re.compile(rf"{_PREFIX}(?P<rel>{_RELATIVE_ALT})\b", re.I),
 )
-TIME_RE = re.compile(r"(?:(?:um|at|@)\s+)?\b(?P<h>[01]?\d|2[0-3])(?::|\.|h)(?P<min>[0-5]\d)\b(?:\s*uhr)?"
+# 12-hour times first ("3pm", "3:30 p.m."), then 24-hour ones ("14:00", "7.15", "14h30", "um 9", "20 Uhr").
+TIME_RE = re.compile(r"(?:(?:um|at|@)\s+)?\b(?P<h12>1[0-2]|0?[1-9])(?::(?P<min12>[0-5]\d))?\s*(?P<half>[ap])\.?m\b\.?"
+                     r"|(?:(?:um|at|@)\s+)?\b(?P<h>[01]?\d|2[0-3])(?::|\.|h)(?P<min>[0-5]\d)\b(?:\s*uhr)?"
                      r"|(?:(?:um|at|@)\s+)(?P<h2>[01]?\d|2[0-3])\s*(?:uhr|h|o'clock)?\b"
                      r"|\b(?P<h3>[01]?\d|2[0-3])\s*uhr\b", re.I)
+# Something written as a clock time that is not one ("25:00", "14:60", "13pm"): worth a question, not a title.
+CLOCKISH_RE = re.compile(r"\b\d{1,2}(?::\d{2}|\s*[ap]\.?m\b\.?|\s*uhr\b)", re.I)
 DURATION_RE = re.compile(
     r"\b(?:for\s+|für\s+|fuer\s+)?(?P<n>\d{1,3})\s*(?P<unit>min|minutes|minuten|m|h|std|hours|stunden)\b", re.I
 )
@@ -53,11 +57,23 @@ def find_date(text: str, today: date) -> Found | None:
         for match in pattern.finditer(text):
             if match.start() > 0 and text[match.start() - 1].isalnum():
                 continue
+            if _plain_word(match):
+                continue
             value = _resolve(match, today)
             if value is not None and (best is None or match.start() < best.start):
                 best = Found(value, match.start(), match.end())
                 break
     return best
+
+
+# Short weekday names that are also everyday words ("sun cream", "sat down", "wed"): a day only after a word such as
+# "on", "by" or "next" ("due sat", "next wed").
+_WORDLIKE_WEEKDAYS = frozenset({"sun", "sat", "wed"})
+
+
+def _plain_word(match: re.Match[str]) -> bool:
+    weekday = (match.groupdict().get("weekday") or "").lower()
+    return weekday in _WORDLIKE_WEEKDAYS and match.group(0).lower() == weekday
 
 
 def _resolve(match: re.Match[str], today: date) -> date | None:
@@ -103,9 +119,18 @@ def find_time(text: str) -> FoundTime | None:
     match = TIME_RE.search(text)
     if not match:
         return None
-    hour = match.group("h") or match.group("h2") or match.group("h3")
+    if match.group("h12"):
+        hour = int(match.group("h12")) % 12 + (12 if match.group("half").lower() == "p" else 0)
+        return FoundTime(time(hour, int(match.group("min12") or 0)), match.start(), match.end())
+    hour_text = match.group("h") or match.group("h2") or match.group("h3")
     minute = match.group("min") or "0"
-    return FoundTime(time(int(hour), int(minute)), match.start(), match.end())
+    return FoundTime(time(int(hour_text), int(minute)), match.start(), match.end())
+
+
+def find_clockish(text: str) -> str | None:
+    """A clock time as written that `find_time` could not read (call it on what is left after the readable one)."""
+    match = CLOCKISH_RE.search(text)
+    return match.group(0).strip() if match else None
 
 
 def find_duration_minutes(text: str) -> tuple[int, int, int] | None:

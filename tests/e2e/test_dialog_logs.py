@@ -50,6 +50,24 @@ async def test_event_phrase_is_stored_in_the_persons_time_zone(person, brain) ->
     assert (event.end_time - event.start_time).total_seconds() == 3600
 
 
+@pytest.mark.parametrize("line, title, start, minutes", [
+    ("/termin Weihnachtsfeier 18.12. 19:00", "Weihnachtsfeier", datetime(2026, 12, 18, 18, 0, tzinfo=UTC), 60),
+    ("/event Dentist 3.12. 14:00", "Dentist", datetime(2026, 12, 3, 13, 0, tzinfo=UTC), 60),
+    ("/event Team 11.12.2026 10:00", "Team", datetime(2026, 12, 11, 9, 0, tzinfo=UTC), 60),
+    ("/event Call 3pm tomorrow", "Call", datetime(2026, 12, 1, 14, 0, tzinfo=UTC), 60),
+    ("/event Standup today 9:00-9:15", "Standup", datetime(2026, 11, 30, 8, 0, tzinfo=UTC), 15),
+    ("/termin Kino morgen 20:00 bis 22:30", "Kino", datetime(2026, 12, 1, 19, 0, tzinfo=UTC), 150),
+])
+async def test_event_phrases_with_dates_times_and_ranges(person, brain, line: str, title: str, start: datetime,
+                                                         minutes: int) -> None:
+    alice = person()
+    await alice.send(line)
+    async with brain.transactions.read() as s:
+        event = (await s.scalars(select(CalendarEvent))).one()
+    assert (event.title, event.start_time) == (title, start)
+    assert (event.end_time - event.start_time).total_seconds() == minutes * 60
+
+
 async def test_todays_event_shows_in_today(person) -> None:
     alice = person()
     await alice.send("/event Standup 17:30 15m")
@@ -102,6 +120,8 @@ async def test_one_persons_lists_never_show_anothers(person) -> None:
     ("/done 99", "no task number 99"),
     ("/event Nothing", "When is it?"),
     ("/event 14:00", "What is the event called?"),
+    ("/event Party Friday 25:00", "couldn't read the time \"25:00\""),
+    ("/event Meeting tomorrow 14:60", "couldn't read the time"),
     ("/meal", "Usage: /meal"),
     ("/meal Pasta 99999 kcal", "at most"),
     ("/place " + "x" * 150, "too long"),

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
-from bot.parsing.dates import find_date, find_duration_minutes, find_time
+from bot.parsing.dates import find_clockish, find_date, find_duration_minutes, find_time
 from bot.parsing.freetext import ToolCall, parse_free_text
 
 MONDAY = date(2026, 11, 30)
@@ -46,6 +46,7 @@ def test_free_text_examples(text: str, calls: list[ToolCall] | None) -> None:
     ("Freitag", date(2026, 12, 4)), ("next friday", date(2026, 12, 4)), ("Montag", date(2026, 12, 7)),
     ("am 3.1.", date(2027, 1, 3)), ("2026-12-24", date(2026, 12, 24)), ("in 3 Tagen", date(2026, 12, 3)),
     ("in 2 weeks", date(2026, 12, 14)), ("24.12.2026", date(2026, 12, 24)),
+    ("Team 11.12.2026", date(2026, 12, 11)),  # "am" inside "Team" is no prefix
 ])
 def test_date_phrases(text: str, expected: date) -> None:
     found = find_date(text, MONDAY)
@@ -54,11 +55,29 @@ def test_date_phrases(text: str, expected: date) -> None:
 
 @pytest.mark.parametrize("text, expected", [
     ("um 14 Uhr", time(14, 0)), ("14:30", time(14, 30)), ("at 9", time(9, 0)), ("7.15", time(7, 15)),
-    ("20 Uhr", time(20, 0)),
+    ("20 Uhr", time(20, 0)), ("3pm", time(15, 0)), ("at 3:30 p.m.", time(15, 30)), ("12 am", time(0, 0)),
+    ("12pm", time(12, 0)),
 ])
 def test_time_phrases(text: str, expected: time) -> None:
     found = find_time(text)
     assert found is not None and found.value == expected
+
+
+@pytest.mark.parametrize("text", ["Buy sun cream", "sat down with Anna", "Sun", "wed"])
+def test_weekday_abbreviations_that_are_words_need_a_cue(text: str) -> None:
+    assert find_date(text, MONDAY) is None
+
+
+@pytest.mark.parametrize("text, expected", [("due sun", date(2026, 12, 6)), ("next wed", date(2026, 12, 2)),
+                                            ("by sat", date(2026, 12, 5)), ("mon", date(2026, 12, 7))])
+def test_weekday_abbreviations_with_a_cue(text: str, expected: date) -> None:
+    found = find_date(text, MONDAY)
+    assert found is not None and found.value == expected
+
+
+@pytest.mark.parametrize("text", ["25:00", "14:60", "13pm", "10 Uhr"])
+def test_clock_times_are_noticed_even_when_unreadable(text: str) -> None:
+    assert find_clockish(f"Party {text} later") is not None
 
 
 def test_durations() -> None:
