@@ -7,9 +7,10 @@ from typing import Any
 from bot.commands import Command
 from bot.parsing.dates import cut, find_date
 from bot.turn import PendingButton, Turn
-from brain.i18n import N_, tr
+from brain.i18n import N_, ntr, tr
 
-LIST_LIMIT = 10
+LIST_LIMIT = 15  # shown; the count of the rest is said
+FETCH_LIMIT = 100  # read (the task list's maximum), to count what is not shown
 BUTTON_LIMIT = 8
 
 
@@ -28,7 +29,7 @@ async def task(turn: Turn, args: str) -> None:
 
 
 async def tasks(turn: Turn, args: str) -> None:
-    result = await turn.tool("list_tasks", {"filter": "open", "limit": LIST_LIMIT})
+    result = await turn.tool("list_tasks", {"filter": "open", "limit": FETCH_LIMIT})
     if not result.ok:
         turn.say_result(result)
         return
@@ -38,10 +39,18 @@ async def tasks(turn: Turn, args: str) -> None:
         return
     lines = [turn.t(tr("Open tasks:"))]
     buttons: list[PendingButton] = []
-    for position, item in enumerate(items, start=1):
+    # Each task under its number in the task list, the number /done takes (a task done today keeps its number until
+    # tomorrow, so the numbers shown may skip one).
+    for item in items[:LIST_LIMIT]:
+        position = item["position"]
         lines.append(_task_line(turn, position, item))
         if len(buttons) < BUTTON_LIMIT:
             buttons.append(turn.tool_button(f"✓ {position}", "complete_task", task=item["id"]))
+    hidden = len(items) - LIST_LIMIT
+    if hidden > 0:
+        more = (ntr("… and {count} more.", "… and {count} more.", hidden, count=hidden) if len(items) < FETCH_LIMIT
+                else tr("… and more."))
+        lines.append(turn.t(more))
     turn.say("\n".join(lines), buttons=[buttons[i:i + 4] for i in range(0, len(buttons), 4)])
 
 

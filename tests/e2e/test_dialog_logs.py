@@ -3,7 +3,7 @@ never sees of another."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -93,6 +93,30 @@ async def test_undo_steps_back_through_own_entries(person) -> None:
     assert "nothing" in await alice.send("/undo")
     today = await alice.send("/today")
     assert "Water: 0 ml" in today and "Meals: 0" in today
+
+
+async def test_done_numbers_stay_those_of_the_list_shown_until_tomorrow(person, clock) -> None:
+    alice = person()
+    for title in ("Alpha", "Beta", "Gamma", "Delta", "Epsilon"):
+        await alice.send(f"/task {title}")
+    assert "3. Gamma" in await alice.send("/tasks")
+    assert "Gamma" in await alice.send("/done 3")
+    assert "Delta" in await alice.send("/done 4")  # the fourth of the list read, not the fifth
+    listing = await alice.send("/tasks")
+    assert "2. Beta" in listing and "5. Epsilon" in listing and "Gamma" not in listing
+    assert set(alice.buttons()) == {"✓ 1", "✓ 2", "✓ 5"}
+    assert "Epsilon" in await alice.press(alice.buttons()["✓ 5"])
+    clock.advance(timedelta(days=1))
+    assert "1. Alpha\n2. Beta" in await alice.send("/tasks")  # the next day the numbers close up
+
+
+async def test_a_long_task_list_says_how_many_are_not_shown(person) -> None:
+    alice = person()
+    for n in range(17):
+        await alice.send(f"/task Item {n:02d}")
+    listing = await alice.send("/tasks")
+    assert "15. Item 14" in listing and "Item 15" not in listing
+    assert "… and 2 more." in listing
 
 
 async def test_undo_reopens_a_completed_task(person) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
 
-from sqlalchemy import Date, Integer, Select, bindparam, delete, func, select
+from sqlalchemy import Date, DateTime, Integer, Select, and_, bindparam, case, delete, func, select
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.orm import aliased
 
@@ -305,9 +305,15 @@ async def list_reminders(uow: UnitOfWork, user: User, task_id: uuid.UUID) -> lis
 
 def _ranked() -> tuple[type[Task], Any]:
     """The tasks of the person bound as `owner` with their 1-based position in the one list order (see
-    `_ORDER`)."""
+    `_ORDER`), except that a task done since `since` (the start of the person's local today) keeps the place it had
+    while open: "/done 3" then "/done 4" completes the third and the fourth of the list the person is looking at,
+    not the fifth. Numbers close up the next day."""
+    earlier_done = and_(Task.completed_at.is_not(None),
+                        Task.completed_at < bindparam("since", type_=DateTime(timezone=True)))
+    order = (case((earlier_done, 1), else_=0), case((earlier_done, Task.completed_at)).desc().nulls_last(),
+             *_ORDER[1:])
     ranked = (
-        select(Task, func.row_number().over(order_by=_ORDER).label("position"))
+        select(Task, func.row_number().over(order_by=order).label("position"))
         .where(Task.user_id == bindparam("owner", type_=UUID(as_uuid=True)))
         .subquery()
     )
@@ -332,8 +338,9 @@ _LISTS: dict[str, Select[Any]] = {
 
 
 async def _rows(uow: UnitOfWork, user: User, stmt: Select[Any], **params: Any) -> list[ListedTask]:
+    since = day_bounds(user, local_date(user, uow.now))[0]
     return [ListedTask(task, int(position))
-            for task, position in (await uow.session.execute(stmt, {"owner": user.id, **params}))]
+            for task, position in (await uow.session.execute(stmt, {"owner": user.id, "since": since, **params}))]
 
 
 async def list_tasks(
