@@ -94,6 +94,15 @@ INVERSES: dict[str, Inverse] = {
 }
 
 
+# The person's own changes that no tool takes back (the record is gone, or nothing sets it back). /undo stops at the
+# newest of them instead of reaching past it to an older, unrelated entry: after deleting a task, "/undo" must not
+# quietly remove the glass of water logged before.
+FINAL: frozenset[str] = frozenset({
+    "TaskDeleted", "ReminderDeleted", "CalendarEventDeleted", "DrinkEntryDeleted", "MealDeleted", "PlaceDeleted",
+    "PlaceVisitDeleted", "GoalAbandoned", "StreakDaySkipped",
+})
+
+
 def _undone(user_id: uuid.UUID) -> Any:
     """SQL: a later write was caused by the event row (system reactions such as GoalReached don't count)."""
     later = aliased(EventRecord)
@@ -151,7 +160,7 @@ async def undo_last(
             select(EventRecord)
             .where(
                 EventRecord.user_id == user_id,
-                EventRecord.type.in_(list(INVERSES)),
+                EventRecord.type.in_([*INVERSES, *FINAL]),
                 EventRecord.occurred_at >= transactions.clock.now() - UNDO_WINDOW,
                 EventRecord.actor["kind"].astext == actor.kind,
                 # An undo's own event is not a step to take back: /undo again goes one step further back
@@ -163,6 +172,9 @@ async def undo_last(
             .limit(5)
         )).all()
     for record in candidates:
+        if record.type in FINAL:
+            return ToolResult.failure(tr("Your last change cannot be undone, so I left everything as it is."),
+                                      "not_undoable")
         call = inverse_call(record.type, record.payload)
         if call is None or executor.registry.get(call[0]) is None:
             continue

@@ -222,3 +222,25 @@ async def test_undo_again_goes_one_step_further_back_instead_of_undoing_the_undo
     second = await undo_last(brain.transactions, brain.tools, user.id, USER)
     assert second.ok, second
     assert await get(brain, Task, user.id) is None  # the creation is undone next, not the reopening
+
+
+async def test_undo_last_stops_at_a_deletion_instead_of_reaching_past_it(brain: Brain, user) -> None:  # type: ignore[no-untyped-def]
+    await run(brain, user.id, "log_drink", drink_type="water", quantity_ml=300)
+    await run(brain, user.id, "create_task", title="Old plan")
+    await run(brain, user.id, "delete_task", task="Old plan")
+    for _ in range(2):  # asked again, still nothing older is touched
+        result = await undo_last(brain.transactions, brain.tools, user.id, USER)
+        assert not result.ok and result.error_code == "not_undoable"
+    async with brain.transactions.read() as session:
+        logged = await session.scalar(select(EventRecord.type).where(EventRecord.user_id == user.id)
+                                      .order_by(EventRecord.seq.desc()).limit(1))
+    assert logged == "TaskDeleted"  # no undo was written
+    assert (await run(brain, user.id, "get_drink_progress"))["water_ml"] == 300
+
+
+async def test_undo_last_goes_on_past_what_the_undo_button_took_back(brain: Brain, user) -> None:  # type: ignore[no-untyped-def]
+    await run(brain, user.id, "create_task", title="Call Anna")
+    await run(brain, user.id, "log_drink", drink_type="tea")
+    await run(brain, user.id, "undo_last_drink")
+    result = await undo_last(brain.transactions, brain.tools, user.id, USER)
+    assert result.ok and await get(brain, Task, user.id) is None
