@@ -8,7 +8,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.commands import Command
-from bot.parsing.dates import cut, find_clockish, find_date, find_duration_minutes, find_time
+from bot.parsing.dates import cut, find_clockish, find_date, find_dateish, find_duration_minutes, find_time
 from bot.turn import Turn
 from brain.i18n import N_, tr
 from brain.tools.coercion import FIRST_YEAR, LAST_YEAR
@@ -35,6 +35,11 @@ async def event(turn: Turn, args: str) -> None:
     duration = find_duration_minutes(text)
     if duration is not None:
         text = cut(text, duration[1], duration[2])
+    bad_day = find_dateish(text, turn.today)
+    if bad_day is not None:  # "2026-02-30", "31.02.": asked about, not made an event of today
+        turn.say(tr("I couldn't read the date \"{text}\". Write it like 24.12., 24.12.2026 or 2026-12-24.",
+                    text=bad_day[:20]))
+        return
     unreadable = find_clockish(text)
     if unreadable is not None:  # "25:00", "14:60": asked about, not kept in the title of an all-day event
         turn.say(tr("I couldn't read the time \"{text}\". Write it like 14:00 or 2:30 pm.", text=unreadable[:20]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.commands import Command
-from bot.parsing.dates import cut, find_date
+from bot.parsing.dates import cut, find_date, find_dateish
 from bot.turn import PendingButton, Turn
 from brain.i18n import N_, ntr, tr
 
@@ -24,6 +24,11 @@ async def task(turn: Turn, args: str) -> None:
         title = cut(args, found.start, found.end)
         if title:
             call = {"title": title, "due_date": found.value.isoformat()}
+    bad_day = find_dateish(call["title"], turn.today)
+    if bad_day is not None:  # "Meeting prep 31.02.": a question, not a task with the wrong date in its title
+        turn.say(tr("I couldn't read the date \"{text}\". Write it like 24.12., 24.12.2026 or 2026-12-24.",
+                    text=bad_day[:20]))
+        return
     result = await turn.tool("create_task", call)
     turn.say_result(result)
 

@@ -127,6 +127,18 @@ def find_time(text: str) -> FoundTime | None:
     return FoundTime(time(int(hour_text), int(minute)), match.start(), match.end())
 
 
+# Something written as a date that is not one ("2026-02-30", "31.02.", "45.13.2026").
+DATEISH_RE = re.compile(r"(?<![\w.])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}\.\d{1,2}\.(?:\d{2,4})?)(?![\w])")
+
+
+def find_dateish(text: str, today: date) -> str | None:
+    """A date as written that is none (a second, readable date in the text is left alone)."""
+    for match in DATEISH_RE.finditer(text):
+        if find_date(match.group(0), today) is None:
+            return match.group(0)
+    return None
+
+
 def find_clockish(text: str) -> str | None:
     """A clock time as written that `find_time` could not read (call it on what is left after the readable one)."""
     match = CLOCKISH_RE.search(text)

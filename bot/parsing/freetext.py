@@ -11,7 +11,7 @@ from datetime import date
 from typing import Any
 
 from bot.parsing.amounts import VESSELS_ML, parse_count, parse_volume_ml
-from bot.parsing.dates import cut, find_date
+from bot.parsing.dates import cut, find_date, find_time
 from brain.modules.drink.service import MAX_AT_ONCE
 
 DRINK_WORDS: dict[str, str] = {
@@ -35,6 +35,19 @@ MEAL_WORDS: dict[str, str] = {
 }
 KCAL_RE = re.compile(r"(?P<n>\d{1,5})\s*(?:kcal|kalorien|calories|cal)\b", re.I)
 PROTEIN_RE = re.compile(r"(?P<n>\d{1,3})\s*g\s*(?:protein|eiweiß|eiweiss)\b", re.I)
+# A message about calories that is not a meal: it speaks of the person, and says nothing of eating.
+NOT_EATEN_RE = re.compile(r"^(?:i|i'm|ich|my|mein|meine|we|wir|you|du|today|heute)\b", re.I)
+ATE_RE = re.compile(r"\b(?:ate|eaten|had|eat|gegessen|hatte|aß|ass|esse|gefrühstückt)\b", re.I)
+# What follows a meal word when the message is about a meal rather than one eaten ("Lunch was great", "Frühstück
+# morgen mit Oma", "Dinner with Anna", "Dinner at 7").
+NOT_FOOD_START_RE = re.compile(
+    r"^(?:was|war|is|ist|will|wird|tomorrow|morgen|tonight|next|nächste[nm]?|plans?|ideas?|ideen?|recipe|rezept)\b",
+    re.I)
+# ... and, unless the calories say it was eaten, what starts a plan ("Dinner with Anna", "Mittag um 12 bei Oma").
+PLAN_START_RE = re.compile(r"^(?:with|mit|at|um|on|am|bei|in|for|für|heute|today)\b", re.I)
+# "I had pasta 650 kcal": the meal is the pasta.
+I_ATE_RE = re.compile(r"^(?:i had|i ate|i've had|ich hatte|ich habe|ich aß|ich ass)\s+", re.I)
+STATE_RE = re.compile(r"^(?:i am|i'm|im|ich bin|we are|we're|wir sind|i was|ich war|it is|it's|es ist)\b", re.I)
 TASK_PREFIX_RE = re.compile(r"^(?:todo|to-do|task|aufgabe|erinnere mich(?: daran)?,?)\s*[:\-]?\s+(?P<rest>.+)$", re.I)
 DEADLINE_RE = re.compile(r"\b(bis|until|till|by|due|spätestens|spaetestens)\b", re.I)
 
@@ -115,14 +128,20 @@ def parse_meal(text: str) -> list[ToolCall] | None:
     kcal = KCAL_RE.search(text)
     if meal_type is None and kcal is None:
         return None
+    if meal_type is None and NOT_EATEN_RE.match(text) and not ATE_RE.search(text):
+        return None  # "I burned 300 kcal", "Mein Ziel sind 1800 kcal": about calories, not a meal
     description = text
     args: dict[str, Any] = {}
     if meal_type is not None:
         args["meal_type"] = meal_type
         description = text[len(text.split(" ", 1)[0]):].lstrip(" :")
+        # "Lunch was great", "Dinner with Anna tomorrow at 19:00": a sentence about a meal, or a plan, not a log.
+        if NOT_FOOD_START_RE.match(description) or (
+                kcal is None and (PLAN_START_RE.match(description) or find_time(description) is not None)):
+            return None
     if kcal:
         args["kcal"] = int(kcal.group("n"))
-        description = KCAL_RE.sub("", description)
+        description = I_ATE_RE.sub("", KCAL_RE.sub("", description))
     protein = PROTEIN_RE.search(description)
     if protein:
         args["protein"] = int(protein.group("n"))
@@ -140,6 +159,8 @@ def parse_task(text: str, today: date) -> list[ToolCall] | None:
     found = find_date(body, today)
     if explicit is None:
         if found is None or not DEADLINE_RE.search(body[found.start:found.end]):
+            return None
+        if STATE_RE.match(body):  # "I am on vacation until Friday" says how things are, it asks nothing done
             return None
     args: dict[str, Any] = {}
     title = body

@@ -146,6 +146,8 @@ async def test_one_persons_lists_never_show_anothers(person) -> None:
     ("/event 14:00", "What is the event called?"),
     ("/event Party Friday 25:00", "couldn't read the time \"25:00\""),
     ("/event Meeting tomorrow 14:60", "couldn't read the time"),
+    ("/event Dentist 2026-02-30 14:00", "couldn't read the date \"2026-02-30\""),
+    ("/task Meeting prep 31.02.", "couldn't read the date \"31.02.\""),
     ("/meal", "Usage: /meal"),
     ("/meal Pasta 99999 kcal", "at most"),
     ("/place " + "x" * 150, "too long"),

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
-from bot.parsing.dates import find_clockish, find_date, find_duration_minutes, find_time
+from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
 from bot.parsing.freetext import ToolCall, parse_free_text
 
 MONDAY = date(2026, 11, 30)
@@ -33,6 +33,13 @@ MONDAY = date(2026, 11, 30)
     ("todo: call mom", [ToolCall("create_task", {"title": "Call mom"})]),
     ("lunch: pasta 650 kcal", [ToolCall("log_meal", {"meal_type": "lunch", "kcal": 650, "description": "pasta"})]),
     ("Müsli 400 kcal 20g Protein", [ToolCall("log_meal", {"kcal": 400, "protein": 20, "description": "Müsli"})]),
+    ("I had pasta 650 kcal", [ToolCall("log_meal", {"kcal": 650, "description": "pasta"})]),
+    ("Frühstück Müsli mit Banane",
+     [ToolCall("log_meal", {"meal_type": "breakfast", "description": "Müsli mit Banane"})]),
+    # About meals, calories or how things are, not something eaten or to do:
+    ("I burned 300 kcal running", None), ("Mein Ziel sind 1800 kcal", None), ("Lunch was great", None),
+    ("Dinner with Anna tomorrow at 19:00", None), ("Frühstück morgen mit Oma", None),
+    ("I am on vacation until Friday", None), ("Ich bin bis Freitag weg", None),
     ("hello there", None),
     ("wie geht es dir?", None),
     ("Freitag", None),
@@ -73,6 +80,13 @@ def test_weekday_abbreviations_that_are_words_need_a_cue(text: str) -> None:
 def test_weekday_abbreviations_with_a_cue(text: str, expected: date) -> None:
     found = find_date(text, MONDAY)
     assert found is not None and found.value == expected
+
+
+@pytest.mark.parametrize("text, bad", [("Dentist 2026-02-30", "2026-02-30"), ("Prep 31.02.", "31.02."),
+                                       ("Call 3.12. and 45.13.", "45.13."), ("v1.2.3 release", None),
+                                       ("Version 2.0", None), ("Report 3.12. for 5.12.", None)])
+def test_dates_that_are_none_are_noticed(text: str, bad: str | None) -> None:
+    assert find_dateish(text, MONDAY) == bad
 
 
 @pytest.mark.parametrize("text", ["25:00", "14:60", "13pm", "10 Uhr"])
