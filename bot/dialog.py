@@ -169,16 +169,17 @@ class Dialog:
         return turn, await turn.flush()
 
     def _capture(self, turn: Turn, inbound: Inbound, sent: list[Outbound]) -> None:
-        """Every conversational message and the answer to it go to the short-term memory, after the reply is
-        out (capture embeds and parses, which the person should not wait for). Commands and button presses are
-        not conversation: what they change is in the life logs already."""
+        """Every conversational message, and the model's answer to it, go to the short-term memory after the reply
+        is out (capture embeds and parses, which the person should not wait for). Commands and button presses are
+        not conversation: what they change is in the life logs already. Nor is a canned reply (a logged drink, "I
+        didn't understand that"): remembered, it would come back in /recall and in the model's context as if said."""
         memory = self.brain.memory
         text = (inbound.text or "").strip()
         if memory is None or inbound.action is not None or inbound.is_command or not text \
                 or len(text) > MAX_TEXT_LENGTH or not _can_store(text):
             return
         at = turn.now
-        answer = "\n".join(m.text for m in sent if m.text).strip()
+        answer = "\n".join(m.text for m in sent if m.text).strip() if turn.model_answered else ""
         key = f"{inbound.platform}:{inbound.chat_id}:{inbound.message_id}"
 
         said = [Message(text, "user", key)]
@@ -282,6 +283,7 @@ class Dialog:
                     texts = companion.turns.end(turn.user.id, control)
                 if outcome.answered or outcome.calls or outcome.stopped:
                     say_outcome(turn, outcome)
+                    turn.model_answered = turn.model_answered or outcome.answered
                 if outcome.tell_model_down:
                     turn.say(model_down_text())
                 if not outcome.answered and not outcome.calls and not outcome.stopped:

@@ -45,6 +45,9 @@ class Turn:
         self.inbound = inbound
         self.render = Renderer(user.locale, user.timezone)
         self.replies: list[Reply] = []
+        # Whether the companion's model answered (its words are conversation worth remembering; a canned reply such
+        # as "Logged 250 ml water" or "I didn't understand that" is not).
+        self.model_answered = False
 
     @property
     def now(self) -> datetime:

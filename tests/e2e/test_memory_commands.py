@@ -120,11 +120,12 @@ async def test_conversation_is_captured_and_promoted_but_commands_are_not(person
     await alice.send("/water 250")
     await alice.send("My sister Lena moves to Hamburg next month")
     await dialog.settle()
-    assert (await rows_of(memory.brain, alice.handle))["memory_short_term"] == 2  # the message and the answer
+    # The message only: without a model the answer is a canned "I didn't understand", nothing to remember.
+    assert (await rows_of(memory.brain, alice.handle))["memory_short_term"] == 1
     async with memory.brain.transactions.read() as session:
         speakers = sorted((await session.scalars(select(ShortTermEntry.speaker))).all())
-    assert speakers == ["assistant", "user"]
-    assert await memory.ingest_until_promoted() == 2
+    assert speakers == ["user"]
+    assert await memory.ingest_until_promoted() == 1
     found = await memory.recall((await alice_id(memory.brain, alice.handle)), "Where is Lena moving?",
                                 memory.brain.clock.now(), k=3)
     assert any("Lena moves to Hamburg" in item.text for item in found)
