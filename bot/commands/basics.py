@@ -6,6 +6,7 @@ from bot.commands import Command
 from bot.turn import Turn
 from brain.errors import DomainError
 from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, tr
+from brain.onboarding.zones import zone_for_city
 from brain.people.models import User
 from brain.people.service import parse_locale, parse_timezone
 
@@ -57,8 +58,12 @@ async def tz(turn: Turn, args: str) -> None:
     try:
         zone = parse_timezone(args)
     except DomainError as refused:
-        turn.say(refused.text)
-        return
+        # A city, as setup takes it ("/tz Berlin", "/tz New York"); the reply names the zone it chose.
+        found = zone_for_city(args)
+        if found is None:
+            turn.say(refused.text)
+            return
+        zone = found
     async with turn.brain.transactions.begin() as uow:
         user = await uow.session.get(User, turn.user.id)
         assert user is not None

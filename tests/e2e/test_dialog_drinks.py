@@ -97,6 +97,12 @@ async def test_tz_changes_the_local_day(person) -> None:
     assert "America/New_York" in reply
 
 
+@pytest.mark.parametrize("city, zone", [("Berlin", "Europe/Berlin"), ("New York", "America/New_York"),
+                                        ("München", "Europe/Berlin")])
+async def test_tz_takes_a_city_as_setup_does(person, city: str, zone: str) -> None:
+    assert f"now {zone}" in await person().send(f"/tz {city}")
+
+
 async def test_several_cups_are_logged_together_and_undone_together(person) -> None:
     alice = person()
     assert "Logged 2 × 150 ml coffee" in await alice.send("zwei Kaffee")
