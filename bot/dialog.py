@@ -22,7 +22,7 @@ from bot.commands import ActionHandler, Command, action_handlers, command_table,
 from bot.commands.basics import set_locale
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.drinks import after_drink_buttons
-from bot.commands.onboarding import take_typed_answer, waits_for_zone
+from bot.commands.onboarding import take_typed_answer, waiting_step
 from bot.commands.places import shared_location
 from bot.commands.rituals import answer_free_text
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
@@ -235,7 +235,7 @@ class Dialog:
         """Free text as the answer the setup (a city) or a running ritual waits for; True when taken."""
         async with self.brain.db.autocommit() as connection:  # one Core read for both: no session
             flows = await _FLOWS.one(connection, {"person": turn.user.id})
-        return await take_typed_answer(turn, text, waiting=waits_for_zone(turn, flows.step, flows.updated_at)) \
+        return await take_typed_answer(turn, text, waiting=waiting_step(turn, flows.step, flows.updated_at)) \
             or await answer_free_text(turn, text, running=bool(flows.ritual))
 
     async def _command(self, turn: Turn, text: str) -> None:

@@ -6,6 +6,7 @@ button of an answered step changes nothing, and a city typed at the time zone st
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import datetime, time, timedelta
 from typing import Any
 
@@ -14,6 +15,7 @@ from sqlalchemy.dialects.postgresql import UUID, insert
 
 from bot.commands import Command
 from bot.commands.basics import LANGUAGE_NAMES
+from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.freetext import parse_free_text
 from bot.turn import PendingButton, Turn
 from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, Text, tr
@@ -214,7 +216,33 @@ async def _waiting_for_zone(turn: Turn) -> bool:
 
 def waits_for_zone(turn: Turn, step: str | None, updated_at: datetime | None) -> bool:
     """Whether the setup, at `step` since `updated_at` (None: never started), waits for the time zone."""
-    return step == TIMEZONE and updated_at is not None and turn.now - updated_at <= ANSWER_WINDOW
+    return waiting_step(turn, step, updated_at) == TIMEZONE
+
+
+def waiting_step(turn: Turn, step: str | None, updated_at: datetime | None) -> str | None:
+    """The setup's question that a typed answer may answer (the time zone, quiet hours, the water goal), if the
+    setup, at `step` since `updated_at`, asked it recently."""
+    if step in (TIMEZONE, QUIET, WATER) and updated_at is not None and turn.now - updated_at <= ANSWER_WINDOW:
+        return step
+    return None
+
+
+# Quiet hours as people type them: "22-7", "22:00 - 07:00", "von 22 bis 6 Uhr", "from 23:30 to 6".
+_QUIET_RE = re.compile(r"^\s*(?:von|from)?\s*(?P<h1>\d{1,2})(?:[:.](?P<m1>\d{2}))?\s*(?:uhr|h)?\s*"
+                       r"(?:-|–|bis|to|until|till)\s*(?P<h2>\d{1,2})(?:[:.](?P<m2>\d{2}))?\s*(?:uhr|h)?\s*$", re.I)
+
+
+def parse_quiet_hours(text: str) -> tuple[time, time] | None:
+    match = _QUIET_RE.match(text)
+    if match is None:
+        return None
+    hours = [0 if h == 24 else h for h in (int(match.group("h1")), int(match.group("h2")))]  # "bis 24 Uhr"
+    try:
+        start = time(hours[0], int(match.group("m1") or 0))
+        end = time(hours[1], int(match.group("m2") or 0))
+    except ValueError:  # "25-7", "22:75"
+        return None
+    return (start, end) if start != end else None
 
 
 async def take_shared_location(turn: Turn, lat: float, lng: float) -> bool:
@@ -230,11 +258,31 @@ async def take_shared_location(turn: Turn, lat: float, lng: float) -> bool:
     return True
 
 
-async def take_typed_answer(turn: Turn, text: str, *, waiting: bool) -> bool:
-    """Free text while the setup asks for the time zone is read as a city; True when it was taken. Text
-    that names no city but reads as a log entry ("250 ml water") goes its usual way. `waiting`: whether the
-    setup waits for the zone (`waits_for_zone`, which the dialog reads with its other free-text checks)."""
-    if not waiting:
+async def take_typed_answer(turn: Turn, text: str, *, waiting: str | None) -> bool:
+    """Free text while the setup asks a question is read as its answer: a city for the time zone, a span for
+    the quiet hours, an amount for the water goal; True when it was taken. Text that does not answer it but reads
+    as a log entry ("250 ml water") goes its usual way. `waiting`: the question waiting for an answer
+    (`waiting_step`, which the dialog reads with its other free-text checks)."""
+    if waiting == QUIET:
+        quiet = parse_quiet_hours(text)
+        if quiet is None:
+            return await _not_an_answer(turn, text, QUIET, tr(
+                "I couldn't read that as quiet hours. Write them like 22:00-07:00, or use a button."))
+        await _update_user(turn, quiet_start=quiet[0], quiet_end=quiet[1])
+        await _advance(turn, QUIET, tr("Reminders stay quiet from {start} to {end}.", start=quiet[0], end=quiet[1]))
+        return True
+    if waiting == WATER:
+        ml = parse_volume_ml(text.replace(" ", "").lower().removesuffix("wasser").removesuffix("water"))
+        if ml is None:
+            return await _not_an_answer(turn, text, WATER, tr(
+                "I couldn't read that as an amount. Write it like 2000 or 2.5 l, or use a button."))
+        result = await turn.tool("set_drink_goal", {"daily_ml": ml})
+        if not result.ok:
+            await _ask(turn, WATER, result.message or "")
+            return True
+        await _advance(turn, WATER, result.message or "")
+        return True
+    if waiting != TIMEZONE:
         return False
     # The first lookup builds an index of about 600 zones in two languages: off the event loop.
     zone = await asyncio.to_thread(zone_for_city, text)
@@ -245,6 +293,15 @@ async def take_typed_answer(turn: Turn, text: str, *, waiting: bool) -> bool:
                     "or skip.", city=text[:64]), buttons=[[_skip(turn, TIMEZONE)]])
         return True
     await _advance(turn, TIMEZONE, await _set_zone(turn, zone))
+    return True
+
+
+async def _not_an_answer(turn: Turn, text: str, step: str, hint: Text) -> bool:
+    """A message that does not answer the setup's question: a log entry goes its usual way (False); anything else
+    gets the hint and the question again."""
+    if parse_free_text(text, turn.today):
+        return False
+    await _ask(turn, step, hint)
     return True
 
 

@@ -93,6 +93,33 @@ async def test_an_unknown_city_is_asked_again_and_a_log_entry_still_works(person
     assert state is not None and state.step == "timezone"
 
 
+async def test_quiet_hours_and_water_goal_can_be_typed(person, brain: Brain) -> None:
+    bea = person(language="de")
+    await bea.send("/start")
+    await bea.press(bea.buttons()["Überspringen"])
+    await bea.send("München")
+    assert "Das habe ich nicht" not in (asked := await bea.send("Pizza ist toll"))
+    assert "Schritt 3 von 4" in asked and bea.buttons()  # the hint, the question and its buttons again
+    assert "Schritt 4 von 4" in await bea.send("von 22:30 bis 6 Uhr")
+    assert "Schritt 4 von 4" in await bea.send("20 l")  # out of range: the goal's own answer, and the question
+    assert "2.500 ml" in await bea.send("2,5 l")
+    user, state = await me(brain, bea)
+    assert (user.timezone, user.quiet_start, user.quiet_end) == ("Europe/Berlin", time(22, 30), time(6, 0))
+    assert state is not None and state.step == "done"
+    async with brain.transactions.read() as session:
+        assert await session.scalar(select(DrinkGoal.daily_ml).where(DrinkGoal.user_id == user.id)) == 2500
+
+
+async def test_a_log_entry_during_the_quiet_hours_question_is_logged(person, brain: Brain) -> None:
+    alice = person()
+    await alice.send("/start")
+    await alice.press(alice.buttons()["Skip"])
+    await alice.press(alice.buttons()["Skip"])
+    assert "Logged 250 ml water" in await alice.send("250 ml water")
+    _, state = await me(brain, alice)
+    assert state is not None and state.step == "quiet"
+
+
 async def test_an_answered_steps_button_changes_nothing(person, brain: Brain) -> None:
     alice = person()
     await alice.send("/start")
