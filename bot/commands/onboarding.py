@@ -297,9 +297,10 @@ async def take_typed_answer(turn: Turn, text: str, *, waiting: str | None) -> bo
 
 
 async def _not_an_answer(turn: Turn, text: str, step: str, hint: Text) -> bool:
-    """A message that does not answer the setup's question: a log entry goes its usual way (False); anything else
-    gets the hint and the question again."""
-    if parse_free_text(text, turn.today):
+    """A message that does not answer the setup's question: one that tries to (it has a number, "ab 22 Uhr") gets
+    the hint and the question again; anything else, a log entry or a chat, goes its usual way (False): the person
+    may have moved on from the setup."""
+    if not any(ch.isdigit() for ch in text) or parse_free_text(text, turn.today):
         return False
     await _ask(turn, step, hint)
     return True

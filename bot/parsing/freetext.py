@@ -36,7 +36,7 @@ MEAL_WORDS: dict[str, str] = {
 KCAL_RE = re.compile(r"(?P<n>\d{1,5})\s*(?:kcal|kalorien|calories|cal)\b", re.I)
 PROTEIN_RE = re.compile(r"(?P<n>\d{1,3})\s*g\s*(?:protein|eiweiß|eiweiss)\b", re.I)
 # A message about calories that is not a meal: it speaks of the person, and says nothing of eating.
-NOT_EATEN_RE = re.compile(r"^(?:i|i'm|ich|my|mein|meine|we|wir|you|du|today|heute)\b", re.I)
+NOT_EATEN_RE = re.compile(r"^(?:i|i'm|ich|my|mein|meine|we|wir|you|du)\b", re.I)
 ATE_RE = re.compile(r"\b(?:ate|eaten|had|eat|gegessen|hatte|aß|ass|esse|gefrühstückt)\b", re.I)
 # What follows a meal word when the message is about a meal rather than one eaten ("Lunch was great", "Frühstück
 # morgen mit Oma", "Dinner with Anna", "Dinner at 7").
@@ -47,7 +47,7 @@ NOT_FOOD_START_RE = re.compile(
 PLAN_START_RE = re.compile(r"^(?:with|mit|at|um|on|am|bei|in|for|für|heute|today)\b", re.I)
 # "I had pasta 650 kcal": the meal is the pasta.
 I_ATE_RE = re.compile(r"^(?:i had|i ate|i've had|ich hatte|ich habe|ich aß|ich ass)\s+", re.I)
-STATE_RE = re.compile(r"^(?:i am|i'm|im|ich bin|we are|we're|wir sind|i was|ich war|it is|it's|es ist)\b", re.I)
+STATE_RE = re.compile(r"^(?:i am|i'm|ich bin|we are|we're|wir sind|i was|ich war|it is|it's|es ist)\b", re.I)
 TASK_PREFIX_RE = re.compile(r"^(?:todo|to-do|task|aufgabe|erinnere mich(?: daran)?,?)\s*[:\-]?\s+(?P<rest>.+)$", re.I)
 DEADLINE_RE = re.compile(r"\b(bis|until|till|by|due|spätestens|spaetestens)\b", re.I)
 

@@ -40,6 +40,8 @@ MONDAY = date(2026, 11, 30)
     ("I burned 300 kcal running", None), ("Mein Ziel sind 1800 kcal", None), ("Lunch was great", None),
     ("Dinner with Anna tomorrow at 19:00", None), ("Frühstück morgen mit Oma", None),
     ("I am on vacation until Friday", None), ("Ich bin bis Freitag weg", None),
+    ("Im Garten Unkraut jäten bis Freitag", [ToolCall("create_task", {"title": "Im Garten Unkraut jäten",
+                                                                     "due_date": "2026-12-04"})]),
     ("hello there", None),
     ("wie geht es dir?", None),
     ("Freitag", None),
