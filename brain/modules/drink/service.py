@@ -136,10 +136,14 @@ async def undo_last_drink(uow: UnitOfWork, user: User, actor: ActorT) -> DrinkEn
     )
     if entry is None:
         raise DomainError(tr("There is no drink from today to undo."), code="nothing_to_undo")
+    await _take_back(uow, user, actor, entry)
+    return entry
+
+
+async def _take_back(uow: UnitOfWork, user: User, actor: ActorT, entry: DrinkEntry) -> None:
     await uow.session.delete(entry)
     uow.emit(DrinkEntryUndone(entry_id=entry.id, drink_type=entry.drink_type, quantity_ml=entry.quantity_ml),
              user_id=user.id, record_id=entry.id, actor=actor)
-    return entry
 
 
 async def undo_drinks(uow: UnitOfWork, user: User, actor: ActorT, entry_ids: Sequence[uuid.UUID]) -> list[DrinkEntry]:
@@ -153,9 +157,7 @@ async def undo_drinks(uow: UnitOfWork, user: User, actor: ActorT, entry_ids: Seq
     if not wanted or len(entries) != len(wanted):
         raise DomainError(tr("No such drink entry."), code="not_found")
     for entry in entries:
-        await uow.session.delete(entry)
-        uow.emit(DrinkEntryUndone(entry_id=entry.id, drink_type=entry.drink_type, quantity_ml=entry.quantity_ml),
-                 user_id=user.id, record_id=entry.id, actor=actor)
+        await _take_back(uow, user, actor, entry)
     return entries
 
 
