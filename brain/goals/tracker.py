@@ -279,7 +279,7 @@ async def reach(
 
 async def _track_streak(uow: UnitOfWork, user: User, goal: Goal, event: DomainEvent) -> None:
     streaks = streaks_module()
-    if streaks is None or streaks.streak_of(event) != goal.field:
+    if streaks is None or goal.field not in (streaks.streak_of(event), streaks.streak_taken_back(event)):
         return
     day = local_date_at(event.meta.timestamp, user.timezone)
     current = await current_streak(uow.session, user, goal.field or "", day)

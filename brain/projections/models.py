@@ -24,6 +24,13 @@ class StreakState(Base):
     # Habit strength as of the end of `strength_date` (a local date); later days decay it when read.
     strength: Mapped[float] = mapped_column(Float, default=0.0)
     strength_date: Mapped[date | None] = mapped_column()
+    # The state before `last_active` was counted (set with every advance), so that taking back that day's only
+    # activity can restore it; `prev_current` NULL when it is not known (migration 0024).
+    prev_current: Mapped[int | None] = mapped_column(Integer)
+    prev_longest: Mapped[int | None] = mapped_column(Integer)
+    prev_last_active: Mapped[date | None] = mapped_column()
+    prev_strength: Mapped[float | None] = mapped_column(Float)
+    prev_strength_date: Mapped[date | None] = mapped_column()
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now())
 
 

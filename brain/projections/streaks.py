@@ -20,13 +20,18 @@ from brain.errors import DomainError
 from brain.events.catalog import (
     ActorT,
     DomainEvent,
+    DrinkEntryDeleted,
+    DrinkEntryUndone,
     DrinkLogged,
     EventPayload,
+    MealDeleted,
     MealFromPhotoLogged,
     MealLogged,
     StreakDaySkipped,
     TaskCompleted,
+    TaskUncompleted,
 )
+from brain.events.store import EventRecord
 from brain.i18n import N_, Text, tr
 from brain.people.local_time import local_date
 from brain.people.models import User
@@ -41,6 +46,16 @@ STREAKS: tuple[str, ...] = ("water", "tasks", "meals")
 STREAK_LABELS: dict[str, str] = {"water": N_("water"), "tasks": N_("tasks"), "meals": N_("meals")}
 # The events that count as a day's activity for each streak (payload filters in `streak_of`).
 QUALIFYING_EVENTS: tuple[type[EventPayload], ...] = (DrinkLogged, TaskCompleted, MealLogged, MealFromPhotoLogged)
+# The event types that count for each streak (water only with drink_type water).
+COUNTED_BY: dict[str, tuple[str, ...]] = {
+    "water": ("DrinkLogged",), "tasks": ("TaskCompleted",), "meals": ("MealLogged", "MealFromPhotoLogged"),
+}
+# The events that take a qualifying one back (the same record), with the types that original may have. Deleting a
+# completed task does not: the task was done.
+TAKE_BACKS: dict[type[EventPayload], tuple[str, ...]] = {
+    DrinkEntryUndone: ("DrinkLogged",), DrinkEntryDeleted: ("DrinkLogged",), TaskUncompleted: ("TaskCompleted",),
+    MealDeleted: ("MealLogged", "MealFromPhotoLogged"),
+}
 
 MAX_SKIPS_PER_WINDOW = 2
 SKIP_WINDOW_DAYS = 7
@@ -61,6 +76,18 @@ def streak_of(event: DomainEvent) -> str | None:
     if isinstance(payload, TaskCompleted):
         return "tasks"
     if isinstance(payload, MealLogged | MealFromPhotoLogged):
+        return "meals"
+    return None
+
+
+def streak_taken_back(event: DomainEvent) -> str | None:
+    """The streak whose activity an event takes back, if any (`TAKE_BACKS`; only water for the water streak)."""
+    payload = event.payload
+    if isinstance(payload, DrinkEntryUndone | DrinkEntryDeleted):
+        return "water" if payload.drink_type == "water" else None
+    if isinstance(payload, TaskUncompleted):
+        return "tasks"
+    if isinstance(payload, MealDeleted):
         return "meals"
     return None
 
@@ -284,6 +311,8 @@ def _lock_state_statement() -> Any:
 
 
 _LOCK_STATE = _lock_state_statement()
+# The state before the advance goes into the prev_ columns (the right-hand sides read the row as it was), so that
+# taking back the new day's only activity can restore it (`take_back_activity`).
 _SAVE_STATE = (
     update(StreakState)
     .where(StreakState.user_id == bindparam("person", type_=UUID(as_uuid=True)),
@@ -291,6 +320,9 @@ _SAVE_STATE = (
     .values(current=bindparam("p_current"), longest=bindparam("p_longest"),
             last_active=bindparam("p_last_active", type_=Date()), strength=bindparam("p_strength"),
             strength_date=bindparam("p_strength_date", type_=Date()),
+            prev_current=StreakState.current, prev_longest=StreakState.longest,
+            prev_last_active=StreakState.last_active, prev_strength=StreakState.strength,
+            prev_strength_date=StreakState.strength_date,
             updated_at=bindparam("now", type_=DateTime(timezone=True)))
 )
 
@@ -345,6 +377,65 @@ async def record_activity_in(uow: UnitOfWork, user_id: uuid.UUID, timezone: str,
         "now": uow.now,
     })
     return after
+
+
+async def take_back_activity(uow: UnitOfWork, event: DomainEvent) -> bool:
+    """Applies an event that takes a qualifying one back (`TAKE_BACKS`): when the original counted the streak's
+    last active day and nothing else still counts that day, the streak returns to its state before that day. An
+    earlier day stays as it was lived (as with skip days, history is not rewritten), and so does a day whose earlier
+    state is not known. True when the state changed."""
+    streak = streak_taken_back(event)
+    originals = TAKE_BACKS.get(type(event.payload), ())
+    if streak is None or not originals:
+        return False
+    user_id = event.meta.user_id
+    row = (await uow.session.execute(
+        select(StreakState, User.timezone).join(User, User.id == StreakState.user_id)
+        .where(StreakState.user_id == user_id, StreakState.streak == streak).with_for_update(of=StreakState)
+    )).first()
+    if row is None:
+        return False
+    state, zone = row
+    if state.last_active is None or state.prev_current is None:
+        return False
+    original_at = await uow.session.scalar(
+        select(EventRecord.occurred_at)
+        .where(EventRecord.user_id == user_id, EventRecord.type.in_(originals),
+               EventRecord.record_id == event.meta.record_id, EventRecord.occurred_at <= event.meta.timestamp)
+        .order_by(EventRecord.occurred_at.desc(), EventRecord.seq.desc()).limit(1))
+    if original_at is None:
+        return False  # older than the event store keeps
+    tz = ZoneInfo(zone)
+    day = original_at.astimezone(tz).date()
+    if day != state.last_active:
+        return False
+    if await uow.session.scalar(_still_counts(streak, user_id, day, tz)):
+        return False
+    state.current, state.longest = state.prev_current, state.prev_longest or 0
+    state.last_active, state.strength = state.prev_last_active, state.prev_strength or 0.0
+    state.strength_date = state.prev_strength_date
+    state.prev_current = state.prev_longest = state.prev_strength = None
+    state.prev_last_active = state.prev_strength_date = None
+    state.updated_at = uow.now
+    return True
+
+
+def _still_counts(streak: str, user_id: uuid.UUID, day: date, tz: ZoneInfo) -> Any:
+    """Whether a qualifying event of the streak on the local `day` has not been taken back (a take-back after it,
+    of the same record)."""
+    start = datetime(day.year, day.month, day.day, tzinfo=tz)
+    end = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=tz)
+    kinds = COUNTED_BY[streak]
+    takers = [payload.event_type() for payload, of in TAKE_BACKS.items() if set(of) & set(kinds)]
+    original, taker = EventRecord.__table__.alias("original"), EventRecord.__table__.alias("taker")
+    taken = exists().where(taker.c.user_id == original.c.user_id, taker.c.type.in_(takers),
+                           taker.c.record_id == original.c.record_id, taker.c.seq > original.c.seq)
+    counts = (select(original.c.seq)
+              .where(original.c.user_id == user_id, original.c.type.in_(kinds),
+                     original.c.occurred_at >= start, original.c.occurred_at < end, ~taken))
+    if streak == "water":
+        counts = counts.where(original.c.payload["drink_type"].astext == "water")
+    return select(exists(counts))
 
 
 async def skip_day(uow: UnitOfWork, user: User, actor: ActorT, streak: str, day: date) -> None:

@@ -1,7 +1,8 @@
 """Attaches the projections to the bus: streak states advance on each qualifying event (in their own
-transaction, after the event's commit; an event whose day the streak already counts needs only a read), and
-the day-snapshot cache drops a person's snapshot on any of their events. Subscribed before goals and rules,
-so those read streaks that already count the event."""
+transaction, after the event's commit; an event whose day the streak already counts needs only a read), an event
+that takes one back (an undone drink, an uncompleted task, a deleted meal) may return a streak to its state before
+that day, and the day-snapshot cache drops a person's snapshot on any of their events. Subscribed before goals and
+rules, so those read streaks that already count the event."""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ from typing import TYPE_CHECKING
 
 from brain.events.catalog import DomainEvent
 from brain.projections.day_snapshot import SnapshotCache
-from brain.projections.streaks import QUALIFYING_EVENTS, record_activity_in, streak_of, zone_to_count
+from brain.projections.streaks import (
+    QUALIFYING_EVENTS,
+    TAKE_BACKS,
+    record_activity_in,
+    streak_of,
+    streak_taken_back,
+    take_back_activity,
+    zone_to_count,
+)
 
 if TYPE_CHECKING:
     from brain.core import Brain
@@ -27,6 +36,14 @@ def subscribe(brain: Brain) -> None:
         async with brain.transactions.begin(caused_by=event.meta.id) as uow:
             await record_activity_in(uow, event.meta.user_id, zone, streak, event.meta.timestamp)
 
+    async def on_take_back(event: DomainEvent) -> None:
+        if streak_taken_back(event) is None:
+            return
+        async with brain.transactions.begin(caused_by=event.meta.id) as uow:
+            await take_back_activity(uow, event)
+
     for event_type in QUALIFYING_EVENTS:
         brain.bus.subscribe(event_type, on_activity)
+    for event_type in TAKE_BACKS:
+        brain.bus.subscribe(event_type, on_take_back)
     brain.snapshots = SnapshotCache(brain)

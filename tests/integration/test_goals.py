@@ -361,6 +361,18 @@ async def test_a_streak_goal_follows_the_water_streak(brain: Brain, user, clock)
     assert event.payload.value == 3 and event.payload.period_start == MONDAY + timedelta(days=2)  # type: ignore[attr-defined]
 
 
+async def test_a_streak_goal_follows_an_undone_drink(brain: Brain, user, clock) -> None:
+    await custom(brain, user, title="Water 2 days in a row", metric="streak_days", event_type="DrinkLogged",
+                 field="water", target=5, period="day", comparison=">=")
+    clock.set(berlin(MONDAY, 9))
+    await water(brain, user)
+    clock.set(berlin(MONDAY + timedelta(days=1), 9))
+    await water(brain, user)
+    assert (await one_progress(brain, user)).value == 2
+    await run(brain, user, "undo_last_drink")
+    assert (await one_progress(brain, user)).value == 1  # Monday's streak, at risk until Tuesday ends
+
+
 # ---- people apart, and refusals -----------------------------------------------------------------
 
 

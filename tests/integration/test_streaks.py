@@ -121,6 +121,88 @@ async def test_streak_grows_over_local_days_in_berlin(brain: Brain, clock: Fixed
     assert (await streaks(brain, user))["water"].current == 3
 
 
+async def state_row(brain: Brain, user: User, streak: str) -> StreakState:
+    async with brain.transactions.read() as session:
+        row = await session.get(StreakState, (user.id, streak))
+    assert row is not None
+    return row
+
+
+async def test_undoing_the_only_drink_of_today_takes_the_day_back(brain: Brain, clock: FixedClock,
+                                                                 user: User) -> None:
+    await water_on(brain, clock, user, day(0))
+    await water_on(brain, clock, user, day(1))
+    before = await state_row(brain, user, "water")
+    await water_on(brain, clock, user, day(2))
+    assert (await streaks(brain, user))["water"].current == 3
+    assert (await brain.tools.execute(user.id, "undo_last_drink", {}, USER)).ok
+    view = (await streaks(brain, user))["water"]
+    assert (view.current, view.longest, view.last_active, view.status) == (2, 2, day(1), "at_risk")
+    after = await state_row(brain, user, "water")
+    assert (after.strength, after.strength_date) == (before.strength, before.strength_date)
+    assert after.prev_current is None  # restored once; an older day is not taken back
+    await water_on(brain, clock, user, day(2), 18)  # done again today: the streak goes on as before
+    view = (await streaks(brain, user))["water"]
+    assert (view.current, view.longest, view.status) == (3, 3, "active")
+    assert view.strength == pytest.approx(score_over([True] * 3), abs=1e-12)
+
+
+async def test_a_take_back_keeps_the_day_while_another_activity_still_counts_it(brain: Brain, clock: FixedClock,
+                                                                                 user: User) -> None:
+    await water_on(brain, clock, user, day(0))
+    await water_on(brain, clock, user, day(1), 8)
+    await water_on(brain, clock, user, day(1), 9)
+    clock.set(local(user, day(1), 10))
+    await water(brain, user, "coffee")  # not water: takes nothing back when undone
+    assert (await brain.tools.execute(user.id, "undo_last_drink", {}, USER)).ok
+    assert (await brain.tools.execute(user.id, "undo_last_drink", {}, USER)).ok  # one of the two waters
+    view = (await streaks(brain, user))["water"]
+    assert (view.current, view.last_active, view.status) == (2, day(1), "active")
+    assert (await brain.tools.execute(user.id, "undo_last_drink", {}, USER)).ok  # the last water of the day
+    view = (await streaks(brain, user))["water"]
+    assert (view.current, view.last_active, view.status) == (1, day(0), "at_risk")
+
+
+async def test_cups_logged_together_and_undone_together_take_the_day_back_once(brain: Brain, clock: FixedClock,
+                                                                               user: User) -> None:
+    await water_on(brain, clock, user, day(0))
+    clock.set(local(user, day(1), 9))
+    logged = await brain.tools.execute(user.id, "log_drink", {"drink_type": "water", "count": 2}, USER)
+    assert logged.ok
+    ids = ",".join(logged.data["entry_ids"])
+    assert (await streaks(brain, user))["water"].current == 2
+    assert (await brain.tools.execute(user.id, "undo_last_drink", {"entry_ids": ids}, USER)).ok
+    view = (await streaks(brain, user))["water"]
+    assert (view.current, view.last_active) == (1, day(0))
+
+
+async def test_an_earlier_days_deletion_leaves_the_streak_as_lived(brain: Brain, clock: FixedClock,
+                                                                   user: User) -> None:
+    clock.set(local(user, day(0), 12))
+    first = await brain.tools.execute(user.id, "log_meal", {"description": "Soup"}, USER)
+    clock.set(local(user, day(1), 12))
+    assert (await brain.tools.execute(user.id, "log_meal", {"description": "Salad"}, USER)).ok
+    assert (await brain.tools.execute(user.id, "delete_meal", {"meal_id": first.data["meal"]["meal_id"]}, USER)).ok
+    view = (await streaks(brain, user))["meals"]
+    assert (view.current, view.last_active) == (2, day(1))
+    assert (await brain.tools.execute(user.id, "delete_meal", {"meal_id": "last"}, USER)).ok
+    view = (await streaks(brain, user))["meals"]
+    assert (view.current, view.last_active, view.status) == (1, day(0), "at_risk")
+
+
+async def test_reopening_the_only_task_done_today_takes_the_day_back(brain: Brain, clock: FixedClock,
+                                                                     user: User) -> None:
+    clock.set(local(user, day(0), 12))
+    assert (await brain.tools.execute(user.id, "create_task", {"title": "Call mom"}, USER)).ok
+    assert (await brain.tools.execute(user.id, "complete_task", {"task": "Call mom"}, USER)).ok
+    assert (await streaks(brain, user))["tasks"].current == 1
+    assert (await brain.tools.execute(user.id, "uncomplete_task", {"task": "Call mom"}, USER)).ok
+    view = (await streaks(brain, user))["tasks"]
+    assert (view.current, view.longest, view.last_active, view.status, view.strength) == (0, 0, None, "broken", 0.0)
+    assert (await brain.tools.execute(user.id, "complete_task", {"task": "Call mom"}, USER)).ok  # done after all
+    assert (await streaks(brain, user))["tasks"].current == 1
+
+
 async def test_late_evening_in_new_york_counts_for_that_local_day(brain: Brain, clock: FixedClock) -> None:
     new_yorker = await new_user(brain, "America/New_York")
     await water_on(brain, clock, new_yorker, day(0), 23, 30)  # Tuesday 04:30 in UTC
