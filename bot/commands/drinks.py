@@ -7,7 +7,7 @@ from bot.parsing.amounts import parse_count, parse_volume_ml
 from bot.parsing.freetext import DRINK_WORDS
 from bot.turn import PendingButton, Turn
 from brain.i18n import N_, tr
-from brain.modules.drink.service import DRINK_TYPES, MAX_AT_ONCE
+from brain.modules.drink.service import DRINK_TYPES, MAX_AT_ONCE, drink_label
 from brain.tools.spec import ToolResult
 
 QUICK_WATER_ML = (250, 500)
@@ -39,10 +39,13 @@ async def water(turn: Turn, args: str) -> None:
 
 async def drink(turn: Turn, args: str) -> None:
     kind, _, amount = args.partition(" ")
-    drink_type = DRINK_WORDS.get(kind.lower(), kind.lower()) if kind else ""
+    # The kinds as the person reads them in their language ("Tee", "Limo"), besides the words free text knows.
+    labels = {turn.render(drink_label(t)).casefold(): t for t in DRINK_TYPES if t != "other"}
+    word = kind.casefold()
+    drink_type = labels.get(word) or DRINK_WORDS.get(word, word) if kind else ""
     if drink_type not in DRINK_TYPES:
         turn.say(tr("Usage: /drink <kind> [amount], e.g. /drink tea 300. Kinds: {kinds}.",
-                    kinds=", ".join(DRINK_TYPES)))
+                    kinds=", ".join(labels)))
         return
     await _log(turn, drink_type, amount.strip())
 

@@ -117,6 +117,22 @@ async def test_german_cups_are_counted_in_german(person) -> None:
     assert "2 × 150 ml Kaffee eingetragen" in await bob.send("/kaffee 2")
 
 
+async def test_drink_kinds_are_named_and_read_in_the_persons_language(person) -> None:
+    bob = person(language="de")
+    usage = await bob.send("/drink Lava")
+    assert "Sorten: wasser, kaffee, tee, saft, alkohol, smoothie, limo." in usage and "coffee" not in usage
+    assert "330 ml Limo eingetragen" in await bob.send("/drink Limo 330")
+    assert "250 ml Saft eingetragen" in await bob.send("/drink saft 250")
+    alice = person()
+    assert "Kinds: water, coffee, tea, juice, alcohol, smoothie, soda." in await alice.send("/drink lava")
+
+
+async def test_undo_says_what_the_undo_button_says(person) -> None:
+    alice = person()
+    await alice.send("/water 300")
+    assert await alice.send("/undo") == "Removed 300 ml water. Water today: 0 of 2,000 ml."
+
+
 async def test_undo_takes_back_the_drink_of_its_own_reply_not_the_latest(person) -> None:
     alice = person()
     await alice.send("/water 300")

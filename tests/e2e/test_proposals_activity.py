@@ -154,7 +154,7 @@ async def test_activity_lists_the_ai_write_and_its_undo_reverts_it(
     assert list(buttons) == ["Undo 2"]  # only the write has one; the newer proposal is line 1
     assert listing.index("proposed create_task") < listing.index("logged 250 ml water")
 
-    assert "Deleted 250 ml" in await alice.press(buttons["Undo 2"])
+    assert "Removed 250 ml water. Water today: 300 of 2,000 ml." == await alice.press(buttons["Undo 2"])
     async with brain.transactions.read() as s:
         remaining = (await s.scalars(select(DrinkEntry.quantity_ml))).all()
         ai_event = await s.scalar(select(EventRecord).where(EventRecord.type == "DrinkLogged",
@@ -162,7 +162,7 @@ async def test_activity_lists_the_ai_write_and_its_undo_reverts_it(
         assert ai_event is not None
         undo = await s.scalar(select(EventRecord).where(EventRecord.caused_by == ai_event.id))
     assert list(remaining) == [300]
-    assert undo is not None and undo.type == "DrinkEntryDeleted" and undo.actor["kind"] == "user"
+    assert undo is not None and undo.type == "DrinkEntryUndone" and undo.actor["kind"] == "user"
 
     listing = await alice.send("/activity")
     assert "(undone)" in listing and alice.buttons() == {}
