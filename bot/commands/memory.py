@@ -47,7 +47,8 @@ async def recall(turn: Turn, args: str) -> None:
     memory = _memory(turn)
     if memory is None:
         return
-    found = await memory.recall(turn.user.id, question, turn.now, k=RECALL_SHOWN, mode="reflection")
+    found = [item for item in await memory.recall(turn.user.id, question, turn.now, k=RECALL_SHOWN, mode="reflection")
+             if item.meant]  # not the nearest of unrelated memories when nothing is about it
     if not found:
         turn.say(tr("I don't remember anything about that."))
         return

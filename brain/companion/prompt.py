@@ -262,7 +262,8 @@ async def _recall(brain: Brain, user: User, text: str, at: datetime, k: int) -> 
     if memory is None or k <= 0:
         return []
     try:
-        return list(await memory.recall(user.id, text, at, k=k, mode="chat"))
+        # Only what the message clearly means: the nearest of unrelated memories would invite the model to connect them.
+        return [r for r in await memory.recall(user.id, text, at, k=k, mode="chat") if r.meant]
     except Exception:
         # A failing memory must not cost the person their answer.
         log.exception("recall failed for user %s", user.id)

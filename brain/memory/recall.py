@@ -88,6 +88,9 @@ class Recalled:
     why: str
     at: datetime
     speaker: str
+    # Clearly meant by the query: an anchor, reached from one along edges, or a direct hit above an anchor's bar.
+    # The rest are only the nearest of what there is (a question about something never said still has neighbours).
+    meant: bool = True
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -874,4 +877,5 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
 
     order = sorted(best, key=lambda node_id: (-best[node_id][0], node_id))[:k]
     return [Recalled(node_id, pool[node_id].text, round(best[node_id][0], 4), why(best[node_id][1]),
-                     pool[node_id].captured_at, pool[node_id].speaker) for node_id in order]
+                     pool[node_id].captured_at, pool[node_id].speaker,
+                     meant=bool(best[node_id][1].path) or clearly_meant(pool[node_id])) for node_id in order]

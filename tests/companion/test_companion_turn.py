@@ -225,7 +225,9 @@ async def test_recalled_memories_go_into_the_prompt_with_why_and_are_reinforced(
         async def recall(self, user_id, query, at, k=5, mode="chat"):  # type: ignore[no-untyped-def]
             self.queries.append((query, mode))
             return [Recalled(id=7, text="Anna's birthday is on 12 May", score=0.9, why="anchor: birthday",
-                             at=at, speaker="user")]
+                             at=at, speaker="user"),
+                    Recalled(id=8, text="The bike needs a new chain", score=0.05, why="match (vector 0.08)",
+                             at=at, speaker="user", meant=False)]
 
         async def reinforce_from_answer(self, user_id, answer, recalled):  # type: ignore[no-untyped-def]
             self.reinforced.append((answer, [r.id for r in recalled]))
@@ -240,6 +242,7 @@ async def test_recalled_memories_go_into_the_prompt_with_why_and_are_reinforced(
     await person().send("when is Anna's birthday?")
     assert memory.queries == [("when is Anna's birthday?", "chat")]
     assert "- Anna's birthday is on 12 May (anchor: birthday)" in system_prompt(fake.requests[0])
+    assert "bike" not in system_prompt(fake.requests[0])  # only what the message clearly means
     assert memory.reinforced == [("Anna's birthday is on 12 May.", [7])]
 
 

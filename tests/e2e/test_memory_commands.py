@@ -46,6 +46,15 @@ async def test_remember_then_recall_shows_the_memory_and_why(person, memory) -> 
     assert "Emma loves dinosaurs" in reply
     assert "why: anchor (vector" in reply
     assert re.search(r"#\d+ · ", reply)
+    assert "bike" not in reply  # the nearest of unrelated memories is not shown
+
+
+async def test_recall_of_something_never_said_says_so_instead_of_listing_neighbours(person, memory) -> None:
+    alice = person()
+    await alice.send("/remember My sister Anna lives in Hamburg")
+    await alice.send("/remember I like green tea in the morning")
+    assert await alice.send("/recall quantum chromodynamics lectures") == "I don't remember anything about that."
+    assert "green tea" in await alice.send("/recall what do I drink in the morning?")
 
 
 async def test_recall_with_nothing_remembered_says_so(person, memory) -> None:

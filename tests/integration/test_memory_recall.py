@@ -75,9 +75,10 @@ async def test_a_related_memory_is_found_through_an_edge_with_its_path(memory: M
     assert [r.id for r in found] == [climbs, party]
     assert found[0].why.startswith("anchor (vector ")
     assert found[1].why == f"via #{climbs} —{', '.join(reasons)}→ #{party}"
-    # A quick command does not hop: the party can only come as a weak direct match.
-    direct = {r.id: r.why for r in await memory.recall(user.id, query, MONDAY, k=3, mode="command")}
-    assert not direct.get(party, "match").startswith("via")
+    assert found[0].meant and found[1].meant  # the anchor, and what it led to
+    # A quick command does not hop: the party can only come as a weak direct match, not one the query means.
+    direct = {r.id: r for r in await memory.recall(user.id, query, MONDAY, k=3, mode="command")}
+    assert party in direct and direct[party].why.startswith("match (vector ") and not direct[party].meant
 
 
 async def test_a_reply_of_the_companion_ranks_behind_what_the_person_said_in_the_same_words(
