@@ -8,7 +8,7 @@ from brain.errors import DomainError
 from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, tr
 from brain.onboarding.zones import zone_for_city
 from brain.people.models import User
-from brain.people.service import parse_locale, parse_timezone
+from brain.people.service import parse_locale, parse_timezone, set_timezone
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
 
@@ -65,9 +65,7 @@ async def tz(turn: Turn, args: str) -> None:
             return
         zone = found
     async with turn.brain.transactions.begin() as uow:
-        user = await uow.session.get(User, turn.user.id)
-        assert user is not None
-        user.timezone = zone
+        await set_timezone(uow, turn.user.id, zone)
     turn.user.timezone = zone
     turn.render = Renderer(turn.user.locale, zone)
     turn.say(tr("Your time zone is now {zone}. Local time: {time}.", zone=zone, time=turn.render.time_of(turn.now)))

@@ -22,6 +22,7 @@ from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, Text, tr
 from brain.onboarding.models import DONE, LANGUAGE, QUIET, STEPS, TIMEZONE, WATER, OnboardingState
 from brain.onboarding.zones import zone_at, zone_for_city
 from brain.people.models import User
+from brain.people.service import set_timezone
 
 ACTION = "onboarding"
 QUIET_PRESETS: tuple[tuple[time, time], ...] = (
@@ -199,7 +200,10 @@ async def _update_user(turn: Turn, **values: Any) -> None:
 
 
 async def _set_zone(turn: Turn, zone: str) -> Text:
-    await _update_user(turn, timezone=zone)
+    async with turn.brain.transactions.begin() as uow:
+        await set_timezone(uow, turn.user.id, zone)
+    turn.user.timezone = zone
+    turn.render = Renderer(turn.user.locale, zone)
     return tr("Your time zone is now {zone}. Local time: {time}.", zone=zone, time=turn.render.time_of(turn.now))
 
 

@@ -17,6 +17,7 @@ from brain.i18n import SUPPORTED_LOCALES, normalize_locale, tr
 from brain.people.models import Identity, User
 from brain.pulse.activity import note_inbound_of
 from brain.store.lean import Lean
+from brain.store.unit_of_work import UnitOfWork
 
 # The sender's row, by the bound `platform` and `platform_id`: every message starts here.
 IDENTITY_LOOKUP: Select[Any] = select(*User.__table__.columns).join(Identity, Identity.user_id == User.id).where(
@@ -116,6 +117,19 @@ def parse_timezone(name: str) -> str:
         raise DomainError(tr("Unknown time zone: {name}. Use a name like Europe/Berlin.", name=candidate),
                           code="invalid_timezone") from None
     return canonical
+
+
+async def set_timezone(uow: UnitOfWork, user_id: uuid.UUID, zone: str) -> User:
+    """Sets the person's time zone (a canonical name, see `parse_timezone`) and keeps their all-day events on their
+    dates, in one transaction."""
+    user = await get_user(uow.session, user_id)
+    old = user.timezone
+    user.timezone = zone
+    if old != zone:
+        from brain.modules.calendar.service import keep_all_day_dates  # the calendar builds on people, not back
+
+        await keep_all_day_dates(uow, user_id, old, zone)
+    return user
 
 
 _ZONES: set[str] | None = None

@@ -97,6 +97,13 @@ async def test_tz_changes_the_local_day(person) -> None:
     assert "America/New_York" in reply
 
 
+async def test_an_all_day_event_keeps_its_day_after_tz(person) -> None:
+    alice = person()
+    assert "Holiday on Wed, Dec 2 (all day)" in await alice.send("/event Holiday 2.12.")
+    await alice.send("/tz New York")
+    assert "Next: Holiday, Wed, Dec 2" in await alice.send("/today")
+
+
 @pytest.mark.parametrize("city, zone", [("Berlin", "Europe/Berlin"), ("New York", "America/New_York"),
                                         ("München", "Europe/Berlin")])
 async def test_tz_takes_a_city_as_setup_does(person, city: str, zone: str) -> None:

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, select, text
 from sqlalchemy.orm import aliased
 
 from brain.errors import DomainError
@@ -110,6 +110,27 @@ def _shifted_end(user: User, event: CalendarEvent, new_start: datetime) -> datet
         days = (local_date(user, event.end_time) - local_date(user, event.start_time)).days
         return day_bounds(user, local_date(user, new_start) + timedelta(days=days))[0]
     return _aware(user, new_start) + (event.end_time - event.start_time)
+
+
+# The person's all-day events, each moved to the same local dates in the new zone: an all-day event is stored from
+# local midnight to local midnight, so a new zone would otherwise show it from 18:00 the day before (New York) or
+# lose its first day.
+_KEEP_ALL_DAY_DATES = text("""
+    UPDATE calendar_events
+       SET start_time = ((start_time AT TIME ZONE :old)::date)::timestamp AT TIME ZONE :new,
+           end_time = ((end_time AT TIME ZONE :old)::date)::timestamp AT TIME ZONE :new,
+           updated_at = :now
+     WHERE user_id = :person AND is_all_day""")
+
+
+async def keep_all_day_dates(uow: UnitOfWork, user_id: uuid.UUID, old_zone: str, new_zone: str) -> int:
+    """Keeps the person's all-day events on their dates when their time zone changes (`set_timezone`); returns
+    how many there were. Their times are a representation of the dates, so no event is emitted."""
+    if old_zone == new_zone:
+        return 0
+    result = await uow.session.execute(_KEEP_ALL_DAY_DATES, {"person": user_id, "old": old_zone, "new": new_zone,
+                                                             "now": uow.now})
+    return int(getattr(result, "rowcount", 0) or 0)
 
 
 async def _get(uow: UnitOfWork, user: User, event_id: uuid.UUID) -> CalendarEvent:

@@ -21,7 +21,7 @@ from brain.events.store import EventRecord, query_events
 from brain.modules.calendar import service
 from brain.modules.calendar.models import CalendarEvent
 from brain.people.models import User
-from brain.people.service import resolve_identity
+from brain.people.service import resolve_identity, set_timezone
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -89,6 +89,27 @@ async def test_an_all_day_event_runs_from_local_midnight_to_local_midnight(brain
     assert (single.start_time, single.end_time) == (berlin(2, month=12), berlin(3, month=12))
     # An end at local midnight is exclusive: the fair is on the 3rd and 4th.
     assert (several.start_time, several.end_time) == (berlin(3, month=12), berlin(5, month=12))
+
+
+async def test_all_day_events_keep_their_dates_when_the_person_moves_zone(brain: Brain, user: User) -> None:
+    fair = await _create(brain, user, "Messe", berlin(3, month=12), berlin(5, month=12), is_all_day=True)
+    call = await _create(brain, user, "Call", berlin(3, 9, month=12))
+    other = await _other_user(brain)
+    theirs = await _create(brain, other, "Urlaub", berlin(3, month=12), is_all_day=True)
+    new_york = ZoneInfo("America/New_York")
+    async with brain.transactions.begin() as uow:
+        await set_timezone(uow, user.id, "America/New_York")
+    moved, kept, untouched = [await _stored(brain, e.id) for e in (fair, call, theirs)]
+    assert moved is not None and kept is not None and untouched is not None
+    # Still the 3rd and 4th, now from midnight to midnight in New York (it showed from 18:00 on the 2nd before).
+    assert (moved.start_time, moved.end_time) == (datetime(2026, 12, 3, tzinfo=new_york),
+                                                  datetime(2026, 12, 5, tzinfo=new_york))
+    assert kept.start_time == berlin(3, 9, month=12)  # a timed event stays at its instant
+    assert untouched.start_time == berlin(3, month=12)  # another person's zone did not change
+    async with brain.transactions.begin() as uow:
+        await set_timezone(uow, user.id, "Asia/Tokyo")
+    back = await _stored(brain, fair.id)
+    assert back is not None and back.start_time == datetime(2026, 12, 3, tzinfo=ZoneInfo("Asia/Tokyo"))
 
 
 @pytest.mark.parametrize(("start", "end", "code"), [
