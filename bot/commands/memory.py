@@ -70,7 +70,8 @@ async def forget(turn: Turn, args: str) -> None:
         return
     if what in ("all", "everything", "alles"):
         turn.say(
-            tr("Forget everything I remember about you? This cannot be undone."),
+            tr("Forget everything I remember about you, and our conversation so far? Your logs (tasks, drinks, meals, "
+               "places, calendar) stay. This cannot be undone."),
             buttons=[[turn.button(tr("Yes, forget everything"), "memory_forget_all"),
                       turn.button(tr("Keep it"), "memory_forget_keep")]],
         )

@@ -13,9 +13,10 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import delete, select, text
+from sqlalchemy import delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from brain.companion.models import ConversationMessage
 from brain.memory.capture import Message, capture_many, read_emotion, tokenize
 from brain.memory.capture import capture as capture_entry
 from brain.memory.embedder import Embedder
@@ -43,6 +44,7 @@ from brain.memory.recall import (
 from brain.memory.reinforcement import answer_similarities, choose_used, reinforce_nodes
 from brain.memory.settings import MemorySettings
 from brain.memory.timeline import find_time_anchor
+from brain.outbox.models import SENT, OutboxMessage
 from brain.people.models import User
 from brain.pipeline_log import PipelineLog, Span
 
@@ -246,14 +248,19 @@ class Memory:
 
     async def forget_everything(self, user_id: uuid.UUID) -> None:
         """Everything the memory holds about the person: nodes, edges, short-term entries, entities, facts and
-        their pipeline log."""
+        their pipeline log; and what would bring it back: the conversation the model reads as its history, and the
+        texts of the messages already sent (a /recall answer quotes memories; /export would still hold them). The
+        person's logs stay, and so do messages still waiting to be sent."""
         if self.log is not None:
             self.log.discard(user_id)
         async with self.brain.transactions.begin() as uow:
             await hold_promotion(uow.session, user_id)
             for table in (MemoryEdge, MemoryNodeTheme, MemoryNodeEntity, ShortTermEntry, MemoryNode, MemoryEntity,
-                          MemoryFact, PipelineLogEntry):
+                          MemoryFact, PipelineLogEntry, ConversationMessage):
                 await uow.session.execute(delete(table).where(table.user_id == user_id))
+            await uow.session.execute(
+                update(OutboxMessage).where(OutboxMessage.user_id == user_id, OutboxMessage.status == SENT)
+                .values(text="", document=None, document_name=None, image_png=None))
         self._forget_person(user_id)
 
     # -- pipeline log -----------------------------------------------------------------------------------

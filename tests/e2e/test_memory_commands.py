@@ -4,14 +4,17 @@ app does it."""
 from __future__ import annotations
 
 import re
+import uuid
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
+from brain.companion.models import ConversationMessage
 from brain.core import Brain
 from brain.memory.api import Memory
 from brain.memory.embedder import WordLlamaEmbedder
 from brain.memory.models import MemoryEdge, MemoryEntity, MemoryNode, PipelineLogEntry, ShortTermEntry
+from brain.outbox.models import OutboxMessage
 from brain.people.models import Identity
 from brain.pipeline_log import PipelineLog
 
@@ -28,6 +31,11 @@ async def memory(brain: Brain, embedder: WordLlamaEmbedder):  # type: ignore[no-
     brain.memory = Memory(brain, embedder, log=PipelineLog(brain.db.sessions, brain.clock))
     yield brain.memory
     await brain.memory.log.close()
+
+
+async def user_id_of(brain: Brain, handle: str) -> uuid.UUID:
+    async with brain.transactions.read() as session:
+        return (await session.scalars(select(Identity.user_id).where(Identity.platform_id == handle))).one()
 
 
 async def rows_of(brain: Brain, handle: str) -> dict[str, int]:
@@ -110,10 +118,25 @@ async def test_forget_all_needs_the_button_and_then_leaves_no_trace(person, memo
 
     await alice.send("/vergiss alles")
     confirm = alice.buttons()["Yes, forget everything"]
+    alice_id, bob_id = await user_id_of(brain, alice.handle), await user_id_of(brain, bob.handle)
+    async with brain.transactions.begin() as uow:  # what was said to the model, and the replies delivered so far
+        await uow.session.execute(update(OutboxMessage).values(status="sent"))
+        for someone in (alice_id, bob_id):
+            uow.session.add(ConversationMessage(user_id=someone, turn_id=uuid.uuid4(), at=uow.now, role="user",
+                                                content="Lena is my sister"))
     assert "forgotten everything" in await alice.press(confirm)
     await memory.log.flush()
     assert set((await rows_of(brain, alice.handle)).values()) == {0}
     assert await rows_of(brain, bob.handle) == bob_rows
+    async with brain.transactions.read() as session:
+        talk = dict((await session.execute(select(ConversationMessage.user_id, func.count())
+                                           .group_by(ConversationMessage.user_id))).all())
+        sent = (await session.execute(select(OutboxMessage.user_id, OutboxMessage.status, OutboxMessage.text))).all()
+    assert talk == {bob_id: 1}  # the model's history of Alice is gone, Bob's is not
+    assert not [t for who, status, t in sent if who == alice_id and status == "sent" and t]  # no "Lena" quoted
+    assert [t for who, status, t in sent if who == alice_id and status == "pending"] == [
+        "Done: I have forgotten everything I remembered about you."]
+    assert [t for who, _, t in sent if who == bob_id] == ["I'll remember that."]
     assert "don't remember anything" in await alice.send("/recall Lena")
     assert "already used" in await alice.press(confirm)
     assert "cello" in await bob.send("/recall cello")
