@@ -60,38 +60,40 @@ async def _chat(settings: Settings) -> int:
 
 
 async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: ConsoleChat,
-                        stop: asyncio.Event) -> None:
-    """Nudges in the terminal chat: tick the rule engine and print what it queued for this person."""
+                        stop: asyncio.Event, *, once: bool = False) -> None:
+    """The scheduler's jobs in the terminal chat, every tick: the person's pushes at their own times (morning
+    summary, evening reflection, rituals; what /morning and /evening set), the rule engine without the rules those
+    pushes replace (as the scheduler runs it), goal periods, memory promotion, missions and ritual timeouts; what
+    they queued for this person is printed. `once`: stop after the first tick (tests)."""
     from adapters.console.chat import PLATFORM
     from bot.inbound import Inbound
     from bot.pulse_ticker import run_ticker
-    from brain.goals.tracker import close_periods
-    from brain.pulse.subscribers import pulse_engine
+    from bot.scheduler.jobs import ScheduledJobs
     from rules.engine import TickReport
 
-    engine = pulse_engine(brain)
-    engine.idle_hold = timedelta(minutes=settings.idle_hold_minutes)
+    jobs = ScheduledJobs(brain, settings)
+    jobs.engine.idle_hold = timedelta(minutes=settings.idle_hold_minutes)
     user = await dialog.user_for(Inbound(platform=PLATFORM, platform_user_id=chat.person, chat_id=chat.person,
                                          message_id="pulse"))
 
     async def print_new(report: TickReport) -> None:
+        pushed = await jobs.pushes()
         # Only when something came: a drain resets the numbered buttons of the last reply.
-        if user.id in report.sent_to | report.notified:
+        if user.id in report.sent_to | report.notified or pushed.sent:
             await chat.drain(user.id)
-        # Goal periods that ended (a "<= 2000 kcal" day is only decided when it is over); idempotent,
-        # so running it every tick is safe until the scheduler takes it over.
-        await close_periods(brain, brain.clock.now())
-        if brain.memory is not None:
-            # Conversation captured since the last tick becomes long-term memory (until the scheduler's job).
-            await brain.memory.ingest_until_promoted()
+        await jobs.goal_periods()
+        await jobs.memory_promotion()
+        await jobs.ritual_timeouts()
         if brain.companion is not None:
-            # Missions that are due run here until the scheduler takes them over; their runs go to the outbox.
+            # Missions that are due; their runs go to the outbox.
             from bot.commands.missions import run_missions
 
             if any(run.user_id == user.id for run in await run_missions(brain, brain.clock.now())):
                 await chat.drain(user.id)
+        if once:
+            stop.set()
 
-    await run_ticker(engine, brain.clock, settings.pulse_tick_seconds, stop, on_tick=print_new)
+    await run_ticker(jobs.engine, brain.clock, settings.pulse_tick_seconds, stop, on_tick=print_new)
 
 
 class ChatAdapter(Protocol):

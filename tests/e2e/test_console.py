@@ -3,13 +3,16 @@ reading a pipe on the embedded PostgreSQL (the README's `make run`)."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -38,6 +41,37 @@ async def test_console_ignores_blank_lines_and_ends_at_end_of_input(brain, dialo
     chat = ConsoleChat(brain, dialog, io.StringIO("\n\n   \n"), out, person="tester")
     assert await chat.run() == 0
     assert out.getvalue() == ""
+
+
+async def _one_tick(brain, dialog, out: io.StringIO, lines: str) -> None:
+    """The terminal chat's lines, then one tick of its scheduler (`_pulse_ticker`), which prints what came."""
+    from bot.cli import _pulse_ticker
+    from bot.settings import Settings
+
+    chat = ConsoleChat(brain, dialog, io.StringIO(lines), out, person="tester")
+    await chat.run()
+    await _pulse_ticker(Settings(idle_hold_minutes=0), brain, dialog, chat, asyncio.Event(), once=True)
+
+
+async def test_the_terminal_chat_sends_the_morning_summary_at_the_persons_time(brain, dialog, clock) -> None:
+    berlin = ZoneInfo("Europe/Berlin")
+    clock.set(datetime(2026, 12, 1, 6, 59, tzinfo=berlin))
+    out = io.StringIO()
+    await _one_tick(brain, dialog, out, "/morning 07:00\n")
+    assert "Good morning" not in out.getvalue()
+    clock.set(datetime(2026, 12, 1, 7, 0, 30, tzinfo=berlin))
+    await _one_tick(brain, dialog, out, "")
+    assert out.getvalue().count("Good morning") == 1
+
+
+async def test_the_terminal_chat_sends_no_morning_summary_when_it_is_off(brain, dialog, clock) -> None:
+    berlin = ZoneInfo("Europe/Berlin")
+    clock.set(datetime(2026, 12, 1, 7, 55, tzinfo=berlin))
+    out = io.StringIO()
+    await _one_tick(brain, dialog, out, "/morning off\n")
+    clock.set(datetime(2026, 12, 1, 8, 0, 30, tzinfo=berlin))  # the rule engine's old fixed time
+    await _one_tick(brain, dialog, out, "")
+    assert "Morning summary is off" in out.getvalue() and "Good morning" not in out.getvalue()
 
 
 @pytest.mark.slow
