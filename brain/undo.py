@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, exists, select
@@ -152,25 +152,40 @@ async def undo_event(
     return await executor.execute(user_id, tool, arguments, actor, caused_by=record.id)
 
 
+def _steps(user_id: uuid.UUID, actor: ActorT, since: datetime, limit: int) -> Any:
+    """The person's newest own changes that /undo would take back or stop at, newest first."""
+    return (
+        select(EventRecord)
+        .where(
+            EventRecord.user_id == user_id,
+            EventRecord.type.in_([*INVERSES, *FINAL]),
+            EventRecord.occurred_at >= since,
+            EventRecord.actor["kind"].astext == actor.kind,
+            # An undo's own event is not a step to take back: /undo again goes one step further back
+            # instead of flipping the last one (reopen, complete, reopen, ...).
+            EventRecord.caused_by.is_(None),
+            ~_undone(user_id),
+        )
+        .order_by(EventRecord.occurred_at.desc(), EventRecord.seq.desc())
+        .limit(limit)
+    )
+
+
+async def last_step_at(transactions: Transactions, user_id: uuid.UUID, actor: ActorT) -> datetime | None:
+    """When the change that `undo_last` would take back (or stop at) was made; None when there is none within
+    UNDO_WINDOW. Lets a caller with writes of its own that are not events (a memory asked for) see which is newer."""
+    async with transactions.read() as session:
+        record = (await session.scalars(
+            _steps(user_id, actor, transactions.clock.now() - UNDO_WINDOW, 1))).first()
+    return None if record is None else record.occurred_at
+
+
 async def undo_last(
     transactions: Transactions, executor: ToolExecutor, user_id: uuid.UUID, actor: ActorT
 ) -> ToolResult:
     async with transactions.read() as session:
         candidates = (await session.scalars(
-            select(EventRecord)
-            .where(
-                EventRecord.user_id == user_id,
-                EventRecord.type.in_([*INVERSES, *FINAL]),
-                EventRecord.occurred_at >= transactions.clock.now() - UNDO_WINDOW,
-                EventRecord.actor["kind"].astext == actor.kind,
-                # An undo's own event is not a step to take back: /undo again goes one step further back
-                # instead of flipping the last one (reopen, complete, reopen, ...).
-                EventRecord.caused_by.is_(None),
-                ~_undone(user_id),
-            )
-            .order_by(EventRecord.occurred_at.desc(), EventRecord.seq.desc())
-            .limit(5)
-        )).all()
+            _steps(user_id, actor, transactions.clock.now() - UNDO_WINDOW, 5))).all()
     for record in candidates:
         if record.type in FINAL:
             return ToolResult.failure(tr("Your last change cannot be undone, so I left everything as it is."),

@@ -33,9 +33,8 @@ async def remember(turn: Turn, args: str) -> None:
     memory = _memory(turn)
     if memory is None:
         return
-    await memory.remember(turn.user.id, text, turn.now, speaker="user")
-    # Said on purpose: it should be recallable at once, not after the next promotion run.
-    await memory.ingest_until_promoted(turn.user.id)
+    # Said on purpose: recallable at once, not after the next promotion run, and /undo can take it back.
+    await memory.remember_on_request(turn.user.id, text, turn.now)
     turn.say(tr("I'll remember that."))
 
 

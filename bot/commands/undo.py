@@ -1,15 +1,27 @@
-"""/undo: take back the last thing you logged or created (one step per call)."""
+"""/undo: take back the last thing you logged or created (one step per call), or the memory you just asked for with
+/remember when that came last."""
 
 from __future__ import annotations
 
 from bot.commands import Command
 from bot.turn import Turn
 from brain.events.actor import USER
-from brain.i18n import N_
-from brain.undo import undo_last
+from brain.i18n import N_, tr
+from brain.undo import UNDO_WINDOW, last_step_at, undo_last
 
 
 async def undo(turn: Turn, args: str) -> None:
+    memory = getattr(turn.brain, "memory", None)
+    if memory is not None:
+        # A memory asked for is not an event: without this, /undo right after /remember took back an older entry.
+        asked = await memory.latest_asked_for(turn.user.id, turn.now - UNDO_WINDOW)
+        last = await last_step_at(turn.brain.transactions, turn.user.id, USER) if asked is not None else None
+        if asked is not None and (last is None or asked.at >= last):
+            if asked.node_id is not None and await memory.forget(turn.user.id, asked.node_id):
+                turn.say(tr("Forgotten: memory #{number} is gone.", number=asked.node_id))
+            else:  # it repeated a memory there was already: nothing of it to take back
+                turn.say(tr("Your last change cannot be undone, so I left everything as it is."))
+            return
     result = await undo_last(turn.brain.transactions, turn.brain.tools, turn.user.id, USER)
     turn.say_result(result)
 

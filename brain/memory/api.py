@@ -62,6 +62,8 @@ GOAL_VECTOR_CACHE = 256
 PERSON_TTL = timedelta(minutes=1)
 # The table's most common words change only when ANALYZE runs; reading them every few minutes is plenty.
 LEXEME_SHARES_TTL = timedelta(minutes=10)
+# The source key prefix of a memory the person asked for with /remember (the rest is random).
+ASKED_FOR = "remember:"
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,25 @@ class Memory:
 
     # -- forgetting -------------------------------------------------------------------------------------
 
+    async def remember_on_request(self, user_id: uuid.UUID, text: str, at: datetime) -> None:
+        """What the person asked to be remembered (/remember): captured as their own words, marked as asked for (so
+        /undo can take it back, `latest_asked_for`), and promoted at once, so it is recallable right away."""
+        await self.remember(user_id, text, at, speaker="user", source_key=f"{ASKED_FOR}{uuid.uuid4()}")
+        await self.ingest_until_promoted(user_id)
+
+    async def latest_asked_for(self, user_id: uuid.UUID, since: datetime) -> AskedFor | None:
+        """The person's newest memory asked for with /remember since `since`: when it was said, and the node it made
+        (None when it only repeated a memory there was already)."""
+        async with self.brain.transactions.read() as session:
+            row = (await session.execute(
+                select(ShortTermEntry.at, MemoryNode.id)
+                .outerjoin(MemoryNode, (MemoryNode.user_id == ShortTermEntry.user_id)
+                           & (MemoryNode.source_key == ShortTermEntry.source_key))
+                .where(ShortTermEntry.user_id == user_id, ShortTermEntry.source_key.startswith(ASKED_FOR),
+                       ShortTermEntry.at >= since)
+                .order_by(ShortTermEntry.at.desc(), ShortTermEntry.created_at.desc()).limit(1))).first()
+        return None if row is None or row[0] is None else AskedFor(at=row[0], node_id=row[1])
+
     async def forget(self, user_id: uuid.UUID, node_id: int) -> bool:
         """Removes one memory of the person: its node, its edges (both directions), the short-term entries
         that became it, and the pipeline log rows that name it. False if the person has no such node."""
@@ -276,6 +297,14 @@ class Memory:
     def _note(self, user_id: uuid.UUID, content: dict[str, Any]) -> None:
         if self.log is not None:
             self.log.log("calculation", "memory.reinforcement", content, user_id=user_id)
+
+
+@dataclass(frozen=True)
+class AskedFor:
+    """A memory the person asked for (/remember): when, and its node (None if it repeated an existing memory)."""
+
+    at: datetime
+    node_id: int | None
 
 
 def _zone(name: str | None) -> ZoneInfo:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import func, select, update
@@ -140,6 +141,37 @@ async def test_forget_all_needs_the_button_and_then_leaves_no_trace(person, memo
     assert "don't remember anything" in await alice.send("/recall Lena")
     assert "already used" in await alice.press(confirm)
     assert "cello" in await bob.send("/recall cello")
+
+
+async def test_undo_right_after_remember_forgets_that_memory_not_an_older_entry(person, memory, brain: Brain,
+                                                                                 clock) -> None:
+    alice = person()
+
+    async def send(line: str) -> str:
+        clock.advance(timedelta(minutes=1))  # one line a minute: which came last is told by the time
+        return await alice.send(line)
+
+    await send("/place Gym")
+    assert "remember" in await send("/remember The locker code is 4711")
+    reply = await send("/undo")
+    assert re.fullmatch(r"Forgotten: memory #\d+ is gone\.", reply)
+    assert "don't remember anything" in await send("/recall locker code")
+    assert (await rows_of(brain, alice.handle))["memory_nodes"] == 0
+    assert "Gym" in await send("/undo")  # the next step back is the visit, as before
+    await send("/remember The locker code is 4711")
+    await send("/water 250")  # newer than the memory: /undo takes the water back first
+    assert "Removed 250 ml water" in await send("/undo")
+    assert "Forgotten: memory" in await send("/undo")
+
+
+async def test_undo_after_remembering_something_known_again_takes_nothing_older(person, memory, clock) -> None:
+    alice = person()
+    for line in ("/remember My bike is blue", "/water 250", "/remember My bike is blue"):  # the same memory again
+        clock.advance(timedelta(minutes=1))
+        await alice.send(line)
+    assert "cannot be undone" in await alice.send("/undo")
+    assert "Water: 250 ml" in await alice.send("/today")
+    assert "bike is blue" in await alice.send("/recall my bike")
 
 
 async def test_without_a_memory_the_commands_say_so(person, brain: Brain) -> None:
