@@ -16,7 +16,7 @@ async def undo(turn: Turn, args: str) -> None:
         # A memory asked for is not an event: without this, /undo right after /remember took back an older entry.
         asked = await memory.latest_asked_for(turn.user.id, turn.now - UNDO_WINDOW)
         last = await last_step_at(turn.brain.transactions, turn.user.id, USER) if asked is not None else None
-        if asked is not None and (last is None or asked.at >= last):
+        if asked is not None and (last is None or asked.at > last):
             if asked.node_id is not None and await memory.forget(turn.user.id, asked.node_id):
                 turn.say(tr("Forgotten: memory #{number} is gone.", number=asked.node_id))
             else:  # it repeated a memory there was already: nothing of it to take back
