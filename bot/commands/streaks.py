@@ -38,10 +38,10 @@ def streak_summary(render: Renderer, views: list[StreakView]) -> str | None:
 
 
 def _status(view: StreakView) -> Text:
+    if view.status == "active":  # done today, even on a day first marked as skipped
+        return tr("done today")
     if view.skipped_today:
         return tr("skipped today")
-    if view.status == "active":
-        return tr("done today")
     if view.status == "at_risk":
         return tr("at risk: log one today")
     return tr("not running")

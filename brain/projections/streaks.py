@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Date, DateTime, String, and_, bindparam, exists, func, literal, select, update
+from sqlalchemy import Date, DateTime, String, and_, bindparam, delete, exists, func, literal, select, update
 from sqlalchemy.dialects.postgresql import ARRAY, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.sql import column
@@ -311,10 +311,19 @@ def _lock_state_statement() -> Any:
 
 
 _LOCK_STATE = _lock_state_statement()
+# A skip day that gets done after all is given back (it no longer counts toward the limit), in the same statement.
+_GIVE_BACK_SKIP = (
+    delete(StreakSkip)
+    .where(StreakSkip.user_id == bindparam("person", type_=UUID(as_uuid=True)),
+           StreakSkip.streak == bindparam("p_streak", type_=String()),
+           StreakSkip.day == bindparam("p_last_active", type_=Date()))
+    .cte("given_back")
+)
 # The state before the advance goes into the prev_ columns (the right-hand sides read the row as it was), so that
 # taking back the new day's only activity can restore it (`take_back_activity`).
 _SAVE_STATE = (
     update(StreakState)
+    .add_cte(_GIVE_BACK_SKIP)
     .where(StreakState.user_id == bindparam("person", type_=UUID(as_uuid=True)),
            StreakState.streak == bindparam("p_streak", type_=String()))
     .values(current=bindparam("p_current"), longest=bindparam("p_longest"),

@@ -323,6 +323,19 @@ async def test_at_most_two_skip_days_per_streak_in_seven_days(
     assert (await skip(brain, user, on=day(2))).error_code == "already_skipped"
 
 
+async def test_a_skip_day_done_after_all_is_given_back(brain: Brain, clock: FixedClock, user: User) -> None:
+    await water_on(brain, clock, user, day(0))
+    clock.set(local(user, day(1), 8))
+    assert (await skip(brain, user)).ok  # today, planned as a day off
+    assert (await streaks(brain, user))["water"].skipped_today
+    await water_on(brain, clock, user, day(1), 20)  # done after all
+    view = (await streaks(brain, user))["water"]
+    assert (view.current, view.status, view.skipped_today) == (2, "active", False)
+    async with brain.transactions.read() as session:
+        assert (await session.scalars(select(StreakSkip.day).where(StreakSkip.user_id == user.id))).all() == []
+    assert (await skip(brain, user, on=day(2))).ok and (await skip(brain, user, on=day(3))).ok  # both still free
+
+
 async def test_skipping_a_day_that_already_counts_is_refused(brain: Brain, clock: FixedClock, user: User) -> None:
     await water_on(brain, clock, user, day(0))
     assert (await skip(brain, user)).error_code == "already_active"
