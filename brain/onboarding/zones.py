@@ -35,6 +35,7 @@ _CITIES: dict[str, str] = {
 }
 _CLOSE_MATCH_CUTOFF = 0.85
 MAX_CITY_LENGTH = 64
+MIN_FUZZY_LENGTH = 5
 
 
 def normalize_place_name(text: str) -> str:
@@ -60,6 +61,8 @@ def _index() -> dict[str, str]:
             index[key] = zone
 
     for zone in zones:
+        if not zone.startswith(_CITY_AREAS):
+            continue  # legacy aliases ("Canada/Atlantic", "US/Pacific", "EST"): no city, and no place to guess
         add(zone, zone)  # "europe/berlin"
         add(zone.rsplit("/", 1)[-1], zone)  # "berlin"
     for zone in zones:
@@ -83,6 +86,8 @@ def zone_for_city(text: str) -> str | None:
     index = _index()
     if key in index:
         return index[key]
+    if len(key) < MIN_FUZZY_LENGTH:
+        return None  # a short word is a near miss of too many ("est" of "west")
     close = difflib.get_close_matches(key, index.keys(), n=1, cutoff=_CLOSE_MATCH_CUTOFF)
     return index[close[0]] if close else None
 

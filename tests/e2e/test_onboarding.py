@@ -148,5 +148,8 @@ def test_city_names_and_positions_find_their_zones() -> None:
     assert zone_for_city("München") == "Europe/Berlin"
     assert zone_for_city("Berln") == "Europe/Berlin"
     assert zone_for_city("250 ml water") is None
+    # No guess from legacy aliases or near misses of short words: "Atlantis" is not Canada/Atlantic, "EST" not
+    # Australia/West, "Pacific" not Canada/Pacific.
+    assert [zone_for_city(name) for name in ("Atlantis", "Pacific", "EST", "Wein")] == [None, None, None, None]
     assert zone_at(40.7128, -74.006) == "America/New_York"
     assert zone_at(0.0, -30.0) is None  # the open Atlantic has no place's zone
