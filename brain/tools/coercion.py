@@ -13,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from brain.errors import DomainError
-from brain.i18n import Text, tr
+from brain.i18n import N_, Text, tr
 from brain.tools.spec import ToolParam, ToolSpec
 
 _TRUE = {"true", "yes", "y", "1", "ja", "on"}
@@ -53,9 +53,21 @@ def coerce_arguments(tool: ToolSpec, raw: object, *, timezone: str, today: date)
     return result
 
 
+# How people name the values that commands pass on (a refusal reaches them as the reply); a tool's own label wins.
+# Each reads as one thing, so the translated sentences agree with it ("Der Kalorienwert darf höchstens ...").
+COMMON_LABELS: dict[str, str] = {
+    "title": N_("The title"), "description": N_("The description"), "name": N_("The name"),
+    "location": N_("The location"), "place": N_("The place"), "address": N_("The address"),
+    "kcal": N_("The calorie count"), "protein": N_("The protein amount"), "carbs": N_("The carbohydrate amount"),
+    "fat": N_("The fat amount"), "daily_ml": N_("The daily water goal in ml"), "target": N_("The target"),
+    "due_date": N_("The due date"), "start_time": N_("The start"), "end_time": N_("The end"),
+}
+
+
 def _what(param: ToolParam) -> Text:
     """How a refusal names the parameter: its human label if it has one, else its name."""
-    return tr(param.label) if param.label else tr("Parameter {name}", name=param.name)
+    label = param.label or COMMON_LABELS.get(param.name)
+    return tr(label) if label else tr("Parameter {name}", name=param.name)
 
 
 def coerce_value(param: ToolParam, value: object, *, timezone: str, today: date) -> Any:
