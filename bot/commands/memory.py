@@ -54,9 +54,33 @@ async def recall(turn: Turn, args: str) -> None:
     lines: list[Text | str] = [tr("What I remember:")]
     for item in found:
         lines.append(f"#{item.id} · {turn.render.date_of(item.at)} · {_snippet(item.text)}")
-        lines.append(tr("   why: {why}", why=item.why))
+        lines.append(tr("   why: {why}", why=_why(turn, item)))
     lines.append(tr("/forget <number> removes one of them."))
     turn.say(*lines)
+
+
+# What an edge's layer (brain.memory.models.LAYERS) means to a person.
+REASONS: dict[str, str] = {
+    "entity": N_("the same person, place or thing"), "embedding": N_("a similar meaning"),
+    "themes": N_("the same topic"), "timeline": N_("the same time"),
+}
+
+
+def _why(turn: Turn, item: Any) -> str:
+    """Why a memory came, in the person's words: how close it is to the question, or the memories it was reached
+    through and what links them."""
+    if item.route:
+        route = " → ".join(f"#{node}" for node in item.route)
+        reasons = {reason for step in item.route_reasons for reason in step if reason in REASONS}
+        named = ", ".join(turn.t(tr(REASONS[r])) for r in sorted(reasons, key=list(REASONS).index))
+        return turn.t(tr("linked through {route} ({reasons})", route=route, reasons=named) if named else
+                      tr("linked through {route}", route=route))
+    parts = [turn.t(tr("close in meaning ({percent} %)", percent=max(0, round(item.vector * 100))))]
+    if item.lexical:
+        parts.append(turn.t(tr("shares words with the question")))
+    if item.in_window:
+        parts.append(turn.t(tr("in the time asked about")))
+    return ", ".join(parts)
 
 
 async def forget(turn: Turn, args: str) -> None:

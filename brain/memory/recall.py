@@ -91,6 +91,14 @@ class Recalled:
     # Clearly meant by the query: an anchor, reached from one along edges, or a direct hit above an anchor's bar.
     # The rest are only the nearest of what there is (a question about something never said still has neighbours).
     meant: bool = True
+    # `why` in parts, for people (/recall words them in their language): the direct match (cosine, lexical score,
+    # inside the period asked about), and for a memory reached along edges the route's nodes and each edge's reasons
+    # (models.LAYERS).
+    vector: float = 0.0
+    lexical: float | None = None
+    in_window: bool = False
+    route: tuple[int, ...] = ()
+    route_reasons: tuple[tuple[str, ...], ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -876,6 +884,13 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
                        anchor=reached.node_id in spreading.anchors)
 
     order = sorted(best, key=lambda node_id: (-best[node_id][0], node_id))[:k]
-    return [Recalled(node_id, pool[node_id].text, round(best[node_id][0], 4), why(best[node_id][1]),
-                     pool[node_id].captured_at, pool[node_id].speaker,
-                     meant=bool(best[node_id][1].path) or clearly_meant(pool[node_id])) for node_id in order]
+    def recalled(node_id: int) -> Recalled:
+        candidate, reached = pool[node_id], best[node_id][1]
+        route = (reached.path[0].source, *(hop.target for hop in reached.path)) if reached.path else ()
+        return Recalled(node_id, candidate.text, round(best[node_id][0], 4), why(reached), candidate.captured_at,
+                        candidate.speaker, meant=bool(reached.path) or clearly_meant(candidate),
+                        vector=candidate.vector, lexical=candidate.lexical or None,
+                        in_window=bool(candidate.in_window) and not reached.path, route=route,
+                        route_reasons=tuple(hop.reasons for hop in reached.path))
+
+    return [recalled(node_id) for node_id in order]
