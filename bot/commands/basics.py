@@ -72,7 +72,7 @@ async def tz(turn: Turn, args: str) -> None:
 
 
 COMMANDS = (
-    Command("help", "/help", N_("This list"), help_),
+    Command("help", "/help", N_("This list"), help_, aliases=("hilfe",)),
     Command("lang", "/lang de|en", N_("Change the language"), lang, aliases=("language", "sprache")),
     Command("tz", "/tz Europe/Berlin", N_("Set your time zone"), tz, aliases=("timezone", "zeitzone")),
 )

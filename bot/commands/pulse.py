@@ -9,6 +9,7 @@ from typing import Any
 from babel.dates import get_day_names
 
 from bot.commands import Command
+from bot.commands.onboarding import parse_quiet_hours
 from bot.inbound import split_command
 from bot.parsing.amounts import parse_count
 from bot.turn import PendingButton, Turn
@@ -17,6 +18,7 @@ from brain.feedback.learning import active_adaptations, combine, shifted
 from brain.feedback.models import MOVED_LATER, RuleAdaptation
 from brain.i18n import N_, Text, tr
 from brain.people.local_time import local_now
+from brain.people.service import get_user
 from brain.pulse.activity import is_paused, pulse_states
 from brain.pulse.models import ACTED, DISMISSED, SENT
 from brain.pulse.nudges import (
@@ -77,6 +79,7 @@ async def pulse(turn: Turn, args: str) -> None:
             buttons.append([turn.button(tr("Undo: {rule}, {change}", rule=tr(rule.label), change=_change(a)),
                                         UNDO_ACTION, adaptation_id=str(a.id))])
     lines.append(tr("Quiet hours: {start} to {end}.", start=turn.user.quiet_start, end=turn.user.quiet_end))
+    lines.append(tr("/quiet 22-7 changes them."))
     if is_paused(state, turn.now):
         until = state.paused_until if state else None
         lines.append(tr("Paused until {until}. /resume turns reminders back on.", until=until) if until
@@ -84,6 +87,23 @@ async def pulse(turn: Turn, args: str) -> None:
     else:
         lines.append(tr("/pause [days] pauses all reminders."))
     turn.say(*lines, buttons=buttons)
+
+
+async def quiet(turn: Turn, args: str) -> None:
+    """Quiet hours: shown, or set from a span as setup takes it ("22-7", "23:00-06:30", "von 22 bis 6")."""
+    if not args.strip():
+        turn.say(tr("Quiet hours: {start} to {end}.", start=turn.user.quiet_start, end=turn.user.quiet_end),
+                 tr("/quiet 22-7 changes them."))
+        return
+    span = parse_quiet_hours(args)
+    if span is None:
+        turn.say(tr("I couldn't read that. Write the quiet hours like /quiet 22-7 or /quiet 22:30-6:30."))
+        return
+    async with turn.brain.transactions.begin() as uow:
+        user = await get_user(uow.session, turn.user.id)
+        user.quiet_start, user.quiet_end = span
+    turn.user.quiet_start, turn.user.quiet_end = span
+    turn.say(tr("Quiet hours are now {start} to {end}: no reminders then.", start=span[0], end=span[1]))
 
 
 async def pause(turn: Turn, args: str) -> None:
@@ -163,6 +183,7 @@ async def _act(turn: Turn, action: NudgeAction) -> bool:
 
 COMMANDS = (
     Command("pulse", "/pulse", N_("Your reminders, what they learned, and undo"), pulse, aliases=("erinnerungen",)),
+    Command("quiet", "/quiet 22-7", N_("Quiet hours: no reminders then"), quiet, aliases=("ruhezeit",)),
     Command("pause", "/pause [7]", N_("Pause all reminders (for some days)"), pause, aliases=("urlaub",)),
     Command("resume", "/resume", N_("Turn reminders back on"), resume, aliases=("weiter",)),
 )
