@@ -8,6 +8,7 @@ from typing import Any
 from bot.commands import Command
 from bot.turn import Turn
 from brain.i18n import N_, Text, tr
+from brain.tools.coercion import visible
 
 RECALL_SHOWN = 5
 SNIPPET_CHARS = 200
@@ -26,7 +27,7 @@ def _snippet(text: str) -> str:
 
 
 async def remember(turn: Turn, args: str) -> None:
-    text = args.strip()
+    text = visible(args)
     if not text:
         turn.say(tr("Usage: /remember <what>, e.g. /remember Anna's birthday is on 12 May"))
         return

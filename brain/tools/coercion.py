@@ -89,10 +89,21 @@ def coerce_value(param: ToolParam, value: object, *, timezone: str, today: date)
     raise AssertionError(kind)
 
 
+# Characters that show nothing (zero-width spaces and joiners, word joiner, byte order mark, soft hyphen): at the
+# edges of a text they are trimmed like spaces, so an entry of nothing but them is empty, not an invisible title.
+_BLANK = r"[\s\u200b-\u200d\u2060\ufeff\u00ad\u180e]+"
+_INVISIBLE_EDGES = re.compile(f"^{_BLANK}|{_BLANK}$")
+
+
+def visible(text: str) -> str:
+    """`text` without spaces and invisible characters at its edges."""
+    return _INVISIBLE_EDGES.sub("", text)
+
+
 def _string(param: ToolParam, value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise DomainError(tr("{what} must be text.", what=_what(param)), code="bad_type")
-    text = str(value).strip()
+    text = visible(str(value))
     if param.enum:
         canonical = {e.lower(): e for e in param.enum}.get(text.lower())
         if canonical is None:

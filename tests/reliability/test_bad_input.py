@@ -194,6 +194,11 @@ COMMAND_CASES: tuple[Case, ...] = (
     Case("meal-huge-kcal", "/meal lunch Pasta 99999 kcal", "The calorie count must be at most 5,000", german=True),
     Case("event-title-too-long", "/event " + "x" * 600 + " tomorrow 10:00", "The title is too long (at most 500"),
     Case("place-too-long", "/place " + "x" * 600, "is too long (at most"),
+    # Nothing but invisible characters is nothing: no entry with an invisible title.
+    Case("task-zero-width", "/task \u200b", "The title must not be empty", german=True),
+    Case("place-zero-width", "/place \u200b\ufeff", "The place must not be empty"),
+    Case("meal-zero-width", "/meal lunch \u200b", "The description must not be empty"),
+    Case("remember-zero-width", "/remember \u2060\u200b", "Usage: /remember"),
     Case("goal-googol", "/goal 1" + "0" * 100 + " Gläser Wasser pro Tag", "couldn't read that as a goal"),
     Case("goal-negative", "/goal -5 Gläser Wasser pro Tag", "couldn't read that as a goal"),
     Case("approve-unknown", "/approve ffffffff", "can't find that proposal", german=True),
