@@ -5,17 +5,30 @@ from __future__ import annotations
 from typing import Any
 
 from bot.commands import Command
-from bot.parsing.freetext import parse_meal
+from bot.parsing.freetext import KCAL_RE, MEAL_WORDS, PROTEIN_RE, parse_meal
 from bot.turn import Turn
 from brain.i18n import N_, tr
+from brain.modules.food.service import MEAL_LABELS
 
 
 async def meal(turn: Turn, args: str) -> None:
     if not args:
         turn.say(tr("Usage: /meal [breakfast|lunch|dinner|snack] <what> [kcal], e.g. /meal lunch Pasta 650 kcal"))
         return
+    first, _, rest = args.partition(" ")
+    meal_type = MEAL_WORDS.get(first.lower().rstrip(":"))
+    if meal_type is not None and not PROTEIN_RE.sub("", KCAL_RE.sub("", rest)).strip(" ,;:-"):
+        # "/meal breakfast" (perhaps with its kcal) names the meal but not the food: ask, rather than log the meal
+        # word as what was eaten.
+        turn.say(tr("What was your {meal}? Write it after the meal, e.g. /meal {word} Muesli 350 kcal",
+                    meal=tr(MEAL_LABELS[meal_type]), word=first.rstrip(":")))
+        return
     parsed = parse_meal(args)
     call: dict[str, Any] = parsed[0].args if parsed else {"description": args}
+    if call.get("kcal", 0) < 0 or call.get("protein", 0) < 0:
+        turn.say(tr("Calories and protein can't be negative. Nothing was logged; write it like "
+                    "/meal snack Apple 50 kcal."))
+        return
     result = await turn.tool("log_meal", call)
     turn.say_result(result)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from bot.parsing.amounts import VESSELS_ML, parse_count, parse_volume_ml
+from bot.parsing.amounts import VESSELS_ML, parse_count, parse_number, parse_volume_ml
 from bot.parsing.dates import cut, find_date, find_time
 from brain.modules.drink.service import MAX_AT_ONCE
 
@@ -23,6 +23,12 @@ DRINK_WORDS: dict[str, str] = {
     "beer": "alcohol", "beers": "alcohol", "bier": "alcohol", "wine": "alcohol", "wein": "alcohol",
     "smoothie": "smoothie", "cola": "soda", "soda": "soda", "limo": "soda", "limonade": "soda",
 }
+# Forms that can only be plural: the number before them counts drinks ("25 coffees" is 25 coffees, never 25 ml).
+# "Wasser", "Kaffee" and "Tee" serve as German plurals too, so a number with them stays open (see parse_drinks).
+PLURAL_DRINK_WORDS = frozenset({"waters", "coffees", "kaffees", "espressos", "teas", "tees", "beers"})
+# A bare number with a drink is millilitres from here on ("Wasser 300"); up to MAX_AT_ONCE it counts drinks
+# ("zwei Kaffee"); in between ("20 water": 20 ml, or twenty?) it is not guessed.
+MIN_BARE_ML = 50
 FILLER = {
     "i", "had", "have", "drank", "drink", "just", "of", "ich", "habe", "hatte", "trank", "getrunken", "gerade",
     "noch", "more", "another", "a", "an", "ein", "eine", "einen", "one", "mug", "ml", "l",
@@ -33,8 +39,22 @@ MEAL_WORDS: dict[str, str] = {
     "dinner": "dinner", "abendessen": "dinner", "abendbrot": "dinner", "supper": "dinner",
     "snack": "snack",
 }
-KCAL_RE = re.compile(r"(?P<n>\d{1,5})\s*(?:kcal|kalorien|calories|cal)\b", re.I)
-PROTEIN_RE = re.compile(r"(?P<n>\d{1,3})\s*g\s*(?:protein|eiweiß|eiweiss)\b", re.I)
+# A whole number with nothing glued before it: not the "200" of "1.200", nor the "5" of "250,5". A minus sign
+# counts only glued to the digits with a space (or nothing) before it ("Apple -50 kcal"); "Wrap-400 kcal" and
+# "Apple - 50 kcal" use it as a dash.
+_AMOUNT = r"(?:(?<![\w.,])(?P<sign>-))?(?<![\w.,])(?P<n>\d+(?:[.,]\d+)*)"
+KCAL_RE = re.compile(_AMOUNT + r"\s*(?:kcal|kalorien|calories|cal)\b", re.I)
+PROTEIN_RE = re.compile(_AMOUNT + r"\s*g\s*(?:protein|eiweiß|eiweiss)\b", re.I)
+# Words that say the meal was eaten, not what it was ("ich habe Pizza gegessen", "had a salad just now").
+EATING_WORDS_RE = re.compile(
+    r"(?<!\w)(?:ate|eaten|eat|had|i've|ive|gegessen|esse|gefrühstückt|gefruehstueckt|verdrückt|verputzt|aß|ass)(?!\w)",
+    re.I)
+# Fillers around the food: who ate it, when, and an article ("I just had a pizza", "ich habe heute ein Brötchen",
+# "Pizza I had just now").
+MEAL_FILLERS = frozenset({
+    "i", "we", "ich", "wir", "have", "habe", "hab", "haben", "hatte", "hatten", "just", "now", "gerade", "eben",
+    "vorhin", "heute", "today", "noch", "also", "auch", "a", "an", "ein", "eine", "einen",
+})
 # A message about calories that is not a meal: it speaks of the person, and says nothing of eating.
 NOT_EATEN_RE = re.compile(r"^(?:i|i'm|ich|my|mein|meine|we|wir|you|du)\b", re.I)
 ATE_RE = re.compile(r"\b(?:ate|eaten|had|eat|gegessen|hatte|aß|ass|esse|gefrühstückt)\b", re.I)
@@ -45,8 +65,6 @@ NOT_FOOD_START_RE = re.compile(
     re.I)
 # ... and, unless the calories say it was eaten, what starts a plan ("Dinner with Anna", "Mittag um 12 bei Oma").
 PLAN_START_RE = re.compile(r"^(?:with|mit|at|um|on|am|bei|in|for|für|heute|today)\b", re.I)
-# "I had pasta 650 kcal": the meal is the pasta.
-I_ATE_RE = re.compile(r"^(?:i had|i ate|i've had|ich hatte|ich habe|ich aß|ich ass)\s+", re.I)
 STATE_RE = re.compile(r"^(?:i am|i'm|ich bin|we are|we're|wir sind|i was|ich war|it is|it's|es ist)\b", re.I)
 TASK_PREFIX_RE = re.compile(r"^(?:todo|to-do|task|aufgabe|erinnere mich(?: daran)?,?)\s*[:\-]?\s+(?P<rest>.+)$", re.I)
 DEADLINE_RE = re.compile(r"\b(bis|until|till|by|due|spätestens|spaetestens)\b", re.I)
@@ -69,6 +87,7 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
     words = re.findall(r"[\wäöüß.,]+", text.lower())
     words = [w.strip(".,") for w in words if w.strip(".,")]
     drink_type = None
+    counted = False  # a plural drink word or a vessel: the bare number counts drinks
     count = 1
     volume: int | None = None
     vessel: int | None = None
@@ -76,6 +95,7 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
     for word in words:
         if word in DRINK_WORDS and drink_type is None:
             drink_type = DRINK_WORDS[word]
+            counted = counted or word in PLURAL_DRINK_WORDS
             continue
         ml = parse_volume_ml(word)
         if ml is not None and (word[-1].isalpha() or pending_number is None):
@@ -92,6 +112,7 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
             continue
         if word in VESSELS_ML:
             vessel = VESSELS_ML[word]
+            counted = True
             continue
         number = parse_count(word)
         if number is not None and word not in ("a", "an", "ein", "eine", "einen", "one"):
@@ -103,15 +124,24 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
     if drink_type is None:
         return None
     if pending_number is not None:
-        pending = float(pending_number.replace(",", "."))
-        if not math.isfinite(pending):  # hundreds of digits: no count or volume anyone drank
+        pending = parse_number(pending_number)
+        if pending is None:  # hundreds of digits: no count or volume anyone drank
             return None
-        n = int(pending)
-        if vessel is None and volume is None and n >= 20:
-            volume = n  # "Wasser 300" means 300 ml
+        if counted or volume is not None:  # "25 coffees", "3 glasses of water", "2 × 250 ml Wasser"
+            if not pending.is_integer():
+                return None
+            count = int(pending)
+        elif not pending.is_integer():
+            volume = parse_volume_ml(pending_number)  # "Wasser 0,5": half a litre
+        elif pending <= MAX_AT_ONCE:
+            count = int(pending)  # "zwei Kaffee"
+        elif pending >= MIN_BARE_ML:
+            volume = int(pending)  # "Wasser 300" means 300 ml
         else:
-            count = n
-    if not 1 <= count <= MAX_AT_ONCE:
+            return None  # "20 water": 20 ml or twenty drinks? Not guessed; the reply asks for "250 ml water"
+    # Too many at once is for the tool to refuse in words ("at most 10") when the person clearly counted; a
+    # number that only might be a count ("11 Kaffee") is not read.
+    if count < 1 or (count > MAX_AT_ONCE and not counted):
         return None
     ml = volume or vessel
     args: dict[str, Any] = {"drink_type": drink_type}
@@ -140,17 +170,43 @@ def parse_meal(text: str) -> list[ToolCall] | None:
                 kcal is None and (PLAN_START_RE.match(description) or find_time(description) is not None)):
             return None
     if kcal:
-        args["kcal"] = int(kcal.group("n"))
-        description = I_ATE_RE.sub("", KCAL_RE.sub("", description))
+        calories = _whole_amount(kcal)
+        if calories is None:  # hundreds of digits, or "1.200.5 kcal": not an amount anyone ate
+            return None
+        args["kcal"] = calories
+        description = KCAL_RE.sub(" ", description, count=1)
     protein = PROTEIN_RE.search(description)
     if protein:
-        args["protein"] = int(protein.group("n"))
-        description = PROTEIN_RE.sub("", description)
-    description = re.sub(r"\s{2,}", " ", description).strip(" ,;:-")
+        grams = _whole_amount(protein)
+        if grams is None:
+            return None
+        args["protein"] = grams
+        description = PROTEIN_RE.sub(" ", description, count=1)
+    description = _food_only(description)
     if not description:
         return None
     args["description"] = description
     return [ToolCall("log_meal", args)]
+
+
+def _whole_amount(match: re.Match[str]) -> int | None:
+    """The kcal or grams a KCAL_RE / PROTEIN_RE match says, negative if it has a minus (the caller refuses it)."""
+    number = parse_number(match.group("n"))
+    if number is None:
+        return None
+    # Decimals round half up ("250,5 kcal" -> 251), as people round by hand; Python's round() would give 250.
+    whole = math.floor(number + 0.5)
+    return -whole if match.group("sign") else whole
+
+
+def _food_only(description: str) -> str:
+    """What was eaten, without who ate it, the verb and the fillers: "ich habe Pizza gegessen" -> "Pizza"."""
+    words = EATING_WORDS_RE.sub(" ", description).split()
+    while words and words[0].strip(",;:-").lower() in MEAL_FILLERS | {""}:
+        words.pop(0)
+    while words and words[-1].strip(",;:-").lower() in MEAL_FILLERS | {""}:
+        words.pop()
+    return " ".join(words).strip(" ,;:-")
 
 
 def parse_task(text: str, today: date) -> list[ToolCall] | None:
