@@ -4,6 +4,7 @@ automatic visits, tracking sessions, and the read side: lists, nearest place, to
 from __future__ import annotations
 
 import math
+import unicodedata
 import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -123,10 +124,8 @@ async def create_place(
     if clean_address is not None and len(clean_address) > MAX_ADDRESS:
         raise DomainError(tr("An address can be at most {max} characters.", max=MAX_ADDRESS), code="too_long")
     # Names stay unique per person so that looking a place up by its name is never ambiguous.
-    taken = await uow.session.scalar(
-        select(Place.id).where(Place.user_id == user.id, func.lower(Place.name) == clean.lower())
-    )
-    if taken is not None:
+    names = (await uow.session.scalars(select(Place.name).where(Place.user_id == user.id))).all()
+    if any(folded(existing) == folded(clean) for existing in names):
         raise DomainError(tr("You already have a place called {name}.", name=clean), code="duplicate")
     place = Place(id=uuid.uuid4(), user_id=user.id, name=clean, category=category, lat=lat, lng=lng,
                   address=clean_address, visit_count=0)
@@ -166,19 +165,26 @@ async def find_place(uow: UnitOfWork, user: User, ref: str, *, for_update: bool 
     return place
 
 
+def folded(name: str) -> str:
+    """A name as people mean it: without accents, case or extra spaces ("Café  Luna" and "cafe luna" are one)."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).casefold().split())
+
+
 async def _by_name(uow: UnitOfWork, mine: Select[Any], fragment: str) -> Place:
-    escaped = fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    matches = list((await uow.session.scalars(
-        _canonical(mine.where(Place.name.ilike(f"%{escaped}%", escape="\\"))).limit(_AMBIGUOUS_SHOWN + 1)
-    )).all())
+    """The place a name or part of one means, ignoring accents and case. A person has tens of places, not
+    thousands, so they are compared here, in list order (their positions are what /place takes)."""
+    wanted = folded(fragment)
+    listed = list((await uow.session.scalars(_canonical(mine))).all())
+    matches = [(position, p) for position, p in enumerate(listed, start=1) if wanted in folded(p.name)]
     if not matches:
         raise DomainError(tr("You have no place called {name}.", name=fragment[:MAX_NAME]), code="not_found")
-    exact = [p for p in matches if p.name.lower() == fragment.lower()]
+    exact = [p for _, p in matches if folded(p.name) == wanted]
     if len(matches) == 1 or len(exact) == 1:
-        return exact[0] if exact else matches[0]
+        return exact[0] if exact else matches[0][1]
     raise DomainError(
-        tr("{name} matches several places: {names}. Which one do you mean?", name=fragment[:MAX_NAME],
-           names=", ".join(p.name for p in matches[:_AMBIGUOUS_SHOWN])),
+        tr("{name} matches several places: {names}. Which one do you mean? Give its number.", name=fragment[:MAX_NAME],
+           names=", ".join(f"{position}. {p.name}" for position, p in matches[:_AMBIGUOUS_SHOWN])),
         code="ambiguous",
     )
 

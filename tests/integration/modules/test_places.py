@@ -143,6 +143,24 @@ async def test_places_are_found_by_position_id_or_name_fragment(brain: Brain, us
     assert "Home" in ambiguous.value.text.params["names"] and "Home office" in ambiguous.value.text.params["names"]
 
 
+async def test_names_are_matched_without_accents_or_case_and_an_ambiguous_one_names_positions(
+    brain: Brain, user: User
+) -> None:
+    cafe = await _place(brain, user, "Café Luna")
+    bar = await _place(brain, user, "Luna Bar")
+    with pytest.raises(DomainError) as duplicate:
+        await _place(brain, user, "cafe  LUNA")  # the same place, written plainly
+    assert duplicate.value.code == "duplicate"
+    async with brain.transactions.begin() as uow:
+        assert (await service.find_place(uow, user, "cafe luna")).id == cafe.id
+        assert (await service.find_place(uow, user, "CAFÉ")).id == cafe.id
+        assert (await service.find_place(uow, user, "bar")).id == bar.id
+        with pytest.raises(DomainError) as ambiguous:
+            await service.find_place(uow, user, "luna")
+    assert ambiguous.value.code == "ambiguous"
+    assert ambiguous.value.text.params["names"] == "1. Café Luna, 2. Luna Bar"  # the numbers /place takes
+
+
 async def test_visit_place_records_a_visit_and_emits_the_new_count(
     brain: Brain, user: User, clock: FixedClock
 ) -> None:
