@@ -68,7 +68,14 @@ async def show(turn: Turn, *first: Text) -> None:
         lines.append(tr(switch.explanation))
     overrides = dict((row.policy or {}).get("tools") or {}) if row is not None else {}
     for name, decision in sorted(overrides.items()):
-        if decision in DECISION_NAMES:
+        if decision not in DECISION_NAMES:
+            continue
+        tool = turn.brain.registry.get(name)
+        if decision == "auto" and tool is not None and tool.policy == "destructive":
+            # What really happens: a tool that deletes never runs unseen (brain.companion.policy).
+            lines.append(tr("• {tool}: {decision} (it deletes things)", tool=name,
+                            decision=tr(DECISION_NAMES["propose"])))
+        else:
             lines.append(tr("• {tool}: {decision}", tool=name, decision=tr(DECISION_NAMES[decision])))
     lines.append(tr("Per tool: /settings tool <name> auto|propose|deny|default"))
     buttons = [[turn.button(tr("Turn off: {setting}", setting=tr(s.label)) if values[s.key]

@@ -260,6 +260,13 @@ async def test_settings_tool_override_lets_create_task_run_on_its_own(brain: Bra
     assert again.data["status"] == "proposed" and await tasks(brain) == ["Direct"]
 
 
+async def test_settings_list_a_deleting_tool_set_to_auto_as_what_really_happens(person) -> None:
+    answer = await person().send("/settings tool delete_task auto")
+    assert "delete_task deletes things, so it still always asks you first" in answer
+    assert "• delete_task: asks you first (it deletes things)" in answer
+    assert "delete_task: runs on its own" not in answer
+
+
 async def test_a_deletion_proposed_before_the_opt_in_was_turned_off_is_withdrawn_not_run(brain: Brain, person) -> None:
     alice = person()
     user = await user_of(brain, alice)
