@@ -1,29 +1,57 @@
-"""/event: add a calendar entry from a phrase ("/event Zahnarzt morgen 14:00 45m")."""
+"""/event: add a calendar entry from a phrase ("/event Zahnarzt morgen 14:00 45m", "/event Urlaub 24.12.-27.12."),
+or, without one, show what is coming up."""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.commands import Command
-from bot.parsing.dates import cut, find_clockish, find_date, find_dateish, find_duration_minutes, find_time
+from bot.parsing.dates import (
+    FoundTime,
+    cut,
+    find_clockish,
+    find_date,
+    find_dateish,
+    find_duration_minutes,
+    find_time,
+)
 from bot.turn import Turn
-from brain.i18n import N_, tr
+from brain.i18n import N_, Text, ntr, tr
 from brain.tools.coercion import FIRST_YEAR, LAST_YEAR
+
+UPCOMING_SHOWN = 5
+UPCOMING_FETCH = 50  # the upcoming list's maximum, read to count what is not shown
+
+# Between the first and the last day of an all-day event: "24.12.-27.12.", "24.12. bis 27.12.", "Dec 24 to Dec 27".
+_RANGE_JOIN_RE = re.compile(r"\s*(?:[-–]|\b(?:bis|to|until|till)\b)\s*", re.I)
+_RANGE_LEAD_RE = re.compile(r"\b(?:vom|von|from)\s+$", re.I)
+# "tonight at 7", "heute Abend halb acht": an hour that names no half of the day is in the evening.
+_EVENING_RE = re.compile(r"\b(?:tonight|abend)\b", re.I)
 
 
 async def event(turn: Turn, args: str) -> None:
     if not args:
-        turn.say(tr("Usage: /event <title> <day> <time> [duration], e.g. /event Dentist tomorrow 14:00 45m"))
         await _upcoming(turn)
         return
     text = args
     # The day first: "3.12. 14:00" is the 3rd of December at two, and read as a time first "3.12" would be 3:12.
     day = find_date(text, turn.today)
+    last_day: date | None = None
+    evening = False
     if day is not None:
-        text = cut(text, day.start, day.end)
+        evening = _EVENING_RE.search(text[day.start:day.end]) is not None
+        cut_from, cut_to = day.start, day.end
+        joined = _RANGE_JOIN_RE.match(text, cut_to)
+        if joined is not None:
+            last = find_date(text[joined.end():], turn.today)
+            if last is not None and last.start == 0:
+                last_day, cut_to = last.value, joined.end() + last.end
+                lead = _RANGE_LEAD_RE.search(text, 0, cut_from)
+                cut_from = lead.start() if lead is not None else cut_from
+        text = cut(text, cut_from, cut_to)
     at_time = find_time(text)
     until = None
     if at_time is not None:
@@ -35,8 +63,9 @@ async def event(turn: Turn, args: str) -> None:
     duration = find_duration_minutes(text)
     if duration is not None:
         text = cut(text, duration[1], duration[2])
-    bad_day = find_dateish(text, turn.today)
-    if bad_day is not None:  # "2026-02-30", "31.02.": asked about, not made an event of today
+    # "2026-02-30", "31.02.", "31 November", "3/4": asked about, not made an event of today
+    bad_day = find_dateish(text, turn.today, slashed=True)
+    if bad_day is not None:
         turn.say(tr("I couldn't read the date \"{text}\". Write it like 24.12., 24.12.2026 or 2026-12-24.",
                     text=bad_day[:20]))
         return
@@ -50,36 +79,99 @@ async def event(turn: Turn, args: str) -> None:
     if day is None and at_time is None:
         turn.say(tr("When is it? Add a day or a time, e.g. /event {title} tomorrow 14:00", title=text[:80]))
         return
-    zone = ZoneInfo(turn.user.timezone)
     on = day.value if day is not None else turn.today
-    if not FIRST_YEAR <= on.year <= LAST_YEAR:  # "31.12.9999 23:30" plus an hour is past the end of time
+    if not all(FIRST_YEAR <= d.year <= LAST_YEAR for d in (on, last_day or on)):
+        # "31.12.9999 23:30" plus an hour is past the end of time
         turn.say(tr("I can only keep dates from {first} to {last}.", first=str(FIRST_YEAR), last=str(LAST_YEAR)))
         return
     call: dict[str, Any] = {"title": text}
+    zone = ZoneInfo(turn.user.timezone)
     if at_time is None:
-        start = datetime.combine(on, datetime.min.time(), tzinfo=zone)
-        call.update(start_time=start.isoformat(), end_time=(start + timedelta(days=1)).isoformat(), is_all_day=True)
+        # The tool takes the end of an all-day event as its last day; one day needs none.
+        call.update(start_time=datetime.combine(on, time.min, tzinfo=zone).isoformat(), is_all_day=True)
+        if last_day is not None:
+            call["end_time"] = datetime.combine(last_day, time.min, tzinfo=zone).isoformat()
     else:
-        start = datetime.combine(on, at_time.value, tzinfo=zone)
+        if last_day is not None:
+            turn.say(tr("From {first} to {last} is an all-day event: leave out the time, or add each day on its own.",
+                        first=on, last=last_day))
+            return
+        starts = _clock(at_time, evening)
+        start = _instant(on, starts, zone)
+        if start is None:
+            turn.say(_skipped(starts, on))
+            return
         if until is not None:
-            end = datetime.combine(on, until.value, tzinfo=zone)
-            end += timedelta(days=1) if end <= start else timedelta()  # "22:00-1:00" ends the next day
+            ends = _clock(until, evening)
+            if until.open_meridiem and ends < starts and ends.hour < 12 and ends.replace(hour=ends.hour + 12) > starts:
+                ends = ends.replace(hour=ends.hour + 12)  # "14:00 bis halb vier" ends at 15:30
+            end_day = on if ends > starts else on + timedelta(days=1)  # "22:00-1:00" ends the next day
+            end = _instant(end_day, ends, zone)
+            if end is None:
+                turn.say(_skipped(ends, end_day))
+                return
         else:
             end = start + timedelta(minutes=duration[0] if duration is not None else 60)
-        call.update(start_time=start.isoformat(), end_time=end.isoformat())
+        # Lengths are counted in real time, so an hour on the night the clocks go back is an hour.
+        call.update(start_time=start.astimezone(zone).isoformat(), end_time=end.astimezone(zone).isoformat())
     result = await turn.tool("create_event", call)
     turn.say_result(result)
 
 
+def _clock(found: FoundTime, evening: bool) -> time:
+    value = found.value
+    if evening and found.open_meridiem and 1 <= value.hour <= 11:
+        return value.replace(hour=value.hour + 12)
+    return value
+
+
+def _instant(on: date, at: time, zone: ZoneInfo) -> datetime | None:
+    """The UTC instant of a wall-clock time: the first of the two when the clocks go back (fold 0), None when the
+    clocks skip it."""
+    local = datetime.combine(on, at, tzinfo=zone)
+    instant = local.astimezone(UTC)
+    if instant.astimezone(zone).replace(tzinfo=None) != local.replace(tzinfo=None):
+        return None
+    return instant
+
+
+def _skipped(at: time, on: date) -> Text:
+    return tr("{time} does not exist on {date} in your time zone: the clocks go forward then. Pick another time.",
+              time=at, date=on)
+
+
 async def _upcoming(turn: Turn) -> None:
-    result = await turn.tool("get_upcoming_events", {"limit": 5})
-    items = result.data.get("events", []) if result.ok else []
+    """The next events (a few, and how many more), then how to add one."""
+    result = await turn.tool("get_upcoming_events", {"limit": UPCOMING_FETCH})
+    if not result.ok:
+        turn.say_result(result)
+        return
+    items: list[dict[str, Any]] = result.data.get("events", [])
+    lines = []
     if items:
-        lines = [turn.t(tr("Coming up:"))]
-        for item in items:
-            start = datetime.fromisoformat(item["start"])
-            lines.append(f"• {turn.render.format_value(start)} {item['title']}")
-        turn.say("\n".join(lines))
+        lines.append(turn.t(tr("Coming up:")))
+        lines.extend(f"• {_when(turn, item)} {item['title']}" for item in items[:UPCOMING_SHOWN])
+        hidden = len(items) - UPCOMING_SHOWN
+        if hidden > 0:
+            more = (ntr("… and {count} more.", "… and {count} more.", hidden, count=hidden)
+                    if len(items) < UPCOMING_FETCH else tr("… and more."))
+            lines.append(turn.t(more))
+    else:
+        lines.append(turn.t(tr("Nothing coming up in your calendar.")))
+    lines.append(turn.t(tr("Usage: /event <title> <day> <time> [duration], e.g. /event Dentist tomorrow 14:00 45m")))
+    turn.say("\n".join(lines))
+
+
+def _when(turn: Turn, item: dict[str, Any]) -> str:
+    start = datetime.fromisoformat(item["start"])
+    if not item.get("is_all_day"):
+        return turn.render.format_value(start)
+    # Stored from local midnight to the midnight after the last day.
+    first = start.date()
+    last = max(first, datetime.fromisoformat(item["end"]).date() - timedelta(days=1))
+    days = turn.render.date_of(first) + (f" – {turn.render.date_of(last)}" if last > first else "")
+    all_day = turn.t(tr("all day"))
+    return f"{days}, {all_day}"
 
 
 COMMANDS = (

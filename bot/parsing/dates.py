@@ -1,5 +1,6 @@
 """Date and time phrases in German and English, relative to the person's local today:
-"heute", "tomorrow", "bis Freitag", "next monday", "am 3.12.", "2026-12-24", "in 3 Tagen", "14:00"."""
+"heute", "tomorrow", "bis Freitag", "next monday", "am 3.12.", "5. Dezember", "Dec 5", "12/24", "2026-12-24",
+"in 3 Tagen", "14:00", "halb acht", "noon", "1,5 h"."""
 
 from __future__ import annotations
 
@@ -16,6 +17,20 @@ WEEKDAYS: dict[str, int] = {
     "saturday": 5, "sat": 5, "samstag": 5, "sa": 5, "sonnabend": 5,
     "sunday": 6, "sun": 6, "sonntag": 6, "so": 6,
 }
+MONTHS: dict[str, int] = {
+    "january": 1, "januar": 1, "jänner": 1, "jan": 1, "jän": 1,
+    "february": 2, "februar": 2, "feb": 2,
+    "march": 3, "märz": 3, "maerz": 3, "mar": 3, "mär": 3, "mrz": 3,
+    "april": 4, "apr": 4,
+    "may": 5, "mai": 5,
+    "june": 6, "juni": 6, "jun": 6,
+    "july": 7, "juli": 7, "jul": 7,
+    "august": 8, "aug": 8,
+    "september": 9, "sept": 9, "sep": 9,
+    "october": 10, "oktober": 10, "oct": 10, "okt": 10,
+    "november": 11, "nov": 11,
+    "december": 12, "dezember": 12, "dec": 12, "dez": 12,
+}
 RELATIVE: dict[str, int] = {
     "today": 0, "heute": 0, "tonight": 0, "heute abend": 0, "tomorrow": 1, "morgen": 1,
     "day after tomorrow": 2, "übermorgen": 2, "uebermorgen": 2, "yesterday": -1, "gestern": -1,
@@ -24,9 +39,23 @@ _PREFIX = r"(?:\b(?:bis|until|till|by|due|am|on|at|um|für|fuer|for|ab|späteste
 _NEXT = r"(?:(?:next|nächsten|naechsten|nächste|naechste|kommenden|kommende|this|diesen|diese)\s+)?"
 _WEEKDAY_ALT = "|".join(sorted((w for w in WEEKDAYS if len(w) > 2), key=len, reverse=True))
 _RELATIVE_ALT = "|".join(sorted((re.escape(w) for w in RELATIVE), key=len, reverse=True))
+_MONTH_ALT = "|".join(sorted(MONTHS, key=len, reverse=True))
+# "Thu, Dec 24", "Do., 24. Dez.": a weekday in front of a full date belongs to it (the date decides).
+_WEEKDAY_LEAD = rf"(?:(?:{_WEEKDAY_ALT})\b\.?,?\s+|(?:mo|di|mi|do|fr|sa|so)\.,?\s+)?"
+# "5. Dezember", "5 Dec", "5th of December 2027", "24. Dez."
+_DAY_MONTH = (rf"(?P<dm_d>\d{{1,2}})(?:\.|st|nd|rd|th)?\s*(?:of\s+)?(?P<dm_m>{_MONTH_ALT})\b\.?"
+              rf"(?:,?\s+(?P<dm_y>\d{{4}})\b)?")
+# "Dec 5", "December 5th", "December 5, 2027" (not "June 15:00")
+_MONTH_DAY = (rf"(?P<md_m>{_MONTH_ALT})\b\.?\s*(?P<md_d>\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.]\d)"
+              rf"(?:,?\s+(?P<md_y>\d{{4}})\b)?")
+# "12/24", "12/24/2026": month first, as in the US; read only when the day says so (more than 12).
+_SLASHED = r"(?<![\w/.])(?P<us_m>\d{1,2})/(?P<us_d>\d{1,2})(?:/(?P<us_y>\d{4}|\d{2}))?(?![\w/])"
 DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(rf"{_PREFIX}(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})", re.I),
-    re.compile(rf"{_PREFIX}(?P<d>\d{{1,2}})\.(?P<m>\d{{1,2}})\.(?P<y>\d{{2,4}})?", re.I),
+    re.compile(rf"{_PREFIX}{_WEEKDAY_LEAD}(?P<d>\d{{1,2}})\.(?P<m>\d{{1,2}})\.(?P<y>\d{{2,4}})?", re.I),
+    re.compile(rf"{_PREFIX}{_WEEKDAY_LEAD}(?:the\s+)?{_DAY_MONTH}", re.I),
+    re.compile(rf"{_PREFIX}{_WEEKDAY_LEAD}{_MONTH_DAY}", re.I),
+    re.compile(rf"{_PREFIX}{_SLASHED}", re.I),
     re.compile(rf"{_PREFIX}in\s+(?P<n>\d{{1,3}})\s+(?P<unit>tagen|tag|days|day|wochen|woche|weeks|week)", re.I),
     re.compile(rf"{_PREFIX}{_NEXT}(?P<weekday>{_WEEKDAY_ALT})\b", re.I),
     re.compile(rf"{_PREFIX}(?P<rel>{_RELATIVE_ALT})\b", re.I),
@@ -36,10 +65,40 @@ TIME_RE = re.compile(r"(?:(?:um|at|@)\s+)?\b(?P<h12>1[0-2]|0?[1-9])(?::(?P<min12
                      r"|(?:(?:um|at|@)\s+)?\b(?P<h>[01]?\d|2[0-3])(?::|\.|h)(?P<min>[0-5]\d)\b(?:\s*uhr)?"
                      r"|(?:(?:um|at|@)\s+)(?P<h2>[01]?\d|2[0-3])\s*(?:uhr|h|o'clock)?\b"
                      r"|\b(?P<h3>[01]?\d|2[0-3])\s*uhr\b", re.I)
-# Something written as a clock time that is not one ("25:00", "14:60", "13pm"): worth a question, not a title.
-CLOCKISH_RE = re.compile(r"\b\d{1,2}(?::\d{2}|\s*[ap]\.?m\b\.?|\s*uhr\b)", re.I)
+HOUR_WORDS: dict[str, int] = {
+    "eins": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "fuenf": 5, "sechs": 6, "sieben": 7, "acht": 8,
+    "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12, "zwoelf": 12,
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12,
+}
+_HOUR_ALT = "|".join(sorted(HOUR_WORDS, key=len, reverse=True)) + r"|1[0-2]|0?[1-9]"
+# Minutes from the named hour: "halb acht" is 7:30, "viertel vor acht" 7:45, "quarter past seven" 7:15.
+_SPOKEN_OFFSETS: dict[str, int] = {
+    "halb": -30, "viertel nach": 15, "viertel vor": -15, "dreiviertel": -15,
+    "half past": 30, "quarter past": 15, "quarter to": -15,
+}
+_SPOKEN_ALT = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(_SPOKEN_OFFSETS, key=len, reverse=True))
+SPOKEN_TIME_RE = re.compile(
+    rf"(?:(?:um|at|@)\s+)?\b(?P<spoken>{_SPOKEN_ALT})\s+(?P<hour>{_HOUR_ALT})\b(?:\s*uhr\b)?"
+    r"|(?:(?:um|at|@|zu)\s+)?(?:\b12\s+)?\b(?P<named>noon|midday|midnight|mitternacht|mittags)\b"
+    r"(?!\s+(?:um\s+)?(?:\d|halb|viertel))", re.I)
+# A part of the day after a time ("8 Uhr abends", "halb acht abends", "7 in the evening") or before it ("abends um 8").
+_PART_AFTER_RE = re.compile(r"\s*\b(?P<part>morgens|früh|frueh|vormittags|mittags|nachmittags|abends|nachts"
+                            r"|in the morning|in the afternoon|in the evening|at night)\b", re.I)
+_PART_BEFORE_RE = re.compile(r"\b(?P<part>morgens|früh|frueh|vormittags|mittags|nachmittags|abends|nachts)\s+$", re.I)
+_AFTERNOON = frozenset({"nachmittags", "abends", "in the afternoon", "in the evening"})
+_NIGHT = frozenset({"nachts", "at night"})
+# Something written as a clock time that is not one ("25:00", "14:60", "13pm", "halb dreizehn"): worth a question,
+# not a title.
+CLOCKISH_RE = re.compile(r"\b\d{1,2}(?::\d{2}|\s*[ap]\.?m\b\.?|\s*uhr\b)"
+                         rf"|\b(?:{_SPOKEN_ALT})\s+\w+", re.I)
+_MINUTE_UNITS = r"(?:minutes|minute|minuten|mins|min|m)\b\.?"
 DURATION_RE = re.compile(
-    r"\b(?:for\s+|für\s+|fuer\s+)?(?P<n>\d{1,3})\s*(?P<unit>min|minutes|minuten|m|h|std|hours|stunden)\b", re.I
+    r"(?:\b(?:for|für|fuer)\s+)?"
+    r"(?:\b(?P<half_hour>half\s+an\s+hour|(?:eine\s+)?halbe\s+stunde)\b"
+    r"|\b(?P<one_hour>an|one|eine)\s+(?:hour|stunde)\b"
+    r"|\b(?P<n>\d{1,3}(?:[.,]\d{1,2})?)\s*(?:(?P<hours>hours|hour|hrs|hr|h|stunden|stunde|std)\b\.?"
+    rf"(?:\s*(?:and\s+|und\s+)?(?P<n2>\d{{1,2}})\s*{_MINUTE_UNITS})?|{_MINUTE_UNITS}))", re.I
 )
 
 
@@ -67,7 +126,7 @@ def find_date(text: str, today: date) -> Found | None:
 
 
 # Short weekday names that are also everyday words ("sun cream", "sat down", "wed"): a day only after a word such as
-# "on", "by" or "next" ("due sat", "next wed").
+# "on", "by" or "next" ("due sun", "next wed").
 _WORDLIKE_WEEKDAYS = frozenset({"sun", "sat", "wed"})
 
 
@@ -90,6 +149,15 @@ def _resolve(match: re.Match[str], today: date) -> date | None:
             candidate = date(today.year, month, day)
             # "am 3.1." in December means next January.
             return candidate if candidate >= today - timedelta(days=7) else date(today.year + 1, month, day)
+        if groups.get("dm_d"):
+            return _named_month_day(today, MONTHS[groups["dm_m"].lower()], int(groups["dm_d"]), groups.get("dm_y"))
+        if groups.get("md_d"):
+            return _named_month_day(today, MONTHS[groups["md_m"].lower()], int(groups["md_d"]), groups.get("md_y"))
+        if groups.get("us_d"):
+            month, day = int(groups["us_m"]), int(groups["us_d"])
+            if day <= 12:  # "3/4" is the 4th of March in the US and the 3rd of April elsewhere: not guessed
+                return None
+            return _named_month_day(today, month, day, groups.get("us_y"))
     except ValueError:
         return None
     if groups.get("n"):
@@ -108,34 +176,100 @@ def _resolve(match: re.Match[str], today: date) -> date | None:
     return None
 
 
+def _named_month_day(today: date, month: int, day: int, year_text: str | None) -> date | None:
+    """The given year's date, or without one the next such date from today on ("29 Feb" may be years away)."""
+    if year_text:
+        return date(int(year_text) + (2000 if len(year_text) == 2 else 0), month, day)
+    for year in range(today.year, today.year + 9):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            continue
+        if candidate >= today:
+            return candidate
+    return None
+
+
 @dataclass(frozen=True)
 class FoundTime:
     value: time
     start: int
     end: int
+    # An hour from 1 to 12 that names no half of the day ("at 7", "7:30", "halb acht"): "tonight" may make it 19:30.
+    open_meridiem: bool = False
 
 
 def find_time(text: str) -> FoundTime | None:
-    match = TIME_RE.search(text)
-    if not match:
+    """The first clock time in `text`: "14:00", "3pm", "um 9", "20 Uhr", "noon", "mittags", "halb acht",
+    "quarter to seven"; a part of the day next to it ("abends", "in the evening") is read with it."""
+    matches = [m for m in (TIME_RE.search(text), SPOKEN_TIME_RE.search(text)) if m is not None]
+    if not matches:
         return None
-    if match.group("h12"):
-        hour = int(match.group("h12")) % 12 + (12 if match.group("half").lower() == "p" else 0)
-        return FoundTime(time(hour, int(match.group("min12") or 0)), match.start(), match.end())
-    hour_text = match.group("h") or match.group("h2") or match.group("h3")
-    minute = match.group("min") or "0"
-    return FoundTime(time(int(hour_text), int(minute)), match.start(), match.end())
+    match = min(matches, key=lambda m: (m.start(), -m.end()))
+    groups = match.groupdict()
+    if groups.get("h12"):
+        hour = int(groups["h12"]) % 12 + (12 if groups["half"].lower() == "p" else 0)
+        return FoundTime(time(hour, int(groups["min12"] or 0)), match.start(), match.end())
+    if groups.get("named"):
+        named = groups["named"].lower()
+        return FoundTime(time(0 if named in {"midnight", "mitternacht"} else 12), match.start(), match.end())
+    if groups.get("spoken"):
+        hour_text = groups["hour"].lower()
+        named_hour = HOUR_WORDS.get(hour_text) or int(hour_text)
+        offset = _SPOKEN_OFFSETS[re.sub(r"\s+", " ", groups["spoken"].lower())]
+        minutes = (named_hour * 60 + offset) % (12 * 60)
+        minutes += 12 * 60 if minutes < 60 else 0  # "halb eins" is 12:30, not 0:30
+        hour, minute, is_open = minutes // 60, minutes % 60, True
+    else:
+        hour_text = groups.get("h") or groups.get("h2") or groups.get("h3") or "0"
+        hour, minute = int(hour_text), int(groups.get("min") or 0)
+        is_open = 1 <= hour <= 12 and not hour_text.startswith("0")
+    start, end = match.start(), match.end()
+    part = None
+    if is_open:
+        after = _PART_AFTER_RE.match(text, end)
+        before = _PART_BEFORE_RE.search(text, 0, start)
+        if after is not None:
+            part, end = after.group("part").lower(), after.end()
+        elif before is not None:
+            part, start = before.group("part").lower(), before.start()
+    if part is not None:
+        hour = _in_part_of_day(hour % 24, part)
+        is_open = False
+    return FoundTime(time(hour % 24, minute), start, end, open_meridiem=is_open)
 
 
-# Something written as a date that is not one ("2026-02-30", "31.02.", "45.13.2026").
-DATEISH_RE = re.compile(r"(?<![\w.])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}\.\d{1,2}\.(?:\d{2,4})?)(?![\w])")
+def _in_part_of_day(hour: int, part: str) -> int:
+    """A 1-12 hour in the named part of the day: "8 abends" is 20:00, "1 mittags" 13:00, "12 nachts" midnight."""
+    if part in _AFTERNOON and 1 <= hour <= 11:
+        return hour + 12
+    if part == "mittags" and 1 <= hour <= 5:
+        return hour + 12
+    if part in _NIGHT:
+        return hour + 12 if 6 <= hour <= 11 else (0 if hour == 12 else hour)
+    return hour
 
 
-def find_dateish(text: str, today: date) -> str | None:
-    """A date as written that is none (a second, readable date in the text is left alone)."""
+# Something written as a date that is not one ("2026-02-30", "31.02.", "45.13.2026", "31 November", "Feb 30").
+DATEISH_RE = re.compile(r"(?<![\w.])(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}\.\d{1,2}\.(?:\d{2,4})?)(?![\w])"
+                        rf"|(?<![\w.])\d{{1,2}}(?:\.|st|nd|rd|th)?\s*(?:of\s+)?(?:{_MONTH_ALT})\b\.?"
+                        rf"(?:,?\s+\d{{4}}\b)?"
+                        rf"|\b(?:{_MONTH_ALT})\b\.?\s*\d{{1,2}}(?:st|nd|rd|th)?\b(?![:.]\d)(?:,?\s+\d{{4}}\b)?", re.I)
+# "3/4", "13/12", "12/31/2026": a date only next to a cue word ("bis 3/4") or where a date is expected (an event);
+# elsewhere it may be a fraction ("1/2 cup").
+SLASHED_DATEISH_RE = re.compile(r"(?:\b(?P<cue>bis|until|till|by|due|am|on|ab)\s+)?"
+                                r"(?<![\w/.])(?P<date>\d{1,2}/\d{1,2}(?:/\d{2,4})?)(?![\w/])", re.I)
+
+
+def find_dateish(text: str, today: date, *, slashed: bool = False) -> str | None:
+    """A date as written that is none (a second, readable date in the text is left alone); with `slashed`, also
+    "3/4" and the like without a cue word."""
     for match in DATEISH_RE.finditer(text):
         if find_date(match.group(0), today) is None:
-            return match.group(0)
+            return match.group(0).strip()
+    for match in SLASHED_DATEISH_RE.finditer(text):
+        if (slashed or match.group("cue")) and find_date(match.group("date"), today) is None:
+            return match.group("date")
     return None
 
 
@@ -146,12 +280,18 @@ def find_clockish(text: str) -> str | None:
 
 
 def find_duration_minutes(text: str) -> tuple[int, int, int] | None:
+    """A length ("45m", "1,5 h", "for 1 hour", "20 mins", "1 Std. 30 Min.", "half an hour") in whole minutes,
+    with its span."""
     match = DURATION_RE.search(text)
     if not match:
         return None
-    n = int(match.group("n"))
-    unit = match.group("unit").lower()
-    minutes = n * 60 if unit in {"h", "std", "hours", "stunden"} else n
+    if match.group("half_hour"):
+        minutes = 30
+    elif match.group("one_hour"):
+        minutes = 60
+    else:
+        n = float(match.group("n").replace(",", "."))
+        minutes = round(n * 60) + int(match.group("n2") or 0) if match.group("hours") else round(n)
     return minutes, match.start(), match.end()
 
 

@@ -68,6 +68,124 @@ async def test_event_phrases_with_dates_times_and_ranges(person, brain, line: st
     assert (event.end_time - event.start_time).total_seconds() == minutes * 60
 
 
+@pytest.mark.parametrize("line, language, title, start, minutes", [
+    ("/event D 5 Dec 15:00", "en", "D", datetime(2026, 12, 5, 14, 0, tzinfo=UTC), 60),
+    ("/event E December 5 at 3pm", "en", "E", datetime(2026, 12, 5, 14, 0, tzinfo=UTC), 60),
+    ("/event F 12/24 10:00", "en", "F", datetime(2026, 12, 24, 9, 0, tzinfo=UTC), 60),
+    ("/termin X 5. Dezember 15:00", "de", "X", datetime(2026, 12, 5, 14, 0, tzinfo=UTC), 60),
+    ("/termin Y 24. Dez 10 Uhr", "de", "Y", datetime(2026, 12, 24, 9, 0, tzinfo=UTC), 60),
+    ("/event Workout tomorrow 18:00 1.5h", "en", "Workout", datetime(2026, 12, 1, 17, 0, tzinfo=UTC), 90),
+    ("/termin Workout morgen 18:00 1,5h", "de", "Workout", datetime(2026, 12, 1, 17, 0, tzinfo=UTC), 90),
+    ("/event Call tomorrow 10:00 for 1 hour", "en", "Call", datetime(2026, 12, 1, 9, 0, tzinfo=UTC), 60),
+    ("/event Call tomorrow 10:00 20 mins", "en", "Call", datetime(2026, 12, 1, 9, 0, tzinfo=UTC), 20),
+    ("/termin Treffen morgen 10 Uhr 1 Stunde", "de", "Treffen", datetime(2026, 12, 1, 9, 0, tzinfo=UTC), 60),
+    ("/termin Treffen morgen 10 Uhr für 1 Std. 30 Min.", "de", "Treffen", datetime(2026, 12, 1, 9, 0, tzinfo=UTC),
+     90),
+    ("/event I tomorrow noon", "en", "I", datetime(2026, 12, 1, 11, 0, tzinfo=UTC), 60),
+    ("/termin Essen morgen mittags", "de", "Essen", datetime(2026, 12, 1, 11, 0, tzinfo=UTC), 60),
+    ("/termin Essen heute halb acht", "de", "Essen", datetime(2026, 11, 30, 6, 30, tzinfo=UTC), 60),
+    ("/termin Essen heute halb acht abends", "de", "Essen", datetime(2026, 11, 30, 18, 30, tzinfo=UTC), 60),
+    ("/termin Essen heute Abend halb acht", "de", "Essen", datetime(2026, 11, 30, 18, 30, tzinfo=UTC), 60),
+    ("/event Dinner tonight at 7", "en", "Dinner", datetime(2026, 11, 30, 18, 0, tzinfo=UTC), 60),
+    ("/termin Kino morgen 20:00 bis Mitternacht", "de", "Kino", datetime(2026, 12, 1, 19, 0, tzinfo=UTC), 240),
+    ("/termin Sitzung morgen 14:00 bis halb vier", "de", "Sitzung", datetime(2026, 12, 1, 13, 0, tzinfo=UTC), 90),
+    # The night the clocks go back: 2:30 comes twice (the first is taken) and lengths are real time.
+    ("/event Night 31.10.2027 2:30", "en", "Night", datetime(2027, 10, 31, 0, 30, tzinfo=UTC), 60),
+    ("/event Night 31.10.2027 1:30 2h", "en", "Night", datetime(2027, 10, 30, 23, 30, tzinfo=UTC), 120),
+    ("/termin Nacht 31.10.2027 1:00-4:00", "de", "Nacht", datetime(2027, 10, 30, 23, 0, tzinfo=UTC), 240),
+    ("/event Flight 27.03.2027 23:30 4h", "en", "Flight", datetime(2027, 3, 27, 22, 30, tzinfo=UTC), 240),
+])
+async def test_event_phrases_with_month_names_durations_spoken_times_and_dst(
+        person, brain, line: str, language: str, title: str, start: datetime, minutes: int) -> None:
+    alice = person(language=language)
+    assert title in await alice.send(line)
+    async with brain.transactions.read() as s:
+        event = (await s.scalars(select(CalendarEvent))).one()
+    assert (event.title, event.start_time, event.is_all_day) == (title, start, False)
+    assert (event.end_time - event.start_time).total_seconds() == minutes * 60
+
+
+@pytest.mark.parametrize("line, language, title, first, after_last, reply", [
+    ("/event Holiday 24.12.", "en", "Holiday", 24, 25, "Added Holiday on Thu, Dec 24"),
+    ("/termin Feiertag 24. Dezember", "de", "Feiertag", 24, 25, "Feiertag am Do., 24. Dez. eingetragen"),
+    ("/event Vacation 24.12.-27.12.", "en", "Vacation", 24, 28, "Added Vacation from Thu, Dec 24 to Sun, Dec 27"),
+    ("/event Vacation from Dec 24 to Dec 27", "en", "Vacation", 24, 28, "from Thu, Dec 24 to Sun, Dec 27"),
+    ("/termin Urlaub vom 24.12. bis 27.12.", "de", "Urlaub", 24, 28, "Urlaub von Do., 24. Dez. bis So., 27. Dez."),
+])
+async def test_an_all_day_event_covers_exactly_its_days(person, brain, line: str, language: str, title: str,
+                                                        first: int, after_last: int, reply: str) -> None:
+    alice = person(language=language)
+    assert reply in await alice.send(line)
+    async with brain.transactions.read() as s:
+        event = (await s.scalars(select(CalendarEvent))).one()
+    assert (event.title, event.is_all_day) == (title, True)
+    # Berlin midnight to Berlin midnight: 23:00 UTC the evening before.
+    assert (event.start_time, event.end_time) == (datetime(2026, 12, first - 1, 23, 0, tzinfo=UTC),
+                                                  datetime(2026, 12, after_last - 1, 23, 0, tzinfo=UTC))
+
+
+async def test_an_all_day_event_yesterday_is_not_on_today(person) -> None:
+    alice = person()
+    assert "Added Vacation day on Sun, Nov 29" in await alice.send("/event Vacation day yesterday")
+    today = await alice.send("/today")
+    assert "Vacation day" not in today and "Calendar: nothing today" in today
+
+
+async def test_event_without_arguments_lists_what_is_coming_up_first(person) -> None:
+    alice = person()
+    for line in ("/event Holiday 24.12.", "/event Vacation 28.12.-30.12.", "/event A tomorrow 9:00",
+                 "/event B tomorrow 10:00", "/event C 2.12. 9:00", "/event D 3.12. 9:00", "/event E 4.12. 9:00"):
+        assert "Added" in await alice.send(line)
+    lines = (await alice.send("/event")).splitlines()
+    assert lines[0] == "Coming up:"
+    assert [line.rsplit(" ", 1)[1] for line in lines[1:6]] == ["A", "B", "C", "D", "E"]
+    assert lines[6] == "… and 2 more."
+    assert lines[7].startswith("Usage: /event")
+    everything = await alice.send("/event")
+    assert "12:00 AM" not in everything
+
+
+async def test_event_list_shows_all_day_events_as_all_day_in_english_and_german(person) -> None:
+    alice, bea = person(), person(language="de")
+    await alice.send("/event Holiday 24.12.")
+    await alice.send("/event Vacation 28.12.-30.12.")
+    listing = await alice.send("/event")
+    assert "Dec 24, all day Holiday" in listing and "Dec 28 – Wed, Dec 30, all day Vacation" in listing
+    assert "12:00 AM" not in listing
+    await bea.send("/termin Feiertag 24.12.")
+    listing = await bea.send("/termin")
+    assert listing.startswith("Demnächst:") and "24. Dez., ganztägig Feiertag" in listing
+    assert "00:00" not in listing
+
+
+async def test_event_without_arguments_and_nothing_coming_up_says_so_and_how_to_add_one(person) -> None:
+    reply = await person().send("/event")
+    assert reply.splitlines()[0] == "Nothing coming up in your calendar."
+    assert reply.splitlines()[-1].startswith("Usage: /event")
+
+
+@pytest.mark.parametrize("line, language, title, due", [
+    ("/task Steuer bis 5. Dezember", "de", "Steuer", "2026-12-05"),
+    ("/task Taxes by Dec 5", "en", "Taxes", "2026-12-05"),
+    ("/task Gifts until 12/20", "en", "Gifts", "2026-12-20"),
+])
+async def test_task_with_a_month_name_deadline_gets_its_due_date(person, brain, line: str, language: str,
+                                                                 title: str, due: str) -> None:
+    await person(language=language).send(line)
+    async with brain.transactions.read() as s:
+        task = (await s.scalars(select(Task))).one()
+    assert (task.title, task.due_date.isoformat()) == (title, due)
+
+
+async def test_a_time_the_clocks_skip_is_asked_about_in_german_too(person, db_state) -> None:
+    bea = person(language="de")
+    await bea.send("/start")
+    before = await db_state()
+    reply = await bea.send("/termin Flug 28.03.2027 2:30")
+    assert "02:30" in reply and "28. März 2027" in reply and "vorgestellt" in reply
+    assert await db_state() == before
+
+
 async def test_todays_event_shows_in_today(person) -> None:
     alice = person()
     await alice.send("/event Standup 17:30 15m")
@@ -148,6 +266,14 @@ async def test_one_persons_lists_never_show_anothers(person) -> None:
     ("/event Meeting tomorrow 14:60", "couldn't read the time"),
     ("/event Dentist 2026-02-30 14:00", "couldn't read the date \"2026-02-30\""),
     ("/task Meeting prep 31.02.", "couldn't read the date \"31.02.\""),
+    ("/event Flight 28.03.2027 2:30", "2:30\u202fAM does not exist on Sun, Mar 28, 2027"),
+    ("/event Flight 28.03.2027 1:00-2:30", "2:30\u202fAM does not exist"),
+    ("/event G 3/4 10:00", "couldn't read the date \"3/4\""),
+    ("/event Party 31 November 20:00", "couldn't read the date \"31 November\""),
+    ("/termin Essen morgen halb 13", "couldn't read the time \"halb 13\""),
+    ("/event Trip 24.12.-27.12. 10:00", "is an all-day event: leave out the time"),
+    ("/event Trip 27.12.-24.12.", "must end after it starts"),
+    ("/event Trip 1.12.-31.12.", "at most 14 days"),
     ("/meal", "Usage: /meal"),
     ("/meal Pasta 99999 kcal", "at most"),
     ("/place " + "x" * 150, "too long"),

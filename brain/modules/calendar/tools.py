@@ -3,7 +3,7 @@ today's/upcoming list, id or title fragment) resolved by `service.find_event`.""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -42,8 +42,9 @@ async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         description=args.get("description"), calendar_id=args.get("calendar_id", "default"),
     )
     if event.is_all_day:
-        message = tr("Added {title} on {date} (all day).", title=event.title,
-                     date=event.start_time.astimezone(ZoneInfo(ctx.user.timezone)).date())
+        first, last = local_date(ctx.user, event.start_time), local_date(ctx.user, event.end_time) - timedelta(days=1)
+        message = (tr("Added {title} from {first} to {last} (all day).", title=event.title, first=first, last=last)
+                   if last > first else tr("Added {title} on {date} (all day).", title=event.title, date=first))
     else:
         message = tr("Added {title} at {start}.", title=event.title, start=event.start_time)
     return ToolResult.success(message, **event_data(ctx.user, event))

@@ -408,3 +408,30 @@ async def test_event_tools_refuse_bad_arguments_and_leave_the_database_unchanged
     assert not result.ok and result.error_code == code
     assert result.message is not None
     assert await _snapshot(brain) == before
+
+
+@pytest.mark.parametrize(("start", "last", "span", "says"), [
+    ("2026-12-24", "2026-12-24", (berlin(24, month=12), berlin(25, month=12)), "Added Heiligabend on Thu, Dec 24"),
+    ("2026-12-24", None, (berlin(24, month=12), berlin(25, month=12)), "Added Heiligabend on Thu, Dec 24"),
+    ("2026-12-24", "2026-12-26", (berlin(24, month=12), berlin(27, month=12)),
+     "Added Heiligabend from Thu, Dec 24 to Sat, Dec 26"),
+    # The last day is the one the clocks go forward: its midnight after is 23 hours later.
+    ("2027-03-26", "2027-03-28", (datetime(2027, 3, 26, tzinfo=BERLIN), datetime(2027, 3, 29, tzinfo=BERLIN)),
+     "Added Heiligabend from Fri, Mar 26"),
+])
+async def test_create_event_tool_names_the_days_of_an_all_day_event(
+    brain: Brain, user: User, start: str, last: str | None, span: tuple[datetime, datetime], says: str
+) -> None:
+    from brain.i18n import Renderer
+
+    arguments: dict[str, Any] = {"title": "Heiligabend", "start_time": start, "is_all_day": True}
+    if last is not None:
+        arguments["end_time"] = last
+    result = await brain.tools.execute(user.id, "create_event", arguments, USER)
+    assert result.ok and result.message is not None
+    stored = await _stored(brain, uuid.UUID(result.data["id"]))
+    assert stored is not None and (stored.start_time, stored.end_time) == span
+    reply = Renderer("en", "Europe/Berlin")(result.message)
+    assert says in reply
+    if start.startswith("2027"):
+        assert "to Sun, Mar 28" in reply

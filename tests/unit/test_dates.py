@@ -1,0 +1,151 @@
+"""Date, time and duration phrases: month names (English and German), US month/day, spoken and named clock times,
+parts of the day, and decimal durations; what is left of the text is the clean title."""
+
+from __future__ import annotations
+
+from datetime import date, time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.parsing.dates import cut, find_clockish, find_date, find_dateish, find_duration_minutes, find_time
+
+MONDAY = date(2026, 11, 30)
+TUESDAY = date(2026, 12, 1)
+ENGLISH_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                  "November", "December")
+GERMAN_MONTHS = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
+                 "November", "Dezember")
+
+
+@pytest.mark.parametrize("text, expected, rest", [
+    ("D 5 Dec 15:00", date(2026, 12, 5), "D 15:00"),
+    ("E December 5 at 3pm", date(2026, 12, 5), "E at 3pm"),
+    ("X 5. Dezember 15:00", date(2026, 12, 5), "X 15:00"),
+    ("Y 24. Dez 10 Uhr", date(2026, 12, 24), "Y 10 Uhr"),
+    ("Y 24. Dez. 10 Uhr", date(2026, 12, 24), "Y 10 Uhr"),
+    ("Party December 5th", date(2026, 12, 5), "Party"),
+    ("Party on the 5th of December", date(2026, 12, 5), "Party"),
+    ("Steuer bis 5. Dezember", date(2026, 12, 5), "Steuer"),
+    ("Wedding 12 June 2027", date(2027, 6, 12), "Wedding"),
+    ("Wedding June 12, 2027", date(2027, 6, 12), "Wedding"),
+    ("Launch 3 März", date(2027, 3, 3), "Launch"),
+    ("Launch 3 Mär. 9:00", date(2027, 3, 3), "Launch 9:00"),
+    ("Feier Do., 24. Dez.", date(2026, 12, 24), "Feier"),
+    ("Holiday Thu, Dec 24", date(2026, 12, 24), "Holiday"),
+    ("F 12/24 10:00", date(2026, 12, 24), "F 10:00"),
+    ("F 12/24/2027", date(2027, 12, 24), "F"),
+])
+def test_dates_with_month_names_and_us_month_day(text: str, expected: date, rest: str) -> None:
+    found = find_date(text, MONDAY)
+    assert found is not None and found.value == expected
+    assert cut(text, found.start, found.end) == rest
+
+
+def test_a_month_name_date_without_a_year_is_the_next_one_from_today() -> None:
+    assert find_date("Nov 30", MONDAY).value == date(2026, 11, 30)  # type: ignore[union-attr]
+    assert find_date("Nov 29", MONDAY).value == date(2027, 11, 29)  # type: ignore[union-attr]
+    assert find_date("29. Februar", MONDAY).value == date(2028, 2, 29)  # type: ignore[union-attr]
+
+
+@given(st.dates(min_value=date(2000, 1, 1), max_value=date(2199, 12, 31)),
+       st.sampled_from(["{d} {M}", "{d}. {G}", "{m3} {d}", "{M} {d}th", "{d}. {g3}.", "{d} {m3} {y}"]))
+def test_every_month_name_date_reads_as_itself(day: date, form: str) -> None:
+    text = "Termin " + form.format(d=day.day, M=ENGLISH_MONTHS[day.month - 1], G=GERMAN_MONTHS[day.month - 1],
+                                   m3=ENGLISH_MONTHS[day.month - 1][:3], g3=GERMAN_MONTHS[day.month - 1][:3],
+                                   y=day.year)
+    found = find_date(text, MONDAY)
+    assert found is not None and (found.value.month, found.value.day) == (day.month, day.day)
+    assert found.value == day if "{y}" in form else found.value >= MONDAY
+    assert cut(text, found.start, found.end) == "Termin"
+
+
+@pytest.mark.parametrize("text", ["Call Jan 5pm", "Lunch with Jan 12:30", "May the force", "Marathon 10 km",
+                                  "Mais 2 kg", "Release May 2026"])
+def test_month_words_without_a_day_next_to_them_are_no_date(text: str) -> None:
+    assert find_date(text, MONDAY) is None
+
+
+@pytest.mark.parametrize("text, bad", [
+    ("Feier 31 November", "31 November"), ("Call Feb 30", "Feb 30"), ("Party 30. Februar", "30. Februar"),
+    ("Talk bis 3/4", "3/4"), ("Support 24/7", None), ("Bake 1/2 cake", None), ("Party 5 Dec", None),
+])
+def test_month_name_and_slashed_dates_that_are_none_are_noticed(text: str, bad: str | None) -> None:
+    assert find_dateish(text, MONDAY) == bad
+
+
+@pytest.mark.parametrize("text, bad", [("Meeting 3/4", "3/4"), ("Hotline 24/7", "24/7"), ("Q 12/24", None)])
+def test_where_a_date_is_expected_any_slashed_pair_is_one(text: str, bad: str | None) -> None:
+    assert find_dateish(text, MONDAY, slashed=True) == bad
+
+
+@pytest.mark.parametrize("text, expected, rest", [
+    ("I noon", time(12, 0), "I"),
+    ("I at noon", time(12, 0), "I"),
+    ("I 12 noon", time(12, 0), "I"),
+    ("Party until midnight", time(0, 0), "Party until"),
+    ("Essen mittags", time(12, 0), "Essen"),
+    ("Silvester um Mitternacht", time(0, 0), "Silvester"),
+    ("Essen halb acht", time(7, 30), "Essen"),
+    ("Essen halb 8", time(7, 30), "Essen"),
+    ("Essen um halb acht", time(7, 30), "Essen"),
+    ("Essen halb acht abends", time(19, 30), "Essen"),
+    ("Essen abends um halb acht", time(19, 30), "Essen"),
+    ("Essen halb eins", time(12, 30), "Essen"),
+    ("Zug viertel nach neun", time(9, 15), "Zug"),
+    ("Zug viertel vor neun", time(8, 45), "Zug"),
+    ("Zug dreiviertel neun", time(8, 45), "Zug"),
+    ("Train quarter to seven", time(6, 45), "Train"),
+    ("Dinner half past seven in the evening", time(19, 30), "Dinner"),
+    ("Kino um 8 Uhr abends", time(20, 0), "Kino"),
+    ("Essen 1 Uhr mittags", time(13, 0), "Essen"),
+    ("Essen mittags um 1", time(13, 0), "Essen"),
+    ("Nachtzug 11 Uhr nachts", time(23, 0), "Nachtzug"),
+    ("Arzt früh um 8", time(8, 0), "Arzt"),
+])
+def test_spoken_and_named_clock_times(text: str, expected: time, rest: str) -> None:
+    found = find_time(text)
+    assert found is not None and found.value == expected
+    assert cut(text, found.start, found.end) == rest
+
+
+@pytest.mark.parametrize("text, is_open", [("at 7", True), ("7:30", True), ("halb acht", True), ("19:00", False),
+                                           ("07:30", False), ("7pm", False), ("um 7 abends", False), ("noon", False)])
+def test_an_hour_naming_no_half_of_the_day_is_open_to_the_evening(text: str, is_open: bool) -> None:
+    found = find_time(text)
+    assert found is not None and found.open_meridiem is is_open
+
+
+@pytest.mark.parametrize("text", ["Mittagessen mit Anna", "Nachmittagskaffee", "Halbmarathon", "halbe Sachen"])
+def test_words_containing_time_words_are_no_time(text: str) -> None:
+    assert find_time(text) is None
+
+
+@pytest.mark.parametrize("text", ["halb 13", "viertel nach dreizehn", "quarter past noonish"])
+def test_spoken_times_that_are_none_are_noticed(text: str) -> None:
+    assert find_time(text) is None
+    assert find_clockish(f"Essen {text}") is not None
+
+
+@pytest.mark.parametrize("text, minutes, rest", [
+    ("Workout 1.5h", 90, "Workout"), ("Workout 1,5h", 90, "Workout"), ("Workout 1,5 h", 90, "Workout"),
+    ("Call for 1 hour", 60, "Call"), ("Call 20 mins", 20, "Call"), ("Call 20 min.", 20, "Call"),
+    ("Treffen 1 Stunde", 60, "Treffen"), ("Treffen für 2 Stunden", 120, "Treffen"), ("Treffen 1 Std.", 60, "Treffen"),
+    ("Treffen 30 Min.", 30, "Treffen"), ("Treffen 1 Std. 30 Min.", 90, "Treffen"), ("Talk 1 h 15 m", 75, "Talk"),
+    ("Talk 2 hrs", 120, "Talk"), ("Talk 1.25 hours", 75, "Talk"), ("Call for an hour", 60, "Call"),
+    ("Call half an hour", 30, "Call"), ("Pause eine halbe Stunde", 30, "Pause"), ("Standup 15m", 15, "Standup"),
+])
+def test_durations_with_decimals_and_words(text: str, minutes: int, rest: str) -> None:
+    found = find_duration_minutes(text)
+    assert found is not None and found[0] == minutes
+    assert cut(text, found[1], found[2]) == rest
+
+
+@given(st.text(max_size=200))
+def test_the_finders_never_crash(text: str) -> None:
+    find_date(text, TUESDAY)
+    find_time(text)
+    find_duration_minutes(text)
+    find_dateish(text, TUESDAY, slashed=True)
+    find_clockish(text)
