@@ -295,7 +295,7 @@ class Dialog:
         calls = parse_free_text(text, turn.today)
         if not calls:
             turn.say(tr("I didn't understand that, and no language model is connected to help. "
-                        "Try \"250 ml water\", \"zwei Kaffee\", \"Einkaufen bis Freitag\" or /help."))
+                        "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help."))
             return
         for call in calls[:-1]:
             result = await turn.tool(call.name, call.args)

@@ -23,8 +23,8 @@ async def help_(turn: Turn, args: str) -> None:
             continue
         seen.add(command.name)
         lines.append(f"{turn.t(tr(command.usage))} — {turn.t(tr(command.summary))}")
-    lines.append(turn.t(tr("You can also just write, e.g. \"250 ml water\", \"zwei Kaffee\" or "
-                           "\"Einkaufen bis Freitag\".")))
+    lines.append(turn.t(tr("You can also just write, e.g. \"250 ml water\", \"two coffees\" or "
+                           "\"Buy milk by Friday\".")))
     turn.say(*lines)
 
 

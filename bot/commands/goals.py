@@ -80,7 +80,7 @@ async def _overview(turn: Turn) -> None:
         lines: list[Text | str] = [tr("Your goals:"), *(_progress_line(turn, item) for item in items),
                                    tr("Add one, or /goal pause|resume|stop <number>:")]
     else:
-        lines = [tr("No goals yet. Pick one, make your own, or write it like /goal 8 Gläser Wasser pro Tag:")]
+        lines = [tr("No goals yet. Pick one, make your own, or write it like /goal 8 glasses of water a day:")]
     turn.say(*lines, buttons=_rows(buttons))
 
 
@@ -146,7 +146,7 @@ def _goal_call(turn: Turn, measure: Measure, comparison: str, target: float, per
 async def _from_phrase(turn: Turn, text: str) -> None:
     phrase = parse_goal_phrase(text)
     if phrase is None:
-        turn.say(tr("I couldn't read that as a goal. Write it like /goal 8 Gläser Wasser pro Tag, "
+        turn.say(tr("I couldn't read that as a goal. Write it like /goal 8 glasses of water a day, "
                     "/goal max 3 coffees a day or /goal 3 new places a week, or send /goal to pick one."))
         return
     measure = MEASURES[phrase.measure]
@@ -193,7 +193,7 @@ async def goal_flow(turn: Turn, payload: dict[str, Any]) -> None:
 
 
 COMMANDS = (
-    Command("goal", N_("/goal 8 Gläser Wasser pro Tag"), N_("Goals: progress, templates, or your own"), goal,
+    Command("goal", N_("/goal 8 glasses of water a day"), N_("Goals: progress, templates, or your own"), goal,
             aliases=("ziel", "goals", "ziele")),
 )
 ACTIONS = {"goal_flow": goal_flow}

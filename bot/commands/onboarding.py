@@ -56,7 +56,7 @@ async def start(turn: Turn, args: str) -> None:
                 else tr("Hello! I keep your tasks, calendar, drinks, meals and places."))
     if state is not None and args.strip().lower() not in ("again", "neu", "setup"):
         # Set up before: a greeting, and the setup only when asked for.
-        turn.say(greeting, tr("Try: /water 250, /task Einkaufen bis Freitag, /today. /help lists everything."),
+        turn.say(greeting, tr("Try: /water 250, /task Buy milk by Friday, /today. /help lists everything."),
                  buttons=[[turn.button(tr("Go through the setup again"), ACTION, step=DONE, op="again")]])
         return
     await _begin(turn)
@@ -183,7 +183,7 @@ async def _advance(turn: Turn, answered: str, confirmation: Text | str = "") -> 
     lead = [confirmation] if confirmation else []
     if following == DONE:
         turn.say(*lead, tr("All set."),
-                 tr("Try: /water 250, /task Einkaufen bis Freitag, /today. /help lists everything."))
+                 tr("Try: /water 250, /task Buy milk by Friday, /today. /help lists everything."))
     else:
         await _ask(turn, following, *lead)
 

@@ -16,7 +16,7 @@ BUTTON_LIMIT = 8
 
 async def task(turn: Turn, args: str) -> None:
     if not args:
-        turn.say(tr("Usage: /task <what> [until when], e.g. /task Einkaufen bis Freitag"))
+        turn.say(tr("Usage: /task <what> [until when], e.g. /task Buy milk by Friday"))
         return
     call: dict[str, Any] = {"title": args}
     found = find_date(args, turn.today)
@@ -81,7 +81,7 @@ async def done(turn: Turn, args: str) -> None:
 
 
 COMMANDS = (
-    Command("task", N_("/task Einkaufen bis Freitag"), N_("Add a task"), task, aliases=("todo", "aufgabe")),
+    Command("task", N_("/task Buy milk by Friday"), N_("Add a task"), task, aliases=("todo", "aufgabe")),
     Command("tasks", "/tasks", N_("Open tasks"), tasks, aliases=("aufgaben",)),
     Command("done", "/done 1", N_("Complete a task (number, or part of its title)"), done, aliases=("erledigt",)),
 )

@@ -98,7 +98,7 @@ async def test_a_phrase_creates_a_goal_and_an_unreadable_one_creates_nothing(per
 
     before = await _goal_state(brain)
     reply = await alice.send("/goal learn the violin")
-    assert "couldn't read that as a goal" in reply and "/goal 8 Gläser Wasser pro Tag" in reply
+    assert "couldn't read that as a goal" in reply and "/goal 8 glasses of water a day" in reply
     assert "already have" in await alice.send("/goal max 3 Kaffee am Tag")
     assert await _goal_state(brain) == before
 
