@@ -172,8 +172,12 @@ async def _overview(turn: Turn, current: Progress | None) -> None:
                      else tr("No rituals yet. Start a ready-made one, or ask me to make you one:"))
         buttons += [turn.button(tr("+ {title}", title=tr(t.title)), ACTION, op="template", template=t.id)
                     for t in templates]
-    lines.append(tr("/ritual 1 starts one; /ritual 1 07:30 weekdays schedules it; /ritual 1 off stops the schedule; "
-                    "/ritual 1 delete removes it."))
+    if listed:  # the numbers are those of the person's own rituals
+        lines.append(tr("/ritual 1 starts one; /ritual 1 07:30 weekdays schedules it; /ritual 1 off stops the "
+                        "schedule; /ritual 1 delete removes it."))
+    else:
+        lines.append(tr("Press one, or write its name: /ritual {name}.",
+                        name=turn.t(tr(templates[0].title)) if templates else "…"))
     turn.say(*lines, buttons=_rows(buttons))
 
 
@@ -307,6 +311,8 @@ async def _render(turn: Turn, progress: Progress) -> None:
     title = _title(turn, progress.ritual)
     total = len(progress.steps)
     lines: list[Text | str] = []
+    if progress.stopped is not None:
+        lines.append(tr("I stopped {title}; what you did of it is kept.", title=_title(turn, progress.stopped)))
     for index in progress.passed:
         step = progress.steps[index]
         assert isinstance(step, InfoDisplayStep)

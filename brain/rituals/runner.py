@@ -55,6 +55,7 @@ class Progress:
     ritual: Ritual
     steps: list[Step]
     passed: list[int] = field(default_factory=list)  # info steps shown and passed on the way here, in order
+    stopped: Ritual | None = None  # another ritual that was running and was stopped to start this one
 
     @property
     def finished(self) -> bool:
@@ -129,6 +130,7 @@ class RitualRunner:
         # One start at a time per person (two taps on two start buttons must not race for the one running run).
         await uow.session.execute(select(User.id).where(User.id == user.id).with_for_update())
         found = await _running(uow.session, user.id, lock=True)
+        stopped = None
         if found is not None:
             run, running_ritual = found
             if is_stale(run, uow.now, self.timeout):
@@ -137,12 +139,13 @@ class RitualRunner:
                 return Progress(run, ritual, steps)
             else:
                 await _end(uow, run, running_ritual, STOPPED)
+                stopped = running_ritual  # said in the reply: its open step no longer takes an answer
             await uow.session.flush()  # the partial unique index allows the new run only after this
         run = RitualRun(id=uuid.uuid4(), user_id=user.id, ritual_id=ritual.id, status=RUNNING, step_index=0,
                         completed_steps=0, skipped_steps=0, answers={}, local_date=local_date(user, uow.now),
                         started_at=uow.now, updated_at=uow.now)
         uow.session.add(run)
-        progress = Progress(run, ritual, steps)
+        progress = Progress(run, ritual, steps, stopped=stopped)
         await _settle(uow, progress)
         return progress
 

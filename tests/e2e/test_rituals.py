@@ -69,6 +69,17 @@ async def test_ritual_offers_the_templates_and_runs_the_morning_routine_to_the_e
     assert "+ Morning routine" not in alice.buttons() and "Start: Morning routine" in alice.buttons()
 
 
+async def test_a_new_person_is_told_names_not_numbers_and_a_ritual_started_over_another_says_so(person) -> None:
+    alice: Person = person()
+    overview = await alice.send("/ritual")
+    assert "/ritual 1" not in overview and "write its name: /ritual Morning routine." in overview
+    assert "Drink check — step" in await alice.send("/ritual Drink check")
+    switched = await alice.send("/ritual morning routine")
+    assert switched.startswith("I stopped Drink check; what you did of it is kept.")
+    assert "Morning routine — step 1 of 5" in switched
+    assert "/ritual 1 starts one" in await alice.send("/ritual")  # now there are numbers to give
+
+
 async def test_words_and_numbers_are_answered_with_the_ritual_command(person, brain) -> None:
     alice: Person = person()
     evening = await alice.send("/ritual evening")
