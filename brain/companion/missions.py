@@ -31,7 +31,7 @@ from brain.companion.models import CompanionSettings, Mission, MissionIteration,
 from brain.companion.prompt import SchemaCache, language_of, may_see_sensitive, offered_tools
 from brain.context import context_document
 from brain.events.actor import ai
-from brain.i18n import Renderer, Text, ntr, tr
+from brain.i18n import N_, Renderer, Text, ntr, tr
 from brain.people.models import User
 
 if TYPE_CHECKING:
@@ -328,11 +328,23 @@ async def _attach_feedback(session: AsyncSession, mission: Mission,
     return lines
 
 
+_STOP_REASONS: dict[str, str] = {
+    "model-down": N_("the language model could not be reached; it tries again at its next time"),
+    "privacy": N_("it needs content that may only go to a model on your own hardware"),
+    "too-large": N_("the task is too large for the model"),
+    "timeout": N_("the model took too long"),
+}
+
+
 def _verdict(user: User, result: LoopResult) -> tuple[str, str]:
     """(iteration status, summary for the person)."""
     render = Renderer(user.locale, user.timezone)
     if result.stop_reason in ("model-down", "privacy", "too-large", "timeout") or not result.answered:
-        return "failed", render(tr("The mission could not run: {reason}.", reason=result.error or result.stop_reason))
+        # Said in the person's words: the client's own error ("Failed to connect to Ollama. Please check ...") is
+        # English and for whoever runs the server; it stays in the log.
+        known = _STOP_REASONS.get(result.stop_reason)
+        reason = tr(known) if known else (result.error or result.stop_reason)
+        return "failed", render(tr("The mission could not run: {reason}.", reason=reason))
     failed = sum(1 for c in result.calls if not c.ok)
     summary = result.text.strip()
     if not summary:

@@ -224,6 +224,9 @@ async def test_a_mission_without_a_model_fails_its_iteration_and_is_freed(brain:
     fake.default = Script(status=500)
     [run] = await run_missions(brain, clock.now())
     assert run.status == "failed"
+    # In the person's words, not the client's English for whoever runs the server.
+    assert run.summary == ("The mission could not run: the language model could not be reached; it tries again at "
+                           "its next time.")
     async with brain.transactions.read() as session:
         row = await session.get(Mission, mission.id)
     assert row is not None and row.running_since is None and row.next_run_at is not None
