@@ -284,19 +284,25 @@ class Dialog:
                 if outcome.answered or outcome.calls or outcome.stopped:
                     say_outcome(turn, outcome)
                     turn.model_answered = turn.model_answered or outcome.answered
-                if outcome.tell_model_down:
-                    turn.say(model_down_text())
-                if not outcome.answered and not outcome.calls and not outcome.stopped:
-                    await self._free_text(turn, message)  # no model: the rule-based parser does what it can
+                    if outcome.tell_model_down:
+                        turn.say(model_down_text())
+                else:  # no model: the rule-based parser does what it can, and says so once
+                    await self._free_text(turn, message, model_down=outcome.tell_model_down)
         finally:
             self._conversing.discard(key)
 
-    async def _free_text(self, turn: Turn, text: str) -> None:
+    async def _free_text(self, turn: Turn, text: str, *, model_down: bool = False) -> None:
+        """What the rule-based parser makes of a free text. `model_down`: the model could not be reached and the
+        person has not been told yet; one message says both when the parser cannot help either."""
         calls = parse_free_text(text, turn.today)
         if not calls:
-            turn.say(tr("I didn't understand that, and no language model is connected to help. "
-                        "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help."))
+            turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "
+                        "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help.") if model_down
+                     else tr("I didn't understand that, and no language model is connected to help. "
+                             "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help."))
             return
+        if model_down:
+            turn.say(model_down_text())
         for call in calls[:-1]:
             result = await turn.tool(call.name, call.args)
             if not result.ok:

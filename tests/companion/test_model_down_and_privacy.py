@@ -41,10 +41,14 @@ async def test_model_down_is_said_once_and_the_parser_still_logs(brain: Brain, p
     assert DOWN in await alice.send("hello again")  # down again after it was back: told again
 
 
-async def test_model_down_with_nothing_understood_says_both(person, fake: FakeOllama) -> None:
+async def test_model_down_with_nothing_understood_says_both_in_one_message(person, fake: FakeOllama) -> None:
     fake.default = Script(status=503)
-    reply = await person().send("tell me a joke")
-    assert DOWN in reply and "I didn't understand that" in reply
+    alice = person()
+    reply = await alice.send("tell me a joke")
+    assert [m.text for m in alice.last] == [
+        "I can't reach my language model right now, and I didn't understand that on my own. Try \"250 ml water\", "
+        "\"two coffees\", \"Buy milk by Friday\" or /help."]
+    assert DOWN in reply
 
 
 async def test_a_model_lost_in_the_middle_keeps_what_was_done_and_does_not_parse_again(
