@@ -32,9 +32,20 @@ _RANGE_LEAD_RE = re.compile(r"\b(?:vom|von|from)\s+$", re.I)
 _EVENING_RE = re.compile(r"\b(?:tonight|abend)\b", re.I)
 
 
+# "/event delete 2", "/termin löschen Zahnarzt": the number is the one the list shows.
+DELETE_WORDS = frozenset({"delete", "remove", "cancel", "löschen", "loeschen", "entfernen", "absagen"})
+
+
 async def event(turn: Turn, args: str) -> None:
     if not args:
         await _upcoming(turn)
+        return
+    verb, _, reference = args.partition(" ")
+    if verb.casefold() in DELETE_WORDS:
+        if not reference.strip():
+            turn.say(tr("Which event? /event delete 2 removes the second one in the list, /event alone shows it."))
+            return
+        turn.say_result(await turn.tool("delete_event", {"event": reference.strip()}))
         return
     text = args
     # The day first: "3.12. 14:00" is the 3rd of December at two, and read as a time first "3.12" would be 3:12.
@@ -150,7 +161,8 @@ async def _upcoming(turn: Turn) -> None:
     lines = []
     if items:
         lines.append(turn.t(tr("Coming up:")))
-        lines.extend(f"• {_when(turn, item)} {item['title']}" for item in items[:UPCOMING_SHOWN])
+        lines.extend(f"{item.get('position') or '•'}. {_when(turn, item)} {item['title']}"
+                     for item in items[:UPCOMING_SHOWN])
         hidden = len(items) - UPCOMING_SHOWN
         if hidden > 0:
             more = (ntr("… and {count} more.", "… and {count} more.", hidden, count=hidden)
@@ -159,6 +171,8 @@ async def _upcoming(turn: Turn) -> None:
     else:
         lines.append(turn.t(tr("Nothing coming up in your calendar.")))
     lines.append(turn.t(tr("Usage: /event <title> <day> <time> [duration], e.g. /event Dentist tomorrow 14:00 45m")))
+    if items:
+        lines.append(turn.t(tr("/event delete 2 removes the second one.")))
     turn.say("\n".join(lines))
 
 

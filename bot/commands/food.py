@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.commands import Command
+from bot.commands.calendar import DELETE_WORDS
 from bot.parsing.freetext import KCAL_RE, MEAL_WORDS, PROTEIN_RE, parse_meal
 from bot.turn import Turn
 from brain.i18n import N_, tr
@@ -16,6 +17,11 @@ async def meal(turn: Turn, args: str) -> None:
         turn.say(tr("Usage: /meal [breakfast|lunch|dinner|snack] <what> [kcal], e.g. /meal lunch Pasta 650 kcal"))
         return
     first, _, rest = args.partition(" ")
+    if first.casefold() in DELETE_WORDS:
+        # "/meal delete": the most recent meal of today (or one by id), also after other changes /undo would reach.
+        reference = rest.strip() or "last"
+        turn.say_result(await turn.tool("delete_meal", {"meal_id": reference}))
+        return
     meal_type = MEAL_WORDS.get(first.lower().rstrip(":"))
     if meal_type is not None and not PROTEIN_RE.sub("", KCAL_RE.sub("", rest)).strip(" ,;:-"):
         # "/meal breakfast" (perhaps with its kcal) names the meal but not the food: ask, rather than log the meal

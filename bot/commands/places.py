@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.commands import Command
+from bot.commands.calendar import DELETE_WORDS
 from bot.commands.onboarding import take_shared_location
 from bot.turn import Turn
 from brain.i18n import N_, ntr, tr
@@ -23,6 +24,11 @@ async def place(turn: Turn, args: str) -> None:
             visits = ntr("{count} visit", "{count} visits", int(item.get("visit_count", 0)))
             lines.append(f"{position}. {item['name']} ({turn.t(visits)})")
         turn.say("\n".join(lines))
+        return
+    verb, _, reference = args.partition(" ")
+    if verb.casefold() in DELETE_WORDS and reference.strip():
+        # "/place delete Gym", "/ort löschen 2": the place and its visits (a place called "Delete" is still visited).
+        turn.say_result(await turn.tool("delete_place", {"place": reference.strip()}))
         return
     visit = await turn.tool("visit_place", {"place": args})
     if not visit.ok and visit.error_code == "not_found":

@@ -284,3 +284,24 @@ async def test_bad_input_on_logs_changes_nothing(person, db_state, line: str, ex
     before = await db_state()
     assert expected in await alice.send(line)
     assert await db_state() == before
+
+
+async def test_events_places_and_meals_can_be_deleted_without_a_model(person) -> None:
+    alice = person()
+    await alice.send("/event Dentist tomorrow 14:00")
+    await alice.send("/event Holiday 24.12.")
+    listing = await alice.send("/event")
+    assert "1. Tue, Dec 1, 2:00\u202fPM Dentist" in listing and "2. Thu, Dec 24, all day Holiday" in listing
+    assert await alice.send("/event delete 2") == "Deleted Holiday."
+    assert "Holiday" not in await alice.send("/event")
+    assert "Which event?" in await alice.send("/event delete")
+    assert "There is no event number 7" in await alice.send("/event delete 7")
+    await alice.send("/place Gym")
+    assert "Deleted the place Gym" in await alice.send("/place delete gym")
+    await alice.send("/meal lunch Pasta 600 kcal")
+    assert "Deleted the lunch: Pasta" in await alice.send("/meal delete")
+    assert "Meals: 0" in await alice.send("/today")
+    bob = person(language="de")
+    await bob.send("/termin Zahnarzt morgen 14:00")
+    assert "Zahnarzt" in await bob.send("/termin löschen Zahnarzt")
+    assert "In deinem Kalender steht nichts an." in await bob.send("/termin")
