@@ -32,6 +32,7 @@ from brain.goals.tracker import (
     streaks_module,
 )
 from brain.i18n import Renderer, tr
+from brain.optional_import import optional_module
 from brain.people.models import User
 from brain.store.unit_of_work import UnitOfWork
 
@@ -223,6 +224,7 @@ async def create_goal(
         status="active", template=template, updated_at=uow.now,
     )
     uow.session.add(goal)
+    await _keep_daily_target(uow, user, actor, goal)
     created = uow.emit(
         GoalCreated(goal_id=goal.id, title=goal.title, metric=goal.metric, target=goal.target,
                     comparison=goal.comparison, period=goal.period, template=template),
@@ -237,6 +239,29 @@ async def create_goal(
     if value and goal.comparison in REACHED_ON_THE_WAY and is_met(goal.comparison, value, goal.target):
         await reach(uow, user, goal, start, created.meta.id)
     return goal
+
+
+async def _keep_daily_target(uow: UnitOfWork, user: User, actor: ActorT, goal: Goal) -> None:
+    """A daily goal on calories or on millilitres of water is also the day's target that /today and the log replies
+    measure against ("650 of 1,800 kcal"): one number, not two that disagree. Set before the goal's own event, so
+    /undo takes the goal back first. A target the log's own goal cannot take leaves it as it was."""
+    if goal.period != "day" or goal.metric != "event_sum":
+        return
+    if goal.event_type == "MealLogged" and goal.field == "calories" and goal.filter_field is None:
+        food = optional_module("brain.modules.food.service")
+        if food is None or not food.MIN_GOAL_KCAL <= goal.target <= food.MAX_GOAL_KCAL:
+            return
+        macros = (await uow.session.execute(
+            select(food.NutritionGoal.daily_protein, food.NutritionGoal.daily_carbs, food.NutritionGoal.daily_fat)
+            .where(food.NutritionGoal.user_id == user.id))).first()
+        protein, carbs, fat = macros if macros is not None else (None, None, None)
+        await food.set_nutrition_goal(uow, user, actor, round(goal.target), protein=protein, carbs=carbs, fat=fat)
+    elif (goal.event_type == "DrinkLogged" and goal.field == "quantity_ml" and goal.filter_field == "drink_type"
+          and goal.filter_value == "water"):
+        drink = optional_module("brain.modules.drink.service")
+        if drink is None or not drink.MIN_GOAL_ML <= goal.target <= drink.MAX_GOAL_ML:
+            return
+        await drink.set_goal(uow, user, actor, round(goal.target))
 
 
 async def _value_so_far(uow: UnitOfWork, user: User, goal: Goal, today: date) -> float:

@@ -164,3 +164,15 @@ async def test_undo_still_removes_the_drink_that_reached_a_goal(person, brain) -
     # GoalReached names the 500 ml as its cause; that must not make /undo skip it as if undone.
     assert "500 ml" in await alice.send("/undo")
     assert "1/2 today" in await alice.send("/goal")
+
+
+async def test_a_daily_kcal_or_water_goal_is_also_the_target_today_measures_against(person) -> None:
+    alice = person()
+    await alice.send("/goal at most 1800 kcal a day")
+    assert "Today: 650 of 1,800 kcal" in await alice.send("/meal lunch pasta 650 kcal")
+    await alice.send("/goal 1,5 l water a day")
+    today = await alice.send("/today")
+    assert "Water: 0 ml of 1,500 ml" in today and "Meals: 1 · 650 of 1,800 kcal" in today
+    assert "Stopped" in await alice.send("/undo")  # the goal is taken back first; the day's target is a setting
+    await alice.send("/goal at most 3 coffees a day")  # counts, not the kcal or water target
+    assert "650 of 1,800 kcal" in await alice.send("/today")
