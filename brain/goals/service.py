@@ -17,7 +17,7 @@ from brain.events.catalog import ActorT, GoalAbandoned, GoalCreated, GoalPaused,
 from brain.events.store import query_events
 from brain.goals.models import Goal, GoalPeriod
 from brain.goals.periods import PERIODS, local_date_at, period_bounds, period_instants
-from brain.goals.templates import TEMPLATE_IDS, TEMPLATES
+from brain.goals.templates import TEMPLATE_IDS, TEMPLATES, measure_key
 from brain.goals.tracker import (
     EVENT_SOURCES,
     REACHED_ON_THE_WAY,
@@ -67,6 +67,7 @@ class GoalProgress:
     period_end: date  # exclusive: the first day after the period
     status: str
     template: str | None
+    measures: str = ""  # templates.measure_key
 
 
 @dataclass(frozen=True)
@@ -426,6 +427,8 @@ async def goals_progress(session: AsyncSession, user: User, now: datetime) -> li
             goal_id=goal.id, title=goal.title, metric=goal.metric, period=goal.period, comparison=goal.comparison,
             target=goal.target, value=value, reached=row is not None and row.reached_at is not None,
             period_start=start, period_end=end, status=goal.status, template=goal.template,
+            measures=measure_key(goal.metric, goal.event_type, goal.field, goal.filter_field, goal.filter_value,
+                                 goal.period),
         ))
     return progress
 

@@ -24,6 +24,17 @@ class GoalTemplate:
     filter_field: str | None = None
     filter_value: str | None = None
 
+    @property
+    def measures(self) -> str:
+        return measure_key(self.metric, self.event_type, self.field, self.filter_field, self.filter_value, self.period)
+
+
+def measure_key(metric: str, event_type: str, field: str | None, filter_field: str | None, filter_value: str | None,
+                period: str) -> str:
+    """What a goal measures and over which period, whatever its target or direction: two goals with the same key
+    are two targets for one number (a template is not offered again next to a goal that already measures it)."""
+    return "|".join((metric, event_type, field or "", filter_field or "", (filter_value or "").casefold(), period))
+
 
 TEMPLATES: dict[str, GoalTemplate] = {t.id: t for t in (
     # A "glass" is one logged water, whatever its size: people log glasses, not millilitres.

@@ -30,7 +30,7 @@ def progress_data(progress: GoalProgress, position: int) -> dict[str, Any]:
         "period": progress.period, "comparison": progress.comparison, "target": progress.target,
         "value": progress.value, "reached": progress.reached, "status": progress.status,
         "period_start": progress.period_start.isoformat(), "period_end": progress.period_end.isoformat(),
-        "template": progress.template,
+        "template": progress.template, "measures": progress.measures,
     }
 
 

@@ -169,6 +169,9 @@ async def test_undo_still_removes_the_drink_that_reached_a_goal(person, brain) -
 async def test_a_daily_kcal_or_water_goal_is_also_the_target_today_measures_against(person) -> None:
     alice = person()
     await alice.send("/goal at most 1800 kcal a day")
+    await alice.send("/goal")
+    assert "+ at most 2000 kcal a day" not in alice.buttons()  # the same number, one target
+    assert "+ 8 glasses of water a day" in alice.buttons()
     assert "Today: 650 of 1,800 kcal" in await alice.send("/meal lunch pasta 650 kcal")
     await alice.send("/goal 1,5 l water a day")
     today = await alice.send("/today")
