@@ -24,7 +24,8 @@ def _when(turn: Turn, event: EventSummary) -> str:
 
 
 def _calendar_lines(turn: Turn, snap: DaySnapshot) -> list[str]:
-    todays = [e for e in snap.upcoming if local_date(turn.user, e.start) <= snap.day]
+    # What is going on now, then what is still ahead today (an event that began at 10:00 is today's at 10:55).
+    todays = [*snap.running, *(e for e in snap.upcoming if local_date(turn.user, e.start) <= snap.day)]
     if todays:
         lines = [turn.t(tr("Calendar: {events}", events=" · ".join(f"{_when(turn, e)} {e.title}" for e in todays)))]
     elif snap.events_today:

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import CTE, Date, DateTime, and_, bindparam, exists, func, or_, select
+from sqlalchemy import CTE, Date, DateTime, and_, bindparam, exists, func, select
 from sqlalchemy.dialects.postgresql import ARRAY, UUID, aggregate_order_by
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql import column
@@ -79,6 +79,9 @@ class DaySnapshot:
     protein_goal: int | None
     places_visited: list[str]  # in the order of the first visit today
     tracking: bool
+    # Timed events going on now (started, not over), soonest end first: not in `upcoming`, which lists what is
+    # ahead; /today shows them as today's too.
+    running: list[EventSummary] = field(default_factory=list)
 
     def as_data(self) -> dict[str, Any]:
         """JSON-safe (dates and instants as ISO strings), for tool results and the language model."""
@@ -145,17 +148,22 @@ class _Builder:
     due: list[TaskSummary] = field(default_factory=list)
     upcoming: list[EventSummary] = field(default_factory=list)
     places: list[str] = field(default_factory=list)
+    now: datetime | None = None
 
     def build(self) -> DaySnapshot:
         v = self.values
         water_goal = v.get("water_goal") or DEFAULT_WATER_GOAL_ML
         kcal_goal = v.get("kcal_goal") or DEFAULT_CALORIE_GOAL
         water, kcal = int(v.get("water_ml") or 0), int(v.get("kcal") or 0)
+        now = self.now
+        running = sorted((e for e in self.upcoming if now is not None and not e.is_all_day and e.start < now),
+                         key=lambda e: e.end)
+        ahead = [e for e in self.upcoming if e not in running]
         return DaySnapshot(
             day=self.day, tasks_open=int(v.get("tasks_open") or 0), tasks_done_today=int(v.get("tasks_done") or 0),
             tasks_overdue=int(v.get("tasks_overdue") or 0), tasks_due_today=self.due,
-            events_today=int(v.get("events_today") or 0), upcoming=self.upcoming,
-            next_event=self.upcoming[0] if self.upcoming else None,
+            events_today=int(v.get("events_today") or 0), upcoming=ahead, running=running,
+            next_event=ahead[0] if ahead else None,
             water_ml=water, water_goal_ml=water_goal, water_percent=percent(water, water_goal),
             coffee_count=int(v.get("coffee_count") or 0), coffee_ml=int(v.get("coffee_ml") or 0),
             other_ml=int(v.get("total_ml") or 0) - water - int(v.get("coffee_ml") or 0),
@@ -168,7 +176,7 @@ class _Builder:
 async def day_snapshot(session: AsyncSession, user: User, now: datetime) -> DaySnapshot:
     """One person's snapshot in one statement (the four of `day_snapshots`, their lists as arrays)."""
     day = local_date(user, now)
-    builder = _Builder(day)
+    builder = _Builder(day, now=now)
     start, end = day_bounds(user, day)
     found = await _IN_ONE_LEAN.one(await session_connection(session), {
         "user_id": user.id, "day": day, "day_start": start, "day_end": end, "now": now})
@@ -188,7 +196,7 @@ async def day_snapshots(session: AsyncSession, users: Sequence[User], now: datet
     """Snapshots of many people at one instant, each for their own local day, in four statements."""
     if not users:
         return {}
-    builders = {user.id: _Builder(local_date(user, now)) for user in users}
+    builders = {user.id: _Builder(local_date(user, now), now=now) for user in users}
     params = _day_params(users, now)
     totals, due_today, upcoming, places = _STATEMENTS
     for row in (await session.execute(totals, params)).mappings():
@@ -293,7 +301,7 @@ def _upcoming(days: CTE) -> Any:
         select(CalendarEvent.user_id, CalendarEvent.id, CalendarEvent.title, CalendarEvent.start_time,
                CalendarEvent.end_time, CalendarEvent.is_all_day, rank.label("rank"))
         .join(days, CalendarEvent.user_id == days.c.user_id)
-        .where(CalendarEvent.end_time > now, or_(CalendarEvent.start_time >= now, CalendarEvent.is_all_day))
+        .where(CalendarEvent.end_time > now)  # running ones too: the builder tells them from those ahead
         .subquery()
     )
     return select(ranked).where(ranked.c.rank <= MAX_UPCOMING).order_by(ranked.c.user_id, ranked.c.rank)
@@ -403,9 +411,10 @@ class SnapshotCache:
         return snapshot
 
     def _store(self, user: User, snapshot: DaySnapshot) -> None:
-        # An upcoming event that starts leaves the list, so the snapshot is stale from that instant on.
-        starts = [e.start for e in snapshot.upcoming if not e.is_all_day]
-        self._entries[user.id] = (user.timezone, snapshot.day, min(starts) if starts else None, snapshot)
+        # An upcoming event that starts moves to the running ones, and a running one that ends leaves them, so the
+        # snapshot is stale from the first such instant on.
+        changes = [e.start for e in snapshot.upcoming if not e.is_all_day] + [e.end for e in snapshot.running]
+        self._entries[user.id] = (user.timezone, snapshot.day, min(changes) if changes else None, snapshot)
         self._entries.move_to_end(user.id)
         while len(self._entries) > CACHE_MAX_USERS:
             self._entries.popitem(last=False)

@@ -38,6 +38,16 @@ async def test_today_shows_the_next_event_after_today(person) -> None:
     assert "Next: Zahnarzt" not in today  # the standup comes first and is listed already
 
 
+async def test_today_lists_an_event_going_on_now(person, clock: FixedClock) -> None:
+    alice = person()  # the clock stands at 8:30 in Berlin
+    await alice.send("/event Workshop 8:00 2h")
+    await alice.send("/event Standup 17:30 15m")
+    today = await alice.send("/today")
+    assert "Calendar: 8:00\u202fAM Workshop · 5:30\u202fPM Standup" in today
+    clock.advance(timedelta(hours=2))  # 10:30: the workshop is over
+    assert "Calendar: 5:30\u202fPM Standup" in await alice.send("/today")
+
+
 async def test_today_names_tomorrows_event_when_nothing_is_left_today(person) -> None:
     alice = person()
     await alice.send("/event Zahnarzt morgen 14:00")

@@ -250,7 +250,10 @@ async def test_cache_recomputes_once_an_upcoming_event_has_started(brain: Brain,
         await calendar.create_event(uow, user, USER, "Standup", berlin(TODAY, 9), berlin(TODAY, 9, 15))
     assert [e.title for e in (await brain.snapshots.get(user)).upcoming] == ["Standup"]
     clock.set(berlin(TODAY, 9, 1))
-    assert (await brain.snapshots.get(user)).upcoming == []
+    running = await brain.snapshots.get(user)
+    assert running.upcoming == [] and [e.title for e in running.running] == ["Standup"]  # going on now
+    clock.set(berlin(TODAY, 9, 16))
+    assert (await brain.snapshots.get(user)).running == []  # over: the cached snapshot was stale at 9:15
 
 
 async def test_an_event_during_a_read_keeps_the_result_from_being_cached(brain: Brain, user: User) -> None:
