@@ -10,7 +10,9 @@ Compared in the same run, over the same embedder (WordLlama, 256 dimensions) and
   vector/turns plain pgvector top-k, exact, over every captured turn (no duplicate merging)
   bm25         Okapi BM25 (k1 1.2, b 0.75) computed in Python over the person's turn texts
 A node that absorbed duplicate turns counts for all of them. The RESULT line compares our recall@10 with
-the stronger of the two vector baselines.
+the stronger of the two vector baselines. A set's speakers may be the roles of a chat with the companion ("user",
+"assistant") or the names of the people of a chat between two of them; a named speaker's turns are remembered as
+theirs (`brain.memory.capture.speaker_of`).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from typing import Any
 from bot.commands import Command
 from bot.turn import Turn
 from brain.i18n import N_, Text, tr
+from brain.memory.models import ASSISTANT
 from brain.tools.coercion import visible
 
 RECALL_SHOWN = 5
@@ -54,10 +55,21 @@ async def recall(turn: Turn, args: str) -> None:
         return
     lines: list[Text | str] = [tr("What I remember:")]
     for item in found:
-        lines.append(f"#{item.id} · {turn.render.date_of(item.at)} · {_snippet(item.text)}")
+        lines.append(f"#{item.id} · {turn.render.date_of(item.at)} · {_said(turn, item)}")
         lines.append(tr("   why: {why}", why=_why(turn, item)))
     lines.append(tr("/forget <number> removes one of them."))
     turn.say(*lines)
+
+
+def _said(turn: Turn, item: Any) -> str:
+    """A memory's words, and who said them when it was not the person: a reply of the companion is not something
+    the person told it, and a memory of an imported chat may be another participant's."""
+    snippet = _snippet(item.text)
+    if item.speaker == "user":
+        return snippet
+    if item.speaker == ASSISTANT:
+        return turn.t(tr("I said: {text}", text=snippet))
+    return f"{item.speaker}: {snippet}"
 
 
 # What an edge's layer (brain.memory.models.LAYERS) means to a person.

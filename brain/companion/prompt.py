@@ -13,7 +13,7 @@ import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, exists, select, update
@@ -24,6 +24,7 @@ from brain.companion.models import CompanionSettings, Proposal
 from brain.context import ContextSources, read_context_sources, render_context_document
 from brain.events.catalog import DomainEvent
 from brain.i18n import Renderer
+from brain.memory.models import ASSISTANT
 from brain.people.local_time import local_date
 from brain.people.models import User
 from brain.tools.registry import ToolRegistry
@@ -241,7 +242,7 @@ async def build_chat_prompt(brain: Brain, llm: LLM, user: User, text: str, data:
     parts.append(document)
     if recalled:
         parts.append("## What you remember about the person (from earlier conversations)\n" + "\n".join(
-            f"- {r.text[:MAX_MEMORY_CHARS]} ({r.why})" for r in recalled))
+            memory_line(r, render.tz) for r in recalled))
     if data.feedback:
         parts.append("## Feedback on your earlier proposals\n" + "\n".join(_feedback_line(f) for f in data.feedback))
     # When the model may see sensitive content, the full document (meals, places), facts, memories and the
@@ -249,6 +250,19 @@ async def build_chat_prompt(brain: Brain, llm: LLM, user: User, text: str, data:
     return Prompt(system="\n\n".join(parts), tools=schemas.schemas(tools), offered=frozenset(t.name for t in tools),
                   allow_sensitive=allow, sensitive=allow, context_at=context.read_at, pending=len(data.pending),
                   feedback_ids=[f.proposal_id for f in data.feedback], recalled=recalled)
+
+
+def memory_line(recalled: Recalled, zone: tzinfo) -> str:
+    """One recalled memory as the model reads it: the day it was said in the person's time zone, and who said it. A
+    question such as "how long ago did I start?" or "what did you suggest?" needs both, and the model cannot tell a
+    reply of its own from the person's words by the text alone."""
+    day = recalled.at.astimezone(zone).strftime("%a %Y-%m-%d")
+    who = ("the person said" if recalled.speaker == "user" else "you said" if recalled.speaker == ASSISTANT
+           else f"{recalled.speaker} said")
+    text = " ".join(recalled.text.split())
+    if len(text) > MAX_MEMORY_CHARS:
+        text = text[:MAX_MEMORY_CHARS - 1].rstrip() + "…"
+    return f"- {day}, {who}: {text}"
 
 
 def _feedback_line(feedback: Any) -> str:

@@ -37,7 +37,7 @@ from brain.memory.lexicon import (
     STOPWORDS,
     STOPWORDS_EN,
 )
-from brain.memory.models import SPEAKERS, MemoryEntity, ShortTermEntry
+from brain.memory.models import ASSISTANT, SPEAKER_CHARS, SPEAKERS, MemoryEntity, ShortTermEntry
 from brain.memory.timeline import TimeAnchor, find_time_anchor
 from brain.modules.places.models import Place
 from brain.people.models import User
@@ -483,7 +483,7 @@ def read_salience(text: str, tokens: Sequence[Token], emotion: str | None, menti
         score += 0.05
     if len(words) < 4:
         score -= 0.15
-    if speaker == "assistant":
+    if speaker == ASSISTANT:
         score *= 0.8
     return round(min(max(score, 0.05), 1.0), 3)
 
@@ -625,7 +625,7 @@ async def capture(
 ) -> Captured:
     """Inserts one short-term entry in the caller's transaction. An entry without a readable message time is
     stored as 'rejected' and the rejection logged; it is never given "now" (`now` only stamps the log row)."""
-    _check(speaker, text)
+    speaker = _check(speaker, text)
     text = text.strip()
     entry_id = uuid.uuid4()
     when = message_time(at)
@@ -646,11 +646,33 @@ async def capture(
     return captured
 
 
-def _check(speaker: str, text: str) -> None:
-    if speaker not in SPEAKERS:
-        raise ValueError(f"speaker must be one of {SPEAKERS}, not {speaker!r}")
+def speaker_of(value: str) -> str:
+    """Who said a message, as the memory stores it: one of the roles of a chat with the companion (SPEAKERS, in any
+    case: "User" is "user"), or another participant's name as written, its spaces collapsed (an imported chat, a
+    benchmark of chats between two people). The companion's own replies are the only words the memory holds at
+    second hand; a participant's are first-hand, as the person's are."""
+    name = " ".join(str(value).split())
+    if name.lower() in SPEAKERS:
+        return name.lower()
+    if not name:
+        raise ValueError(f"the speaker is empty: one of {SPEAKERS}, or a participant's name")
+    if len(name) > SPEAKER_CHARS:
+        raise ValueError(f"a speaker's name has at most {SPEAKER_CHARS} characters, not {len(name)}")
+    return name
+
+
+def embedded_text(text: str, speaker: str) -> str:
+    """What the embedding is made of: the text, and for a participant other than the person and the companion their
+    name before it, as a transcript writes it ("Anna: I start at the bakery on Monday"). In a chat between two people
+    half of what is said is the other one's, and a question names whose it asks about ("Where does Anna work?")."""
+    return text if speaker in SPEAKERS else f"{speaker}: {text}"
+
+
+def _check(speaker: str, text: str) -> str:
+    """The speaker as stored (see `speaker_of`), once the text is known not to be empty."""
     if not text.strip():
         raise ValueError("nothing to remember: the text is empty")
+    return speaker_of(speaker)
 
 
 @dataclass(frozen=True)
@@ -676,8 +698,7 @@ async def capture_many(
     """Inserts short-term entries for messages of one moment (a person's message and the answer to it) in the
     caller's transaction: one embedding call and one INSERT for all of them. The time zone is read from the person
     unless the caller knows it. Without a readable message time, each is stored as 'rejected' (see `capture`)."""
-    for message in messages:
-        _check(message.speaker, message.text)
+    speakers = [_check(message.speaker, message.text) for message in messages]
     when = message_time(at)
     if when is None:
         return [await capture(session, embedder, user_id, m.text, at, speaker=m.speaker, source_key=m.source_key,
@@ -686,17 +707,17 @@ async def capture_many(
         return []
     zone = await user_zone(session, user_id) if zone is None else zone_named(zone) if isinstance(zone, str) else zone
     texts = [message.text.strip() for message in messages]
-    vectors = embedder.embed(texts)
+    vectors = embedder.embed([embedded_text(text, speaker) for text, speaker in zip(texts, speakers, strict=True)])
     rows: list[dict[str, Any]] = []
     captured: list[Captured] = []
-    for message, text, vector in zip(messages, texts, vectors, strict=True):
-        magnets = read_magnets(text, when, zone, message.speaker)
-        # Only the person's own words introduce new names; the assistant's answers are full of capitalised words.
-        entity_ids = await resolve_entities(session, user_id, magnets, create=message.speaker == "user")
+    for message, speaker, text, vector in zip(messages, speakers, texts, vectors, strict=True):
+        magnets = read_magnets(text, when, zone, speaker)
+        # Only people's own words introduce new names; the companion's answers are full of capitalised words.
+        entity_ids = await resolve_entities(session, user_id, magnets, create=speaker != ASSISTANT)
         anchor = magnets.anchor
         entry_id = uuid.uuid4()
         rows.append({
-            "id": entry_id, "user_id": user_id, "speaker": message.speaker, "text": text, "at": when,
+            "id": entry_id, "user_id": user_id, "speaker": speaker, "text": text, "at": when,
             "embedding": vector, "entity_ids": entity_ids, "themes": magnets.themes,
             "timeline_start": anchor.start if anchor else None, "timeline_end": anchor.end if anchor else None,
             "timeline_precision": anchor.precision if anchor else None, "emotion": magnets.emotion,

@@ -35,7 +35,12 @@ EMBEDDING_DIM = 256
 # The type the HNSW index holds the embeddings as (see MemoryNode); statements that search it cast both sides to it.
 HALF_VECTOR = f"halfvec({EMBEDDING_DIM})"
 
+# Who said a remembered message: the person ("user") or the companion ("assistant"), the two roles of a chat with the
+# companion; a memory may also hold the words of another participant (an imported chat, a benchmark of chats between
+# two people), stored under their name (see `capture.speaker_of`), at most SPEAKER_CHARS characters.
 SPEAKERS = ("user", "assistant")
+ASSISTANT = "assistant"
+SPEAKER_CHARS = 64
 ENTRY_STATUSES = ("pending", "promoted", "rejected")
 PRECISIONS = ("minute", "hour", "day", "week", "month", "quarter", "year")
 SECTORS = ("joy", "trust", "fear", "surprise", "sadness", "disgust", "anger", "anticipation")
@@ -68,7 +73,7 @@ class ShortTermEntry(Base):
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     user_id: Mapped[uuid.UUID] = _user_fk()
-    speaker: Mapped[str] = mapped_column(String(16))
+    speaker: Mapped[str] = mapped_column(String(SPEAKER_CHARS))
     text: Mapped[str] = mapped_column(Text)
     # Message time, never the capture time. Nullable only so that an entry whose time was missing or
     # unreadable can be kept as 'rejected' evidence instead of being silently given "now".
@@ -102,7 +107,7 @@ class MemoryNode(Base):
     user_id: Mapped[uuid.UUID] = _user_fk()
     # External id (e.g. a benchmark memory id) or the short-term entry id; makes promotion idempotent.
     source_key: Mapped[str] = mapped_column(Text)
-    speaker: Mapped[str] = mapped_column(String(16))
+    speaker: Mapped[str] = mapped_column(String(SPEAKER_CHARS))
     text: Mapped[str] = mapped_column(Text)
     embedding: Mapped[Any] = mapped_column(Vector(EMBEDDING_DIM))
     themes: Mapped[list[str]] = _text_array()

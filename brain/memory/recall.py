@@ -22,7 +22,7 @@ from sqlalchemy import column, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.memory.lexicon import STOPWORDS
-from brain.memory.models import HALF_VECTOR
+from brain.memory.models import ASSISTANT, HALF_VECTOR
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import decayed, sector_factor
 from brain.store.lean import Lean, session_connection
@@ -302,9 +302,9 @@ def rank_score(match: float, presence: float, cap: float, shell: float, sector: 
 
 
 def speaker_factor(speaker: str) -> float:
-    """The person's own words rank ahead of the companion's replies to them at equal match (see
-    COMPANION_TURN_FACTOR)."""
-    return 1.0 if speaker == "user" else COMPANION_TURN_FACTOR
+    """People's own words (the person's, or another participant's in an imported chat) rank ahead of the companion's
+    replies at equal match (see COMPANION_TURN_FACTOR)."""
+    return COMPANION_TURN_FACTOR if speaker == ASSISTANT else 1.0
 
 
 def explain(reached: Reached, vector: float, lexical: float | None, in_window: bool = False, *,

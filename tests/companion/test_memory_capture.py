@@ -3,6 +3,8 @@ canned reply of the app."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from sqlalchemy import select
 
 from brain.core import Brain
@@ -10,6 +12,7 @@ from brain.memory.api import Memory
 from brain.memory.embedder import WordLlamaEmbedder
 from brain.memory.models import ShortTermEntry
 from brain.pipeline_log import PipelineLog
+from tests.companion.conftest import system_prompt
 from tests.fakes.ollama_server import FakeOllama, Script
 
 
@@ -31,3 +34,24 @@ async def test_the_models_answer_is_remembered_with_the_message(brain: Brain, pe
                                          ("user", "My sister Lena moves to Hamburg next month")]
     finally:
         await brain.memory.log.close()
+
+
+async def test_the_model_reads_each_memory_with_its_day_and_who_said_it(brain: Brain, person, dialog, clock,
+                                                                         fake: FakeOllama) -> None:
+    brain.memory = Memory(brain, WordLlamaEmbedder())
+    alice = person()
+    await alice.send("/help")  # known from here on
+    user = await alice.user()
+    # Said at 23:30 UTC on Wednesday 25 November: already Thursday in Berlin, the person's zone.
+    said = datetime(2026, 11, 25, 23, 30, tzinfo=UTC)
+    await brain.memory.remember(user.id, "My tortoise Oskar hibernates in the cellar from November.", said)
+    await brain.memory.remember(user.id, "Oskar should hibernate at about 5 °C, a fridge works well.", said,
+                                speaker="assistant")
+    await brain.memory.ingest_until_promoted(user.id)
+    fake.script(Script(content="In the cellar, since November."))
+    await alice.send("Where does my tortoise Oskar hibernate?")
+    lines = [line for line in system_prompt(fake.requests[-1]).splitlines() if "Oskar" in line]
+    assert sorted(lines) == [
+        "- Thu 2026-11-26, the person said: My tortoise Oskar hibernates in the cellar from November.",
+        "- Thu 2026-11-26, you said: Oskar should hibernate at about 5 °C, a fridge works well.",
+    ]

@@ -215,3 +215,21 @@ async def test_a_message_too_long_is_not_remembered(person, memory, dialog) -> N
 async def alice_id(brain: Brain, handle: str):  # type: ignore[no-untyped-def]
     async with brain.transactions.read() as session:
         return (await session.scalars(select(Identity.user_id).where(Identity.platform_id == handle))).one()
+
+
+async def test_recall_says_when_a_memory_is_the_companions_reply_or_another_participants(person, memory, brain,
+                                                                                          clock) -> None:
+    for language, said in (("en", "I said: "), ("de", "Ich sagte: ")):
+        someone = person(language=language)
+        await someone.send("/help")
+        user_id = await user_id_of(brain, someone.handle)
+        await memory.remember(user_id, "My tortoise Oskar sleeps in the cellar over the winter", clock.now())
+        await memory.remember(user_id, "Oskar should sleep at about 5 degrees, a cool cellar works well", clock.now(),
+                              speaker="assistant")
+        await memory.remember(user_id, "Oskar the tortoise once escaped into my garden", clock.now(), speaker="Anna")
+        await memory.ingest_until_promoted(user_id)
+        reply = await someone.send("/recall Oskar the tortoise")
+        lines = {line.split(" · ", 2)[2] for line in reply.splitlines() if line.startswith("#")}
+        assert lines == {"My tortoise Oskar sleeps in the cellar over the winter",
+                         f"{said}Oskar should sleep at about 5 degrees, a cool cellar works well",
+                         "Anna: Oskar the tortoise once escaped into my garden"}

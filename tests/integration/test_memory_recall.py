@@ -100,6 +100,28 @@ async def test_a_reply_of_the_companion_ranks_behind_what_the_person_said_in_the
     assert 0.0 < scores["assistant"] <= COMPANION_TURN_FACTOR * scores["user"] + 1e-4
 
 
+async def test_a_chat_between_two_people_keeps_who_said_what_and_ranks_both_first_hand(memory: Memory,
+                                                                                        brain: Brain) -> None:
+    person = await new_user(brain)
+    await remember_all(memory, person, ["The washing machine makes a strange noise when spinning.",
+                                        "Tax forms are due at the end of the month."])
+    await memory.remember(person, "I start at the bakery on Monday, the early shift.", MONDAY - timedelta(hours=2),
+                          speaker="  Anna ")
+    await memory.remember(person, "I start at the bakery on Monday, the early shift.", MONDAY - timedelta(hours=1),
+                          speaker="User")
+    await memory.ingest_until_promoted(person)
+    async with brain.transactions.read() as session:
+        speakers = sorted((await session.scalars(select(MemoryNode.speaker).where(
+            MemoryNode.user_id == person, MemoryNode.text.like("%bakery%")))).all())
+    # Not one memory: the same words from two people are two memories, each with its speaker.
+    assert speakers == ["Anna", "user"]
+    found = await memory.recall(person, "Where does Anna start working on Monday?", MONDAY, k=2, mode="command")
+    assert [r.speaker for r in found] == ["Anna", "user"]  # the name the question asks about leads
+    assert found[0].score > found[1].score > 0.0
+    with pytest.raises(ValueError, match="speaker"):
+        await memory.remember(person, "Hello", MONDAY, speaker=" ")
+
+
 async def test_a_word_the_statistics_know_as_common_is_skipped_and_a_rare_name_still_finds_its_memory(
     memory: Memory, brain: Brain, user
 ) -> None:

@@ -148,6 +148,8 @@ def test_rank_prefers_the_nearer_shell_and_the_more_present_memory() -> None:
 def test_the_persons_own_words_rank_ahead_of_a_companion_reply_at_equal_match() -> None:
     assert speaker_factor("user") == 1.0
     assert 0.0 < speaker_factor("assistant") < 1.0
+    # Another participant of an imported chat speaks first-hand, as the person does.
+    assert speaker_factor("Anna") == speaker_factor("Assistant Anna") == 1.0
     # One sector step, no more: a clearly better matching reply still wins.
     assert speaker_factor("assistant") * rank_score(0.8, 4.0, 10.0, 1.0, 1.0) > rank_score(0.6, 4.0, 10.0, 1.0, 1.0)
 
