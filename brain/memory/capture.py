@@ -661,13 +661,6 @@ def speaker_of(value: str) -> str:
     return name
 
 
-def embedded_text(text: str, speaker: str) -> str:
-    """What the embedding is made of: the text, and for a participant other than the person and the companion their
-    name before it, as a transcript writes it ("Anna: I start at the bakery on Monday"). In a chat between two people
-    half of what is said is the other one's, and a question names whose it asks about ("Where does Anna work?")."""
-    return text if speaker in SPEAKERS else f"{speaker}: {text}"
-
-
 def _check(speaker: str, text: str) -> str:
     """The speaker as stored (see `speaker_of`), once the text is known not to be empty."""
     if not text.strip():
@@ -707,7 +700,7 @@ async def capture_many(
         return []
     zone = await user_zone(session, user_id) if zone is None else zone_named(zone) if isinstance(zone, str) else zone
     texts = [message.text.strip() for message in messages]
-    vectors = embedder.embed([embedded_text(text, speaker) for text, speaker in zip(texts, speakers, strict=True)])
+    vectors = embedder.embed(texts)
     rows: list[dict[str, Any]] = []
     captured: list[Captured] = []
     for message, speaker, text, vector in zip(messages, speakers, texts, vectors, strict=True):

@@ -12,7 +12,7 @@ import functools
 import math
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.memory.lexicon import STOPWORDS
 from brain.memory.models import ASSISTANT, HALF_VECTOR
+from brain.memory.models import SPEAKERS as ROLES
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import decayed, sector_factor
 from brain.store.lean import Lean, session_connection
@@ -301,10 +302,24 @@ def rank_score(match: float, presence: float, cap: float, shell: float, sector: 
     return match * presence_part * shell * sector
 
 
-def speaker_factor(speaker: str) -> float:
-    """People's own words (the person's, or another participant's in an imported chat) rank ahead of the companion's
-    replies at equal match (see COMPANION_TURN_FACTOR)."""
-    return COMPANION_TURN_FACTOR if speaker == ASSISTANT else 1.0
+def speaker_factor(speaker: str, named: Collection[str] = ()) -> float:
+    """People's own words rank ahead of the companion's replies at equal match (see COMPANION_TURN_FACTOR). In a chat
+    with other participants (an imported chat, a benchmark of chats between two people), a question that names some
+    of them (`named`, see `named_speakers`) asks about what they said: another participant's words rank the same
+    step behind. The person's own words always count in full."""
+    if speaker == ASSISTANT:
+        return COMPANION_TURN_FACTOR
+    if speaker == "user" or not named or speaker in named:
+        return 1.0
+    return COMPANION_TURN_FACTOR
+
+
+def named_speakers(query_text: str, speakers: Iterable[str]) -> frozenset[str]:
+    """The participants other than the person and the companion whose name the query writes (every word of it, in
+    any case): "What did Melanie paint?" names Melanie."""
+    words = set(_WORD.findall(query_text.lower()))
+    return frozenset(speaker for speaker in set(speakers) if speaker not in ROLES
+                     and all(part in words for part in _WORD.findall(speaker.lower())))
 
 
 def explain(reached: Reached, vector: float, lexical: float | None, in_window: bool = False, *,
@@ -848,6 +863,8 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
             pool.setdefault(node_id, candidate)
         spreading.advance(edges)
 
+    named = named_speakers(query_text, (c.speaker for c in pool.values()))
+
     def ranked_as(reached: Reached, match: float) -> float:
         candidate = pool[reached.node_id]
         return rank_score(
@@ -856,7 +873,7 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
             settings.cap,
             shell_factor(reached.shell, settings.shell_factors),
             sector_factor(query_sector, candidate.sector, settings),
-        ) * speaker_factor(candidate.speaker)
+        ) * speaker_factor(candidate.speaker, named)
 
     # Each node's best score with how it came (a direct hit, or the route it was reached by); only the k returned
     # are explained.

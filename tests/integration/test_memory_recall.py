@@ -100,24 +100,30 @@ async def test_a_reply_of_the_companion_ranks_behind_what_the_person_said_in_the
     assert 0.0 < scores["assistant"] <= COMPANION_TURN_FACTOR * scores["user"] + 1e-4
 
 
-async def test_a_chat_between_two_people_keeps_who_said_what_and_ranks_both_first_hand(memory: Memory,
-                                                                                        brain: Brain) -> None:
+async def test_a_chat_between_two_people_keeps_who_said_what_and_a_question_naming_one_prefers_their_words(
+    memory: Memory, brain: Brain
+) -> None:
     person = await new_user(brain)
     await remember_all(memory, person, ["The washing machine makes a strange noise when spinning.",
                                         "Tax forms are due at the end of the month."])
-    await memory.remember(person, "I start at the bakery on Monday, the early shift.", MONDAY - timedelta(hours=2),
-                          speaker="  Anna ")
-    await memory.remember(person, "I start at the bakery on Monday, the early shift.", MONDAY - timedelta(hours=1),
-                          speaker="User")
+    words = "I start at the bakery on Monday, the early shift."
+    await memory.remember(person, words, MONDAY - timedelta(hours=2), speaker="  Anna ")
+    await memory.remember(person, words, MONDAY - timedelta(hours=1), speaker="Ben")
     await memory.ingest_until_promoted(person)
     async with brain.transactions.read() as session:
         speakers = sorted((await session.scalars(select(MemoryNode.speaker).where(
-            MemoryNode.user_id == person, MemoryNode.text.like("%bakery%")))).all())
+            MemoryNode.user_id == person, MemoryNode.text == words))).all())
     # Not one memory: the same words from two people are two memories, each with its speaker.
-    assert speakers == ["Anna", "user"]
-    found = await memory.recall(person, "Where does Anna start working on Monday?", MONDAY, k=2, mode="command")
-    assert [r.speaker for r in found] == ["Anna", "user"]  # the name the question asks about leads
-    assert found[0].score > found[1].score > 0.0
+    assert speakers == ["Anna", "Ben"]
+    for question, first in (("Where does Ben start working on Monday?", "Ben"),
+                            ("Where does anna start working on Monday?", "Anna")):
+        found = await memory.recall(person, question, MONDAY, k=2, mode="command")
+        assert [r.speaker for r in found] == [first, ({"Anna", "Ben"} - {first}).pop()]
+        assert found[1].score == pytest.approx(COMPANION_TURN_FACTOR * found[0].score, rel=1e-3)
+    # A question that names neither: both are first-hand, as the person's own words.
+    scores = {r.speaker: r.score for r in await memory.recall(person, "Who starts at the bakery on Monday?", MONDAY,
+                                                               k=2, mode="command")}
+    assert scores.keys() == {"Anna", "Ben"} and scores["Anna"] == pytest.approx(scores["Ben"], rel=1e-3)
     with pytest.raises(ValueError, match="speaker"):
         await memory.remember(person, "Hello", MONDAY, speaker=" ")
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brain.memory.capture import embedded_text, message_time, read_magnets, speaker_of, tokenize
+from brain.memory.capture import message_time, read_magnets, speaker_of, tokenize
 from brain.memory.timeline import find_time_anchor, find_time_anchors
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -189,12 +189,6 @@ def test_a_speaker_is_a_role_or_a_participant_by_name() -> None:
     for bad in ("", "   ", "x" * 65):
         with pytest.raises(ValueError, match="speaker"):
             speaker_of(bad)
-
-
-def test_a_participants_words_are_embedded_with_their_name_the_roles_words_alone() -> None:
-    assert embedded_text("I start at the bakery on Monday", "Anna") == "Anna: I start at the bakery on Monday"
-    assert embedded_text("I start at the bakery on Monday", "user") == "I start at the bakery on Monday"
-    assert embedded_text("Good luck on Monday!", "assistant") == "Good luck on Monday!"
 
 
 def test_a_participant_speaks_first_hand_the_companion_at_second_hand() -> None:

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brain.memory.recall import (
+    COMPANION_TURN_FACTOR,
     LONGEST_ANCHOR,
     Edge,
     GoalPull,
@@ -21,6 +22,7 @@ from brain.memory.recall import (
     gravitate,
     hops_for,
     keep_nearest_shell,
+    named_speakers,
     presence_at,
     query_lexemes,
     rank_score,
@@ -148,8 +150,20 @@ def test_rank_prefers_the_nearer_shell_and_the_more_present_memory() -> None:
 def test_the_persons_own_words_rank_ahead_of_a_companion_reply_at_equal_match() -> None:
     assert speaker_factor("user") == 1.0
     assert 0.0 < speaker_factor("assistant") < 1.0
-    # Another participant of an imported chat speaks first-hand, as the person does.
+    # Another participant of an imported chat speaks first-hand, as the person does ...
     assert speaker_factor("Anna") == speaker_factor("Assistant Anna") == 1.0
+    # ... unless the question names someone else: then it asks about their words.
+    assert speaker_factor("Anna", {"Ben"}) == COMPANION_TURN_FACTOR
+    assert speaker_factor("Ben", {"Ben"}) == speaker_factor("user", {"Ben"}) == 1.0
+    assert speaker_factor("assistant", {"Ben"}) == COMPANION_TURN_FACTOR
+
+
+def test_a_question_names_the_participants_whose_every_word_it_writes() -> None:
+    speakers = ["user", "assistant", "Melanie", "Anna Maria", "Caroline", "Melanie"]
+    assert named_speakers("What did melanie paint last week?", speakers) == {"Melanie"}
+    assert named_speakers("Did Anna Maria and Caroline meet?", speakers) == {"Anna Maria", "Caroline"}
+    assert named_speakers("Did Anna call?", speakers) == frozenset()  # not all of "Anna Maria"
+    assert named_speakers("What did the user say to the assistant?", speakers) == frozenset()  # roles are no names
     # One sector step, no more: a clearly better matching reply still wins.
     assert speaker_factor("assistant") * rank_score(0.8, 4.0, 10.0, 1.0, 1.0) > rank_score(0.6, 4.0, 10.0, 1.0, 1.0)
 
