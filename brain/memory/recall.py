@@ -496,10 +496,13 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
         sources.append("SELECT id FROM scored")
     if window:
         # The capture log keeps every promoted entry with the node it became (node.captured_at = entry.at); a
-        # duplicate's entry points at an older node, which the capture-time condition on the node drops again.
+        # duplicate's entry points at an older node, which the capture-time condition on the node drops again. A
+        # memory's period is half-open, as the one asked about: "tomorrow" ends where the day after begins, so a
+        # memory about the day before the period asked about does not touch it.
         in_period = """n.user_id = :user_id AND n.active AND n.captured_at <= :at
               AND ((n.captured_at >= :start AND n.captured_at < :end)
-                   OR (n.timeline_start < :end AND coalesce(n.timeline_end, n.timeline_start) >= :start))"""
+                   OR (n.timeline_start < :end AND (n.timeline_end > :start
+                                                     OR (n.timeline_end IS NULL AND n.timeline_start >= :start))))"""
         said_then = """e.user_id = :user_id AND e.status = 'promoted' AND e.at >= :start AND e.at < :end
                 AND e.at <= :at"""
         ctes.append(f"""said_then AS (

@@ -190,6 +190,16 @@ async def test_a_memory_about_the_period_asked_about_comes_even_when_said_long_b
     assert all("in the time asked about" in r.why for r in found)
 
 
+async def test_a_memory_about_the_day_before_is_not_in_the_day_asked_about(memory: Memory, user) -> None:
+    # Said on Monday 30 November (Berlin): "tomorrow" is 1 December, "in two days" 2 December, each a day long.
+    for line in ("Haircut tomorrow at the usual place.", "Dentist in two days, the check-up.",
+                 "Dinner with Tom on Friday."):
+        await memory.remember(user.id, line, MONDAY)
+    await memory.ingest_until_promoted(user.id)
+    found = await memory.recall(user.id, "What is on December 2?", MONDAY, k=3)
+    assert [r.text for r in found if r.in_window] == ["Dentist in two days, the check-up."]
+
+
 async def test_a_period_holding_many_memories_is_searched_on_the_vector_index(memory: Memory, user) -> None:
     # More memories in the period than an exact search would read (exact_window_limit(15, 41) = 24, for k=5): the
     # period is searched on the HNSW index, and what it brings is still from that period.
