@@ -99,7 +99,7 @@ INVERSES: dict[str, Inverse] = {
 # quietly remove the glass of water logged before.
 FINAL: frozenset[str] = frozenset({
     "TaskDeleted", "ReminderDeleted", "CalendarEventDeleted", "DrinkEntryDeleted", "MealDeleted", "PlaceDeleted",
-    "PlaceVisitDeleted", "GoalAbandoned", "StreakDaySkipped",
+    "PlaceVisitDeleted", "GoalAbandoned", "StreakDaySkipped", "MemoryForgotten",
 })
 
 

@@ -12,6 +12,7 @@ from brain.memory.models import ASSISTANT
 from brain.tools.coercion import visible
 
 RECALL_SHOWN = 5
+MAX_MEMORY_NUMBER = 2**63 - 1  # memory numbers are bigint ids; a longer number names none
 SNIPPET_CHARS = 200
 
 
@@ -115,10 +116,11 @@ async def forget(turn: Turn, args: str) -> None:
     if not what.isdigit():
         turn.say(tr("Which memory? /recall shows their numbers, e.g. /forget 12"))
         return
-    if await memory.forget(turn.user.id, int(what)):
-        turn.say(tr("Forgotten: memory #{number} is gone.", number=what))
+    number = int(what)  # "00012" and "１２" are 12
+    if number <= MAX_MEMORY_NUMBER and await memory.forget(turn.user.id, number):
+        turn.say(tr("Forgotten: memory #{number} is gone.", number=str(number)))
     else:
-        turn.say(tr("I have no memory #{number}.", number=what))
+        turn.say(tr("I have no memory #{number}.", number=str(number) if number <= MAX_MEMORY_NUMBER else what))
 
 
 async def forget_all_confirmed(turn: Turn, payload: dict[str, Any]) -> None:

@@ -17,9 +17,14 @@ async def undo(turn: Turn, args: str) -> None:
         asked = await memory.latest_asked_for(turn.user.id, turn.now - UNDO_WINDOW)
         last = await last_step_at(turn.brain.transactions, turn.user.id, USER) if asked is not None else None
         if asked is not None and (last is None or asked.at > last):
-            if asked.node_id is not None and await memory.forget(turn.user.id, asked.node_id):
+            if asked.node_id is not None and await memory.forget(turn.user.id, asked.node_id, undoing=True):
                 turn.say(tr("Forgotten: memory #{number} is gone.", number=asked.node_id))
-            else:  # it repeated a memory there was already: nothing of it to take back
+            elif asked.entry_id is not None and await memory.drop_repeat(turn.user.id, asked.entry_id):
+                # It only repeated a memory there was already: that one stays, and the next /undo goes further back.
+                turn.say(tr("Taken back. It repeated memory #{number}, which I still remember.",
+                            number=asked.repeated) if asked.repeated is not None else
+                         tr("Taken back. It repeated something I still remember."))
+            else:
                 turn.say(tr("Your last change cannot be undone, so I left everything as it is."))
             return
     result = await undo_last(turn.brain.transactions, turn.brain.tools, turn.user.id, USER)

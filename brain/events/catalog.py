@@ -326,6 +326,17 @@ class StreakDaySkipped(EventPayload):
     date: date
 
 
+# ---- memory ------------------------------------------------------------------------------------
+class MemoryForgotten(EventPayload):
+    """The person had the long-term memory forget something: one memory (/forget 12) or everything. It carries
+    nothing of what was forgotten, which is gone: only that a forgetting happened, so that /undo stops at it
+    instead of reaching past it to an older entry."""
+
+    module: ClassVar[str] = "memory"
+    collection: ClassVar[str] = "memory_nodes"
+    everything: bool = False
+
+
 # ---- pulse: nudges, their outcomes, and what the rule engine learned ---------------------------
 class _Pulse(EventPayload):
     module: ClassVar[str] = "pulse"
@@ -382,7 +393,7 @@ EVENT_TYPES: dict[str, type[EventPayload]] = {
         DrinkLogged, DrinkEntryDeleted, DrinkEntryUndone, DrinkGoalSet, DrinkGoalReached,
         MealLogged, MealFromPhotoLogged, MealDeleted, NutritionGoalSet, DailyCalorieGoalReached,
         PlaceCreated, PlaceDeleted, PlaceVisited, PlaceVisitDeleted, LocationLogged, TrackingStarted, TrackingStopped,
-        GoalCreated, GoalReached, GoalPaused, GoalResumed, GoalAbandoned, StreakDaySkipped,
+        GoalCreated, GoalReached, GoalPaused, GoalResumed, GoalAbandoned, StreakDaySkipped, MemoryForgotten,
         NudgeSent, NudgeOutcomeRecorded, RuleAdapted, RuleAdaptationUndone, PulsePaused, PulseResumed,
     )
 }

@@ -17,6 +17,8 @@ from sqlalchemy import delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.companion.models import ConversationMessage
+from brain.events.actor import USER
+from brain.events.catalog import MemoryForgotten
 from brain.memory.capture import Message, capture_many, read_emotion, tokenize
 from brain.memory.capture import capture as capture_entry
 from brain.memory.embedder import Embedder
@@ -228,17 +230,30 @@ class Memory:
         (None when it only repeated a memory there was already)."""
         async with self.brain.transactions.read() as session:
             row = (await session.execute(
-                select(ShortTermEntry.at, MemoryNode.id)
+                select(ShortTermEntry.at, MemoryNode.id, ShortTermEntry.id, ShortTermEntry.node_id)
                 .outerjoin(MemoryNode, (MemoryNode.user_id == ShortTermEntry.user_id)
                            & (MemoryNode.source_key == ShortTermEntry.source_key))
                 .where(ShortTermEntry.user_id == user_id, ShortTermEntry.source_key.startswith(ASKED_FOR),
                        ShortTermEntry.at >= since)
                 .order_by(ShortTermEntry.at.desc(), ShortTermEntry.created_at.desc()).limit(1))).first()
-        return None if row is None or row[0] is None else AskedFor(at=row[0], node_id=row[1])
+        if row is None or row[0] is None:
+            return None
+        return AskedFor(at=row[0], node_id=row[1], entry_id=row[2], repeated=row[3] if row[1] is None else None)
 
-    async def forget(self, user_id: uuid.UUID, node_id: int) -> bool:
+    async def drop_repeat(self, user_id: uuid.UUID, entry_id: uuid.UUID) -> bool:
+        """Takes back a /remember that only repeated a memory there was already: its short-term entry goes, the
+        memory it repeated stays. False if there is no such entry (any more)."""
+        async with self.brain.transactions.begin() as uow:
+            await hold_promotion(uow.session, user_id)
+            gone = (await uow.session.execute(delete(ShortTermEntry).where(
+                ShortTermEntry.user_id == user_id, ShortTermEntry.id == entry_id,
+                ShortTermEntry.source_key.startswith(ASKED_FOR)).returning(ShortTermEntry.id))).first()
+        return gone is not None
+
+    async def forget(self, user_id: uuid.UUID, node_id: int, *, undoing: bool = False) -> bool:
         """Removes one memory of the person: its node, its edges (both directions), the short-term entries
-        that became it, and the pipeline log rows that name it. False if the person has no such node."""
+        that became it, and the pipeline log rows that name it. False if the person has no such node. A forgetting
+        is a step /undo stops at (MemoryForgotten), unless it is itself the undo of a /remember (`undoing`)."""
         if self.log is not None:
             await self.log.flush()  # rows about this node still in the buffer must reach the table first
         async with self.brain.transactions.begin() as uow:
@@ -264,6 +279,8 @@ class Memory:
             await session.execute(delete(MemoryNode).where(MemoryNode.user_id == user_id, MemoryNode.id == node_id))
             await session.execute(_FORGET_LOG_ROWS, {"user_id": user_id, "node": str(node_id),
                                                      "node_json": f"[{node_id}]", "entries": entries})
+            if not undoing:
+                uow.emit(MemoryForgotten(), user_id=user_id, record_id="", actor=USER)
         self._forget_person(user_id)
         return True
 
@@ -282,6 +299,7 @@ class Memory:
             await uow.session.execute(
                 update(OutboxMessage).where(OutboxMessage.user_id == user_id, OutboxMessage.status == SENT)
                 .values(text="", document=None, document_name=None, image_png=None))
+            uow.emit(MemoryForgotten(everything=True), user_id=user_id, record_id="", actor=USER)
         self._forget_person(user_id)
 
     # -- pipeline log -----------------------------------------------------------------------------------
@@ -301,10 +319,13 @@ class Memory:
 
 @dataclass(frozen=True)
 class AskedFor:
-    """A memory the person asked for (/remember): when, and its node (None if it repeated an existing memory)."""
+    """A memory the person asked for (/remember): when, its short-term entry, and the node it made, or (`repeated`)
+    the memory there was already that it only repeated."""
 
     at: datetime
     node_id: int | None
+    entry_id: uuid.UUID | None = None
+    repeated: int | None = None
 
 
 def _zone(name: str | None) -> ZoneInfo:

@@ -174,14 +174,55 @@ async def test_undo_right_after_remember_forgets_that_memory_not_an_older_entry(
     assert "Forgotten: memory" in await send("/undo")
 
 
-async def test_undo_after_remembering_something_known_again_takes_nothing_older(person, memory, clock) -> None:
+async def test_undo_after_remembering_something_known_again_takes_back_the_repeat_then_goes_further(
+    person, memory, clock
+) -> None:
     alice = person()
-    for line in ("/remember My bike is blue", "/water 250", "/remember My bike is blue"):  # the same memory again
+
+    async def send(line: str) -> str:
         clock.advance(timedelta(minutes=1))
-        await alice.send(line)
-    assert "cannot be undone" in await alice.send("/undo")
-    assert "Water: 250 ml" in await alice.send("/today")
-    assert "bike is blue" in await alice.send("/recall my bike")
+        return await alice.send(line)
+
+    for line in ("/remember My bike is blue", "/water 250", "/remember My bike is blue"):  # the same memory again
+        await send(line)
+    [number] = re.findall(r"#(\d+) · ", await send("/recall my bike"))
+    assert await send("/undo") == f"Taken back. It repeated memory #{number}, which I still remember."
+    assert "Water: 250 ml" in await send("/today")
+    assert "bike is blue" in await send("/recall my bike")
+    assert "Removed 250 ml water" in await send("/undo")  # not stuck at the repeat: the next step back
+    assert await send("/undo") == f"Forgotten: memory #{number} is gone."
+    assert "don't remember anything" in await send("/recall my bike")
+
+
+async def test_undo_after_forget_takes_nothing_older_back(person, memory, clock) -> None:
+    alice = person()
+
+    async def send(line: str) -> str:
+        clock.advance(timedelta(minutes=1))
+        return await alice.send(line)
+
+    await send("/water 250")
+    await send("/remember My locker number is 17")
+    await send("/remember The wifi password is sunflower")
+    [wifi] = re.findall(r"#(\d+) · ", await send("/recall wifi password"))
+    assert await send(f"/forget {wifi}") == f"Forgotten: memory #{wifi} is gone."
+    assert "cannot be undone" in await send("/undo")
+    assert "locker number is 17" in await send("/recall locker number")  # not the memory before it
+    assert "Water: 250 ml" in await send("/today")
+    await send("/forget all")
+    await alice.press(alice.buttons()["Yes, forget everything"])
+    clock.advance(timedelta(minutes=1))
+    assert "cannot be undone" in await send("/undo")
+    assert "Water: 250 ml" in await send("/today")
+
+
+async def test_forget_reads_the_number_as_a_number(person, memory) -> None:
+    alice = person()
+    await alice.send("/remember The spare key is under the flower pot")
+    [number] = re.findall(r"#(\d+) · ", await alice.send("/recall spare key"))
+    huge = "99999999999999999999999"
+    assert await alice.send(f"/forget {huge}") == f"I have no memory #{huge}."
+    assert await alice.send(f"/forget 000{number}") == f"Forgotten: memory #{number} is gone."
 
 
 async def test_without_a_memory_the_commands_say_so(person, brain: Brain) -> None:
