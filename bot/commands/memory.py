@@ -37,7 +37,10 @@ async def remember(turn: Turn, args: str) -> None:
     if memory is None:
         return
     # Said on purpose: recallable at once, not after the next promotion run, and /undo can take it back.
-    await memory.remember_on_request(turn.user.id, text, turn.now)
+    repeated = await memory.remember_on_request(turn.user.id, text, turn.now)
+    if repeated is not None:
+        turn.say(tr("I already remember that (memory #{number}).", number=str(repeated)))
+        return
     turn.say(tr("I'll remember that."))
 
 

@@ -18,11 +18,11 @@ async def undo(turn: Turn, args: str) -> None:
         last = await last_step_at(turn.brain.transactions, turn.user.id, USER) if asked is not None else None
         if asked is not None and (last is None or asked.at > last):
             if asked.node_id is not None and await memory.forget(turn.user.id, asked.node_id, undoing=True):
-                turn.say(tr("Forgotten: memory #{number} is gone.", number=asked.node_id))
+                turn.say(tr("Forgotten: memory #{number} is gone.", number=str(asked.node_id)))
             elif asked.entry_id is not None and await memory.drop_repeat(turn.user.id, asked.entry_id):
                 # It only repeated a memory there was already: that one stays, and the next /undo goes further back.
                 turn.say(tr("Taken back. It repeated memory #{number}, which I still remember.",
-                            number=asked.repeated) if asked.repeated is not None else
+                            number=str(asked.repeated)) if asked.repeated is not None else
                          tr("Taken back. It repeated something I still remember."))
             else:
                 turn.say(tr("Your last change cannot be undone, so I left everything as it is."))

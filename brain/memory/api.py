@@ -219,11 +219,19 @@ class Memory:
 
     # -- forgetting -------------------------------------------------------------------------------------
 
-    async def remember_on_request(self, user_id: uuid.UUID, text: str, at: datetime) -> None:
+    async def remember_on_request(self, user_id: uuid.UUID, text: str, at: datetime) -> int | None:
         """What the person asked to be remembered (/remember): captured as their own words, marked as asked for (so
-        /undo can take it back, `latest_asked_for`), and promoted at once, so it is recallable right away."""
-        await self.remember(user_id, text, at, speaker="user", source_key=f"{ASKED_FOR}{uuid.uuid4()}")
+        /undo can take it back, `latest_asked_for`), and promoted at once, so it is recallable right away. Returns
+        the memory it only repeated, if it did (None when it is a memory of its own)."""
+        entry_id = await self.remember(user_id, text, at, speaker="user", source_key=f"{ASKED_FOR}{uuid.uuid4()}")
         await self.ingest_until_promoted(user_id)
+        async with self.brain.transactions.read() as session:
+            row = (await session.execute(
+                select(ShortTermEntry.node_id, MemoryNode.source_key == ShortTermEntry.source_key)
+                .outerjoin(MemoryNode, (MemoryNode.user_id == ShortTermEntry.user_id)
+                           & (MemoryNode.id == ShortTermEntry.node_id))
+                .where(ShortTermEntry.user_id == user_id, ShortTermEntry.id == entry_id))).first()
+        return int(row[0]) if row is not None and row[0] is not None and not row[1] else None
 
     async def latest_asked_for(self, user_id: uuid.UUID, since: datetime) -> AskedFor | None:
         """The person's newest memory asked for with /remember since `since`: when it was said, and the node it made

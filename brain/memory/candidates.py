@@ -41,6 +41,7 @@ class Candidate:
     cosine: float
     magnets: MagnetFields
     kinds: int = 0
+    marks: tuple[str, ...] | None = None  # capture.fact_marks of its text; None for nodes older than migration 0026
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class BatchNode:
     w_abs: float
     magnets: MagnetFields
     unit: np.ndarray  # the embedding scaled to length 1
+    marks: tuple[str, ...] | None = None
 
 
 def unit_vector(vector: Sequence[float]) -> np.ndarray:
@@ -124,7 +126,7 @@ _CANDIDATES = """
                                                   THEN ARRAY(SELECT e FROM unnest(n.entity_ids) AS e
                                                              WHERE e = ANY(CAST(:named AS uuid[])))
                                                   ELSE '{{}}' END,
-                                             n.themes, n.timeline_start, n.timeline_precision))
+                                             n.themes, n.timeline_start, n.timeline_precision, n.fact_marks))
             FROM memory_nodes n WHERE n.id IN (SELECT id FROM pairs) AND n.user_id = :user_id) AS nodes
 """
 
@@ -195,12 +197,12 @@ async def gather_candidates(session: AsyncSession, settings: MemorySettings, use
     result = (await session.execute(candidates_sql(entity_slots, theme_slots), params)).one()
     nodes = {node_id: (speaker, active, w_abs, MagnetFields(entity_ids or [], themes or [],
                                                            datetime.fromisoformat(start) if start else None,
-                                                           precision))
-             for node_id, speaker, active, w_abs, entity_ids, themes, start, precision in result.nodes or []}
+                                                           precision), None if marks is None else tuple(marks))
+             for node_id, speaker, active, w_abs, entity_ids, themes, start, precision, marks in result.nodes or []}
     found: list[list[Candidate]] = [[] for _ in probes]
     for i, node_id, kinds, cosine in result.pairs or []:
-        speaker, active, w_abs, magnets = nodes[node_id]
-        found[i].append(Candidate(node_id, speaker, active, w_abs, cosine, magnets, kinds))
+        speaker, active, w_abs, magnets, marks = nodes[node_id]
+        found[i].append(Candidate(node_id, speaker, active, w_abs, cosine, magnets, kinds, marks))
     return found
 
 
@@ -248,7 +250,8 @@ def with_batch_nodes(settings: MemorySettings, magnets: MagnetFields, unit: np.n
         candidate = own_made.get(j)
         if candidate is None:
             node = made[j]
-            candidate = own_made[j] = Candidate(node.id, node.speaker, True, node.w_abs, cosine_of[j], node.magnets)
+            candidate = own_made[j] = Candidate(node.id, node.speaker, True, node.w_abs, cosine_of[j], node.magnets,
+                                                marks=node.marks)
         return candidate
 
     chosen: dict[int, Candidate] = {}

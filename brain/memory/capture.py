@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from brain.memory.embedder import Embedder
 from brain.memory.lexicon import (
     DEMONYMS,
+    DENIALS,
     EMOJI_EMOTIONS,
     EMOTION_SECTORS,
     EMOTION_STEMS,
@@ -644,6 +645,31 @@ async def capture(
     [captured] = await capture_many(session, embedder, user_id, [Message(text, speaker, source_key)], when,
                                     now=now, zone=zone, log=log)
     return captured
+
+
+NEGATED = "¬"
+ASKED = "?"
+
+
+def fact_marks(text: str) -> tuple[str, ...]:
+    """What two messages that read alike must also share to say the same: their numbers, whether they deny
+    something, and whether they ask. "Anna's birthday is on 13 May" corrects "... on 12 May", "I don't like
+    coffee" contradicts "I like coffee", and "When is Anna's birthday?" does not tell it: none of them repeats the
+    other, however close their embeddings (see `promotion`'s duplicate rule)."""
+    numbers: set[str] = set()
+    negated = False
+    for token in tokenize(text):
+        word = token.low.replace("’", "'")
+        if word.isdigit():
+            numbers.add(word.lstrip("0") or "0")
+        elif word in DENIALS:
+            negated = True
+    marks = sorted(numbers)
+    if negated:
+        marks.append(NEGATED)
+    if text.rstrip().endswith(("?", "？")):
+        marks.append(ASKED)
+    return tuple(marks)
 
 
 def speaker_of(value: str) -> str:

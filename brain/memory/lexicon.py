@@ -127,6 +127,11 @@ EMOJI_EMOTIONS = {
 
 NEGATIONS = frozenset("not no never nicht kein keine keinen keinem keiner nie niemals don't didn't isn't wasn't"
                       .split())
+# Words that turn a statement into its opposite ("Tom is allergic" / "Tom is not allergic"), for the duplicate rule
+# (`capture.fact_marks`): the negations and more of their forms.
+DENIALS = NEGATIONS | frozenset(
+    "nothing nobody none nor neither cannot can't won't don't doesn't aren't weren't haven't hasn't hadn't shouldn't "
+    "wouldn't couldn't mustn't keines nichts niemand".split())
 
 # "my sister Anna", "meine Schwester Anna": a relation word before a name makes it a person.
 PERSON_RELATIONS = frozenset("""

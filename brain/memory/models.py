@@ -118,6 +118,9 @@ class MemoryNode(Base):
     emotion: Mapped[str | None] = mapped_column(String(16))
     sector: Mapped[str | None] = mapped_column(String(16))
     salience: Mapped[float] = mapped_column(Float, default=0.5, server_default="0.5")
+    # What a message that reads alike must share to repeat this one (`capture.fact_marks`: numbers, a negation, a
+    # question mark); NULL for nodes made before migration 0026, which are compared by embedding alone.
+    fact_marks: Mapped[list[str] | None] = mapped_column(ARRAY(Text))
     w_raw: Mapped[float] = mapped_column(Float)
     w_abs: Mapped[float] = mapped_column(Float)
     w_decay: Mapped[float] = mapped_column(Float)

@@ -31,6 +31,7 @@ from brain.memory.candidates import (
     unit_vector,
     with_batch_nodes,
 )
+from brain.memory.capture import fact_marks
 from brain.memory.models import MemoryEdge, MemoryNode, ShortTermEntry
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import (
@@ -333,6 +334,16 @@ def _vector(entry: ShortTermEntry) -> Sequence[float]:
     return vector
 
 
+def says_the_same(marks: tuple[str, ...], magnets: MagnetFields, candidate: Candidate) -> bool:
+    """Whether an entry with these fact marks and magnets would only repeat the candidate: the same time anchor, and
+    the same fact marks (`capture.fact_marks`), where the candidate has them (a node older than migration 0026 has
+    none, and its embedding alone decides, as it did)."""
+    if (candidate.magnets.timeline_start, candidate.magnets.timeline_precision) \
+            != (magnets.timeline_start, magnets.timeline_precision):
+        return False
+    return candidate.marks is None or candidate.marks == marks
+
+
 def _magnets(entry: ShortTermEntry) -> MagnetFields:
     # Entity ids as text, the form the candidate query returns them in.
     return MagnetFields([str(e) for e in entry.entity_ids or []], list(entry.themes or []), entry.timeline_start,
@@ -396,8 +407,12 @@ class _Walk:
             found = [candidate for candidate in found if candidate.id not in self.visible]
         candidates = with_batch_nodes(settings, magnets, unit, found, self.made, self.units[:len(self.made)],
                                       self.keys)
-        twin = max((c for c in candidates if c.speaker == entry.speaker), key=lambda c: c.cosine, default=None)
-        if twin is not None and twin.cosine >= settings.duplicate_cosine:
+        # A duplicate reads alike (cosine) and says the same: the same numbers, negation, question and time. One
+        # that reads alike but corrects or contradicts an earlier memory is news, and becomes a node of its own.
+        marks = fact_marks(entry.text)
+        twin = max((c for c in candidates if c.speaker == entry.speaker and c.cosine >= settings.duplicate_cosine
+                    and says_the_same(marks, magnets, c)), key=lambda c: c.cosine, default=None)
+        if twin is not None:
             if twin.active:
                 decision = "duplicate"
                 report.duplicates += 1
@@ -427,7 +442,7 @@ class _Walk:
             self.units = grown
         self.units[len(self.made)] = unit
         self.keys.add(len(self.made), magnets)
-        self.made.append(BatchNode(node_id, entry.speaker, w_abs, magnets, unit))
+        self.made.append(BatchNode(node_id, entry.speaker, w_abs, magnets, unit, marks))
         self.made_keys[source_key] = node_id
         self.rows.append({
             "entry_id": entry.id, "source_key": source_key, "speaker": entry.speaker, "text": entry.text,
@@ -435,7 +450,7 @@ class _Walk:
             "entity_ids": _SEP.join(str(e) for e in magnets.entity_ids), "timeline_start": entry.timeline_start,
             "timeline_end": entry.timeline_end, "timeline_precision": entry.timeline_precision,
             "emotion": entry.emotion, "sector": entry.sector, "salience": entry.salience, "w_raw": w_raw,
-            "w_abs": w_abs, "captured_at": entry.at,
+            "w_abs": w_abs, "captured_at": entry.at, "fact_marks": _SEP.join(marks),
         })
         self.edges.extend(edges)
         _settle(work, entry.id, "promoted", node_id)
@@ -641,19 +656,19 @@ _INSERT_NODES = text(f"""
     WITH inserted AS (
     INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, themes, entity_ids, timeline_start,
                               timeline_end, timeline_precision, emotion, sector, salience, w_raw, w_abs, w_decay,
-                              frequency, active, captured_at, created_at, reinforced_at, decayed_at)
+                              frequency, active, captured_at, created_at, reinforced_at, decayed_at, fact_marks)
     SELECT :user_id, n.source_key, n.speaker, n.text, st.embedding,
            string_to_array(n.themes, '{_SEP}'), string_to_array(n.entity_ids, '{_SEP}')::uuid[], n.timeline_start,
            n.timeline_end, n.timeline_precision, n.emotion, n.sector, n.salience, n.w_raw, n.w_abs, n.w_abs, 1, true,
-           n.captured_at, :now, :now, :now
+           n.captured_at, :now, :now, :now, string_to_array(n.fact_marks, '{_SEP}')
     FROM unnest(CAST(:entry_id AS uuid[]), CAST(:source_key AS text[]), CAST(:speaker AS text[]),
                 CAST(:text AS text[]), CAST(:themes AS text[]), CAST(:entity_ids AS text[]),
                 CAST(:timeline_start AS timestamptz[]), CAST(:timeline_end AS timestamptz[]),
                 CAST(:timeline_precision AS text[]), CAST(:emotion AS text[]), CAST(:sector AS text[]),
                 CAST(:salience AS float8[]), CAST(:w_raw AS float8[]), CAST(:w_abs AS float8[]),
-                CAST(:captured_at AS timestamptz[])) WITH ORDINALITY
+                CAST(:captured_at AS timestamptz[]), CAST(:fact_marks AS text[])) WITH ORDINALITY
          AS n(entry_id, source_key, speaker, text, themes, entity_ids, timeline_start, timeline_end,
-              timeline_precision, emotion, sector, salience, w_raw, w_abs, captured_at, position)
+              timeline_precision, emotion, sector, salience, w_raw, w_abs, captured_at, fact_marks, position)
     JOIN memory_short_term st ON st.id = n.entry_id AND st.user_id = :user_id
     ORDER BY n.position
     ON CONFLICT (user_id, source_key) DO NOTHING

@@ -274,3 +274,22 @@ async def test_recall_says_when_a_memory_is_the_companions_reply_or_another_part
         assert lines == {"My tortoise Oskar sleeps in the cellar over the winter",
                          f"{said}Oskar should sleep at about 5 degrees, a cool cellar works well",
                          "Anna: Oskar the tortoise once escaped into my garden"}
+
+
+async def test_a_correction_or_contradiction_is_remembered_and_a_repeat_is_named(person, memory, clock) -> None:
+    alice = person()
+
+    async def send(line: str) -> str:
+        clock.advance(timedelta(minutes=1))
+        return await alice.send(line)
+
+    await send("When is Anna's birthday?")  # a question, said first in passing, does not tell it
+    for line in ("/remember Anna's birthday is on 12 May", "/remember Anna's birthday is on 13 May",
+                 "/remember Tom is allergic to peanuts", "/remember Tom is not allergic to peanuts"):
+        assert await send(line) == "I'll remember that."
+    assert {"Anna's birthday is on 12 May", "Anna's birthday is on 13 May"} <= set(
+        re.findall(r"· (Anna's birthday is on \d+ May)", await send("/recall When is Anna's birthday?")))
+    allergy = await send("/recall Is Tom allergic to peanuts?")
+    assert "Tom is allergic to peanuts" in allergy and "Tom is not allergic to peanuts" in allergy
+    [number] = re.findall(r"#(\d+) · [^·]+ · Tom is not allergic", allergy)
+    assert await send("/remember Tom is not allergic to peanuts") == f"I already remember that (memory #{number})."

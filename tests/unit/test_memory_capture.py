@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brain.memory.capture import message_time, read_magnets, speaker_of, tokenize
+from brain.memory.capture import fact_marks, message_time, read_magnets, speaker_of, tokenize
 from brain.memory.timeline import find_time_anchor, find_time_anchors
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -196,3 +196,16 @@ def test_a_participant_speaks_first_hand_the_companion_at_second_hand() -> None:
     person, other, companion = (read_magnets(text, AT, BERLIN, speaker).salience
                                 for speaker in ("user", "Anna", "assistant"))
     assert person == other > companion
+
+
+@pytest.mark.parametrize(("text", "marks"), [
+    ("Tom is allergic to peanuts", ()),
+    ("Tom is not allergic to peanuts", ("¬",)),
+    ("Tom isn’t allergic to peanuts", ("¬",)),
+    ("Ich mag keinen Kaffee", ("¬",)),
+    ("Anna's birthday is on 12 May", ("12",)),
+    ("My train leaves at 09:45, platform 7", ("45", "7", "9")),
+    ("When is Anna's birthday?", ("?",)),
+])
+def test_fact_marks_are_what_a_repeat_must_share(text: str, marks: tuple[str, ...]) -> None:
+    assert fact_marks(text) == marks
