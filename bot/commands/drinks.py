@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.commands import Command
 from bot.parsing.amounts import parse_count, parse_volume_ml
-from bot.parsing.freetext import DRINK_WORDS
+from bot.parsing.freetext import DRINK_WORDS, MIN_BARE_ML
 from bot.turn import PendingButton, Turn
 from brain.i18n import N_, tr
 from brain.modules.drink.service import DRINK_TYPES, MAX_AT_ONCE, drink_label
@@ -23,12 +23,20 @@ def after_drink_buttons(turn: Turn, logged: ToolResult) -> list[list[PendingButt
 async def _log(turn: Turn, drink_type: str, amount_text: str) -> None:
     args: dict[str, object] = {"drink_type": drink_type}
     if amount_text:
-        ml = parse_volume_ml(amount_text.replace(" ", ""))
-        if ml is None:
+        compact = amount_text.replace(" ", "")
+        ml = parse_volume_ml(compact)
+        bare = not any(c.isalpha() for c in compact)
+        if bare and compact.isdigit() and 1 <= int(compact) <= MAX_AT_ONCE:
+            # "/water 2" is two glasses, as free text reads "water 2", not 2 ml.
+            if int(compact) > 1:
+                args["count"] = int(compact)
+            ml = None
+        elif ml is None or (bare and 0 < ml < MIN_BARE_ML):  # "/water 20": 20 ml or twenty? Not guessed.
             turn.say(tr("I couldn't read the amount \"{text}\". Write it like 250, 250 ml or 0.5 l.",
                         text=amount_text[:40]))
             return
-        args["quantity_ml"] = ml
+        if ml is not None:
+            args["quantity_ml"] = ml
     result = await turn.tool("log_drink", args)
     turn.say_result(result, after_drink_buttons(turn, result))
 

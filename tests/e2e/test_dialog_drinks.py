@@ -159,3 +159,15 @@ async def test_undo_of_a_drink_removed_already_changes_nothing(person, db_state)
     before = await db_state()
     assert "No such drink entry" in await alice.press(undo)
     assert await db_state() == before
+
+
+async def test_a_small_bare_number_after_a_drink_command_counts_drinks_not_millilitres(person) -> None:
+    alice = person()
+    assert "2 × 250 ml water" in await alice.send("/water 2")
+    assert "500 ml of 2,000" in await alice.send("/today")
+    assert "2 × 150 ml coffee" in await alice.send("/drink coffee 2")
+    for unclear in ("/water 20", "/water 12.5"):  # 20 ml, or twenty glasses? Not guessed.
+        assert "couldn't read the amount" in await alice.send(unclear)
+    assert "Logged 60 ml water" in await alice.send("/water 60")
+    assert "Logged 5 ml water" in await alice.send("/water 5 ml")  # with its unit it is what it says
+    assert "565 ml of 2,000" in await alice.send("/today")
