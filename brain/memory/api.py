@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import delete, select, text, update
+from sqlalchemy import delete, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.companion.models import ConversationMessage
@@ -267,7 +267,8 @@ class Memory:
         async with self.brain.transactions.begin() as uow:
             session = uow.session
             await hold_promotion(session, user_id)
-            node = (await session.execute(select(MemoryNode.id, MemoryNode.themes, MemoryNode.entity_ids).where(
+            node = (await session.execute(select(MemoryNode.id, MemoryNode.themes, MemoryNode.entity_ids,
+                                                 MemoryNode.text).where(
                 MemoryNode.user_id == user_id, MemoryNode.id == node_id).with_for_update())).one_or_none()
             if node is None:
                 return False
@@ -287,6 +288,17 @@ class Memory:
             await session.execute(delete(MemoryNode).where(MemoryNode.user_id == user_id, MemoryNode.id == node_id))
             await session.execute(_FORGET_LOG_ROWS, {"user_id": user_id, "node": str(node_id),
                                                      "node_json": f"[{node_id}]", "entries": entries})
+            # Names only this memory held, and the messages already sent that quote it (a /recall answer lists it
+            # as "#12 · ..."; /export would still hold them): gone with it, as with forgetting everything.
+            await session.execute(_FORGET_LONE_ENTITIES, {"user_id": user_id, "ids": list(node.entity_ids or [])})
+            quoted = " ".join(str(node.text).split())[:QUOTE_CHARS]
+            quotes = [OutboxMessage.text.contains(f"#{node_id} · ", autoescape=True)]
+            if len(quoted) >= QUOTE_CHARS:
+                quotes.append(OutboxMessage.text.contains(quoted, autoescape=True))
+            await session.execute(
+                update(OutboxMessage).where(OutboxMessage.user_id == user_id, OutboxMessage.status == SENT,
+                                            or_(*quotes))
+                .values(text="", document=None, document_name=None, image_png=None))
             if not undoing:
                 uow.emit(MemoryForgotten(), user_id=user_id, record_id="", actor=USER)
         self._forget_person(user_id)
@@ -341,6 +353,17 @@ def _zone(name: str | None) -> ZoneInfo:
         return ZoneInfo(name or "UTC")
     except (ZoneInfoNotFoundError, ValueError):
         return ZoneInfo("UTC")
+
+
+# A sent message that holds this many characters of a forgotten memory's text (or all of a longer one's start)
+# quotes it; a shorter text ("ok") is found only by its number.
+QUOTE_CHARS = 24
+# Entities of a forgotten memory that no other memory of the person, kept or waiting for promotion, names.
+_FORGET_LONE_ENTITIES = text("""
+    DELETE FROM memory_entities e
+    WHERE e.user_id = :user_id AND e.id = ANY(CAST(:ids AS uuid[]))
+      AND NOT EXISTS (SELECT FROM memory_node_entities n WHERE n.user_id = :user_id AND n.entity_id = e.id)
+      AND NOT EXISTS (SELECT FROM memory_short_term s WHERE s.user_id = :user_id AND e.id = ANY(s.entity_ids))""")
 
 
 # Both rows of every pair of the node: its outgoing rows, and the rows into it, which are exactly the reverse rows

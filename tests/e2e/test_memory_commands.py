@@ -293,3 +293,23 @@ async def test_a_correction_or_contradiction_is_remembered_and_a_repeat_is_named
     assert "Tom is allergic to peanuts" in allergy and "Tom is not allergic to peanuts" in allergy
     [number] = re.findall(r"#(\d+) · [^·]+ · Tom is not allergic", allergy)
     assert await send("/remember Tom is not allergic to peanuts") == f"I already remember that (memory #{number})."
+
+
+async def test_forget_one_memory_also_forgets_its_lone_names_and_the_sent_replies_quoting_it(person, memory,
+                                                                                             brain: Brain) -> None:
+    alice = person()
+    await alice.send("/remember My dog Bruno hates the vacuum cleaner")
+    await alice.send("/remember My sister Lena lives in Graz")
+    reply = await alice.send("/recall Bruno the dog")
+    [number] = re.findall(r"#(\d+) · [^·]+ · My dog Bruno", reply)
+    alice_id = await user_id_of(brain, alice.handle)
+    async with brain.transactions.begin() as uow:  # delivered by now
+        await uow.session.execute(update(OutboxMessage).where(OutboxMessage.user_id == alice_id).values(status="sent"))
+    assert await alice.send(f"/forget {number}") == f"Forgotten: memory #{number} is gone."
+    async with brain.transactions.read() as session:
+        names = set((await session.scalars(select(MemoryEntity.name).where(MemoryEntity.user_id == alice_id))).all())
+        sent = (await session.scalars(select(OutboxMessage.text).where(OutboxMessage.user_id == alice_id))).all()
+    assert "Bruno" not in names and "Lena" in names
+    assert not [text for text in sent if "Bruno" in text]
+    assert "I'll remember that." in sent  # what quoted nothing of it stays
+    assert "Lena" in await alice.send("/recall Lena")
