@@ -651,18 +651,21 @@ NEGATED = "¬"
 ASKED = "?"
 
 
+_FACT_WORD = re.compile(r"\d+|[^\W\d_][\w'’]*", re.UNICODE)
+
+
 def fact_marks(text: str) -> tuple[str, ...]:
     """What two messages that read alike must also share to say the same: their numbers, whether they deny
     something, and whether they ask. "Anna's birthday is on 13 May" corrects "... on 12 May", "I don't like
     coffee" contradicts "I like coffee", and "When is Anna's birthday?" does not tell it: none of them repeats the
-    other, however close their embeddings (see `promotion`'s duplicate rule)."""
+    other, however close their embeddings (see `promotion`'s duplicate rule). Promotion reads them for every new
+    node, so this is one regular expression over the text, not the tokenizer."""
     numbers: set[str] = set()
     negated = False
-    for token in tokenize(text):
-        word = token.low.replace("’", "'")
+    for word in _FACT_WORD.findall(text):
         if word.isdigit():
             numbers.add(word.lstrip("0") or "0")
-        elif word in DENIALS:
+        elif not negated and word.lower().replace("’", "'") in DENIALS:
             negated = True
     marks = sorted(numbers)
     if negated:

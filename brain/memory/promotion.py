@@ -32,7 +32,7 @@ from brain.memory.candidates import (
     with_batch_nodes,
 )
 from brain.memory.capture import fact_marks
-from brain.memory.models import MemoryEdge, MemoryNode, ShortTermEntry
+from brain.memory.models import ASSISTANT, MemoryEdge, MemoryNode, ShortTermEntry
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import (
     EntityKey,
@@ -407,11 +407,14 @@ class _Walk:
             found = [candidate for candidate in found if candidate.id not in self.visible]
         candidates = with_batch_nodes(settings, magnets, unit, found, self.made, self.units[:len(self.made)],
                                       self.keys)
-        # A duplicate reads alike (cosine) and says the same: the same numbers, negation, question and time. One
-        # that reads alike but corrects or contradicts an earlier memory is news, and becomes a node of its own.
+        # A duplicate reads alike (cosine). What people say must also say the same: the same numbers, negation,
+        # question and time; one that reads alike but corrects or contradicts an earlier memory is news, and becomes
+        # a node of its own. The companion's replies restate and list (their numbers are mostly a list's), so one
+        # that reads like an earlier reply repeats it, as before.
         marks = fact_marks(entry.text)
+        first_hand = entry.speaker != ASSISTANT
         twin = max((c for c in candidates if c.speaker == entry.speaker and c.cosine >= settings.duplicate_cosine
-                    and says_the_same(marks, magnets, c)), key=lambda c: c.cosine, default=None)
+                    and (not first_hand or says_the_same(marks, magnets, c))), key=lambda c: c.cosine, default=None)
         if twin is not None:
             if twin.active:
                 decision = "duplicate"

@@ -396,6 +396,23 @@ async def test_a_duplicate_makes_no_node_and_reinforces_nothing(brain: Brain, us
     assert (await entry(brain, first.id)).node_id == node.id
 
 
+async def test_what_a_person_says_differently_is_no_duplicate_while_a_reworded_reply_is(brain: Brain, user: User,
+                                                                                       clock: FixedClock) -> None:
+    said = ["My gym locker code is 4711", "My gym locker code is 4712",  # a correction: another number
+            "Tom is allergic to peanuts", "Tom is not allergic to peanuts",  # a contradiction
+            "Is Tom allergic to peanuts?"]  # a question tells nothing
+    for text in said:
+        await remember(brain, user, text, clock.now())
+        clock.advance(timedelta(minutes=1))
+    for text in ("Here are 3 ideas for the party: 1. a quiz 2. karaoke 3. a picnic",
+                 "Here are 3 ideas for the party: 1. a picnic 2. karaoke 3. a quiz 4. bowling"):
+        await remember(brain, user, text, clock.now(), speaker="assistant")
+        clock.advance(timedelta(minutes=1))
+    await promote_all(brain)
+    texts = sorted(node.text for node in await nodes_of(brain, user))
+    assert texts == sorted([*said, "Here are 3 ideas for the party: 1. a quiz 2. karaoke 3. a picnic"])
+
+
 async def test_the_same_source_key_is_promoted_once(brain: Brain, user: User, clock: FixedClock) -> None:
     await remember(brain, user, "We adopted a cat called Miso", clock.now(), source_key="bench:1")
     await remember(brain, user, "We adopted a cat called Miso", clock.now(), source_key="bench:1")
