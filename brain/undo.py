@@ -187,11 +187,13 @@ async def undo_last(
         candidates = (await session.scalars(
             _steps(user_id, actor, transactions.clock.now() - UNDO_WINDOW, 5))).all()
     for record in candidates:
-        if record.type in FINAL:
+        call = inverse_call(record.type, record.payload)
+        # A change with nothing to set back (a deletion, a first goal) is where /undo stops, as FINAL says: going
+        # on would take back an older, unrelated entry in its place.
+        if record.type in FINAL or call is None:
             return ToolResult.failure(tr("Your last change cannot be undone, so I left everything as it is."),
                                       "not_undoable")
-        call = inverse_call(record.type, record.payload)
-        if call is None or executor.registry.get(call[0]) is None:
+        if executor.registry.get(call[0]) is None:
             continue
         tool, arguments = call
         result = await executor.execute(user_id, tool, arguments, actor, caused_by=record.id)

@@ -244,3 +244,11 @@ async def test_undo_last_goes_on_past_what_the_undo_button_took_back(brain: Brai
     await run(brain, user.id, "undo_last_drink")
     result = await undo_last(brain.transactions, brain.tools, user.id, USER)
     assert result.ok and await get(brain, Task, user.id) is None
+
+
+async def test_undo_last_stops_at_a_change_it_cannot_revert_instead_of_reaching_past_it(brain: Brain, user) -> None:  # type: ignore[no-untyped-def]
+    await run(brain, user.id, "log_drink", drink_type="water", quantity_ml=300)
+    await run(brain, user.id, "set_drink_goal", daily_ml=2500)  # a first goal: nothing to set it back to
+    result = await undo_last(brain.transactions, brain.tools, user.id, USER)
+    assert not result.ok and result.error_code == "not_undoable"
+    assert (await run(brain, user.id, "get_drink_progress"))["water_ml"] == 300
