@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.errors import DomainError
 from brain.events.catalog import ActorT, GoalAbandoned, GoalCreated, GoalPaused, GoalResumed
-from brain.events.store import query_events
+from brain.events.store import EventRecord, query_events
 from brain.goals.models import Goal, GoalPeriod
 from brain.goals.periods import PERIODS, local_date_at, period_bounds, period_instants
 from brain.goals.templates import TEMPLATE_IDS, TEMPLATES, measure_key
@@ -242,13 +242,25 @@ async def create_goal(
     return goal
 
 
+def _daily_target(goal: Goal) -> str | None:
+    """Which day's target the goal is also (see `_keep_daily_target`): "kcal", "water" or None."""
+    if goal.period != "day" or goal.metric != "event_sum":
+        return None
+    if goal.event_type == "MealLogged" and goal.field == "calories" and goal.filter_field is None:
+        return "kcal"
+    if (goal.event_type == "DrinkLogged" and goal.field == "quantity_ml" and goal.filter_field == "drink_type"
+            and goal.filter_value == "water"):
+        return "water"
+    return None
+
+
 async def _keep_daily_target(uow: UnitOfWork, user: User, actor: ActorT, goal: Goal) -> None:
     """A daily goal on calories or on millilitres of water is also the day's target that /today and the log replies
-    measure against ("650 of 1,800 kcal"): one number, not two that disagree. Set before the goal's own event, so
-    /undo takes the goal back first. A target the log's own goal cannot take leaves it as it was."""
-    if goal.period != "day" or goal.metric != "event_sum":
-        return
-    if goal.event_type == "MealLogged" and goal.field == "calories" and goal.filter_field is None:
+    measure against ("650 of 1,800 kcal"): one number, not two that disagree. Set before the goal's own event, in
+    its unit of work (`_release_daily_target` finds it so). A target the log's own goal cannot take leaves it as it
+    was."""
+    target = _daily_target(goal)
+    if target == "kcal":
         food = optional_module("brain.modules.food.service")
         if food is None or not food.MIN_GOAL_KCAL <= goal.target <= food.MAX_GOAL_KCAL:
             return
@@ -257,12 +269,43 @@ async def _keep_daily_target(uow: UnitOfWork, user: User, actor: ActorT, goal: G
             .where(food.NutritionGoal.user_id == user.id))).first()
         protein, carbs, fat = macros if macros is not None else (None, None, None)
         await food.set_nutrition_goal(uow, user, actor, round(goal.target), protein=protein, carbs=carbs, fat=fat)
-    elif (goal.event_type == "DrinkLogged" and goal.field == "quantity_ml" and goal.filter_field == "drink_type"
-          and goal.filter_value == "water"):
+    elif target == "water":
         drink = optional_module("brain.modules.drink.service")
         if drink is None or not drink.MIN_GOAL_ML <= goal.target <= drink.MAX_GOAL_ML:
             return
         await drink.set_goal(uow, user, actor, round(goal.target))
+
+
+async def _release_daily_target(uow: UnitOfWork, user: User, actor: ActorT, goal: Goal) -> None:
+    """The other half of `_keep_daily_target`: a goal stopped or undone puts the day's target back to what it was
+    before the goal set it (none: the default), unless it was changed since. The target's event is named as the
+    cause, so that /undo counts it as taken back with the goal instead of stopping at it."""
+    target = _daily_target(goal)
+    if target is None:
+        return
+    created = await uow.session.scalar(select(EventRecord).where(
+        EventRecord.user_id == user.id, EventRecord.type == "GoalCreated", EventRecord.record_id == str(goal.id)))
+    if created is None:
+        return
+    # The target the goal set: in the goal's unit of work (its instant), just before the goal's own event.
+    set_type, field = ("NutritionGoalSet", "daily_calories") if target == "kcal" else ("DrinkGoalSet", "daily_ml")
+    target_set = await uow.session.scalar(
+        select(EventRecord).where(EventRecord.user_id == user.id, EventRecord.type == set_type,
+                                  EventRecord.occurred_at == created.occurred_at, EventRecord.seq < created.seq)
+        .order_by(EventRecord.seq.desc()).limit(1))
+    if target_set is None or target_set.payload.get(field) != round(goal.target):
+        return
+    if target == "kcal":
+        food = optional_module("brain.modules.food.service")
+        if food is None or (await food.day_totals(uow, user)).calorie_goal != round(goal.target):
+            return
+        await food.restore_nutrition_goal(uow, user, actor, target_set.payload.get("previous"),
+                                          caused_by=target_set.id)
+    else:
+        drink = optional_module("brain.modules.drink.service")
+        if drink is None or await drink.goal_ml(uow, user) != round(goal.target):
+            return
+        await drink.restore_goal(uow, user, actor, target_set.payload.get("previous_ml"), caused_by=target_set.id)
 
 
 async def _value_so_far(uow: UnitOfWork, user: User, goal: Goal, today: date) -> float:
@@ -336,6 +379,7 @@ async def abandon_goal(uow: UnitOfWork, user: User, actor: ActorT, goal_ref: str
         raise DomainError(tr("{title} was already stopped.", title=goal.title), code="already_abandoned")
     goal.status, goal.updated_at = "abandoned", uow.now
     uow.emit(GoalAbandoned(goal_id=goal.id), user_id=user.id, record_id=goal.id, actor=actor)
+    await _release_daily_target(uow, user, actor, goal)
     open_rows = (await uow.session.scalars(
         select(GoalPeriod).where(GoalPeriod.user_id == user.id, GoalPeriod.goal_id == goal.id,
                                  GoalPeriod.closed_at.is_(None)).with_for_update()

@@ -8,8 +8,10 @@ from sqlalchemy import func, select
 
 from bot.dialog import Dialog
 from brain.actions.models import ActionToken
+from brain.events.actor import USER
 from brain.events.store import EventRecord
 from brain.goals.models import Goal, GoalPeriod
+from brain.people.models import Identity
 from tests.e2e.conftest import Person
 
 TEMPLATE_BUTTONS = (
@@ -21,6 +23,13 @@ TEMPLATE_BUTTONS = (
 async def _goals(brain) -> list[Goal]:  # type: ignore[no-untyped-def]
     async with brain.transactions.read() as session:
         return list((await session.scalars(select(Goal).order_by(Goal.created_at))).all())
+
+
+async def _set_water_target(brain, who: Person, ml: int) -> None:  # type: ignore[no-untyped-def]
+    """The day's water target set on its own, as the AI's set_drink_goal does (no command sets it)."""
+    async with brain.transactions.read() as session:
+        user_id = await session.scalar(select(Identity.user_id).where(Identity.platform_id == who.handle))
+    assert (await brain.tools.execute(user_id, "set_drink_goal", {"daily_ml": ml}, USER)).ok
 
 
 async def _goal_state(brain) -> tuple[int, ...]:  # type: ignore[no-untyped-def]
@@ -176,6 +185,46 @@ async def test_a_daily_kcal_or_water_goal_is_also_the_target_today_measures_agai
     await alice.send("/goal 1,5 l water a day")
     today = await alice.send("/today")
     assert "Water: 0 ml of 1,500 ml" in today and "Meals: 1 · 650 of 1,800 kcal" in today
-    assert "Stopped" in await alice.send("/undo")  # the goal is taken back first; the day's target is a setting
+    assert "Stopped" in await alice.send("/undo")  # the water goal, and the water target with it; not the kcal one
     await alice.send("/goal at most 3 coffees a day")  # counts, not the kcal or water target
     assert "650 of 1,800 kcal" in await alice.send("/today")
+
+
+async def test_undoing_a_daily_water_goal_puts_the_day_s_target_back_and_the_next_undo_the_water(person) -> None:
+    alice = person()
+    await alice.send("/water 250")
+    await alice.send("/goal 3 l water a day")
+    assert "Stopped At least 3,000 ml of water a day." in await alice.send("/undo")
+    assert "Water: 250 ml of 2,000 ml (13 %)" in await alice.send("/today")  # the default again: there was none
+    assert "Removed 250 ml water. Water today: 0 of 2,000 ml." in await alice.send("/undo")
+
+
+async def test_stopping_a_daily_water_goal_puts_back_the_target_it_replaced(person, brain) -> None:
+    alice = person()
+    await alice.send("/today")
+    await _set_water_target(brain, alice, 2500)
+    await alice.send("/goal 3 l water a day")
+    assert "Water: 0 ml of 3,000 ml" in await alice.send("/today")
+    await alice.send("/goal stop 1")
+    assert "Stopped" in await alice.press(alice.buttons()["Stop it"])
+    assert "Water: 0 ml of 2,500 ml" in await alice.send("/today")
+
+
+async def test_a_target_set_after_the_goal_stays_when_the_goal_is_stopped(person, brain) -> None:
+    alice = person()
+    await alice.send("/goal 3 l water a day")
+    await _set_water_target(brain, alice, 2500)
+    await alice.send("/goal stop 1")
+    await alice.press(alice.buttons()["Stop it"])
+    assert "Water: 0 ml of 2,500 ml" in await alice.send("/today")  # not the goal's number any more: left alone
+
+
+async def test_undoing_a_daily_kcal_goal_in_german_puts_the_target_back_before_the_lunch_goes(person) -> None:
+    alice = person(language="de")
+    await alice.send("/lang de")
+    await alice.send("/meal lunch pasta 650 kcal")
+    await alice.send("/goal max 1500 kcal am Tag")
+    assert "Höchstens 1.500 kcal pro Tag beendet." in await alice.send("/undo")
+    assert "Mahlzeiten: 1 · 650 von 2.000 kcal" in await alice.send("/today")
+    assert "Mittagessen gelöscht: pasta." in await alice.send("/undo")
+    assert "Mahlzeiten: 0 · 0 von 2.000 kcal" in await alice.send("/today")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
-from sqlalchemy import Date, bindparam, func, literal, select, true
+from sqlalchemy import Date, bindparam, delete, func, literal, select, true
 from sqlalchemy.dialects.postgresql import UUID, insert
 
 from brain.errors import DomainError
@@ -173,7 +173,8 @@ async def delete_drink(uow: UnitOfWork, user: User, actor: ActorT, entry_id: uui
     return entry
 
 
-async def set_goal(uow: UnitOfWork, user: User, actor: ActorT, daily_ml: int, drink_type: str = "water") -> int:
+async def set_goal(uow: UnitOfWork, user: User, actor: ActorT, daily_ml: int, drink_type: str = "water", *,
+                   caused_by: uuid.UUID | None = None) -> int:
     _check_type(drink_type)
     if not MIN_GOAL_ML <= daily_ml <= MAX_GOAL_ML:
         raise DomainError(tr("A daily goal must be between {min} and {max} ml.", min=MIN_GOAL_ML, max=MAX_GOAL_ML),
@@ -187,8 +188,26 @@ async def set_goal(uow: UnitOfWork, user: User, actor: ActorT, daily_ml: int, dr
         .on_conflict_do_update(index_elements=["user_id", "drink_type"], set_={"daily_ml": daily_ml})
     )
     uow.emit(DrinkGoalSet(drink_type=drink_type, daily_ml=daily_ml, previous_ml=previous), user_id=user.id,
-             record_id=f"{user.id}:{drink_type}", actor=actor)
+             record_id=f"{user.id}:{drink_type}", actor=actor, caused_by=caused_by)
     return daily_ml
+
+
+async def restore_goal(uow: UnitOfWork, user: User, actor: ActorT, daily_ml: int | None, drink_type: str = "water",
+                       *, caused_by: uuid.UUID) -> int:
+    """Sets the daily goal back to `daily_ml`, or removes it when that is None, so that the default applies again
+    (no tool does that: it is how a goal that set the target takes it back). `caused_by`: the DrinkGoalSet this
+    reverts, which then counts as undone."""
+    if daily_ml is not None:
+        return await set_goal(uow, user, actor, daily_ml, drink_type, caused_by=caused_by)
+    _check_type(drink_type)
+    previous = await uow.session.scalar(
+        delete(DrinkGoal).where(DrinkGoal.user_id == user.id, DrinkGoal.drink_type == drink_type)
+        .returning(DrinkGoal.daily_ml)
+    )
+    restored = _goal_or_default(None, drink_type)
+    uow.emit(DrinkGoalSet(drink_type=drink_type, daily_ml=restored, previous_ml=previous), user_id=user.id,
+             record_id=f"{user.id}:{drink_type}", actor=actor, caused_by=caused_by)
+    return restored
 
 
 async def goal_ml(uow: UnitOfWork, user: User, drink_type: str = "water") -> int:

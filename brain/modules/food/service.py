@@ -7,7 +7,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
-from sqlalchemy import func, select, true
+from sqlalchemy import delete, func, select, true
 from sqlalchemy.dialects.postgresql import insert
 
 from brain.errors import DomainError
@@ -178,6 +178,7 @@ async def set_nutrition_goal(
     protein: int | None = None,
     carbs: int | None = None,
     fat: int | None = None,
+    caused_by: uuid.UUID | None = None,
 ) -> NutritionGoal:
     """Replaces the person's one goal as a whole: macros left out are cleared, not kept."""
     if not MIN_GOAL_KCAL <= daily_kcal <= MAX_GOAL_KCAL:
@@ -198,8 +199,34 @@ async def set_nutrition_goal(
     )
     assert goal_id is not None
     uow.emit(NutritionGoalSet(goal_id=goal_id, daily_calories=daily_kcal, daily_protein=protein, daily_carbs=carbs,
-                              daily_fat=fat, previous=previous), user_id=user.id, record_id=goal_id, actor=actor)
+                              daily_fat=fat, previous=previous), user_id=user.id, record_id=goal_id, actor=actor,
+             caused_by=caused_by)
     return NutritionGoal(id=goal_id, user_id=user.id, **values)
+
+
+async def restore_nutrition_goal(
+    uow: UnitOfWork, user: User, actor: ActorT, previous: dict[str, int | None] | None, *, caused_by: uuid.UUID
+) -> None:
+    """Sets the goal back to `previous` (a NutritionGoalSet's), or removes it when that is None, so that the default
+    applies again (no tool does that: it is how a goal that set the target takes it back). `caused_by`: the
+    NutritionGoalSet this reverts, which then counts as undone."""
+    if previous is not None and previous.get("daily_calories") is not None:
+        await set_nutrition_goal(uow, user, actor, int(previous["daily_calories"] or 0),
+                                 protein=previous.get("daily_protein"), carbs=previous.get("daily_carbs"),
+                                 fat=previous.get("daily_fat"), caused_by=caused_by)
+        return
+    removed = (await uow.session.execute(
+        delete(NutritionGoal).where(NutritionGoal.user_id == user.id)
+        .returning(NutritionGoal.id, NutritionGoal.daily_calories, NutritionGoal.daily_protein,
+                   NutritionGoal.daily_carbs, NutritionGoal.daily_fat)
+    )).first()
+    if removed is None:
+        return
+    goal_id, *old = removed
+    uow.emit(NutritionGoalSet(goal_id=goal_id, daily_calories=DEFAULT_CALORIE_GOAL,
+                              previous=dict(zip(("daily_calories", "daily_protein", "daily_carbs", "daily_fat"), old,
+                                                strict=True))),
+             user_id=user.id, record_id=goal_id, actor=actor, caused_by=caused_by)
 
 
 async def day_totals(uow: UnitOfWork, user: User, day: date | None = None) -> DayTotals:
