@@ -69,7 +69,8 @@ def _nutrition_goal_back(p: dict[str, Any]) -> dict[str, Any] | None:
 # - deletions (TaskDeleted, CalendarEventDeleted, PlaceDeleted, ...) and abandon_goal: the record is gone.
 Inverse = tuple[str, Callable[[dict[str, Any]], dict[str, Any] | None]]
 INVERSES: dict[str, Inverse] = {
-    "DrinkLogged": ("undo_last_drink", lambda p: {"entry_ids": p["entry_id"]}),
+    "DrinkLogged": ("undo_last_drink",  # the whole log it is part of ("/coffee 3"), as its reply's Undo button
+                    lambda p: {"entry_ids": ",".join(map(str, p.get("log_entry_ids") or [p["entry_id"]]))}),
     "MealLogged": ("delete_meal", lambda p: {"meal_id": p["meal_id"]}),
     "MealFromPhotoLogged": ("delete_meal", lambda p: {"meal_id": p["meal_id"]}),
     "TaskCreated": ("delete_task", lambda p: {"task": p["task_id"]}),

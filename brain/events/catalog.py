@@ -145,6 +145,9 @@ class DrinkLogged(_Drink):
     date: date
     time: str
     from_preset: bool
+    # The entries of the one log this drink is part of ("/coffee 3"), itself among them, so that an undo takes the
+    # log back whole; empty for a drink logged on its own (and events from before).
+    log_entry_ids: list[uuid.UUID] = Field(default_factory=list)
 
 
 class DrinkEntryDeleted(_Drink):

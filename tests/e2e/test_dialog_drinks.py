@@ -119,6 +119,34 @@ async def test_several_cups_are_logged_together_and_undone_together(person) -> N
     assert "Coffee: 2" in await alice.send("/today")  # the first two stay
 
 
+async def test_undo_takes_back_a_log_of_several_drinks_whole_as_its_undo_button_does(person) -> None:
+    alice = person()
+    await alice.send("/water 250")
+    await alice.send("/coffee 3")
+    assert await alice.send("/undo") == "Removed 3 × 150 ml coffee. Water today: 250 of 2,000 ml."
+    assert "Coffee" not in await alice.send("/today")
+    await alice.send("3 glasses of water")
+    assert "Removed 3 × 250 ml water. Water today: 250 of 2,000 ml." in await alice.send("/undo")
+    # The next step back is the glass logged on its own, not what is left of a log.
+    assert await alice.send("/undo") == "Removed 250 ml water. Water today: 0 of 2,000 ml."
+
+
+async def test_undo_after_the_undo_button_took_back_several_drinks_goes_on_to_the_step_before(person) -> None:
+    alice = person()
+    await alice.send("/water 500")
+    await alice.send("/coffee 2")
+    await alice.press(alice.buttons()["Undo"])
+    assert await alice.send("/undo") == "Removed 500 ml water. Water today: 0 of 2,000 ml."
+
+
+async def test_undo_takes_back_several_cups_whole_in_german(person) -> None:
+    bob = person(language="de")
+    await bob.send("/lang de")
+    await bob.send("/kaffee 3")
+    assert "3 × 150 ml Kaffee entfernt." in await bob.send("/undo")
+    assert "Kaffee" not in await bob.send("/heute")
+
+
 async def test_german_cups_are_counted_in_german(person) -> None:
     bob = person(language="de")
     assert "2 × 150 ml Kaffee eingetragen" in await bob.send("/kaffee 2")

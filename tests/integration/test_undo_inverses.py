@@ -22,7 +22,7 @@ from brain.modules.food.models import NutritionGoal
 from brain.modules.places.models import Place, PlaceVisit
 from brain.modules.todo.models import Task
 from brain.pulse.models import PulseState
-from brain.undo import is_undoable, undo_event, undo_last
+from brain.undo import is_undoable, undo_event, undo_last, undone_ids
 
 
 async def run(brain: Brain, user_id: uuid.UUID, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -252,3 +252,15 @@ async def test_undo_last_stops_at_a_change_it_cannot_revert_instead_of_reaching_
     result = await undo_last(brain.transactions, brain.tools, user.id, USER)
     assert not result.ok and result.error_code == "not_undoable"
     assert (await run(brain, user.id, "get_drink_progress"))["water_ml"] == 300
+
+
+async def test_undoing_one_drink_of_several_logged_at_once_undoes_them_all_each_as_undone(brain: Brain, user) -> None:  # type: ignore[no-untyped-def]
+    await run(brain, user.id, "log_drink", drink_type="coffee", count=3)
+    async with brain.transactions.read() as session:
+        logged = list((await session.scalars(select(EventRecord.id).where(
+            EventRecord.user_id == user.id, EventRecord.type == "DrinkLogged").order_by(EventRecord.seq))).all())
+    assert len(logged) == 3
+    assert (await undo_event(brain.transactions, brain.tools, user.id, logged[0], USER)).ok
+    assert (await run(brain, user.id, "get_drink_progress"))["coffee_count"] == 0
+    async with brain.transactions.read() as session:
+        assert await undone_ids(session, user.id, logged) == set(logged)

@@ -20,6 +20,7 @@ from brain.events.catalog import (
     DrinkGoalSet,
     DrinkLogged,
 )
+from brain.events.store import EventRecord
 from brain.i18n import N_, Text, tr
 from brain.modules.drink.models import DrinkEntry, DrinkGoal, DrinkPreset
 from brain.people.local_time import local_date, local_now
@@ -87,13 +88,18 @@ async def log_drink(
     *,
     name: str | None = None,
     preset_id: uuid.UUID | None = None,
+    entry_id: uuid.UUID | None = None,
+    log_entry_ids: Sequence[uuid.UUID] = (),
 ) -> tuple[DrinkEntry, DrinkProgress]:
+    """One drink. `entry_id` and `log_entry_ids`: its id, and those of all drinks of the one log it is part of
+    (several cups at once), for DrinkLogged."""
     _check_type(drink_type)
     _check_amount(quantity_ml)
     day = local_date(user, uow.now)
     before = await day_progress(uow, user, day)
-    values = {"id": uuid.uuid4(), "user_id": user.id, "drink_type": drink_type, "name": (name or drink_type)[:100],
-              "quantity_ml": quantity_ml, "preset_id": preset_id, "logged_at": uow.now, "local_date": day}
+    values = {"id": entry_id or uuid.uuid4(), "user_id": user.id, "drink_type": drink_type,
+              "name": (name or drink_type)[:100], "quantity_ml": quantity_ml, "preset_id": preset_id,
+              "logged_at": uow.now, "local_date": day}
     # Core on the session's connection (the ORM's unit of work costs more than the insert); the entry handed
     # back is not tracked by the session.
     await _ADD_ENTRY.run(await uow.session.connection(), values)
@@ -102,6 +108,7 @@ async def log_drink(
         DrinkLogged(
             entry_id=entry.id, drink_type=drink_type, quantity_ml=quantity_ml, name=entry.name, date=day,
             time=local_now(user, uow.now).strftime("%H:%M"), from_preset=preset_id is not None,
+            log_entry_ids=list(log_entry_ids),
         ),
         user_id=user.id, record_id=entry.id, actor=actor,
     )
@@ -136,14 +143,28 @@ async def undo_last_drink(uow: UnitOfWork, user: User, actor: ActorT) -> DrinkEn
     )
     if entry is None:
         raise DomainError(tr("There is no drink from today to undo."), code="nothing_to_undo")
-    await _take_back(uow, user, actor, entry)
+    await _take_back(uow, user, actor, [entry])
     return entry
 
 
-async def _take_back(uow: UnitOfWork, user: User, actor: ActorT, entry: DrinkEntry) -> None:
-    await uow.session.delete(entry)
-    uow.emit(DrinkEntryUndone(entry_id=entry.id, drink_type=entry.drink_type, quantity_ml=entry.quantity_ml),
-             user_id=user.id, record_id=entry.id, actor=actor)
+async def _take_back(uow: UnitOfWork, user: User, actor: ActorT, entries: Sequence[DrinkEntry]) -> None:
+    """Removes the entries, each DrinkEntryUndone caused by the entry's own DrinkLogged: so every drink of a log
+    undone whole counts as undone (brain.undo), not only the one an undo was started from."""
+    logged = await _logged_events(uow, user, entries)
+    for entry in entries:
+        await uow.session.delete(entry)
+        uow.emit(DrinkEntryUndone(entry_id=entry.id, drink_type=entry.drink_type, quantity_ml=entry.quantity_ml),
+                 user_id=user.id, record_id=entry.id, actor=actor, caused_by=logged.get(entry.id))
+
+
+async def _logged_events(uow: UnitOfWork, user: User, entries: Sequence[DrinkEntry]) -> dict[uuid.UUID, uuid.UUID]:
+    """The DrinkLogged event of each entry, by entry id, where the store still has it (written at the entry's
+    `logged_at`, which finds it by index)."""
+    rows = await uow.session.execute(select(EventRecord.record_id, EventRecord.id).where(
+        EventRecord.user_id == user.id, EventRecord.type == "DrinkLogged",
+        EventRecord.occurred_at.in_({entry.logged_at for entry in entries}),
+        EventRecord.record_id.in_([str(entry.id) for entry in entries])))
+    return {uuid.UUID(record_id): event_id for record_id, event_id in rows}
 
 
 async def undo_drinks(uow: UnitOfWork, user: User, actor: ActorT, entry_ids: Sequence[uuid.UUID]) -> list[DrinkEntry]:
@@ -156,8 +177,7 @@ async def undo_drinks(uow: UnitOfWork, user: User, actor: ActorT, entry_ids: Seq
     )).all())
     if not wanted or len(entries) != len(wanted):
         raise DomainError(tr("No such drink entry."), code="not_found")
-    for entry in entries:
-        await _take_back(uow, user, actor, entry)
+    await _take_back(uow, user, actor, entries)
     return entries
 
 

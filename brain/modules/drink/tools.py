@@ -33,9 +33,13 @@ async def _log_drink(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     count = int(args.get("count") or 1)
     # Several cups ("zwei Kaffee") are one entry each, all in this transaction: they are logged together or not at
     # all, and the reply says how many.
+    # Each names them all, so that /undo takes the log back whole, as its reply's Undo button does.
+    ids = [uuid.uuid4() for _ in range(count)]
+    together = ids if count > 1 else []
     entries = []
-    for _ in range(count):
-        entry, progress = await service.log_drink(ctx.uow, ctx.user, ctx.actor, drink_type, ml, name=args.get("name"))
+    for entry_id in ids:
+        entry, progress = await service.log_drink(ctx.uow, ctx.user, ctx.actor, drink_type, ml, name=args.get("name"),
+                                                  entry_id=entry_id, log_entry_ids=together)
         entries.append(entry)
     values = {"ml": ml, "drink": drink_label(drink_type), "water": progress.water_ml, "goal": progress.water_goal_ml,
               "percent": progress.water_percent}
