@@ -286,6 +286,30 @@ async def test_bad_input_on_logs_changes_nothing(person, db_state, line: str, ex
     assert await db_state() == before
 
 
+async def test_event_numbers_are_the_ones_the_list_shows_and_a_finished_event_has_none(person) -> None:
+    alice = person()  # the clock stands at 8:30 in Berlin
+    await alice.send("/event Standup today 7:00")
+    await alice.send("/event Dentist tomorrow 10:00")
+    listing = await alice.send("/event")
+    assert "1. Tue, Dec 1, 10:00\u202fAM Dentist" in listing and "Standup" not in listing
+    assert "/event delete 2" not in listing  # one event: there is no second one
+    assert "There is no event number 2" in await alice.send("/event delete 2")
+    assert await alice.send("/event delete 1") == "Deleted Dentist."
+    assert await alice.send("/event delete standup") == "Deleted Standup."  # not deleted in the other's place
+
+
+async def test_german_event_numbers_are_the_ones_the_list_shows(person) -> None:
+    bob = person(language="de")
+    await bob.send("/lang de")
+    await bob.send("/termin Standup heute 7:00")
+    await bob.send("/termin Zahnarzt morgen 10:00")
+    await bob.send("/termin Urlaub 24.12.")
+    listing = await bob.send("/termin")
+    assert "1. Di., 1. Dez. um 10:00 Zahnarzt" in listing and "2. Do., 24. Dez., ganztägig Urlaub" in listing
+    assert "Standup" not in listing and "/termin löschen 2 entfernt den zweiten." in listing
+    assert await bob.send("/termin löschen 2") == "Urlaub gelöscht."
+
+
 async def test_events_places_and_meals_can_be_deleted_without_a_model(person) -> None:
     alice = person()
     await alice.send("/event Dentist tomorrow 14:00")

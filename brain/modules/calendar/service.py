@@ -262,27 +262,29 @@ async def delete_event(uow: UnitOfWork, user: User, actor: ActorT, event_id: uui
 
 
 def _agenda(uow: UnitOfWork, user: User) -> tuple[type[CalendarEvent], Any]:
-    """The person's agenda (every event that ends after the start of their local today), each with
-    its 1-based position by start. Today's and upcoming lists are slices of it, so a number the
-    person saw in either list names the same event."""
-    day_start = day_bounds(user, local_date(user, uow.now))[0]
+    """The person's agenda (every event not yet over, running ones included), each with its 1-based
+    position by start: the numbers /event shows, and so the ones a number names. Today's list is a
+    slice of it too, where an event already over has no number (position 0): it is not listed as
+    coming up, so no number the person saw could mean it."""
     ranked = (
         select(CalendarEvent, func.row_number().over(order_by=_ORDER).label("position"))
-        .where(CalendarEvent.user_id == user.id, CalendarEvent.end_time > day_start)
+        .where(CalendarEvent.user_id == user.id, CalendarEvent.end_time > uow.now)
         .subquery()
     )
     return aliased(CalendarEvent, ranked), ranked.c.position
 
 
 async def _rows(uow: UnitOfWork, stmt: Select[Any]) -> list[ListedEvent]:
-    return [ListedEvent(event, int(position)) for event, position in (await uow.session.execute(stmt))]
+    return [ListedEvent(event, int(position or 0)) for event, position in (await uow.session.execute(stmt))]
 
 
 async def todays_events(uow: UnitOfWork, user: User) -> list[ListedEvent]:
-    """Events overlapping the person's local today (already-ended ones included), by start."""
-    day_end = day_bounds(user, local_date(user, uow.now))[1]
+    """Events overlapping the person's local today (already-ended ones included, without a number), by start."""
+    day_start, day_end = day_bounds(user, local_date(user, uow.now))
     row, position = _agenda(uow, user)
-    return await _rows(uow, select(row, position).where(row.start_time < day_end).order_by(position).limit(MAX_LIST))
+    return await _rows(uow, select(CalendarEvent, position).outerjoin(row, row.id == CalendarEvent.id).where(
+        CalendarEvent.user_id == user.id, CalendarEvent.end_time > day_start, CalendarEvent.start_time < day_end,
+    ).order_by(*_ORDER).limit(MAX_LIST))
 
 
 async def upcoming_events(uow: UnitOfWork, user: User, *, limit: int = 10) -> list[ListedEvent]:

@@ -281,9 +281,9 @@ async def test_upcoming_lists_running_and_future_events_by_start_with_a_limit(br
     async with brain.transactions.begin() as uow:
         upcoming = await service.upcoming_events(uow, user, limit=3)
         today = await service.todays_events(uow, user)
-    # Positions are the agenda's: the same number names the same event in both lists.
-    assert [(r.position, r.event.title) for r in upcoming] == [(2, "running"), (3, "tonight"), (4, "friday")]
-    assert [(r.position, r.event.title) for r in today] == [(1, "over"), (2, "running"), (3, "tonight")]
+    # Positions are the agenda's: the same number names the same event in both lists; one that is over has none.
+    assert [(r.position, r.event.title) for r in upcoming] == [(1, "running"), (2, "tonight"), (3, "friday")]
+    assert [(r.position, r.event.title) for r in today] == [(0, "over"), (1, "running"), (2, "tonight")]
 
 
 async def test_find_event_resolves_position_id_and_title_fragment(brain: Brain, user: User) -> None:
