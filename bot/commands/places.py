@@ -26,12 +26,16 @@ async def place(turn: Turn, args: str) -> None:
         turn.say("\n".join(lines))
         return
     verb, _, reference = args.partition(" ")
-    if verb.casefold() in DELETE_WORDS and reference.strip():
+    deleting = verb.casefold() in DELETE_WORDS
+    if deleting and reference.strip():
         # "/place delete Gym", "/ort löschen 2": the place and its visits (a place called "Delete" is still visited).
         turn.say_result(await turn.tool("delete_place", {"place": reference.strip()}))
         return
     visit = await turn.tool("visit_place", {"place": args})
     if not visit.ok and visit.error_code == "not_found":
+        if deleting:  # "/place delete" with nothing after it: which place, not a new one called "delete"
+            turn.say(tr("Which place? Give its name, number or id."))
+            return
         created = await turn.tool("create_place", {"name": args})
         if not created.ok:
             turn.say_result(created)

@@ -310,6 +310,19 @@ async def test_german_event_numbers_are_the_ones_the_list_shows(person) -> None:
     assert await bob.send("/termin löschen 2") == "Urlaub gelöscht."
 
 
+async def test_place_delete_without_a_name_asks_which_place_and_creates_none(person, db_state) -> None:
+    alice = person()
+    await alice.send("/place Gym")
+    before = await db_state()
+    assert await alice.send("/place delete") == "Which place? Give its name, number or id."
+    assert await db_state() == before
+    bob = person(language="de")
+    await bob.send("/lang de")
+    before = await db_state()
+    assert await bob.send("/ort löschen") == "Welcher Ort? Nenn mir seinen Namen, seine Nummer oder ID."
+    assert await db_state() == before
+
+
 async def test_events_places_and_meals_can_be_deleted_without_a_model(person) -> None:
     alice = person()
     await alice.send("/event Dentist tomorrow 14:00")
