@@ -10,13 +10,16 @@ from zoneinfo import ZoneInfo
 
 from bot.commands import Command
 from bot.parsing.dates import (
+    NIGHT,
     FoundTime,
     cut,
+    find_bare_hour,
     find_clockish,
     find_date,
     find_dateish,
     find_duration_minutes,
     find_time,
+    in_part_of_day,
 )
 from bot.turn import Turn
 from brain.i18n import N_, Text, ntr, tr
@@ -28,8 +31,6 @@ UPCOMING_FETCH = 50  # the upcoming list's maximum, read to count what is not sh
 # Between the first and the last day of an all-day event: "24.12.-27.12.", "24.12. bis 27.12.", "Dec 24 to Dec 27".
 _RANGE_JOIN_RE = re.compile(r"\s*(?:[-–]|\b(?:bis|to|until|till)\b)\s*", re.I)
 _RANGE_LEAD_RE = re.compile(r"\b(?:vom|von|from)\s+$", re.I)
-# "tonight at 7", "heute Abend halb acht": an hour that names no half of the day is in the evening.
-_EVENING_RE = re.compile(r"\b(?:tonight|abend)\b", re.I)
 
 
 # "/event delete 2", "/termin löschen Zahnarzt": the number is the one the list shows.
@@ -51,9 +52,10 @@ async def event(turn: Turn, args: str) -> None:
     # The day first: "3.12. 14:00" is the 3rd of December at two, and read as a time first "3.12" would be 3:12.
     day = find_date(text, turn.today)
     last_day: date | None = None
-    evening = False
+    # "tomorrow evening at 7", "morgen Abend halb acht", "tonight 9": the part of the day said with the day
+    part = day.part if day is not None else None
+    at_time: FoundTime | None = None
     if day is not None:
-        evening = _EVENING_RE.search(text[day.start:day.end]) is not None
         cut_from, cut_to = day.start, day.end
         joined = _RANGE_JOIN_RE.match(text, cut_to)
         if joined is not None:
@@ -62,11 +64,22 @@ async def event(turn: Turn, args: str) -> None:
                 last_day, cut_to = last.value, joined.end() + last.end
                 lead = _RANGE_LEAD_RE.search(text, 0, cut_from)
                 cut_from = lead.start() if lead is not None else cut_from
+        bare = find_bare_hour(text, cut_to) if last_day is None else None
+        if bare is not None and find_time(cut(text, cut_from, cut_to)) is None:
+            # "friday 3": 3 at night or in the afternoon, or no time at all ("Room 3")? Asked, as a wrong guess
+            # would go unnoticed; "friday 15" and "tomorrow night 9" say it.
+            if part is None and bare.open_meridiem:
+                turn.say(tr("I couldn't read the time \"{text}\". Write it like 14:00 or 2:30 pm.",
+                            text=text[bare.start:bare.end]))
+                return
+            at_time, cut_to = bare, bare.end
         text = cut(text, cut_from, cut_to)
-    at_time = find_time(text)
+    if at_time is None:
+        at_time = find_time(text)
+        if at_time is not None:
+            text = cut(text, at_time.start, at_time.end)
     until = None
     if at_time is not None:
-        text = cut(text, at_time.start, at_time.end)
         until = find_time(text)  # a second time is the end: "9:00-9:15", "14:00 bis 15:30"
         if until is not None:
             text = cut(text, until.start, until.end)
@@ -107,13 +120,15 @@ async def event(turn: Turn, args: str) -> None:
             turn.say(tr("From {first} to {last} is an all-day event: leave out the time, or add each day on its own.",
                         first=on, last=last_day))
             return
-        starts = _clock(at_time, evening)
+        starts = _clock(at_time, part)
+        if part == NIGHT and at_time.open_meridiem and starts.hour < 6:
+            on += timedelta(days=1)  # "Samstag Nacht um 1", "friday night at 1": after midnight, the day after
         start = _instant(on, starts, zone)
         if start is None:
             turn.say(_skipped(starts, on))
             return
         if until is not None:
-            ends = _clock(until, evening)
+            ends = _clock(until, part)
             if until.open_meridiem and ends < starts and ends.hour < 12 and ends.replace(hour=ends.hour + 12) > starts:
                 ends = ends.replace(hour=ends.hour + 12)  # "14:00 bis halb vier" ends at 15:30
             end_day = on if ends > starts else on + timedelta(days=1)  # "22:00-1:00" ends the next day
@@ -129,10 +144,12 @@ async def event(turn: Turn, args: str) -> None:
     turn.say_result(result)
 
 
-def _clock(found: FoundTime, evening: bool) -> time:
+def _clock(found: FoundTime, part: str | None) -> time:
+    """The time an hour that names no half of the day ("at 7", "halb acht") is in the part of the day said with the
+    day ("tomorrow evening", "heute Abend")."""
     value = found.value
-    if evening and found.open_meridiem and 1 <= value.hour <= 11:
-        return value.replace(hour=value.hour + 12)
+    if part is not None and found.open_meridiem:
+        return value.replace(hour=in_part_of_day(value.hour, part))
     return value
 
 

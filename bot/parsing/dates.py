@@ -1,6 +1,6 @@
 """Date and time phrases in German and English, relative to the person's local today:
 "heute", "tomorrow", "bis Freitag", "next monday", "am 3.12.", "5. Dezember", "Dec 5", "12/24", "2026-12-24",
-"in 3 Tagen", "14:00", "halb acht", "noon", "1,5 h"."""
+"in 3 Tagen", "14:00", "halb acht", "noon", "morgen Abend um 8", "tomorrow night 9", "1,5 h"."""
 
 from __future__ import annotations
 
@@ -32,9 +32,23 @@ MONTHS: dict[str, int] = {
     "december": 12, "dezember": 12, "dec": 12, "dez": 12,
 }
 RELATIVE: dict[str, int] = {
-    "today": 0, "heute": 0, "tonight": 0, "heute abend": 0, "tomorrow": 1, "morgen": 1,
-    "day after tomorrow": 2, "übermorgen": 2, "uebermorgen": 2, "yesterday": -1, "gestern": -1,
+    "today": 0, "heute": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
+    "tomorrow": 1, "morgen": 1, "day after tomorrow": 2, "übermorgen": 2, "uebermorgen": 2, "yesterday": -1,
+    "gestern": -1,
 }
+# Parts of the day, as the hour they make of "8": the morning keeps it, the afternoon and evening take the later 8,
+# the night the later one up to 11 and the small hours as they are ("night at 1" is 1:00 after midnight).
+MORNING, MIDDAY, AFTERNOON, EVENING, NIGHT = "morning", "midday", "afternoon", "evening", "night"
+# By the last word of the phrase ("am Abend", "in the evening", "at night").
+PART_OF_DAY: dict[str, str] = {
+    "morgens": MORNING, "früh": MORNING, "frueh": MORNING, "vormittags": MORNING, "morgen": MORNING,
+    "vormittag": MORNING, "morning": MORNING, "mittags": MIDDAY, "mittag": MIDDAY, "nachmittags": AFTERNOON,
+    "nachmittag": AFTERNOON, "afternoon": AFTERNOON, "abends": EVENING, "abend": EVENING, "evening": EVENING,
+    "nachts": NIGHT, "nacht": NIGHT, "night": NIGHT,
+}
+# A day phrase that names its part of the day.
+_RELATIVE_PARTS: dict[str, str] = {"tonight": EVENING, "this morning": MORNING, "this afternoon": AFTERNOON,
+                                   "this evening": EVENING}
 _PREFIX = r"(?:\b(?:bis|until|till|by|due|am|on|at|um|für|fuer|for|ab|spätestens|spaetestens)\s+)?"
 _NEXT = r"(?:(?:next|nächsten|naechsten|nächste|naechste|kommenden|kommende|this|diesen|diese)\s+)?"
 _WEEKDAY_ALT = "|".join(sorted((w for w in WEEKDAYS if len(w) > 2), key=len, reverse=True))
@@ -57,14 +71,25 @@ DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(rf"{_PREFIX}{_WEEKDAY_LEAD}{_MONTH_DAY}", re.I),
     re.compile(rf"{_PREFIX}{_SLASHED}", re.I),
     re.compile(rf"{_PREFIX}in\s+(?P<n>\d{{1,3}})\s+(?P<unit>tagen|tag|days|day|wochen|woche|weeks|week)", re.I),
-    re.compile(rf"{_PREFIX}{_NEXT}(?P<weekday>{_WEEKDAY_ALT})\b", re.I),
+    # "Freitag", "next friday", "Freitagabend" (German writes the part of the day onto the day)
+    re.compile(rf"{_PREFIX}{_NEXT}(?P<weekday>{_WEEKDAY_ALT})"
+               r"(?P<day_part>morgen|vormittag|mittag|nachmittag|abend|nacht)?\b", re.I),
     re.compile(rf"{_PREFIX}(?P<rel>{_RELATIVE_ALT})\b", re.I),
 )
-# 12-hour times first ("3pm", "3:30 p.m."), then 24-hour ones ("14:00", "7.15", "14h30", "um 9", "20 Uhr").
+# A part of the day after a time ("8 Uhr abends", "halb acht abends", "7 in the evening", "um 8 am Abend") or before
+# it ("abends um 8", "in the evening at 8"); the nouns alone ("Abend um 8", "Night 2:30") only after a day (see
+# _DAY_PART_RE), as they may as well be the title.
+_PART_AFTER_WORDS = (r"morgens|früh|frueh|vormittags|mittags|nachmittags|abends|nachts|in the morning|in the afternoon"
+                     r"|in the evening|at night|am morgen|am vormittag|am mittag|am nachmittag|am abend|in der nacht")
+_PART_AFTER_RE = re.compile(rf"\s*\b(?P<part>{_PART_AFTER_WORDS})\b", re.I)
+_PART_BEFORE_RE = re.compile(rf"\b(?P<part>{_PART_AFTER_WORDS})\s+$", re.I)
+# 12-hour times first ("3pm", "3:30 p.m."), then 24-hour ones ("14:00", "7.15", "14h30", "um 9", "20 Uhr"), then a
+# bare hour that a part of the day makes a time ("8 abends", "9 at night").
 TIME_RE = re.compile(r"(?:(?:um|at|@)\s+)?\b(?P<h12>1[0-2]|0?[1-9])(?::(?P<min12>[0-5]\d))?\s*(?P<half>[ap])\.?m\b\.?"
                      r"|(?:(?:um|at|@)\s+)?\b(?P<h>[01]?\d|2[0-3])(?::|\.|h)(?P<min>[0-5]\d)\b(?:\s*uhr)?"
                      r"|(?:(?:um|at|@)\s+)(?P<h2>[01]?\d|2[0-3])\s*(?:uhr|h|o'clock)?\b"
-                     r"|\b(?P<h3>[01]?\d|2[0-3])\s*uhr\b", re.I)
+                     r"|\b(?P<h3>[01]?\d|2[0-3])\s*uhr\b"
+                     rf"|\b(?P<h4>1[0-2]|[1-9])(?=\s+(?:{_PART_AFTER_WORDS})\b)", re.I)
 HOUR_WORDS: dict[str, int] = {
     "eins": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "fuenf": 5, "sechs": 6, "sieben": 7, "acht": 8,
     "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12, "zwoelf": 12,
@@ -82,12 +107,6 @@ SPOKEN_TIME_RE = re.compile(
     rf"(?:(?:um|at|@)\s+)?\b(?P<spoken>{_SPOKEN_ALT})\s+(?P<hour>{_HOUR_ALT})\b(?:\s*uhr\b)?"
     r"|(?:(?:um|at|@|zu)\s+)?(?:\b12\s+)?\b(?P<named>noon|midday|midnight|mitternacht|mittags)\b"
     r"(?!\s+(?:um\s+)?(?:\d|halb|viertel))", re.I)
-# A part of the day after a time ("8 Uhr abends", "halb acht abends", "7 in the evening") or before it ("abends um 8").
-_PART_AFTER_RE = re.compile(r"\s*\b(?P<part>morgens|früh|frueh|vormittags|mittags|nachmittags|abends|nachts"
-                            r"|in the morning|in the afternoon|in the evening|at night)\b", re.I)
-_PART_BEFORE_RE = re.compile(r"\b(?P<part>morgens|früh|frueh|vormittags|mittags|nachmittags|abends|nachts)\s+$", re.I)
-_AFTERNOON = frozenset({"nachmittags", "abends", "in the afternoon", "in the evening"})
-_NIGHT = frozenset({"nachts", "at night"})
 # Something written as a clock time that is not one ("25:00", "14:60", "13pm", "halb dreizehn"): worth a question,
 # not a title.
 CLOCKISH_RE = re.compile(r"\b\d{1,2}(?::\d{2}|\s*[ap]\.?m\b\.?|\s*uhr\b)"
@@ -102,15 +121,25 @@ DURATION_RE = re.compile(
 )
 
 
+# A part of the day right after the day: "morgen Abend", "Freitag früh", "tomorrow night", "heute am Nachmittag".
+# Not "mittags": "morgen mittags" is noon, a time (see SPOKEN_TIME_RE).
+_DAY_PART_RE = re.compile(r"\s+(?P<part>(?:am\s+|in\s+der\s+)?(?:morgen|vormittag|mittag|nachmittag|abend|nacht)"
+                          r"|morgens|früh|frueh|vormittags|nachmittags|abends|nachts"
+                          r"|(?:in\s+the\s+)?(?:morning|afternoon|evening)|(?:at\s+)?night)\b", re.I)
+
+
 @dataclass(frozen=True)
 class Found:
     value: date
     start: int
     end: int
+    # The part of the day said with the day ("tomorrow evening", "Freitagabend", "tonight"), within the span.
+    part: str | None = None
 
 
 def find_date(text: str, today: date) -> Found | None:
-    """The first date phrase in `text` (its span, so callers can cut it out), or None."""
+    """The first date phrase in `text` with a part of the day right after it (its span, so callers can cut it out),
+    or None."""
     best: Found | None = None
     for pattern in DATE_PATTERNS:
         for match in pattern.finditer(text):
@@ -120,9 +149,21 @@ def find_date(text: str, today: date) -> Found | None:
                 continue
             value = _resolve(match, today)
             if value is not None and (best is None or match.start() < best.start):
-                best = Found(value, match.start(), match.end())
+                best = _with_part_of_day(text, match, value)
                 break
     return best
+
+
+def _with_part_of_day(text: str, match: re.Match[str], value: date) -> Found:
+    groups = match.groupdict()
+    part = _RELATIVE_PARTS.get((groups.get("rel") or "").lower())
+    if groups.get("day_part"):
+        part = PART_OF_DAY[groups["day_part"].lower()]
+    end = match.end()
+    after = _DAY_PART_RE.match(text, end) if part is None else None
+    if after is not None:
+        part, end = PART_OF_DAY[after.group("part").lower().split()[-1]], after.end()
+    return Found(value, match.start(), end, part)
 
 
 # Short weekday names that are also everyday words ("sun cream", "sat down", "wed"): a day only after a word such as
@@ -221,7 +262,7 @@ def find_time(text: str) -> FoundTime | None:
         minutes += 12 * 60 if minutes < 60 else 0  # "halb eins" is 12:30, not 0:30
         hour, minute, is_open = minutes // 60, minutes % 60, True
     else:
-        hour_text = groups.get("h") or groups.get("h2") or groups.get("h3") or "0"
+        hour_text = groups.get("h") or groups.get("h2") or groups.get("h3") or groups.get("h4") or "0"
         hour, minute = int(hour_text), int(groups.get("min") or 0)
         is_open = 1 <= hour <= 12 and not hour_text.startswith("0")
     start, end = match.start(), match.end()
@@ -234,18 +275,36 @@ def find_time(text: str) -> FoundTime | None:
         elif before is not None:
             part, start = before.group("part").lower(), before.start()
     if part is not None:
-        hour = _in_part_of_day(hour % 24, part)
+        hour = in_part_of_day(hour % 24, PART_OF_DAY[part.split()[-1]])
         is_open = False
     return FoundTime(time(hour % 24, minute), start, end, open_meridiem=is_open)
 
 
-def _in_part_of_day(hour: int, part: str) -> int:
-    """A 1-12 hour in the named part of the day: "8 abends" is 20:00, "1 mittags" 13:00, "12 nachts" midnight."""
-    if part in _AFTERNOON and 1 <= hour <= 11:
+# A lone number that may be an hour: not "3h", "3 Stunden", "3.5", "3/4", "3 Uhr" (TIME_RE reads that one).
+_BARE_HOUR_RE = re.compile(r"\s+(?P<hour>[01]?\d|2[0-3])(?![\w:.,/])"
+                           r"(?!\s*(?:uhr|o'clock|[ap]\.?m\b|hours|hour|hrs|hr|h|stunden|stunde|std"
+                           r"|minutes|minute|minuten|mins|min|m)\b)", re.I)
+
+
+def find_bare_hour(text: str, at: int) -> FoundTime | None:
+    """A lone number from 0 to 23 right after a day phrase that ends at `at` ("friday 3", "tomorrow night 9",
+    "morgen 18"), as a time that names no half of the day; whether it is a time at all is the caller's call."""
+    match = _BARE_HOUR_RE.match(text, at)
+    if match is None:
+        return None
+    hour = int(match.group("hour"))
+    is_open = 1 <= hour <= 12 and not match.group("hour").startswith("0")
+    return FoundTime(time(hour), match.start("hour"), match.end(), open_meridiem=is_open)
+
+
+def in_part_of_day(hour: int, part: str) -> int:
+    """A 1-12 hour in a part of the day (MORNING ... NIGHT): 8 in the evening is 20:00, 1 at midday 13:00, 12 at
+    night midnight."""
+    if part in (AFTERNOON, EVENING) and 1 <= hour <= 11:
         return hour + 12
-    if part == "mittags" and 1 <= hour <= 5:
+    if part == MIDDAY and 1 <= hour <= 5:
         return hour + 12
-    if part in _NIGHT:
+    if part == NIGHT:
         return hour + 12 if 6 <= hour <= 11 else (0 if hour == 12 else hour)
     return hour
 

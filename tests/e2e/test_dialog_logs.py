@@ -105,6 +105,50 @@ async def test_event_phrases_with_month_names_durations_spoken_times_and_dst(
     assert (event.end_time - event.start_time).total_seconds() == minutes * 60
 
 
+@pytest.mark.parametrize("line, language, title, start", [
+    ("/termin Kino morgen Abend um 8", "de", "Kino", datetime(2026, 12, 1, 19, 0, tzinfo=UTC)),
+    ("/termin Kino morgen Abend 8", "de", "Kino", datetime(2026, 12, 1, 19, 0, tzinfo=UTC)),
+    ("/termin Yoga Freitagabend um 7", "de", "Yoga", datetime(2026, 12, 4, 18, 0, tzinfo=UTC)),
+    ("/termin Kaffee morgen Nachmittag um 3", "de", "Kaffee", datetime(2026, 12, 1, 14, 0, tzinfo=UTC)),
+    ("/termin Zug morgen früh um 7", "de", "Zug", datetime(2026, 12, 1, 6, 0, tzinfo=UTC)),
+    ("/termin Arzt Freitag Vormittag 10", "de", "Arzt", datetime(2026, 12, 4, 9, 0, tzinfo=UTC)),
+    ("/termin Kino heute 8 abends", "de", "Kino", datetime(2026, 11, 30, 19, 0, tzinfo=UTC)),
+    ("/termin Party Samstag Nacht um 1", "de", "Party", datetime(2026, 12, 6, 0, 0, tzinfo=UTC)),
+    ("/event Dinner tomorrow evening at 7", "en", "Dinner", datetime(2026, 12, 1, 18, 0, tzinfo=UTC)),
+    ("/event Drinks tomorrow night 9", "en", "Drinks", datetime(2026, 12, 1, 20, 0, tzinfo=UTC)),
+    ("/event Drinks tomorrow night 9pm", "en", "Drinks", datetime(2026, 12, 1, 20, 0, tzinfo=UTC)),
+    ("/event Run tomorrow morning 7", "en", "Run", datetime(2026, 12, 1, 6, 0, tzinfo=UTC)),
+    ("/event Tea friday afternoon at 4", "en", "Tea", datetime(2026, 12, 4, 15, 0, tzinfo=UTC)),
+    ("/event Dinner this evening at 7", "en", "Dinner", datetime(2026, 11, 30, 18, 0, tzinfo=UTC)),
+    ("/event Drinks 9 at night", "en", "Drinks", datetime(2026, 11, 30, 20, 0, tzinfo=UTC)),
+    # The night after Friday: 1 o'clock is on Saturday.
+    ("/event Party friday night at 1", "en", "Party", datetime(2026, 12, 5, 0, 0, tzinfo=UTC)),
+    ("/event Call friday 15", "en", "Call", datetime(2026, 12, 4, 14, 0, tzinfo=UTC)),
+    ("/event Night 31.10.2027 2:30", "en", "Night", datetime(2027, 10, 31, 0, 30, tzinfo=UTC)),
+])
+async def test_a_part_of_the_day_says_which_half_an_hour_is_in_and_stays_out_of_the_title(
+        person, brain, line: str, language: str, title: str, start: datetime) -> None:
+    alice = person(language=language)
+    await alice.send(line)
+    async with brain.transactions.read() as s:
+        event = (await s.scalars(select(CalendarEvent))).one()
+    assert (event.title, event.start_time, event.is_all_day) == (title, start, False)
+
+
+@pytest.mark.parametrize("line, language, reply", [
+    ("/event Call friday 3", "en", "I couldn't read the time \"3\""),
+    ("/termin Anruf Freitag 3", "de", "Die Uhrzeit „3“ kann ich nicht lesen"),
+    ("/event Call friday 3 with Anna", "en", "I couldn't read the time \"3\""),
+])
+async def test_a_bare_small_hour_after_a_day_is_asked_about_not_put_in_the_title(
+        person, db_state, line: str, language: str, reply: str) -> None:
+    alice = person(language=language)
+    await alice.send("/start")
+    before = await db_state()
+    assert reply in await alice.send(line)  # 3 in the morning or the afternoon, or no time at all?
+    assert await db_state() == before
+
+
 @pytest.mark.parametrize("line, language, title, first, after_last, reply", [
     ("/event Holiday 24.12.", "en", "Holiday", 24, 25, "Added Holiday on Thu, Dec 24"),
     ("/termin Feiertag 24. Dezember", "de", "Feiertag", 24, 25, "Feiertag am Do., 24. Dez. eingetragen"),

@@ -110,6 +110,27 @@ def test_spoken_and_named_clock_times(text: str, expected: time, rest: str) -> N
     assert cut(text, found.start, found.end) == rest
 
 
+@pytest.mark.parametrize("text, expected, part, rest", [
+    ("Kino morgen Abend um 8", TUESDAY, "evening", "Kino um 8"),
+    ("Kino heute am Abend", MONDAY, "evening", "Kino"),
+    ("Zug morgen früh", TUESDAY, "morning", "Zug"),
+    ("Treffen Freitag morgen 9:00", date(2026, 12, 4), "morning", "Treffen 9:00"),
+    ("Yoga Freitagabend", date(2026, 12, 4), "evening", "Yoga"),
+    ("Party Samstag Nacht", date(2026, 12, 5), "night", "Party"),
+    ("Drinks tomorrow night 9", TUESDAY, "night", "Drinks 9"),
+    ("Tea friday in the afternoon", date(2026, 12, 4), "afternoon", "Tea"),
+    ("Dinner this evening", MONDAY, "evening", "Dinner"),
+    ("Dinner tonight", MONDAY, "evening", "Dinner"),
+    ("Kino morgen", TUESDAY, None, "Kino"),
+    ("Essen morgen mittags", TUESDAY, None, "Essen mittags"),  # noon, a time: find_time reads it
+])
+def test_a_part_of_the_day_right_after_the_day_is_read_with_it(text: str, expected: date, part: str | None,
+                                                               rest: str) -> None:
+    found = find_date(text, MONDAY)
+    assert found is not None and (found.value, found.part) == (expected, part)
+    assert cut(text, found.start, found.end) == rest
+
+
 @pytest.mark.parametrize("text, is_open", [("at 7", True), ("7:30", True), ("halb acht", True), ("19:00", False),
                                            ("07:30", False), ("7pm", False), ("um 7 abends", False), ("noon", False)])
 def test_an_hour_naming_no_half_of_the_day_is_open_to_the_evening(text: str, is_open: bool) -> None:
