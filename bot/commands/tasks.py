@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.commands import Command
-from bot.parsing.dates import cut, find_date, find_dateish
+from bot.parsing.dates import cut, find_date, find_dateish, with_time_of_day
 from bot.turn import PendingButton, Turn
 from brain.i18n import N_, ntr, tr
 
@@ -21,7 +21,7 @@ async def task(turn: Turn, args: str) -> None:
     call: dict[str, Any] = {"title": args}
     found = find_date(args, turn.today)
     if found is not None:
-        title = cut(args, found.start, found.end)
+        title = cut(args, *with_time_of_day(args, found))  # a task has a due day, no time
         if title:
             call = {"title": title, "due_date": found.value.isoformat()}
     bad_day = find_dateish(call["title"], turn.today)

@@ -297,6 +297,29 @@ def find_bare_hour(text: str, at: int) -> FoundTime | None:
     return FoundTime(time(hour), match.start("hour"), match.end(), open_meridiem=is_open)
 
 
+def with_time_of_day(text: str, found: Found) -> tuple[int, int]:
+    """The span of a day phrase with a clock time right after or before it ("next monday 9am", "9am tomorrow",
+    "morgen 14 Uhr", "tomorrow night 9", "Freitag 18"): what a task, which keeps only its day, leaves out of its
+    title. A time elsewhere in the title stays ("Book the 9am train by Friday"), and so does "1.10" (more often a
+    version than 1:10)."""
+    start, end = found.start, found.end
+    later = find_time(text[end:])
+    if later is not None and not text[end:end + later.start].strip() and not _dotted(text, end + later.start,
+                                                                                        end + later.end):
+        return start, end + later.end
+    bare = find_bare_hour(text, end)
+    if bare is not None and (found.part is not None or not bare.open_meridiem):
+        return start, bare.end
+    earlier = find_time(text[:start])
+    if earlier is not None and not text[earlier.end:start].strip() and not _dotted(text, earlier.start, earlier.end):
+        return earlier.start, end
+    return start, end
+
+
+def _dotted(text: str, start: int, end: int) -> bool:
+    return re.fullmatch(r"\d{1,2}\.\d{2}", text[start:end].strip()) is not None
+
+
 def in_part_of_day(hour: int, part: str) -> int:
     """A 1-12 hour in a part of the day (MORNING ... NIGHT): 8 in the evening is 20:00, 1 at midday 13:00, 12 at
     night midnight."""

@@ -11,7 +11,7 @@ from datetime import date
 from typing import Any
 
 from bot.parsing.amounts import VESSELS_ML, parse_count, parse_number, parse_volume_ml
-from bot.parsing.dates import cut, find_date, find_time
+from bot.parsing.dates import cut, find_date, find_time, with_time_of_day
 from brain.modules.drink.service import MAX_AT_ONCE
 
 DRINK_WORDS: dict[str, str] = {
@@ -221,7 +221,7 @@ def parse_task(text: str, today: date) -> list[ToolCall] | None:
     args: dict[str, Any] = {}
     title = body
     if found is not None:
-        title = cut(body, found.start, found.end)
+        title = cut(body, *with_time_of_day(body, found))
         args["due_date"] = found.value.isoformat()
     if not title:
         return None

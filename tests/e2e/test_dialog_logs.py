@@ -221,6 +221,27 @@ async def test_task_with_a_month_name_deadline_gets_its_due_date(person, brain, 
     assert (task.title, task.due_date.isoformat()) == (title, due)
 
 
+@pytest.mark.parametrize("line, language, title, due, reply", [
+    ("/task Report next monday 9am", "en", "Report", "2026-12-07", "Added the task Report, due Mon, Dec 7."),
+    ("/task N until tomorrow 18:00", "en", "N", "2026-12-01", "Added the task N, due Tue, Dec 1."),
+    ("/task Call Anna 9am tomorrow", "en", "Call Anna", "2026-12-01", "Added the task Call Anna, due"),
+    ("/task Call Anna tomorrow evening at 7", "en", "Call Anna", "2026-12-01", "Added the task Call Anna, due"),
+    ("/aufgabe Zahnarzt anrufen morgen 14 Uhr", "de", "Zahnarzt anrufen", "2026-12-01",
+     "Aufgabe Zahnarzt anrufen angelegt (fällig am Di., 1. Dez.)."),
+    ("/aufgabe Oma anrufen morgen Abend um 8", "de", "Oma anrufen", "2026-12-01", "Aufgabe Oma anrufen angelegt"),
+    ("/aufgabe Oma anrufen Freitag 18", "de", "Oma anrufen", "2026-12-04", "Aufgabe Oma anrufen angelegt"),
+    # Not a time of the day: a version number, and a clock time that is not next to the day.
+    ("/task Release 1.10 by friday", "en", "Release 1.10", "2026-12-04", "Added the task Release 1.10, due"),
+    ("/task Book the 9am train by friday", "en", "Book the 9am train", "2026-12-04", "Book the 9am train"),
+])
+async def test_a_time_said_with_a_tasks_due_day_is_no_part_of_its_title(
+        person, brain, line: str, language: str, title: str, due: str, reply: str) -> None:
+    assert reply in await person(language=language).send(line)
+    async with brain.transactions.read() as s:
+        task = (await s.scalars(select(Task))).one()
+    assert (task.title, task.due_date.isoformat()) == (title, due)  # tasks keep a day, no time
+
+
 async def test_a_time_the_clocks_skip_is_asked_about_in_german_too(person, db_state) -> None:
     bea = person(language="de")
     await bea.send("/start")

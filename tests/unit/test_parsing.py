@@ -42,6 +42,7 @@ MONDAY = date(2026, 11, 30)
     ("I am on vacation until Friday", None), ("Ich bin bis Freitag weg", None),
     ("Im Garten Unkraut jäten bis Freitag", [ToolCall("create_task", {"title": "Im Garten Unkraut jäten",
                                                                      "due_date": "2026-12-04"})]),
+    ("Einkaufen bis Freitag 18 Uhr", [ToolCall("create_task", {"title": "Einkaufen", "due_date": "2026-12-04"})]),
     ("hello there", None),
     ("wie geht es dir?", None),
     ("Freitag", None),
