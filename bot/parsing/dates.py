@@ -50,7 +50,10 @@ PART_OF_DAY: dict[str, str] = {
 _RELATIVE_PARTS: dict[str, str] = {"tonight": EVENING, "this morning": MORNING, "this afternoon": AFTERNOON,
                                    "this evening": EVENING}
 _PREFIX = r"(?:\b(?:bis|until|till|by|due|am|on|at|um|für|fuer|for|ab|spätestens|spaetestens)\s+)?"
-_NEXT = r"(?:(?:next|nächsten|naechsten|nächste|naechste|kommenden|kommende|this|diesen|diese)\s+)?"
+_NEXT = (r"(?:(?:next|nächsten|naechsten|nächste|naechste|kommenden|kommende|this|an\s+diesem|diesen|diesem|dieser"
+         r"|diese)\s+)?")
+# "this tuesday" said on a Tuesday is today; "tuesday" alone, then, next week's.
+_THIS_RE = re.compile(r"\b(?:this|diesen|diesem|dieser|diese)\b", re.I)
 _WEEKDAY_ALT = "|".join(sorted((w for w in WEEKDAYS if len(w) > 2), key=len, reverse=True))
 _RELATIVE_ALT = "|".join(sorted((re.escape(w) for w in RELATIVE), key=len, reverse=True))
 _MONTH_ALT = "|".join(sorted(MONTHS, key=len, reverse=True))
@@ -209,6 +212,8 @@ def _resolve(match: re.Match[str], today: date) -> date | None:
         target = WEEKDAYS[groups["weekday"].lower()]
         ahead = (target - today.weekday()) % 7
         phrase = match.group(0).lower()
+        if ahead == 0 and _THIS_RE.search(phrase):
+            return today
         if ahead == 0 or (re.search(r"\b(next|nächsten|naechsten|nächste|naechste)\b", phrase) and ahead < 7):
             ahead = ahead or 7
         return today + timedelta(days=ahead)

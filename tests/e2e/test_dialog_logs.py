@@ -242,6 +242,20 @@ async def test_a_time_said_with_a_tasks_due_day_is_no_part_of_its_title(
     assert (task.title, task.due_date.isoformat()) == (title, due)  # tasks keep a day, no time
 
 
+@pytest.mark.parametrize("line, language, title, due", [
+    ("/task A this tuesday", "en", "A", "2026-12-01"),
+    ("/aufgabe C diesen Dienstag", "de", "C", "2026-12-01"),
+    ("/task B tuesday", "en", "B", "2026-12-08"),  # a plain weekday on that day is next week's
+])
+async def test_a_tasks_day_said_on_tuesday_the_first_of_december(person, brain, clock, line: str, language: str,
+                                                                 title: str, due: str) -> None:
+    clock.set(datetime(2026, 12, 1, 19, 0, tzinfo=UTC))  # Tuesday evening in Berlin
+    await person(language=language).send(line)
+    async with brain.transactions.read() as s:
+        task = (await s.scalars(select(Task))).one()
+    assert (task.title, task.due_date.isoformat()) == (title, due)
+
+
 async def test_a_time_the_clocks_skip_is_asked_about_in_german_too(person, db_state) -> None:
     bea = person(language="de")
     await bea.send("/start")

@@ -61,6 +61,17 @@ def test_every_month_name_date_reads_as_itself(day: date, form: str) -> None:
     assert cut(text, found.start, found.end) == "Termin"
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("this monday", MONDAY), ("diesen Montag", MONDAY), ("bis dieser Montag", MONDAY), ("an diesem Montag", MONDAY),
+    ("this tuesday", TUESDAY), ("monday", date(2026, 12, 7)), ("Montag", date(2026, 12, 7)),
+    ("next monday", date(2026, 12, 7)), ("nächsten Montag", date(2026, 12, 7)),
+])
+def test_this_weekday_said_on_that_day_is_today_and_the_plain_weekday_next_week(text: str, expected: date) -> None:
+    found = find_date(f"Report {text}", MONDAY)
+    assert found is not None and found.value == expected
+    assert cut(f"Report {text}", found.start, found.end) == "Report"
+
+
 @pytest.mark.parametrize("text", ["Call Jan 5pm", "Lunch with Jan 12:30", "May the force", "Marathon 10 km",
                                   "Mais 2 kg", "Release May 2026"])
 def test_month_words_without_a_day_next_to_them_are_no_date(text: str) -> None:
