@@ -190,9 +190,7 @@ def _resolve(match: re.Match[str], today: date) -> date | None:
             if year_text:
                 year = int(year_text) + (2000 if len(year_text) == 2 else 0)
                 return date(year, month, day)
-            candidate = date(today.year, month, day)
-            # "am 3.1." in December means next January.
-            return candidate if candidate >= today - timedelta(days=7) else date(today.year + 1, month, day)
+            return _named_month_day(today, month, day, None)
         if groups.get("dm_d"):
             return _named_month_day(today, MONTHS[groups["dm_m"].lower()], int(groups["dm_d"]), groups.get("dm_y"))
         if groups.get("md_d"):
@@ -222,16 +220,22 @@ def _resolve(match: re.Match[str], today: date) -> date | None:
     return None
 
 
+# A day and month without a year is the nearer of its two dates: up to half a year back it is the past one ("23.11."
+# a week ago is a task already overdue, not one due in 51 weeks), further back the one ahead ("3.1." in December).
+_YEARLESS_REACH_BACK = timedelta(days=182)
+
+
 def _named_month_day(today: date, month: int, day: int, year_text: str | None) -> date | None:
-    """The given year's date, or without one the next such date from today on ("29 Feb" may be years away)."""
+    """The given year's date, or without one the first such date from half a year back ("29 Feb" may be years
+    away)."""
     if year_text:
         return date(int(year_text) + (2000 if len(year_text) == 2 else 0), month, day)
-    for year in range(today.year, today.year + 9):
+    for year in range(today.year - 1, today.year + 9):
         try:
             candidate = date(year, month, day)
         except ValueError:
             continue
-        if candidate >= today:
+        if candidate >= today - _YEARLESS_REACH_BACK:
             return candidate
     return None
 

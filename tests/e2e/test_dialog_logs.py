@@ -246,6 +246,10 @@ async def test_a_time_said_with_a_tasks_due_day_is_no_part_of_its_title(
     ("/task A this tuesday", "en", "A", "2026-12-01"),
     ("/aufgabe C diesen Dienstag", "de", "C", "2026-12-01"),
     ("/task B tuesday", "en", "B", "2026-12-08"),  # a plain weekday on that day is next week's
+    ("/task O 24.11.", "en", "O", "2026-11-24"),
+    ("/task P 23.11.", "en", "P", "2026-11-23"),  # a week ago too, not next year
+    ("/aufgabe P 23. November", "de", "P", "2026-11-23"),
+    ("/task R 3.1.", "en", "R", "2027-01-03"),
 ])
 async def test_a_tasks_day_said_on_tuesday_the_first_of_december(person, brain, clock, line: str, language: str,
                                                                  title: str, due: str) -> None:
