@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.commands import Command
 from bot.parsing.amounts import parse_count, parse_volume_ml
-from bot.parsing.dates import cut, find_time
+from bot.parsing.dates import EVENING, cut, find_bare_hour, find_time, in_part_of_day
 from bot.turn import PendingButton, Turn
 from brain.errors import DomainError
 from brain.events.actor import USER
@@ -420,7 +420,7 @@ async def _daily(turn: Turn, args: str, kind: str, example: str) -> None:
         if text in _ON:
             setting = await set_push(uow.session, turn.user, kind, uow.now, enabled=True)
         else:
-            found = _parse_when(text)
+            found = _daily_when(text, kind)
             if found is None:
                 turn.say(tr("I couldn't read that time. Write it like /{command} {example} or /{command} off.",
                             command=_command_of(kind), example=example))
@@ -428,6 +428,21 @@ async def _daily(turn: Turn, args: str, kind: str, example: str) -> None:
             setting = await set_push(uow.session, turn.user, kind, uow.now, at=found[0], weekdays=found[1])
         turn.say(tr("{name}: {days} at {time}.", name=name, days=describe_weekdays(setting.weekdays, turn.render),
                     time=setting.at))
+
+
+def _daily_when(text: str, kind: str) -> tuple[time, int] | None:
+    """When a daily push comes: "07:30", "7am weekdays", and a bare hour ("/morning 7"). The evening reflection's
+    hour that names no half of the day is in the evening ("/evening 9" is 21:00, "/evening 09:00" is not)."""
+    found = find_time(text) or find_bare_hour(text, 0)
+    if found is None:
+        return None
+    days = parse_weekdays(cut(text, found.start, found.end))
+    if days is None:
+        return None
+    at = found.value
+    if kind == EVENING_REFLECTION and found.open_meridiem:
+        at = at.replace(hour=in_part_of_day(at.hour, EVENING))
+    return at, days
 
 
 def _command_of(kind: str) -> str:

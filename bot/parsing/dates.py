@@ -290,14 +290,15 @@ def find_time(text: str) -> FoundTime | None:
 
 
 # A lone number that may be an hour: not "3h", "3 Stunden", "3.5", "3/4", "3 Uhr" (TIME_RE reads that one).
-_BARE_HOUR_RE = re.compile(r"\s+(?P<hour>[01]?\d|2[0-3])(?![\w:.,/])"
+_BARE_HOUR_RE = re.compile(r"\s*(?P<hour>[01]?\d|2[0-3])(?![\w:.,/])"
                            r"(?!\s*(?:uhr|o'clock|[ap]\.?m\b|hours|hour|hrs|hr|h|stunden|stunde|std"
                            r"|minutes|minute|minuten|mins|min|m)\b)", re.I)
 
 
 def find_bare_hour(text: str, at: int) -> FoundTime | None:
-    """A lone number from 0 to 23 right after a day phrase that ends at `at` ("friday 3", "tomorrow night 9",
-    "morgen 18"), as a time that names no half of the day; whether it is a time at all is the caller's call."""
+    """A lone number from 0 to 23 at `at`, say right after a day phrase ("friday 3", "tomorrow night 9", "morgen 18")
+    or where a time is expected ("/morning 7"), as a time that names no half of the day; whether it is a time at
+    all is the caller's call."""
     match = _BARE_HOUR_RE.match(text, at)
     if match is None:
         return None

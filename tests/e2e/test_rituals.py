@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, time, timedelta
 
+import pytest
 from sqlalchemy import func, select
 
 from bot.dialog import Dialog
@@ -201,6 +202,23 @@ async def test_morning_and_evening_set_when_the_daily_pushes_come(person, brain:
     assert not rows[MORNING_SUMMARY].enabled and rows[MORNING_SUMMARY].at == time(7, 15)
     assert rows[EVENING_REFLECTION].enabled and rows[EVENING_REFLECTION].weekdays == 0b0011111
     assert "Morning summary: every day at 7:15\u202fAM." in await alice.send("/morning on")
+
+
+@pytest.mark.parametrize("line, language, reply", [
+    ("/morning 7", "en", "Morning summary: every day at 7:00\u202fAM."),
+    ("/morning 7 weekdays", "en", "Morning summary: on weekdays at 7:00\u202fAM."),
+    ("/morgen 6", "de", "Morgenübersicht: täglich um 06:00."),
+    ("/evening 21", "en", "Evening reflection: every day at 9:00\u202fPM."),
+    # An evening reflection at 9 is at 9 in the evening, as "/abend 9 Uhr" would be said.
+    ("/evening 9", "en", "Evening reflection: every day at 9:00\u202fPM."),
+    ("/abend 9", "de", "Abendrückblick: täglich um 21:00."),
+    ("/evening 9:30", "en", "Evening reflection: every day at 9:30\u202fPM."),
+    ("/evening 09:30", "en", "Evening reflection: every day at 9:30\u202fAM."),
+    ("/evening 24", "en", "I couldn't read that time"),
+    ("/morning 7 pancakes", "en", "I couldn't read that time"),
+])
+async def test_a_bare_hour_sets_the_morning_and_evening_pushes(person, line: str, language: str, reply: str) -> None:
+    assert reply in await person(language=language).send(line)
 
 
 async def test_scheduled_pushes_start_their_ritual_with_one_tap(person, brain: Brain, clock: FixedClock) -> None:
