@@ -12,6 +12,8 @@ from brain.memory.models import ASSISTANT
 from brain.tools.coercion import visible
 
 RECALL_SHOWN = 5
+ASKED_MORE = 3  # asked for beyond RECALL_SHOWN, for the person's own questions that are left out
+WEAK_MEANING = 0.2  # a cosine below this is not 'close in meaning' where another reason brought the memory
 MAX_MEMORY_NUMBER = 2**63 - 1  # memory numbers are bigint ids; a longer number names none
 SNIPPET_CHARS = 200
 
@@ -52,8 +54,13 @@ async def recall(turn: Turn, args: str) -> None:
     memory = _memory(turn)
     if memory is None:
         return
-    found = [item for item in await memory.recall(turn.user.id, question, turn.now, k=RECALL_SHOWN, mode="reflection")
+    found = [item for item in await memory.recall(turn.user.id, question, turn.now, k=RECALL_SHOWN + ASKED_MORE,
+                                                  mode="reflection")
              if item.meant]  # not the nearest of unrelated memories when nothing is about it
+    # The person's own earlier questions read most like the question, but tell nothing: what they said comes first,
+    # and a question only when nothing else is remembered about it.
+    told = [item for item in found if not _asked(item)]
+    found = (told or found)[:RECALL_SHOWN]
     if not found:
         turn.say(tr("I don't remember anything about that."))
         return
@@ -63,6 +70,11 @@ async def recall(turn: Turn, args: str) -> None:
         lines.append(tr("   why: {why}", why=_why(turn, item)))
     lines.append(tr("/forget <number> removes one of them."))
     turn.say(*lines)
+
+
+def _asked(item: Any) -> bool:
+    """Whether a memory is a question the person asked (it asks, it does not tell)."""
+    return bool(item.speaker == "user" and item.text.rstrip().endswith(("?", "？")))
 
 
 def _said(turn: Turn, item: Any) -> str:
@@ -92,7 +104,11 @@ def _why(turn: Turn, item: Any) -> str:
         named = ", ".join(turn.t(tr(REASONS[r])) for r in sorted(reasons, key=list(REASONS).index))
         return turn.t(tr("linked through {route} ({reasons})", route=route, reasons=named) if named else
                       tr("linked through {route}", route=route))
-    parts = [turn.t(tr("close in meaning ({percent} %)", percent=max(0, round(item.vector * 100))))]
+    parts = []
+    # How close in meaning, unless it is so little that another reason brought the memory ("close in meaning (3 %)"
+    # for a memory found by the day asked about reads as if it were unrelated).
+    if item.vector >= WEAK_MEANING or not (item.lexical or item.in_window):
+        parts.append(turn.t(tr("close in meaning ({percent} %)", percent=max(0, round(item.vector * 100)))))
     if item.lexical:
         parts.append(turn.t(tr("shares words with the question")))
     if item.in_window:

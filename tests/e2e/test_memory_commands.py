@@ -313,3 +313,26 @@ async def test_forget_one_memory_also_forgets_its_lone_names_and_the_sent_replie
     assert not [text for text in sent if "Bruno" in text]
     assert "I'll remember that." in sent  # what quoted nothing of it stays
     assert "Lena" in await alice.send("/recall Lena")
+
+
+async def test_recall_shows_what_the_person_told_before_what_they_only_asked(person, memory, dialog, clock) -> None:
+    alice = person()
+    await alice.send("When is Anna's birthday?")  # free text: remembered too, as every message
+    await dialog.settle()
+    clock.advance(timedelta(minutes=1))
+    await alice.send("/remember Anna's birthday is on 12 May")
+    reply = await alice.send("/recall When is Anna's birthday?")
+    assert "Anna's birthday is on 12 May" in reply and "When is Anna's birthday?" not in reply
+    bob = person()
+    await bob.send("When is Anna's birthday?")
+    await dialog.settle()
+    await memory.ingest_until_promoted()
+    assert "When is Anna's birthday?" in await bob.send("/recall Anna's birthday")  # alone, it still shows
+
+
+async def test_a_memory_found_only_by_its_day_does_not_claim_a_closeness_of_a_few_percent(person, memory) -> None:
+    alice = person()
+    await alice.send("/remember Dentist tomorrow at the usual practice")
+    reply = await alice.send("/recall what is on December 1?")
+    assert "Dentist" in reply and "why: in the time asked about" in reply
+    assert "close in meaning" not in reply
