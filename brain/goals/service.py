@@ -216,7 +216,14 @@ async def create_goal(
         raise DomainError(tr("You can have at most {max} goals. Stop one with /goal stop first.", max=MAX_GOALS),
                           code="too_many")
     for other in listed:
-        if other.title.casefold() == clean_title.casefold() or (template is not None and other.template == template):
+        # The same title, the same template, or the same measure in the same direction over the same period: two
+        # such goals would disagree ("at least 2 l" and "at least 1.5 l" of water a day; /today measures one).
+        same_measure = (other.metric, other.event_type, other.field, other.filter_field, other.filter_value,
+                        other.period, other.comparison) == (
+            definition.metric, definition.event_type, definition.field, definition.filter_field,
+            definition.filter_value, period, clean_comparison)
+        if other.title.casefold() == clean_title.casefold() or (template is not None and other.template == template) \
+                or same_measure:
             raise DomainError(tr("You already have the goal {title}.", title=other.title), code="duplicate")
     goal = Goal(
         id=uuid.uuid4(), user_id=user.id, title=clean_title, metric=definition.metric,

@@ -144,11 +144,23 @@ async def test_a_goal_made_later_in_the_day_counts_what_was_already_logged(brain
     await run(brain, user, "log_drink", drink_type="coffee")
     goal = await template(brain, user, "water_8_glasses")
     assert (await one_progress(brain, user)).value == 2
-    await custom(brain, user, title="Two waters", metric="event_count", event_type="DrinkLogged",
-                 filter_field="drink_type", filter_value="water", target=2, period="day", comparison=">=")
+    # (A second goal on waters a day would be refused as a duplicate of the first: see the test below.)
+    await custom(brain, user, title="Two waters a week", metric="event_count", event_type="DrinkLogged",
+                 filter_field="drink_type", filter_value="water", target=2, period="week", comparison=">=")
     [event] = await reached(brain, user)  # already reached when made
-    assert event.payload.title == "Two waters" and event.payload.value == 2  # type: ignore[attr-defined]
+    assert event.payload.title == "Two waters a week" and event.payload.value == 2  # type: ignore[attr-defined]
     assert goal.id != event.payload.goal_id  # type: ignore[attr-defined]
+
+
+async def test_a_second_goal_on_the_same_measure_in_the_same_direction_is_refused(brain: Brain, user) -> None:
+    first = dict(metric="event_sum", event_type="DrinkLogged", field="quantity_ml", filter_field="drink_type",
+                 filter_value="water", period="day", comparison=">=")
+    await custom(brain, user, title="At least 2 l of water a day", target=2000, **first)
+    with pytest.raises(DomainError, match="You already have the goal"):
+        await custom(brain, user, title="At least 1.5 l of water a day", target=1500, **first)
+    # The other direction, or another period, is another goal: a range, or a week's total.
+    await custom(brain, user, title="At most 3 l of water a day", target=3000, **{**first, "comparison": "<="})
+    await custom(brain, user, title="At least 10 l of water a week", target=10000, **{**first, "period": "week"})
 
 
 # ---- periods ------------------------------------------------------------------------------------
