@@ -221,7 +221,7 @@ async def erase_person(brain: Brain, user_id: uuid.UUID, goodbye: str, *, platfo
         await enqueue(session, user_id, Outbound(text=goodbye), kind=FAREWELL_KIND, slot=slot[:128],
                       platform=platform, chat_id=chat_id)
     if memory is not None:
-        await memory.forget_everything(user_id)  # its in-memory state (the tables are empty already)
+        await memory.forget_everything(user_id, step=False)  # its in-memory state (the tables are empty already)
     if log is not None:
         log.discard(user_id)
 

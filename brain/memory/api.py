@@ -304,7 +304,7 @@ class Memory:
         self._forget_person(user_id)
         return True
 
-    async def forget_everything(self, user_id: uuid.UUID) -> None:
+    async def forget_everything(self, user_id: uuid.UUID, *, step: bool = True) -> None:
         """Everything the memory holds about the person: nodes, edges, short-term entries, entities, facts and
         their pipeline log; and what would bring it back: the conversation the model reads as its history, and the
         texts of the messages already sent (a /recall answer quotes memories; /export would still hold them). The
@@ -319,7 +319,8 @@ class Memory:
             await uow.session.execute(
                 update(OutboxMessage).where(OutboxMessage.user_id == user_id, OutboxMessage.status == SENT)
                 .values(text="", document=None, document_name=None, image_png=None))
-            uow.emit(MemoryForgotten(everything=True), user_id=user_id, record_id="", actor=USER)
+            if step:  # a step /undo stops at; not when the whole person is being erased (nothing may stay)
+                uow.emit(MemoryForgotten(everything=True), user_id=user_id, record_id="", actor=USER)
         self._forget_person(user_id)
 
     # -- pipeline log -----------------------------------------------------------------------------------
