@@ -220,14 +220,15 @@ def _resolve(match: re.Match[str], today: date) -> date | None:
     return None
 
 
-# A day and month without a year is the nearer of its two dates: up to half a year back it is the past one ("23.11."
-# a week ago is a task already overdue, not one due in 51 weeks), further back the one ahead ("3.1." in December).
-_YEARLESS_REACH_BACK = timedelta(days=182)
+# A day and month without a year that has just gone is that date ("23.11." a week ago is a task already overdue, or an
+# evening being logged, not one due in 51 weeks); further back the one ahead is meant: tasks and events are mostly
+# planned, and "15.6." said in December is next summer, not last ("3.1." in December is January). Within a month.
+_YEARLESS_REACH_BACK = timedelta(days=31)
 
 
 def _named_month_day(today: date, month: int, day: int, year_text: str | None) -> date | None:
-    """The given year's date, or without one the first such date from half a year back ("29 Feb" may be years
-    away)."""
+    """The given year's date, or without one the first such date from a month back (`_YEARLESS_REACH_BACK`; "29 Feb"
+    may be years away)."""
     if year_text:
         return date(int(year_text) + (2000 if len(year_text) == 2 else 0), month, day)
     for year in range(today.year - 1, today.year + 9):
