@@ -253,16 +253,16 @@ async def build_chat_prompt(brain: Brain, llm: LLM, user: User, text: str, data:
 
 
 def memory_line(recalled: Recalled, zone: tzinfo) -> str:
-    """One recalled memory as the model reads it: the day it was said in the person's time zone, and who said it. A
-    question such as "how long ago did I start?" or "what did you suggest?" needs both, and the model cannot tell a
-    reply of its own from the person's words by the text alone."""
+    """One recalled memory as the model reads it: the day it was said in the person's time zone, who said it, and the
+    reason it came. A question such as "how long ago did I start?" or "what did you suggest?" needs the first two,
+    and the model cannot tell a reply of its own from the person's words by the text alone."""
     day = recalled.at.astimezone(zone).strftime("%a %Y-%m-%d")
     who = ("the person said" if recalled.speaker == "user" else "you said" if recalled.speaker == ASSISTANT
            else f"{recalled.speaker} said")
     text = " ".join(recalled.text.split())
     if len(text) > MAX_MEMORY_CHARS:
         text = text[:MAX_MEMORY_CHARS - 1].rstrip() + "…"
-    return f"- {day}, {who}: {text}"
+    return f"- {day}, {who}: {text} ({recalled.why})"
 
 
 def _feedback_line(feedback: Any) -> str:

@@ -209,7 +209,7 @@ async def test_the_rules_ask_for_the_persons_language(dialog, fake: FakeOllama) 
     assert "Aufgaben:" in prompt  # the context document is rendered in the person's language
 
 
-async def test_recalled_memories_go_into_the_prompt_with_their_day_and_speaker_and_are_reinforced(
+async def test_recalled_memories_go_into_the_prompt_with_day_speaker_and_why_and_are_reinforced(
         brain: Brain, person, fake: FakeOllama) -> None:
     from brain.memory.recall import Recalled
 
@@ -241,8 +241,8 @@ async def test_recalled_memories_go_into_the_prompt_with_their_day_and_speaker_a
     fake.script(Script(content="Anna's birthday is on 12 May."))
     await person().send("when is Anna's birthday?")
     assert memory.queries == [("when is Anna's birthday?", "chat")]
-    assert system_prompt(fake.requests[0]).endswith("\n- Mon 2026-11-30, the person said: Anna's birthday is on 12 May")
-    assert "anchor" not in system_prompt(fake.requests[0])  # the why is for /recall, not for the model
+    assert system_prompt(fake.requests[0]).endswith(
+        "\n- Mon 2026-11-30, the person said: Anna's birthday is on 12 May (anchor: birthday)")
     assert "bike" not in system_prompt(fake.requests[0])  # only what the message clearly means
     assert memory.reinforced == [("Anna's birthday is on 12 May.", [7])]
 

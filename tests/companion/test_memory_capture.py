@@ -50,8 +50,9 @@ async def test_the_model_reads_each_memory_with_its_day_and_who_said_it(brain: B
     await brain.memory.ingest_until_promoted(user.id)
     fake.script(Script(content="In the cellar, since November."))
     await alice.send("Where does my tortoise Oskar hibernate?")
-    lines = [line for line in system_prompt(fake.requests[-1]).splitlines() if "Oskar" in line]
-    assert sorted(lines) == [
+    lines = [line.split(" (", 1)[0] for line in system_prompt(fake.requests[-1]).splitlines()
+             if line.startswith("- ") and "Oskar" in line]
+    assert sorted(lines) == [  # each with the reason it came after it, in brackets
         "- Thu 2026-11-26, the person said: My tortoise Oskar hibernates in the cellar from November.",
         "- Thu 2026-11-26, you said: Oskar should hibernate at about 5 °C, a fridge works well.",
     ]
