@@ -19,6 +19,7 @@ from bot.turn import PendingButton, Turn
 from brain.errors import DomainError
 from brain.events.actor import USER
 from brain.i18n import N_, Text, ntr, tr
+from brain.pulse.activity import in_quiet_hours
 from brain.rituals.info import info_lines
 from brain.rituals.models import ACTIVE, FINISHED, Ritual
 from brain.rituals.runner import Outcome, Progress, ritual_logs, ritual_runner
@@ -428,6 +429,12 @@ async def _daily(turn: Turn, args: str, kind: str, example: str) -> None:
             setting = await set_push(uow.session, turn.user, kind, uow.now, at=found[0], weekdays=found[1])
         turn.say(tr("{name}: {days} at {time}.", name=name, days=describe_weekdays(setting.weekdays, turn.render),
                     time=setting.at))
+        quiet = (turn.user.quiet_start, turn.user.quiet_end)
+        if setting.enabled and in_quiet_hours(setting.at, *quiet):
+            # Scheduled pushes keep quiet hours too: held to their end, or dropped when that is beyond the grace.
+            turn.say(tr("{time} is inside your quiet hours ({start} to {end}), so it comes late or not at all. "
+                        "Choose another time, or change them with /quiet.", time=setting.at, start=quiet[0],
+                        end=quiet[1]))
 
 
 def _daily_when(text: str, kind: str) -> tuple[time, int] | None:

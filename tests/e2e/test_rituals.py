@@ -240,3 +240,16 @@ async def test_scheduled_pushes_start_their_ritual_with_one_tap(person, brain: B
     evening_labels = {b["label"]: b["token"] for row in evening.buttons for b in row}
     assert set(evening_labels) == {"Evening routine", "Show today"}
     assert "Evening routine — step 4 of 5" in await alice.press(evening_labels["Evening routine"])
+
+
+async def test_a_push_set_inside_quiet_hours_says_it_comes_late_or_not_at_all(person) -> None:
+    alice: Person = person()
+    reply = await alice.send("/morning 6:30")  # the default quiet hours are 22:00 to 07:00
+    assert "Morning summary: every day at 6:30\u202fAM." in reply
+    assert ("6:30\u202fAM is inside your quiet hours (10:00\u202fPM to 7:00\u202fAM), so it comes late or not at all. "
+            "Choose another time, or change them with /quiet.") in reply
+    assert "quiet hours" not in await alice.send("/morning 7:00")  # their end is outside them
+    await alice.send("/quiet 19-23")
+    assert "inside your quiet hours" in await alice.send("/evening 21:30")
+    bob: Person = person(language="de")
+    assert "06:30 liegt in deiner Ruhezeit (22:00 bis 07:00)" in await bob.send("/morgen 6:30")
