@@ -42,12 +42,12 @@ from brain.rituals.steps import (
 SHOW_SOURCES: dict[str, str] = {
     "tasks": "tasks_today", "calendar": "events_today", "events": "events_today", "drinks": "drink_progress",
     "water": "drink_progress", "food": "nutrition_progress", "meals": "nutrition_progress", "streaks": "streaks",
-    "goals": "goals",
+    "goals": "goals", "week": "events_week", "coming_up": "events_week",
 }
 SHOW_LABELS: dict[str, str] = {
     "tasks_today": N_("Today's tasks"), "events_today": N_("Your day at a glance"),
     "drink_progress": N_("What you drank today"), "nutrition_progress": N_("What you ate today"),
-    "streaks": N_("Your streaks"), "goals": N_("Your goals"),
+    "streaks": N_("Your streaks"), "goals": N_("Your goals"), "events_week": N_("Coming up"),
 }
 DRINKS = ("water", "coffee", "tea")
 DEFAULT_ML = {"water": 250, "coffee": 200, "tea": 250}

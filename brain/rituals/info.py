@@ -3,6 +3,7 @@ rendered in their language."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from brain.i18n import Renderer, ntr, tr
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from brain.core import Brain
 
 MAX_EVENTS = 3
+MAX_EVENTS_WEEK = 5  # all the day snapshot holds (brain.projections.day_snapshot.MAX_UPCOMING)
 
 
 async def _snapshot(brain: Brain, user: User) -> DaySnapshot:
@@ -57,6 +59,13 @@ async def info_lines(brain: Brain, user: User, source: str, render: Renderer) ->
         return [render(tr("Next: {title} (all day)", title=e.title) if e.is_all_day
                        else tr("Next: {title} at {time}", title=e.title, time=e.start.astimezone(render.tz).time()))
                 for e in todays]
+    if source == "events_week":
+        # The weekly review looks ahead: what the coming seven days hold, with their days.
+        ahead = [e for e in s.upcoming if local_date(user, e.start) < s.day + timedelta(days=7)][:MAX_EVENTS_WEEK]
+        if not ahead:
+            return [render(tr("Calendar: nothing in the next 7 days"))]
+        return [f"{render.date_of(e.start)} · {e.title}" if e.is_all_day
+                else f"{render.date_of(e.start)}, {render.time_of(e.start)} · {e.title}" for e in ahead]
     if source == "drink_progress":
         lines = [render(tr("Water: {ml} ml of {goal} ml ({percent} %)", ml=s.water_ml, goal=s.water_goal_ml,
                            percent=s.water_percent))]

@@ -17,9 +17,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
-InfoSource = Literal["tasks_today", "events_today", "drink_progress", "nutrition_progress", "streaks", "goals"]
-INFO_SOURCES: tuple[str, ...] = ("tasks_today", "events_today", "drink_progress", "nutrition_progress", "streaks",
-                                 "goals")
+InfoSource = Literal["tasks_today", "events_today", "events_week", "drink_progress", "nutrition_progress", "streaks",
+                     "goals"]
+INFO_SOURCES: tuple[str, ...] = ("tasks_today", "events_today", "events_week", "drink_progress", "nutrition_progress",
+                                 "streaks", "goals")
 BreathingPattern = Literal["box", "4-7-8", "coherent"]
 # Seconds of (breathe in, hold, breathe out, hold).
 BREATHING_PATTERNS: dict[str, tuple[int, int, int, int]] = {

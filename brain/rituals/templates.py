@@ -58,7 +58,7 @@ TEMPLATES: dict[str, RitualTemplate] = {t.id: t for t in (
         TextInputStep(label=N_("What do you take with you from this week?"), remember=True),
         TextInputStep(label=N_("One thing to get done next week"), tool="create_task", param="title",
                       placeholder=N_("Book the dentist")),
-        InfoDisplayStep(label=N_("Coming up"), source="events_today"),
+        InfoDisplayStep(label=N_("Coming up"), source="events_week"),
     ), suggested_at=time(18, 0), suggested_days=1 << 6),
     RitualTemplate("wind_down", N_("Wind-down"), (
         ChecklistStep(label=N_("Get ready for the night"), items=(

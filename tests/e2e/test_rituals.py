@@ -253,3 +253,16 @@ async def test_a_push_set_inside_quiet_hours_says_it_comes_late_or_not_at_all(pe
     assert "inside your quiet hours" in await alice.send("/evening 21:30")
     bob: Person = person(language="de")
     assert "06:30 liegt in deiner Ruhezeit (22:00 bis 07:00)" in await bob.send("/morgen 6:30")
+
+
+async def test_the_weekly_review_shows_the_coming_week_not_only_today(person) -> None:
+    alice: Person = person()
+    await alice.send("/event Dentist tomorrow 10:00")
+    await alice.send("/event Dinner friday 19:00")
+    await alice.send("/event Next month's trip 28.12.")
+    await alice.send("/ritual weekly review")
+    await alice.send("/ritual skip")
+    reply = await alice.send("/ritual skip")
+    assert "Coming up" in reply
+    assert "Tue, Dec 1, 10:00\u202fAM · Dentist" in reply and "Fri, Dec 4, 7:00\u202fPM · Dinner" in reply
+    assert "trip" not in reply  # four weeks away
