@@ -67,6 +67,8 @@ _MONTH_DAY = (rf"(?P<md_m>{_MONTH_ALT})\b\.?\s*(?P<md_d>\d{{1,2}})(?:st|nd|rd|th
               rf"(?:,?\s+(?P<md_y>\d{{4}})\b)?")
 # "12/24", "12/24/2026": month first, as in the US; read only when the day says so (more than 12).
 _SLASHED = r"(?<![\w/.])(?P<us_m>\d{1,2})/(?P<us_d>\d{1,2})(?:/(?P<us_y>\d{4}|\d{2}))?(?![\w/])"
+_NEXT_WEEK = (r"(?:next\s+week|(?:in\s+der\s+)?(?:nächste[nrs]?|naechste[nrs]?|kommende[nrs]?)"
+              r"\s+woche)")
 DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(rf"{_PREFIX}(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})", re.I),
     re.compile(rf"{_PREFIX}{_WEEKDAY_LEAD}(?P<d>\d{{1,2}})\.(?P<m>\d{{1,2}})\.(?P<y>\d{{2,4}})?", re.I),
@@ -74,6 +76,9 @@ DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(rf"{_PREFIX}{_WEEKDAY_LEAD}{_MONTH_DAY}", re.I),
     re.compile(rf"{_PREFIX}{_SLASHED}", re.I),
     re.compile(rf"{_PREFIX}in\s+(?P<n>\d{{1,3}})\s+(?P<unit>tagen|tag|days|day|wochen|woche|weeks|week)", re.I),
+    # "friday next week", "Freitag nächster Woche", "nächste Woche Freitag", and "next week" alone (its Monday)
+    re.compile(rf"{_PREFIX}(?P<next_week>(?P<nw_day>{_WEEKDAY_ALT})\s+(?:of\s+)?{_NEXT_WEEK}"
+               rf"|{_NEXT_WEEK}(?:\s+(?:am\s+|on\s+)?(?P<nw_day2>{_WEEKDAY_ALT}))?)\b", re.I),
     # "Freitag", "next friday", "Freitagabend" (German writes the part of the day onto the day)
     re.compile(rf"{_PREFIX}{_NEXT}(?P<weekday>{_WEEKDAY_ALT})"
                r"(?P<day_part>morgen|vormittag|mittag|nachmittag|abend|nacht)?\b", re.I),
@@ -206,6 +211,10 @@ def _resolve(match: re.Match[str], today: date) -> date | None:
         n = int(groups["n"])
         unit = groups["unit"].lower()
         return today + timedelta(days=n * (7 if unit.startswith(("woche", "week")) else 1))
+    if groups.get("next_week"):
+        monday = today + timedelta(days=7 - today.weekday())
+        named = groups.get("nw_day") or groups.get("nw_day2")
+        return monday + timedelta(days=WEEKDAYS[named.lower()]) if named else monday
     if groups.get("weekday"):
         target = WEEKDAYS[groups["weekday"].lower()]
         ahead = (target - today.weekday()) % 7

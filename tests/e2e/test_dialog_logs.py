@@ -250,6 +250,9 @@ async def test_a_time_said_with_a_tasks_due_day_is_no_part_of_its_title(
     ("/task P 23.11.", "en", "P", "2026-11-23"),  # a week ago too, not next year
     ("/aufgabe P 23. November", "de", "P", "2026-11-23"),
     ("/task R 3.1.", "en", "R", "2027-01-03"),
+    ("/task D friday next week", "en", "D", "2026-12-11"),
+    ("/aufgabe H Freitag nächste Woche", "de", "H", "2026-12-11"),
+    ("/aufgabe X nächste Woche", "de", "X", "2026-12-07"),
 ])
 async def test_a_tasks_day_said_on_tuesday_the_first_of_december(person, brain, clock, line: str, language: str,
                                                                  title: str, due: str) -> None:

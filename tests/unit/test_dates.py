@@ -194,3 +194,18 @@ def test_the_finders_never_crash(text: str) -> None:
     find_duration_minutes(text)
     find_dateish(text, TUESDAY, slashed=True)
     find_clockish(text)
+
+
+@pytest.mark.parametrize("text, expected, said", [
+    ("Report friday next week", date(2026, 12, 11), "friday next week"),
+    ("Bericht Freitag nächste Woche", date(2026, 12, 11), "Freitag nächste Woche"),
+    ("Bericht am Freitag nächster Woche", date(2026, 12, 11), "am Freitag nächster Woche"),
+    ("Bericht nächste Woche Freitag", date(2026, 12, 11), "nächste Woche Freitag"),
+    ("Sunday of next week", date(2026, 12, 13), "Sunday of next week"),
+    ("Report next week", date(2026, 12, 7), "next week"),  # alone: the week's Monday, so it shows up in time
+    ("Bericht bis nächste Woche", date(2026, 12, 7), "bis nächste Woche"),
+    ("Bericht kommende Woche", date(2026, 12, 7), "kommende Woche"),
+])
+def test_next_week_and_a_day_of_it(text: str, expected: date, said: str) -> None:
+    found = find_date(text, MONDAY)
+    assert found is not None and found.value == expected and text[found.start:found.end] == said
