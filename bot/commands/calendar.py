@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from bot.commands import Command
 from bot.parsing.dates import (
+    MIDDAY,
     NIGHT,
     FoundTime,
     cut,
@@ -78,6 +79,10 @@ async def event(turn: Turn, args: str) -> None:
         at_time = find_time(text)
         if at_time is not None:
             text = cut(text, at_time.start, at_time.end)
+    if at_time is None and part == MIDDAY:
+        # "morgen Mittag", "tomorrow at midday": noon, as "mittags" and "noon" are; the other parts of the day
+        # name no hour ("morgen Abend" stays all day).
+        at_time = FoundTime(time(12, 0), 0, 0)
     until = None
     if at_time is not None:
         until = find_time(text)  # a second time is the end: "9:00-9:15", "14:00 bis 15:30"

@@ -125,6 +125,9 @@ async def test_event_phrases_with_month_names_durations_spoken_times_and_dst(
     ("/event Party friday night at 1", "en", "Party", datetime(2026, 12, 5, 0, 0, tzinfo=UTC)),
     ("/event Call friday 15", "en", "Call", datetime(2026, 12, 4, 14, 0, tzinfo=UTC)),
     ("/event Night 31.10.2027 2:30", "en", "Night", datetime(2027, 10, 31, 0, 30, tzinfo=UTC)),
+    # Midday alone is an hour: noon.
+    ("/termin Essen morgen Mittag", "de", "Essen", datetime(2026, 12, 1, 11, 0, tzinfo=UTC)),
+    ("/event Lunch tomorrow midday", "en", "Lunch", datetime(2026, 12, 1, 11, 0, tzinfo=UTC)),
 ])
 async def test_a_part_of_the_day_says_which_half_an_hour_is_in_and_stays_out_of_the_title(
         person, brain, line: str, language: str, title: str, start: datetime) -> None:
