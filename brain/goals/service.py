@@ -222,9 +222,11 @@ async def create_goal(
                         other.period, other.comparison) == (
             definition.metric, definition.event_type, definition.field, definition.filter_field,
             definition.filter_value, period, clean_comparison)
-        if other.title.casefold() == clean_title.casefold() or (template is not None and other.template == template) \
-                or same_measure:
+        if other.title.casefold() == clean_title.casefold() or (template is not None and other.template == template):
             raise DomainError(tr("You already have the goal {title}.", title=other.title), code="duplicate")
+        if same_measure:  # most likely a change of mind ("1.5 l, not 2 l"): say how
+            raise DomainError(tr("You already have a goal on this: {title}. Stop it first with /goal stop, then set "
+                                 "the new one.", title=other.title), code="duplicate")
     goal = Goal(
         id=uuid.uuid4(), user_id=user.id, title=clean_title, metric=definition.metric,
         event_type=definition.event_type, field=definition.field, filter_field=definition.filter_field,

@@ -156,8 +156,9 @@ async def test_a_second_goal_on_the_same_measure_in_the_same_direction_is_refuse
     first = dict(metric="event_sum", event_type="DrinkLogged", field="quantity_ml", filter_field="drink_type",
                  filter_value="water", period="day", comparison=">=")
     await custom(brain, user, title="At least 2 l of water a day", target=2000, **first)
-    with pytest.raises(DomainError, match="You already have the goal"):
+    with pytest.raises(DomainError, match=r"You already have a goal on this: \{title\}\. Stop it first") as refused:
         await custom(brain, user, title="At least 1.5 l of water a day", target=1500, **first)
+    assert refused.value.text.params["title"] == "At least 2 l of water a day"
     # The other direction, or another period, is another goal: a range, or a week's total.
     await custom(brain, user, title="At most 3 l of water a day", target=3000, **{**first, "comparison": "<="})
     await custom(brain, user, title="At least 10 l of water a week", target=10000, **{**first, "period": "week"})
