@@ -66,10 +66,17 @@ def N_(msgid: str) -> str:
     return msgid
 
 
+# Languages as people write their names ("/lang Deutsch"), in either language.
+LANGUAGE_WORDS = {"english": "en", "englisch": "en", "deutsch": "de", "german": "de"}
+
+
 def normalize_locale(value: str | None) -> str | None:
-    """Map 'de-DE', 'de_AT', 'EN' to a supported language code, or None."""
+    """Map 'de-DE', 'de_AT', 'EN', 'Deutsch', 'english' to a supported language code, or None."""
     if not value:
         return None
+    named = LANGUAGE_WORDS.get(value.strip().lower())
+    if named is not None:
+        return named
     lang = value.replace("-", "_").split("_")[0].strip().lower()
     return lang if lang in SUPPORTED_LOCALES else None
 

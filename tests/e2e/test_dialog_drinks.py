@@ -199,3 +199,12 @@ async def test_a_small_bare_number_after_a_drink_command_counts_drinks_not_milli
     assert "Logged 60 ml water" in await alice.send("/water 60")
     assert "Logged 5 ml water" in await alice.send("/water 5 ml")  # with its unit it is what it says
     assert "565 ml of 2,000" in await alice.send("/today")
+
+
+@pytest.mark.parametrize("line, reply", [
+    ("/lang Deutsch", "Ab jetzt spreche ich Deutsch mit dir."),
+    ("/lang german", "Ab jetzt spreche ich Deutsch mit dir."),
+    ("/lang English", "I'll speak English with you from now on."),
+])
+async def test_lang_takes_a_languages_name_too(person, line: str, reply: str) -> None:
+    assert await person().send(line) == reply
