@@ -8,6 +8,7 @@ from typing import Any
 from bot.commands import Command
 from bot.turn import Turn
 from brain.i18n import N_, Text, tr
+from brain.memory.capture import is_question
 from brain.memory.models import ASSISTANT
 from brain.tools.coercion import visible
 
@@ -74,7 +75,7 @@ async def recall(turn: Turn, args: str) -> None:
 
 def _asked(item: Any) -> bool:
     """Whether a memory is a question the person asked (it asks, it does not tell)."""
-    return bool(item.speaker == "user" and item.text.rstrip().endswith(("?", "？")))
+    return bool(item.speaker == "user" and is_question(item.text))
 
 
 def _said(turn: Turn, item: Any) -> str:

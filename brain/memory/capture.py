@@ -670,9 +670,14 @@ def fact_marks(text: str) -> tuple[str, ...]:
     marks = sorted(numbers)
     if negated:
         marks.append(NEGATED)
-    if text.rstrip().endswith(("?", "？")):
+    if is_question(text):
         marks.append(ASKED)
     return tuple(marks)
+
+
+def is_question(text: str) -> bool:
+    """Whether a message asks rather than tells: it ends with a question mark (also a full-width one)."""
+    return text.rstrip().endswith(("?", "？"))
 
 
 def speaker_of(value: str) -> str:
