@@ -20,7 +20,7 @@ from bot.parsing.freetext import parse_free_text
 from bot.turn import PendingButton, Turn
 from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, Text, tr
 from brain.onboarding.models import DONE, LANGUAGE, QUIET, STEPS, TIMEZONE, WATER, OnboardingState
-from brain.onboarding.zones import zone_at, zone_for_city
+from brain.onboarding.zones import city_name, zone_at, zone_for_city
 from brain.people.models import User
 from brain.people.service import set_timezone
 
@@ -96,7 +96,7 @@ async def _ask(turn: Turn, step: str, *lead: Text | str) -> None:
         suggestions = [zone for zone in ZONE_SUGGESTIONS.get(turn.render.locale, ()) if zone != turn.user.timezone]
         turn.say(*lead, tr(_QUESTIONS[TIMEZONE], zone=turn.user.timezone, time=turn.render.time_of(turn.now)),
                  buttons=[
-            [turn.button(zone.rsplit("/", 1)[-1].replace("_", " "), ACTION, step=TIMEZONE, value=zone)
+            [turn.button(city_name(zone, turn.render.locale), ACTION, step=TIMEZONE, value=zone)
              for zone in suggestions],
             [_skip(turn, TIMEZONE)],
         ])

@@ -78,6 +78,15 @@ def _index() -> dict[str, str]:
     return index
 
 
+def city_name(zone: str, locale: str) -> str:
+    """The city a zone is named after, as the person's language writes it (CLDR): "Wien" for Europe/Vienna in
+    German, "Vienna" in English."""
+    try:
+        return get_timezone_location(zone, locale=locale, return_city=True)
+    except (LookupError, ValueError):
+        return zone.rsplit("/", 1)[-1].replace("_", " ")
+
+
 def zone_for_city(text: str) -> str | None:
     """The IANA zone for a city or zone name, tolerating a small typo ("Berln"); None when unknown."""
     key = normalize_place_name(text)

@@ -12,7 +12,7 @@ from bot.inbound import Inbound
 from brain.core import Brain
 from brain.modules.drink.models import DrinkGoal
 from brain.onboarding.models import OnboardingState
-from brain.onboarding.zones import zone_at, zone_for_city
+from brain.onboarding.zones import city_name, zone_at, zone_for_city
 from brain.people.models import Identity, User
 from tests.e2e.conftest import Person
 
@@ -59,6 +59,16 @@ async def test_language_comes_from_the_app_and_can_be_changed(person, brain: Bra
     user, _ = await me(brain, bea)
     assert user.locale == "en"
     assert "Step 2 of 4" in bea.last[0].text
+
+
+async def test_time_zone_buttons_name_their_cities_in_the_persons_language(person, brain: Brain) -> None:
+    bea = person(language="de")
+    await bea.send("/start")
+    assert "Schritt 2 von 4" in await bea.press(bea.buttons()["Überspringen"])
+    assert list(bea.buttons()) == ["Wien", "Zürich", "Überspringen"]  # Berlin, the zone she has, is left out
+    assert "Europe/Zurich" in await bea.press(bea.buttons()["Zürich"])
+    user, _ = await me(brain, bea)
+    assert user.timezone == "Europe/Zurich"
 
 
 async def test_a_shared_location_answers_the_time_zone_question(person, brain: Brain) -> None:
@@ -144,6 +154,7 @@ async def test_start_after_the_setup_greets_and_offers_it_again(person) -> None:
 
 def test_city_names_and_positions_find_their_zones() -> None:
     assert zone_for_city("Wien") == "Europe/Vienna"
+    assert (city_name("Europe/Vienna", "de"), city_name("Europe/Vienna", "en")) == ("Wien", "Vienna")
     assert zone_for_city("  são paulo, Brazil") == "America/Sao_Paulo"
     assert zone_for_city("München") == "Europe/Berlin"
     assert zone_for_city("Berln") == "Europe/Berlin"
