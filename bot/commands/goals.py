@@ -71,9 +71,9 @@ async def _overview(turn: Turn) -> None:
         return
     items: list[dict[str, Any]] = result.data.get("goals", [])
     in_use = {item["template"] for item in items}
-    measured = {item.get("measures") for item in items}  # "at most 2000 kcal" is not offered next to 1,800 kcal
+    measured = {item.get("measures") for item in items}  # "at most 2,000 kcal" is not offered next to 1,800 kcal
     buttons = [
-        turn.tool_button(tr("+ {goal}", goal=tr(template.label)), "create_goal_from_template", template=template.id)
+        turn.tool_button(tr("+ {goal}", goal=template.label_text), "create_goal_from_template", template=template.id)
         for template in TEMPLATES.values() if template.id not in in_use and template.measures not in measured
     ]
     buttons.append(turn.button(tr("Custom goal…"), "goal_flow"))

@@ -340,7 +340,7 @@ async def create_from_template(uow: UnitOfWork, user: User, actor: ActorT, templ
     template = TEMPLATES.get(template_id)
     if template is None:
         raise _unknown_template(template_id)
-    title = Renderer(user.locale, user.timezone)(tr(template.title))
+    title = Renderer(user.locale, user.timezone)(template.title_text)
     return await create_goal(
         uow, user, actor, title=title, metric=template.metric, event_type=template.event_type, field=template.field,
         filter_field=template.filter_field, filter_value=template.filter_value, target=template.target,

@@ -13,8 +13,8 @@ from brain.i18n import N_, Text, ntr, tr
 @dataclass(frozen=True)
 class GoalTemplate:
     id: str
-    title: str  # an N_() msgid, rendered in the person's language when the goal is made
-    label: str  # an N_() msgid for the "+ ..." button
+    title: str  # an N_() msgid, rendered in the person's language when the goal is made; may say {target}
+    label: str  # an N_() msgid for the "+ ..." button; may say {target}
     metric: str
     event_type: str
     target: float
@@ -23,6 +23,15 @@ class GoalTemplate:
     field: str | None = None
     filter_field: str | None = None
     filter_value: str | None = None
+
+    # The target goes in as a number, so it is written the person's way ("2,000 kcal", "2.000 kcal").
+    @property
+    def title_text(self) -> Text:
+        return tr(self.title, target=int(self.target))
+
+    @property
+    def label_text(self) -> Text:
+        return tr(self.label, target=int(self.target))
 
     @property
     def measures(self) -> str:
@@ -44,7 +53,7 @@ TEMPLATES: dict[str, GoalTemplate] = {t.id: t for t in (
     GoalTemplate("tasks_5", N_("5 tasks done a day"), N_("5 tasks a day"), "event_count", "TaskCompleted", 5, "day",
                  ">="),
     GoalTemplate("meals_3", N_("3 meals a day"), N_("3 meals a day"), "event_count", "MealLogged", 3, "day", ">="),
-    GoalTemplate("kcal_max_2000", N_("At most 2000 kcal a day"), N_("at most 2000 kcal a day"), "event_sum",
+    GoalTemplate("kcal_max_2000", N_("At most {target} kcal a day"), N_("at most {target} kcal a day"), "event_sum",
                  "MealLogged", 2000, "day", "<=", field="calories"),
     GoalTemplate("places_3_new", N_("3 new places a week"), N_("3 new places a week"), "event_count",
                  "PlaceCreated", 3, "week", ">="),

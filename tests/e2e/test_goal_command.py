@@ -15,7 +15,7 @@ from brain.people.models import Identity
 from tests.e2e.conftest import Person
 
 TEMPLATE_BUTTONS = (
-    "+ 8 glasses of water a day", "+ 5 tasks a day", "+ 3 meals a day", "+ at most 2000 kcal a day",
+    "+ 8 glasses of water a day", "+ 5 tasks a day", "+ 3 meals a day", "+ at most 2,000 kcal a day",
     "+ 3 new places a week", "+ at most 3 coffees a day",
 )
 
@@ -52,6 +52,15 @@ async def test_goal_lists_the_templates_and_one_tap_creates_one(person, brain) -
     assert "1. 8 glasses of water a day (each water you log counts as one): 3/8 today" in overview
     assert "+ 8 glasses of water a day" not in alice.buttons()  # what is in use is not offered again
     assert "+ 5 tasks a day" in alice.buttons()
+
+
+async def test_a_templates_number_is_written_the_persons_way(person, brain) -> None:
+    bea = person(language="de")
+    await bea.send("/goal")
+    button = bea.buttons()["+ höchstens 2.000 kcal pro Tag"]
+    assert "Neues Ziel: Höchstens 2.000 kcal pro Tag" in await bea.press(button)
+    [goal] = await _goals(brain)
+    assert (goal.title, goal.target) == ("Höchstens 2.000 kcal pro Tag", 2000)
 
 
 async def test_aliases_reach_the_same_command(person) -> None:
@@ -179,7 +188,7 @@ async def test_a_daily_kcal_or_water_goal_is_also_the_target_today_measures_agai
     alice = person()
     await alice.send("/goal at most 1800 kcal a day")
     await alice.send("/goal")
-    assert "+ at most 2000 kcal a day" not in alice.buttons()  # the same number, one target
+    assert "+ at most 2,000 kcal a day" not in alice.buttons()  # the same number, one target
     assert "+ 8 glasses of water a day" in alice.buttons()
     assert "Today: 650 of 1,800 kcal" in await alice.send("/meal lunch pasta 650 kcal")
     await alice.send("/goal 1,5 l water a day")
