@@ -1,7 +1,8 @@
 """/start: a greeting and a four-step setup as buttons: language (the chat app's language is the default),
 time zone (a shared location or a city name), quiet hours and the daily water goal. Every step can be
 skipped. The step reached is stored (`onboarding_states`), so the setup resumes after a restart, an old
-button of an answered step changes nothing, and a city typed at the time zone step is read as one."""
+button of an answered step changes nothing, and a typed answer is read as one (a language's name as /lang reads
+it, a city, quiet hours, an amount)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,12 @@ from bot.commands.basics import LANGUAGE_NAMES
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.freetext import parse_free_text
 from bot.turn import PendingButton, Turn
+from brain.errors import DomainError
 from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, Text, tr
 from brain.onboarding.models import DONE, LANGUAGE, QUIET, STEPS, TIMEZONE, WATER, OnboardingState
 from brain.onboarding.zones import city_name, zone_at, zone_for_city
 from brain.people.models import User
-from brain.people.service import set_timezone
+from brain.people.service import parse_locale, set_timezone
 
 ACTION = "onboarding"
 QUIET_PRESETS: tuple[tuple[time, time], ...] = (
@@ -224,9 +226,9 @@ def waits_for_zone(turn: Turn, step: str | None, updated_at: datetime | None) ->
 
 
 def waiting_step(turn: Turn, step: str | None, updated_at: datetime | None) -> str | None:
-    """The setup's question that a typed answer may answer (the time zone, quiet hours, the water goal), if the
-    setup, at `step` since `updated_at`, asked it recently."""
-    if step in (TIMEZONE, QUIET, WATER) and updated_at is not None and turn.now - updated_at <= ANSWER_WINDOW:
+    """The setup's question that a typed answer may answer (the language, the time zone, quiet hours, the water
+    goal), if the setup, at `step` since `updated_at`, asked it recently."""
+    if step in (LANGUAGE, TIMEZONE, QUIET, WATER) and updated_at is not None and turn.now - updated_at <= ANSWER_WINDOW:
         return step
     return None
 
@@ -263,10 +265,19 @@ async def take_shared_location(turn: Turn, lat: float, lng: float) -> bool:
 
 
 async def take_typed_answer(turn: Turn, text: str, *, waiting: str | None) -> bool:
-    """Free text while the setup asks a question is read as its answer: a city for the time zone, a span for
-    the quiet hours, an amount for the water goal; True when it was taken. Text that does not answer it but reads
+    """Free text while the setup asks a question is read as its answer: a language's name or code ("Deutsch",
+    "english", "de"), a city for the time zone, a span for the quiet hours, an amount for the water goal; True
+    when it was taken. Text that does not answer it but reads
     as a log entry ("250 ml water") goes its usual way. `waiting`: the question waiting for an answer
     (`waiting_step`, which the dialog reads with its other free-text checks)."""
+    if waiting == LANGUAGE:
+        try:
+            locale = parse_locale(text)  # as /lang reads it
+        except DomainError:
+            return False  # not a language: a log entry or a chat, which goes its usual way
+        await _update_user(turn, locale=locale)
+        await _advance(turn, LANGUAGE)
+        return True
     if waiting == QUIET:
         quiet = parse_quiet_hours(text)
         if quiet is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import time
 
+import pytest
 from sqlalchemy import select
 
 from bot.inbound import Inbound
@@ -59,6 +60,30 @@ async def test_language_comes_from_the_app_and_can_be_changed(person, brain: Bra
     user, _ = await me(brain, bea)
     assert user.locale == "en"
     assert "Step 2 of 4" in bea.last[0].text
+
+
+@pytest.mark.parametrize("app_language, typed, locale, next_question", [
+    ("en", "Deutsch", "de", "Schritt 2 von 4"),
+    ("en", "german", "de", "Schritt 2 von 4"),
+    ("de", "English", "en", "Step 2 of 4"),
+])
+async def test_the_language_can_be_typed_by_its_name_as_for_lang(
+    person, brain: Brain, app_language: str, typed: str, locale: str, next_question: str
+) -> None:
+    alice = person(language=app_language)
+    await alice.send("/start")
+    assert next_question in await alice.send(typed)
+    user, state = await me(brain, alice)
+    assert user.locale == locale
+    assert state is not None and state.step == "timezone"
+
+
+async def test_a_log_entry_at_the_language_question_is_logged(person, brain: Brain) -> None:
+    alice = person()
+    await alice.send("/start")
+    assert "Logged 250 ml water" in await alice.send("250 ml water")
+    user, state = await me(brain, alice)
+    assert user.locale == "en" and state is not None and state.step == "language"
 
 
 async def test_time_zone_buttons_name_their_cities_in_the_persons_language(person, brain: Brain) -> None:
