@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.i18n import N_, Renderer, Text, ntr, tr
+from brain.i18n import N_, Percent, Renderer, Text, ntr, tr
 from brain.people.local_time import local_date
 from brain.people.models import User
 
@@ -137,8 +137,8 @@ def _today(render: Renderer, s: DaySnapshot, *, sensitive: bool = True) -> list[
         _Line(Importance.TODAY, "- " + render(
             ntr("Calendar: {count} event today", "Calendar: {count} events today", s.events_today)
             if s.events_today else tr("Calendar: nothing today"))),
-        _Line(Importance.TODAY, "- " + render(tr("Water: {ml} ml of {goal} ml ({percent} %)", ml=s.water_ml,
-                                                 goal=s.water_goal_ml, percent=s.water_percent))),
+        _Line(Importance.TODAY, "- " + render(tr("Water: {ml} ml of {goal} ml ({percent})", ml=s.water_ml,
+                                                 goal=s.water_goal_ml, percent=Percent(s.water_percent)))),
     ]
     if s.coffee_count:
         lines.append(_Line(Importance.TODAY, "- " + render(tr("Coffee: {count}", count=s.coffee_count))))

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 from babel import Locale
 from babel.dates import format_date, format_skeleton, format_time
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, format_percent
 from babel.support import NullTranslations, Translations
 
 SUPPORTED_LOCALES: tuple[str, ...] = ("en", "de")
@@ -43,9 +43,20 @@ class Text:
         return data
 
 
+@dataclass(frozen=True)
+class Percent:
+    """A share in whole percent (13 for 13 %), written as the person's language writes percentages: "13%" in
+    English, "13 %" in German (Babel's pattern, with a no-break space). Message ids say "({percent})", not
+    "({percent} %)"."""
+
+    value: int
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, Text):
         return {"__text__": value.to_json()}
+    if isinstance(value, Percent):
+        return {"__percent__": value.value}
     if isinstance(value, datetime | date | time):
         return {"__dt__": value.isoformat(), "__kind__": type(value).__name__}
     return value
@@ -125,6 +136,8 @@ class Renderer:
             return self(value)
         if isinstance(value, bool):
             return str(value)
+        if isinstance(value, Percent):
+            return format_percent(value.value / 100, locale=self._babel_locale)
         if isinstance(value, int | float):
             return format_decimal(value, locale=self._babel_locale, format="#,##0.##")
         if isinstance(value, datetime):

@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.commands import Command
 from bot.turn import Turn
-from brain.i18n import N_, Text, tr
+from brain.i18n import N_, Percent, Text, tr
 from brain.memory.capture import is_question
 from brain.memory.models import ASSISTANT
 from brain.tools.coercion import visible
@@ -106,10 +106,10 @@ def _why(turn: Turn, item: Any) -> str:
         return turn.t(tr("linked through {route} ({reasons})", route=route, reasons=named) if named else
                       tr("linked through {route}", route=route))
     parts = []
-    # How close in meaning, unless it is so little that another reason brought the memory ("close in meaning (3 %)"
+    # How close in meaning, unless it is so little that another reason brought the memory ("close in meaning (3%)"
     # for a memory found by the day asked about reads as if it were unrelated).
     if item.vector >= WEAK_MEANING or not (item.lexical or item.in_window):
-        parts.append(turn.t(tr("close in meaning ({percent} %)", percent=max(0, round(item.vector * 100)))))
+        parts.append(turn.t(tr("close in meaning ({percent})", percent=Percent(max(0, round(item.vector * 100))))))
     if item.lexical:
         parts.append(turn.t(tr("shares words with the question")))
     if item.in_window:

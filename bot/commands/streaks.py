@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 from bot.commands import Command
 from bot.turn import PendingButton, Turn
-from brain.i18n import N_, Renderer, Text, ntr, tr
+from brain.i18n import N_, Percent, Renderer, Text, ntr, tr
 from brain.projections.streaks import StreakView, streak_label, streaks_for
 
 STREAK_TITLES: dict[str, str] = {"water": N_("Water"), "tasks": N_("Tasks"), "meals": N_("Meals")}
@@ -48,10 +48,10 @@ def _status(view: StreakView) -> Text:
 
 
 def _line(view: StreakView) -> Text:
-    return tr("{name}: {days}, {status} · best {longest} · strength {strength} %",
+    return tr("{name}: {days}, {status} · best {longest} · strength {strength}",
               name=tr(STREAK_TITLES.get(view.streak, view.streak)),
               days=ntr("{count} day", "{count} days", view.current), status=_status(view),
-              longest=view.longest, strength=strength_percent(view))
+              longest=view.longest, strength=Percent(strength_percent(view)))
 
 
 def _skip_button(turn: Turn, view: StreakView, today: date) -> PendingButton | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bot.commands import Command
 from bot.commands.streaks import load_streaks, streak_summary
 from bot.turn import Turn
-from brain.i18n import N_, tr
+from brain.i18n import N_, Percent, tr
 from brain.people.local_time import local_date
 from brain.projections.day_snapshot import DaySnapshot, EventSummary, day_snapshot
 
@@ -51,8 +51,8 @@ async def today(turn: Turn, args: str) -> None:
 
     lines.extend(_calendar_lines(turn, snap))
 
-    water = turn.t(tr("Water: {ml} ml of {goal} ml ({percent} %)", ml=snap.water_ml, goal=snap.water_goal_ml,
-                      percent=snap.water_percent))
+    water = turn.t(tr("Water: {ml} ml of {goal} ml ({percent})", ml=snap.water_ml, goal=snap.water_goal_ml,
+                      percent=Percent(snap.water_percent)))
     if snap.coffee_count:
         water += " · " + turn.t(tr("Coffee: {count}", count=snap.coffee_count))
     lines.append(water)

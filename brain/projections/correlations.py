@@ -15,7 +15,7 @@ from typing import Literal
 from scipy.stats import t as student_t
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.i18n import Text, tr
+from brain.i18n import Percent, Text, tr
 from brain.people.models import User
 from brain.projections.daily_metrics import METRICS_BY_ID, daily_metrics, metric_modules
 
@@ -92,7 +92,7 @@ def consistent_effect(r: float, percent: int | None) -> int:
 
 
 def correlation_sentence(label_a: str, label_b: str, r: float, percent: int) -> Text:
-    """"On days with more coffee you have 30 % less water."; with no effect percent (0), the sentence
+    """"On days with more coffee you have less water (−30%)."; with no effect percent (0), the sentence
     names the direction of r only."""
     a, b = tr(label_a), tr(label_b)
     if percent == 0:
@@ -100,9 +100,9 @@ def correlation_sentence(label_a: str, label_b: str, r: float, percent: int) -> 
             return tr("On days with more {a} you have more {b}.", a=a, b=b)
         return tr("On days with more {a} you have less {b}.", a=a, b=b)
     if percent > 0:
-        return tr("On days with more {a} you have {percent} % more {b}.", a=a, b=b, percent=percent)
-    # Not "{percent} % less": gettext reads "% le" as a printf conversion and rejects translations.
-    return tr("On days with more {a} you have less {b} (−{percent} %).", a=a, b=b, percent=-percent)
+        return tr("On days with more {a} you have {percent} more {b}.", a=a, b=b, percent=Percent(percent))
+    # The minus stays in the text, as a typographic one; Babel would write a hyphen.
+    return tr("On days with more {a} you have less {b} (−{percent}).", a=a, b=b, percent=Percent(-percent))
 
 
 def correlate(metrics: Mapping[str, Mapping[date, float]], modules: Mapping[str, str]) -> list[Correlation]:

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from brain.events.actor import system
 from brain.events.catalog import ActorT
 from brain.feedback.outcomes import record_outcome
-from brain.i18n import Text, tr
+from brain.i18n import Percent, Text, tr
 from brain.pulse.activity import in_quiet_hours, quiet_hours_end
 from brain.pulse.models import EXPIRED, PENDING, SENT, Nudge
 from brain.store.unit_of_work import UnitOfWork
@@ -68,6 +68,8 @@ def text_from_json(data: Mapping[str, Any]) -> Text:
 def _param_from_json(value: Any) -> Any:
     if isinstance(value, dict) and "__text__" in value:
         return text_from_json(value["__text__"])
+    if isinstance(value, dict) and "__percent__" in value:
+        return Percent(int(value["__percent__"]))
     if isinstance(value, dict) and "__dt__" in value:
         raw, kind = str(value["__dt__"]), value["__kind__"]
         if kind == "datetime":

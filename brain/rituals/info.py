@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from brain.i18n import Renderer, ntr, tr
+from brain.i18n import Percent, Renderer, ntr, tr
 from brain.optional_import import optional_module
 from brain.people.local_time import local_date
 from brain.people.models import User
@@ -67,8 +67,8 @@ async def info_lines(brain: Brain, user: User, source: str, render: Renderer) ->
         return [f"{render.date_of(e.start)} · {e.title}" if e.is_all_day
                 else f"{render.date_of(e.start)}, {render.time_of(e.start)} · {e.title}" for e in ahead]
     if source == "drink_progress":
-        lines = [render(tr("Water: {ml} ml of {goal} ml ({percent} %)", ml=s.water_ml, goal=s.water_goal_ml,
-                           percent=s.water_percent))]
+        lines = [render(tr("Water: {ml} ml of {goal} ml ({percent})", ml=s.water_ml, goal=s.water_goal_ml,
+                           percent=Percent(s.water_percent)))]
         if s.coffee_count:
             lines.append(render(tr("Coffee: {count}", count=s.coffee_count)))
         return lines

@@ -25,7 +25,7 @@ async def test_console_prints_replies_and_numbered_buttons(brain, dialog) -> Non
     assert await chat.run() == 0
     text = out.getvalue()
     assert "Logged 250 ml water" in text
-    assert "Water: 250 ml of 2,000 ml (13 %)" in text
+    assert "Water: 250 ml of 2,000 ml (13%)" in text
     assert "[1] +250 ml water" in text
 
 
@@ -84,7 +84,7 @@ def test_companion_run_on_embedded_postgres_shows_water_progress() -> None:
         done = subprocess.run([str(companion), "run"], input="/water 250\n/today\n", capture_output=True,
                               text=True, env=env, timeout=120, check=False)
         assert done.returncode == 0, done.stderr
-        assert "Water: 250 ml of 2,000 ml (13 %)" in done.stdout
+        assert "Water: 250 ml of 2,000 ml (13%)" in done.stdout
         # A second start reuses the data directory and keeps what was logged.
         again = subprocess.run([str(companion), "run"], input="/today\n", capture_output=True, text=True, env=env,
                                timeout=120, check=False)

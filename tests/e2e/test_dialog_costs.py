@@ -77,7 +77,7 @@ async def test_a_known_persons_drink_commits_once_and_still_notes_the_message(br
     clock.advance(timedelta(minutes=5))
     with counting(brain) as (statements, commits):
         reply = await alice.send("250 ml water")
-    assert "Logged 250 ml water. Water today: 500 of 2,000 ml (25 %)" in reply
+    assert "Logged 250 ml water. Water today: 500 of 2,000 ml (25%)" in reply
     # The drink's own transaction; the lookup, the idle note, the streak's look, the goals' look and the reply
     # each commit on their own.
     assert len(commits) == 1

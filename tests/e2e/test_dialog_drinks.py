@@ -11,7 +11,7 @@ async def test_water_then_today_shows_progress_against_the_default_goal(person) 
     alice = person()
     assert "Logged 250 ml water" in await alice.send("/water 250")
     today = await alice.send("/today")
-    assert "Water: 250 ml of 2,000 ml (13 %)" in today
+    assert "Water: 250 ml of 2,000 ml (13%)" in today
 
 
 async def test_german_person_gets_german_numbers_and_words(person) -> None:
@@ -19,6 +19,12 @@ async def test_german_person_gets_german_numbers_and_words(person) -> None:
     await bob.send("/water 1,5 l")
     today = await bob.send("/heute")
     assert "1.500" in today and "2.000" in today
+
+
+async def test_a_percentage_is_written_the_persons_way(person) -> None:
+    # English writes "13%", German "13 %" (Babel's no-break space, so the sign never wraps onto a line of its own).
+    assert "Water today: 250 of 2,000 ml (13%)." in await person().send("/water 250")
+    assert "Wasser heute: 250 von 2.000 ml (13\u00a0%)." in await person(language="de").send("/wasser 250")
 
 
 @pytest.mark.parametrize("line, expected", [

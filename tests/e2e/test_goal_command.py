@@ -204,7 +204,7 @@ async def test_undoing_a_daily_water_goal_puts_the_day_s_target_back_and_the_nex
     await alice.send("/water 250")
     await alice.send("/goal 3 l water a day")
     assert "Stopped At least 3,000 ml of water a day." in await alice.send("/undo")
-    assert "Water: 250 ml of 2,000 ml (13 %)" in await alice.send("/today")  # the default again: there was none
+    assert "Water: 250 ml of 2,000 ml (13%)" in await alice.send("/today")  # the default again: there was none
     assert "Removed 250 ml water. Water today: 0 of 2,000 ml." in await alice.send("/undo")
 
 

@@ -53,7 +53,7 @@ async def test_remember_then_recall_shows_the_memory_and_why(person, memory) -> 
     reply = await alice.send("/recall What does Emma like?")
     assert "What I remember:" in reply
     assert "Emma loves dinosaurs" in reply
-    assert re.search(r"why: close in meaning \(\d+ %\)", reply)
+    assert re.search(r"why: close in meaning \(\d+%\)", reply)
     assert re.search(r"#\d+ · ", reply)
     assert "bike" not in reply  # the nearest of unrelated memories is not shown
 
@@ -71,7 +71,7 @@ async def test_recall_says_why_in_the_persons_language_with_the_route_of_linked_
     await bob.send("/remember My sister Anna loves bouldering in the climbing gym")
     await bob.send("/remember Anna invited me to her birthday party on the twelfth")
     reply = await bob.send("/recall bouldering")
-    assert re.search(r"warum: ähnliche Bedeutung \(\d+ %\), teilt Wörter mit der Frage", reply)
+    assert re.search(r"warum: ähnliche Bedeutung \(\d+\xa0%\), teilt Wörter mit der Frage", reply)
     assert re.search(r"warum: verknüpft über #\d+ → #\d+ \(dieselbe Person, derselbe Ort oder dieselbe Sache", reply)
     assert "vector" not in reply and "anchor" not in reply
 

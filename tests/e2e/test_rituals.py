@@ -84,7 +84,7 @@ async def test_a_new_person_is_told_names_not_numbers_and_a_ritual_started_over_
 async def test_words_and_numbers_are_answered_with_the_ritual_command(person, brain) -> None:
     alice: Person = person()
     evening = await alice.send("/ritual evening")
-    assert "▸ What you drank today" in evening and "Water: 0 ml of 2,000 ml (0 %)" in evening
+    assert "▸ What you drank today" in evening and "Water: 0 ml of 2,000 ml (0%)" in evening
     assert "Evening routine — step 4 of 5" in evening and "What went well today?" in evening
     assert "/ritual A good talk with Anna" in evening
     mood = await alice.send("/ritual A walk in the sun")

@@ -14,7 +14,7 @@ async def test_today_shows_the_streak_line(person) -> None:
     await alice.send("/water 250")
     await alice.send("/meal lunch Pasta 650 kcal")
     today = await alice.send("/today")
-    assert "Water: 250 ml of 2,000 ml (13 %)" in today
+    assert "Water: 250 ml of 2,000 ml (13%)" in today
     assert "Streaks: water 1 day · meals 1 day" in today
 
 
@@ -60,8 +60,8 @@ async def test_streaks_lists_status_and_strength(person) -> None:
     alice = person()
     await alice.send("/water")
     reply = await alice.send("/streaks")
-    assert "Water: 1 day, done today · best 1 · strength 5 %" in reply
-    assert "Tasks: 0 days, not running · best 0 · strength 0 %" in reply
+    assert "Water: 1 day, done today · best 1 · strength 5%" in reply
+    assert "Tasks: 0 days, not running · best 0 · strength 0%" in reply
     assert alice.buttons() == {}
 
 

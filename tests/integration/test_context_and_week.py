@@ -51,7 +51,7 @@ async def test_context_document_describes_a_logged_day(brain: Brain, clock: Fixe
 
     lines = text.splitlines()
     assert lines[0] == "## About the person, Monday, November 30, 2026"
-    for expected in ["- Tasks: 2 open · 0 done today · 1 overdue", "- Water: 500 ml of 2,000 ml (25 %)",
+    for expected in ["- Tasks: 2 open · 0 done today · 1 overdue", "- Water: 500 ml of 2,000 ml (25%)",
                      "- Meals: 1 · 350 of 2,000 kcal", "- Calendar: 1 event today",
                      "- Next event: Dentist, 2:00\u202fPM–3:00\u202fPM", "- Due today: Send the invoice (priority 2)",
                      "- Likes short answers", "- Create task “Call mum” (waiting)"]:

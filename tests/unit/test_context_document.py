@@ -56,7 +56,7 @@ GOALS = [GoalLine("8 glasses of water a day", 3, 8, ">=", "day", False),
          GoalLine("At most 2000 kcal a day", 450, 2000, "<=", "day", True),
          GoalLine("3 new places a week", 3, 3, ">=", "week", True)]
 STREAKS = [streak("water", "at_risk", 12), streak("tasks", "active", 4), streak("meals", "broken", 0, longest=9)]
-CORRELATIONS = [correlation(0.71, "On days with more coffee you have 30 % more completed tasks."),
+CORRELATIONS = [correlation(0.71, "On days with more coffee you have 30% more completed tasks."),
                 correlation(-0.52, "Fewer meals with more meetings."),
                 correlation(0.41, "Third."), correlation(0.35, "Fourth, never shown.")]
 PATTERNS = ["Drinks most water in the afternoon", "Prefers short answers"]
@@ -85,7 +85,7 @@ def test_today_lists_counts_next_events_and_due_titles(en: Renderer) -> None:
     for expected in [
         "- Tasks: 7 open · 2 done today · 1 overdue",
         "- Calendar: 2 events today",
-        "- Water: 750 ml of 2,000 ml (38 %)",
+        "- Water: 750 ml of 2,000 ml (38%)",
         "- Coffee: 2",
         "- Meals: 1 · 450 of 2,000 kcal",
         "- Protein: 20 of 60 g",
@@ -133,7 +133,7 @@ def test_a_skip_day_keeps_a_streak_from_being_at_risk(en: Renderer) -> None:
 
 def test_only_the_top_three_correlations_appear_with_their_r(en: Renderer) -> None:
     lines = full(en).splitlines()
-    assert "- On days with more coffee you have 30 % more completed tasks. (r = 0.71)" in lines
+    assert "- On days with more coffee you have 30% more completed tasks. (r = 0.71)" in lines
     assert "- Fewer meals with more meetings. (r = -0.52)" in lines
     assert not any("Fourth" in line for line in lines)
 

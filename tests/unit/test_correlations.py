@@ -143,14 +143,14 @@ def _coffee_water(more: bool) -> dict[str, dict[date, float]]:
 def test_sentence_in_english_names_both_metrics_and_the_percent() -> None:
     [found] = correlate(_coffee_water(more=True), MODULES)
     text = Renderer("en", "Europe/Berlin")(found.sentence)
-    assert text == f"On days with more coffee you have {found.effect_percent} % more completed tasks."
+    assert text == f"On days with more coffee you have {found.effect_percent}% more completed tasks."
     assert 20 <= found.effect_percent <= 40
 
 
 def test_sentence_for_a_negative_link_says_less() -> None:
     [found] = correlate(_coffee_water(more=False), MODULES)
     text = Renderer("en", "Europe/Berlin")(found.sentence)
-    assert text == f"On days with more coffee you have less completed tasks (−{-found.effect_percent} %)."
+    assert text == f"On days with more coffee you have less completed tasks (−{-found.effect_percent}%)."
 
 
 def test_sentence_without_a_base_names_only_the_direction() -> None:

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from brain.events.catalog import DrinkLogged, GoalReached
-from brain.i18n import Renderer, tr
+from brain.i18n import Percent, Renderer, tr
 from brain.projections.correlations import Correlation
 from brain.projections.day_snapshot import DaySnapshot, EventSummary, TaskSummary
 from brain.projections.streaks import StreakView
@@ -182,7 +182,8 @@ def test_goal_reached_congratulates_on_the_event_only() -> None:
 def correlation(a: str, b: str, r: float) -> Correlation:
     return Correlation(metric_a=a, metric_b=b, module_a="drink", module_b="food", r=r, p=0.001, n=30,
                        direction="positive" if r > 0 else "negative", effect_percent=30,
-                       sentence=tr("On days with more {a} you have {percent} % more {b}.", a=a, b=b, percent=30))
+                       sentence=tr("On days with more {a} you have {percent} more {b}.", a=a, b=b,
+                                    percent=Percent(30)))
 
 
 def test_weekly_insight_tells_the_strongest_new_correlation_once() -> None:
@@ -197,6 +198,15 @@ def test_weekly_insight_tells_the_strongest_new_correlation_once() -> None:
     assert second is not None and second.data["insight"] == insight_key("kcal", "water_ml")
     everything = told | {insight_key("water_ml", "kcal")}
     assert WEEKLY_INSIGHT.decide(ctx(18, correlations=found, told_insights=everything)) is None
+
+
+def test_a_stored_insight_writes_its_percentage_the_persons_way() -> None:
+    draft = WEEKLY_INSIGHT.decide(ctx(18, correlations=(correlation("water_ml", "kcal", 0.55),)))
+    assert draft is not None
+    stored = content_from_json(content_to_json(draft))
+    assert EN(stored.body) == "On days with more water_ml you have 30% more kcal."
+    assert Renderer("de", "Europe/Berlin")(stored.body) == \
+        "An Tagen, an denen du mehr water_ml hast, hast du 30\u00a0% mehr kcal."
 
 
 # ---- stored drafts -------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from brain.i18n import N_, ntr, tr
+from brain.i18n import N_, Percent, ntr, tr
 from brain.modules.drink import service
 from brain.modules.drink.service import (
     DRINK_TYPES,
@@ -42,12 +42,12 @@ async def _log_drink(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
                                                   entry_id=entry_id, log_entry_ids=together)
         entries.append(entry)
     values = {"ml": ml, "drink": drink_label(drink_type), "water": progress.water_ml, "goal": progress.water_goal_ml,
-              "percent": progress.water_percent}
+              "percent": Percent(progress.water_percent)}
     if count == 1:
-        message = tr("Logged {ml} ml {drink}. Water today: {water} of {goal} ml ({percent} %).", **values)
+        message = tr("Logged {ml} ml {drink}. Water today: {water} of {goal} ml ({percent}).", **values)
     else:
-        message = ntr("Logged {count} × {ml} ml {drink}. Water today: {water} of {goal} ml ({percent} %).",
-                      "Logged {count} × {ml} ml {drink}. Water today: {water} of {goal} ml ({percent} %).",
+        message = ntr("Logged {count} × {ml} ml {drink}. Water today: {water} of {goal} ml ({percent}).",
+                      "Logged {count} × {ml} ml {drink}. Water today: {water} of {goal} ml ({percent}).",
                       count, count=count, **values)
     return ToolResult.success(message, entry_id=str(entries[-1].id), entry_ids=[str(e.id) for e in entries],
                               count=count, **progress_data(progress))
@@ -58,9 +58,9 @@ async def _log_preset(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     entry, progress = await service.log_drink(ctx.uow, ctx.user, ctx.actor, preset.drink_type, preset.quantity_ml,
                                               name=preset.name, preset_id=preset.id)
     return ToolResult.success(
-        tr("Logged {name} ({ml} ml). Water today: {water} of {goal} ml ({percent} %).", name=preset.name,
+        tr("Logged {name} ({ml} ml). Water today: {water} of {goal} ml ({percent}).", name=preset.name,
            ml=preset.quantity_ml, water=progress.water_ml, goal=progress.water_goal_ml,
-           percent=progress.water_percent),
+           percent=Percent(progress.water_percent)),
         entry_id=str(entry.id), **progress_data(progress),
     )
 
@@ -115,8 +115,8 @@ async def _delete(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
 async def _progress(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     progress = await service.day_progress(ctx.uow, ctx.user, args.get("date"))
     return ToolResult.success(
-        tr("Water: {water} of {goal} ml ({percent} %).", water=progress.water_ml, goal=progress.water_goal_ml,
-           percent=progress.water_percent),
+        tr("Water: {water} of {goal} ml ({percent}).", water=progress.water_ml, goal=progress.water_goal_ml,
+           percent=Percent(progress.water_percent)),
         **progress_data(progress),
     )
 

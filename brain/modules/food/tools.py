@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brain.i18n import ntr, tr
+from brain.i18n import Percent, ntr, tr
 from brain.modules.food import service
 from brain.modules.food.models import Meal
 from brain.modules.food.service import (
@@ -46,9 +46,9 @@ async def _log_meal(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         protein=args.get("protein"), carbs=args.get("carbs"), fat=args.get("fat"),
     )
     return ToolResult.success(
-        tr("Logged {meal}: {description}. Today: {kcal} of {goal} kcal ({percent} %).", meal=meal_label(meal.meal_type),
+        tr("Logged {meal}: {description}. Today: {kcal} of {goal} kcal ({percent}).", meal=meal_label(meal.meal_type),
            description=meal.description, kcal=totals.calories, goal=totals.calorie_goal,
-           percent=totals.calorie_percent),
+           percent=Percent(totals.calorie_percent)),
         meal=meal_data(ctx.user, meal), **totals_data(totals),
     )
 
@@ -73,9 +73,9 @@ async def _summary(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     summary = await service.day_summary(ctx.uow, ctx.user, args.get("date"))
     t = summary.totals
     return ToolResult.success(
-        ntr("{count} meal on {date}: {kcal} of {goal} kcal ({percent} %).",
-            "{count} meals on {date}: {kcal} of {goal} kcal ({percent} %).", t.meal_count, date=t.day,
-            kcal=t.calories, goal=t.calorie_goal, percent=t.calorie_percent),
+        ntr("{count} meal on {date}: {kcal} of {goal} kcal ({percent}).",
+            "{count} meals on {date}: {kcal} of {goal} kcal ({percent}).", t.meal_count, date=t.day,
+            kcal=t.calories, goal=t.calorie_goal, percent=Percent(t.calorie_percent)),
         meals=[meal_data(ctx.user, m) for m in summary.meals], **totals_data(t),
     )
 
