@@ -17,7 +17,7 @@ from brain.events.catalog import ActorT, GoalAbandoned, GoalCreated, GoalPaused,
 from brain.events.store import EventRecord, query_events
 from brain.goals.models import Goal, GoalPeriod
 from brain.goals.periods import PERIODS, local_date_at, period_bounds, period_instants
-from brain.goals.templates import TEMPLATE_IDS, TEMPLATES, measure_key
+from brain.goals.templates import TEMPLATE_IDS, TEMPLATES, measure_key, measure_of, most_for
 from brain.goals.tracker import (
     EVENT_SOURCES,
     REACHED_ON_THE_WAY,
@@ -31,7 +31,7 @@ from brain.goals.tracker import (
     replay,
     streaks_module,
 )
-from brain.i18n import Renderer, tr
+from brain.i18n import N_, Renderer, tr
 from brain.optional_import import optional_module
 from brain.people.models import User
 from brain.store.unit_of_work import UnitOfWork
@@ -51,6 +51,11 @@ MAX_TARGET = 1_000_000
 MAX_GOALS = 20  # active and paused together
 MAX_HISTORY = 100
 _POSITION_RE = re.compile(r"#?\s*(\d{1,4})\.?")
+_OUT_OF_RANGE: dict[str, str] = {
+    "day": N_("That is out of range for a goal: {least} to {most} a day."),
+    "week": N_("That is out of range for a goal: {least} to {most} a week."),
+    "month": N_("That is out of range for a goal: {least} to {most} a month."),
+}
 
 
 @dataclass(frozen=True)
@@ -177,6 +182,19 @@ def _definition(
     return _Definition(metric, event_type, field, filter_field, filter_value)
 
 
+def _within_measure(definition: _Definition, target: float, comparison: str, period: str) -> None:
+    """A target its measure cannot mean ("1000000 glasses of water a day") is refused, naming the range."""
+    measure = measure_of(definition.metric, definition.event_type, definition.field, definition.filter_field,
+                         definition.filter_value)
+    if measure is None:
+        return
+    most = most_for(measure, period)
+    if target > most:
+        least = 0 if comparison == "<=" else 1
+        raise DomainError(tr(_OUT_OF_RANGE[period], least=measure.amount(least), most=measure.amount(most)),
+                          code="out_of_range")
+
+
 # ---- mutations ----------------------------------------------------------------------------------
 
 
@@ -205,6 +223,7 @@ async def create_goal(
                              choices=", ".join(PERIODS)), code="bad_enum")
     clean_target = _target(target, clean_comparison)
     definition = _definition(metric, event_type, field, filter_field, filter_value, clean_comparison)
+    _within_measure(definition, clean_target, clean_comparison, period)
     if template is not None and template not in TEMPLATES:
         raise _unknown_template(template)
     # The person's row lock serialises goal creation per person, so the duplicate and count checks hold.

@@ -1,5 +1,6 @@
 """The six goal templates (stable ids, translatable titles) and the measures custom goals are made
-of (water glasses, coffees, tasks done, ...), with the translated wording of a goal's title.
+of (water glasses, coffees, tasks done, ...) and the most a goal on each can ask, with the translated wording of a
+goal's title.
 Pure data: the service turns a template or a measure into a goal."""
 
 from __future__ import annotations
@@ -73,6 +74,9 @@ class Measure:
     event_type: str
     amount: Callable[[int], Text]  # "{count} glasses of water"
     targets: tuple[int, ...]  # what the guided flow offers
+    # The highest target that still means something for one day (a week and a month take their days' worth):
+    # above it a goal is a typo or a joke ("1000000 glasses of water a day"), and it is refused.
+    most_a_day: int
     default_comparison: str = ">="
     default_period: str = "day"
     field: str | None = None
@@ -84,28 +88,44 @@ class Measure:
 MEASURES: dict[str, Measure] = {m.key: m for m in (
     Measure("water_glasses", N_("Water glasses"), "event_count", "DrinkLogged",
             lambda n: ntr("{count} glass of water", "{count} glasses of water", n), (4, 6, 8, 10, 12),
-            filter_field="drink_type", filter_value="water"),
+            most_a_day=80, filter_field="drink_type", filter_value="water"),
     Measure("water_ml", N_("Water (ml)"), "event_sum", "DrinkLogged",
             lambda n: ntr("{count} ml of water", "{count} ml of water", n), (1500, 2000, 2500, 3000),
-            field="quantity_ml", filter_field="drink_type", filter_value="water", in_flow=False),
+            most_a_day=20_000, field="quantity_ml", filter_field="drink_type", filter_value="water", in_flow=False),
     Measure("coffees", N_("Coffees"), "event_count", "DrinkLogged",
             lambda n: ntr("{count} coffee", "{count} coffees", n), (1, 2, 3, 4),
-            default_comparison="<=", filter_field="drink_type", filter_value="coffee"),
+            most_a_day=30, default_comparison="<=", filter_field="drink_type", filter_value="coffee"),
     Measure("tasks", N_("Tasks done"), "event_count", "TaskCompleted",
-            lambda n: ntr("{count} task done", "{count} tasks done", n), (1, 3, 5, 10)),
+            lambda n: ntr("{count} task done", "{count} tasks done", n), (1, 3, 5, 10), most_a_day=100),
     Measure("meals", N_("Meals"), "event_count", "MealLogged",
-            lambda n: ntr("{count} meal", "{count} meals", n), (2, 3, 4, 5)),
+            lambda n: ntr("{count} meal", "{count} meals", n), (2, 3, 4, 5), most_a_day=20),
     Measure("kcal", N_("Calories (kcal)"), "event_sum", "MealLogged",
             lambda n: ntr("{count} kcal", "{count} kcal", n), (1500, 1800, 2000, 2500),
-            default_comparison="<=", field="calories"),
+            most_a_day=20_000, default_comparison="<=", field="calories"),
     Measure("protein", N_("Protein (g)"), "event_sum", "MealLogged",
             lambda n: ntr("{count} g of protein", "{count} g of protein", n), (50, 80, 100, 120),
-            field="protein", in_flow=False),
+            most_a_day=1_000, field="protein", in_flow=False),
     Measure("new_places", N_("New places"), "event_count", "PlaceCreated",
             lambda n: ntr("{count} new place", "{count} new places", n), (1, 2, 3, 5),
-            default_period="week"),
+            most_a_day=50, default_period="week"),
 )}
 FLOW_MEASURES: tuple[str, ...] = tuple(key for key, m in MEASURES.items() if m.in_flow)
+_PERIOD_DAYS: dict[str, int] = {"day": 1, "week": 7, "month": 31}
+
+
+def most_for(measure: Measure, period: str) -> int:
+    """The highest target a goal on `measure` may have over `period`."""
+    return measure.most_a_day * _PERIOD_DAYS[period]
+
+
+def measure_of(metric: str, event_type: str, field: str | None, filter_field: str | None,
+               filter_value: str | None) -> Measure | None:
+    """The measure a goal's definition is (however it was made: a phrase, the flow, a template, the model), or None
+    for one no measure names (a count of teas, a streak)."""
+    wanted = (metric, event_type, field, filter_field, (filter_value or "").casefold() or None)
+    return next((m for m in MEASURES.values()
+                 if (m.metric, m.event_type, m.field, m.filter_field, m.filter_value) == wanted), None)
+
 
 _GOAL_TITLES: dict[tuple[str, str], str] = {
     (">=", "day"): N_("At least {amount} a day"),

@@ -121,6 +121,21 @@ async def test_a_phrase_creates_a_goal_and_an_unreadable_one_creates_nothing(per
     assert await _goal_state(brain) == before
 
 
+async def test_an_absurd_target_is_refused_with_the_range_and_nothing_changes(person, brain) -> None:
+    alice = person()
+    before = await _goal_state(brain)
+    assert "That is out of range for a goal: 1 glass of water to 80 glasses of water a day." in await alice.send(
+        "/goal 1000000 glasses of water a day")
+    assert "1 glass of water to 560 glasses of water a week" in await alice.send("/goal 600 glasses of water a week")
+    assert "0 kcal to 20,000 kcal a day" in await alice.send("/goal 25000 kcal a day")  # a limit may be none at all
+    assert "1 ml of water to 20,000 ml of water a day" in await alice.send("/goal 25 l water a day")
+    bea = person(language="de")
+    assert "Das geht als Ziel nicht: möglich sind 1 Glas Wasser bis 80 Gläser Wasser pro Tag." in await bea.send(
+        "/ziel 1000000 Gläser Wasser am Tag")
+    assert await _goal_state(brain) == before
+    assert "New goal: At least 80 glasses of water a day." in await alice.send("/goal 80 glasses of water a day")
+
+
 async def test_pause_resume_and_stop_with_a_confirmation(person, brain) -> None:
     alice = person()
     await alice.send("/goal 5 tasks a day")

@@ -441,6 +441,9 @@ async def test_people_in_two_zones_have_their_own_day(brain: Brain, user, clock)
     ({"metric": "streak_days", "field": "sleep"}, "bad_enum"),
     ({"metric": "streak_days", "field": "water", "comparison": "<="}, "bad_comparison"),
     ({"template": "water_9000"}, "bad_enum"),
+    # Beyond what its measure can mean, however the filter is written (the model may write "Water").
+    ({"filter_field": "drink_type", "filter_value": "Water", "target": 81}, "out_of_range"),
+    ({"filter_field": "drink_type", "filter_value": "water", "target": 81 * 7, "period": "week"}, "out_of_range"),
 ])
 async def test_bad_goal_definitions_change_nothing(brain: Brain, user, spec: dict[str, Any], code: str) -> None:
     before = await counts(brain)
