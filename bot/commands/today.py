@@ -3,6 +3,8 @@ day snapshot (kept fresh by events) in the person's language and zone."""
 
 from __future__ import annotations
 
+from datetime import date
+
 from bot.commands import Command
 from bot.commands.streaks import load_streaks, streak_summary
 from bot.turn import Turn
@@ -19,15 +21,23 @@ async def _snapshot(turn: Turn) -> DaySnapshot:
         return await day_snapshot(session, turn.user, turn.now)
 
 
-def _when(turn: Turn, event: EventSummary) -> str:
-    return turn.t(tr("all day")) if event.is_all_day else turn.render.time_of(event.start)
+def _when(turn: Turn, event: EventSummary, day: date) -> str:
+    if event.is_all_day:
+        return turn.t(tr("all day"))
+    if local_date(turn.user, event.start) < day:
+        # Begun before today's midnight ("23:00-01:00" at 0:30): its start would read as tonight, so its end is said.
+        ends = event.end
+        end = turn.render.time_of(ends) if local_date(turn.user, ends) == day else turn.render.format_value(ends)
+        return turn.t(tr("until {end}", end=end))
+    return turn.render.time_of(event.start)
 
 
 def _calendar_lines(turn: Turn, snap: DaySnapshot) -> list[str]:
     # What is going on now, then what is still ahead today (an event that began at 10:00 is today's at 10:55).
     todays = [*snap.running, *(e for e in snap.upcoming if local_date(turn.user, e.start) <= snap.day)]
     if todays:
-        lines = [turn.t(tr("Calendar: {events}", events=" · ".join(f"{_when(turn, e)} {e.title}" for e in todays)))]
+        events = " · ".join(f"{_when(turn, e, snap.day)} {e.title}" for e in todays)
+        lines = [turn.t(tr("Calendar: {events}", events=events))]
     elif snap.events_today:
         lines = [turn.t(tr("Calendar: nothing more today"))]
     else:

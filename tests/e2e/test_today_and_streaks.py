@@ -48,6 +48,23 @@ async def test_today_lists_an_event_going_on_now(person, clock: FixedClock) -> N
     assert "Calendar: 5:30\u202fPM Standup" in await alice.send("/today")
 
 
+async def test_today_shows_an_event_from_last_night_as_going_on_until_its_end(person, clock: FixedClock) -> None:
+    alice = person()  # the clock stands at 8:30 in Berlin, on Monday
+    await alice.send("/event Party today 23:00-01:00")
+    await alice.send("/event Conference today 20:00 30h")
+    await alice.send("/event Standup tomorrow 9:00 15m")
+    clock.advance(timedelta(hours=16))  # Tuesday 0:30: the party began last night
+    today = await alice.send("/today")
+    assert ("Calendar: until 1:00\u202fAM Party · until Wed, Dec 2, 2:00\u202fAM Conference · 9:00\u202fAM Standup"
+            in today)
+    bea = person(language="de")
+    await bea.send("/lang de")
+    clock.advance(timedelta(hours=-16))
+    await bea.send("/termin Party heute 23:00-01:00")
+    clock.advance(timedelta(hours=16))
+    assert "Kalender: bis 01:00 Party" in await bea.send("/heute")
+
+
 async def test_today_names_tomorrows_event_when_nothing_is_left_today(person) -> None:
     alice = person()
     await alice.send("/event Zahnarzt morgen 14:00")
