@@ -115,6 +115,7 @@ async def event(turn: Turn, args: str) -> None:
         return
     call: dict[str, Any] = {"title": text}
     zone = ZoneInfo(turn.user.timezone)
+    rolled: Text | None = None  # said when a time without a day was taken as tomorrow's
     if at_time is None:
         # The tool takes the end of an all-day event as its last day; one day needs none.
         call.update(start_time=datetime.combine(on, time.min, tzinfo=zone).isoformat(), is_all_day=True)
@@ -125,28 +126,47 @@ async def event(turn: Turn, args: str) -> None:
             turn.say(tr("From {first} to {last} is an all-day event: leave out the time, or add each day on its own.",
                         first=on, last=last_day))
             return
-        starts = _clock(at_time, part)
-        if part == NIGHT and at_time.open_meridiem and starts.hour < 6:
-            on += timedelta(days=1)  # "Samstag Nacht um 1", "friday night at 1": after midnight, the day after
-        start = _instant(on, starts, zone)
-        if start is None:
-            turn.say(_skipped(starts, on))
+        minutes = duration[0] if duration is not None else 60
+        span = _span(on, at_time, until, minutes, part, zone)
+        if day is None and isinstance(span, tuple) and span[1] <= turn.now:
+            # "/event Dentist 9:00" at 15:00: no day said, so the next 9:00, as "Tuesday" said on a Tuesday is next
+            # week's. A day said is kept even when past ("today 9:00" logs it); one going on now stays today.
+            on += timedelta(days=1)
+            span = _span(on, at_time, until, minutes, part, zone)
+            rolled = tr("{time} has already passed today, so it is tomorrow. For today: /event {title} today {time}",
+                        time=_clock(at_time, part), title=text[:80])
+        if not isinstance(span, tuple):
+            turn.say(span)
             return
-        if until is not None:
-            ends = _clock(until, part)
-            if until.open_meridiem and ends < starts and ends.hour < 12 and ends.replace(hour=ends.hour + 12) > starts:
-                ends = ends.replace(hour=ends.hour + 12)  # "14:00 bis halb vier" ends at 15:30
-            end_day = on if ends > starts else on + timedelta(days=1)  # "22:00-1:00" ends the next day
-            end = _instant(end_day, ends, zone)
-            if end is None:
-                turn.say(_skipped(ends, end_day))
-                return
-        else:
-            end = start + timedelta(minutes=duration[0] if duration is not None else 60)
+        start, end = span
         # Lengths are counted in real time, so an hour on the night the clocks go back is an hour.
         call.update(start_time=start.astimezone(zone).isoformat(), end_time=end.astimezone(zone).isoformat())
     result = await turn.tool("create_event", call)
+    if rolled is not None and result.ok and result.message is not None:
+        turn.say(result.message, rolled)
+        return
     turn.say_result(result)
+
+
+def _span(on: date, at_time: FoundTime, until: FoundTime | None, minutes: int, part: str | None,
+          zone: ZoneInfo) -> tuple[datetime, datetime] | Text:
+    """The start and end of a timed event on `on`, or what to say when the clocks skip one of them."""
+    starts = _clock(at_time, part)
+    if part == NIGHT and at_time.open_meridiem and starts.hour < 6:
+        on += timedelta(days=1)  # "Samstag Nacht um 1", "friday night at 1": after midnight, the day after
+    start = _instant(on, starts, zone)
+    if start is None:
+        return _skipped(starts, on)
+    if until is None:
+        return start, start + timedelta(minutes=minutes)
+    ends = _clock(until, part)
+    if until.open_meridiem and ends < starts and ends.hour < 12 and ends.replace(hour=ends.hour + 12) > starts:
+        ends = ends.replace(hour=ends.hour + 12)  # "14:00 bis halb vier" ends at 15:30
+    end_day = on if ends > starts else on + timedelta(days=1)  # "22:00-1:00" ends the next day
+    end = _instant(end_day, ends, zone)
+    if end is None:
+        return _skipped(ends, end_day)
+    return start, end
 
 
 def _clock(found: FoundTime, part: str | None) -> time:

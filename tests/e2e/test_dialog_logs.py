@@ -275,6 +275,44 @@ async def test_a_time_the_clocks_skip_is_asked_about_in_german_too(person, db_st
     assert await db_state() == before
 
 
+async def test_an_event_today_at_a_time_already_over_is_kept_and_said_to_be_past(person, brain, clock) -> None:
+    clock.advance(timedelta(hours=6, minutes=30))  # 15:00 in Berlin
+    reply = await person().send("/event Dentist today 9:00")
+    assert reply == ("Added Dentist at Mon, Nov 30, 9:00\u202fAM. That time has already passed: "
+                     "it is kept as a past event.")
+    reply = await person(language="de").send("/termin Zahnarzt heute 9:00")
+    assert "schon vorbei" in reply
+    async with brain.transactions.read() as s:
+        starts = set((await s.scalars(select(CalendarEvent.start_time))).all())
+    assert starts == {datetime(2026, 11, 30, 8, 0, tzinfo=UTC)}  # logged where it was said, today
+
+
+@pytest.mark.parametrize("line, language, said", [
+    ("/event Dentist 9:00", "en", "9:00\u202fAM has already passed today, so it is tomorrow. "
+                                  "For today: /event Dentist today 9:00\u202fAM"),
+    ("/termin Zahnarzt 9:00", "de", "09:00 ist heute schon vorbei, darum morgen. "
+                                    "Für heute: /termin Zahnarzt heute 09:00"),
+    ("/event Dentist 9am 30m", "en", "has already passed today, so it is tomorrow"),
+])
+async def test_a_time_without_a_day_already_over_today_is_the_next_one(
+        person, brain, clock, line: str, language: str, said: str) -> None:
+    clock.advance(timedelta(hours=6, minutes=30))  # 15:00 in Berlin
+    reply = await person(language=language).send(line)
+    assert said in reply and ("Tue, Dec 1" in reply or "Di., 1. Dez." in reply)
+    assert "passed:" not in reply and "vergangener" not in reply
+    async with brain.transactions.read() as s:
+        event = (await s.scalars(select(CalendarEvent))).one()
+    assert event.start_time == datetime(2026, 12, 1, 8, 0, tzinfo=UTC)  # 9:00 tomorrow
+
+
+async def test_a_time_without_a_day_going_on_now_stays_today(person, brain) -> None:
+    reply = await person().send("/event Workshop 8:00 2h")  # at 8:30
+    assert reply == "Added Workshop at Mon, Nov 30, 8:00\u202fAM."
+    async with brain.transactions.read() as s:
+        event = (await s.scalars(select(CalendarEvent))).one()
+    assert event.start_time == datetime(2026, 11, 30, 7, 0, tzinfo=UTC)
+
+
 async def test_todays_event_shows_in_today(person) -> None:
     alice = person()
     await alice.send("/event Standup 17:30 15m")

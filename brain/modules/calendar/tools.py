@@ -45,6 +45,10 @@ async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         first, last = local_date(ctx.user, event.start_time), local_date(ctx.user, event.end_time) - timedelta(days=1)
         message = (tr("Added {title} from {first} to {last} (all day).", title=event.title, first=first, last=last)
                    if last > first else tr("Added {title} on {date} (all day).", title=event.title, date=first))
+    elif event.end_time <= ctx.uow.now:
+        # Kept (people log what they did), but said: a time meant for tomorrow would otherwise go unnoticed.
+        message = tr("Added {title} at {start}. That time has already passed: it is kept as a past event.",
+                     title=event.title, start=event.start_time)
     else:
         message = tr("Added {title} at {start}.", title=event.title, start=event.start_time)
     return ToolResult.success(message, **event_data(ctx.user, event))

@@ -353,6 +353,18 @@ async def test_create_event_tool_reads_times_as_the_persons_local_time(brain: Br
     assert [e.type for e in await _events(brain, user)] == ["CalendarEventCreated"]
 
 
+async def test_create_event_tool_keeps_an_event_already_over_and_says_it_is_past(brain: Brain, user: User) -> None:
+    # The clock stands at 8:30 in Berlin: 7:00-8:00 is over, 8:00-9:00 going on, an all-day event today is neither.
+    past = await brain.tools.execute(user.id, "create_event", {"title": "Run", "start_time": "2026-11-30T07:00"}, USER)
+    assert past.ok and past.message is not None
+    assert past.message.msgid == "Added {title} at {start}. That time has already passed: it is kept as a past event."
+    for arguments in ({"title": "Call", "start_time": "2026-11-30T08:00"},
+                      {"title": "Holiday", "start_time": "2026-11-30", "is_all_day": True}):
+        result = await brain.tools.execute(user.id, "create_event", arguments, USER)
+        assert result.ok and result.message is not None and "passed" not in result.message.msgid
+    assert await _count(brain, CalendarEvent) == 3
+
+
 async def test_create_event_tool_takes_the_end_of_an_all_day_event_as_its_last_day(brain: Brain, user: User) -> None:
     result = await brain.tools.execute(user.id, "create_event", {
         "title": "Weihnachten", "start_time": "2026-12-24", "end_time": "2026-12-26", "is_all_day": "yes"}, USER)
