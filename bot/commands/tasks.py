@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from bot.commands import Command
-from bot.parsing.dates import cut, find_date, find_dateish, with_time_of_day
+from bot.parsing.dates import cut, find_date, find_dateish, find_time_at_edge, next_day_at, with_time_of_day
 from bot.turn import PendingButton, Turn
-from brain.i18n import N_, ntr, tr
+from brain.i18n import N_, Text, ntr, tr
+from brain.people.local_time import local_now
 
 LIST_LIMIT = 15  # shown; the count of the rest is said
 FETCH_LIMIT = 100  # read (the task list's maximum), to count what is not shown
@@ -19,17 +20,29 @@ async def task(turn: Turn, args: str) -> None:
         turn.say(tr("Usage: /task <what> [until when], e.g. /task Buy milk by Friday"))
         return
     call: dict[str, Any] = {"title": args}
+    note: Text | None = None  # why a time said with no day made the task due when it is
     found = find_date(args, turn.today)
     if found is not None:
         title = cut(args, *with_time_of_day(args, found))  # a task has a due day, no time
         if title:
             call = {"title": title, "due_date": found.value.isoformat()}
+    elif (at_time := find_time_at_edge(args)) is not None and (title := cut(args, at_time.start, at_time.end)):
+        # "Report at 3pm": the day of the next 3pm is the due day, and the time, which a task does not keep, is not
+        # dropped without a word.
+        due, meant = next_day_at(args, at_time, turn.today, local_now(turn.user, turn.now).time())
+        call = {"title": title, "due_date": due.isoformat()}
+        note = (tr("A task keeps a day, not a time: {time} is still ahead today, so it is due today.", time=meant)
+                if due == turn.today else
+                tr("A task keeps a day, not a time: {time} has passed today, so it is due tomorrow.", time=meant))
     bad_day = find_dateish(call["title"], turn.today)
     if bad_day is not None:  # "Meeting prep 31.02.": a question, not a task with the wrong date in its title
         turn.say(tr("I couldn't read the date \"{text}\". Write it like 24.12., 24.12.2026 or 2026-12-24.",
                     text=bad_day[:20]))
         return
     result = await turn.tool("create_task", call)
+    if note is not None and result.ok and result.message is not None:
+        turn.say(result.message, note)
+        return
     turn.say_result(result)
 
 

@@ -336,6 +336,38 @@ def with_time_of_day(text: str, found: Found) -> tuple[int, int]:
     return start, end
 
 
+def find_time_at_edge(text: str) -> FoundTime | None:
+    """A clock time at the end or the start of a text ("Report at 3pm", "Bericht um 15 Uhr", "3pm call Anna"): with no
+    day said, the time the text is for. A time inside it stays the title's ("Book the 9am train"), as does "1.10" (see
+    `with_time_of_day`)."""
+    found = find_time(text)
+    if found is None or not text[:found.start].strip():
+        return None if found is None or _dotted(text, found.start, found.end) else found
+    last = _last_time(text)  # not at the start: the last one, if it ends the text
+    if last is None or text[last.end:].strip(" .,;!") or _dotted(text, last.start, last.end):
+        return None
+    return FoundTime(last.value, last.start, len(text), last.open_meridiem)  # with a full stop after it
+
+
+def _last_time(text: str) -> FoundTime | None:
+    last, at = None, 0
+    while (found := find_time(text[at:])) is not None:
+        last = FoundTime(found.value, at + found.start, at + found.end, found.open_meridiem)
+        at = last.end
+    return last
+
+
+def next_day_at(text: str, found: FoundTime, today: date, now: time) -> tuple[date, time]:
+    """The day of the next time `found` in `text` names from `now` (today, or tomorrow once it has passed), with the
+    time meant: an hour said with no minutes and no half of the day ("at 3", "um 3 Uhr") is the afternoon's when only
+    that is still ahead (15:00 at 8:30), and once both have passed; "7:00" is seven in the morning, as written."""
+    readings = [found.value]
+    if found.open_meridiem and found.value.hour < 12 and not re.search(r"\d[:.h]\d", text[found.start:found.end]):
+        readings.append(found.value.replace(hour=found.value.hour + 12))
+    ahead = [reading for reading in readings if reading > now]
+    return (today, ahead[0]) if ahead else (today + timedelta(days=1), readings[-1])
+
+
 def _dotted(text: str, start: int, end: int) -> bool:
     return re.fullmatch(r"\d{1,2}\.\d{2}", text[start:end].strip()) is not None
 

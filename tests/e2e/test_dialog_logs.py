@@ -245,6 +245,40 @@ async def test_a_time_said_with_a_tasks_due_day_is_no_part_of_its_title(
     assert (task.title, task.due_date.isoformat()) == (title, due)  # tasks keep a day, no time
 
 
+@pytest.mark.parametrize("line, language, title, due, said", [
+    # The clock stands at 8:30 in Berlin: a time still ahead is today's, one gone tomorrow's.
+    ("/task Report at 3pm", "en", "Report", "2026-11-30",
+     "Added the task Report, due Mon, Nov 30.\nA task keeps a day, not a time: 3:00\u202fPM is still ahead today, "
+     "so it is due today."),
+    ("/task Report 7:00", "en", "Report", "2026-12-01",
+     "Added the task Report, due Tue, Dec 1.\nA task keeps a day, not a time: 7:00\u202fAM has passed today, "
+     "so it is due tomorrow."),
+    ("/task Call Anna at 3", "en", "Call Anna", "2026-11-30", "3:00\u202fPM is still ahead today"),  # 3 am is gone
+    ("/task 3pm call Anna", "en", "call Anna", "2026-11-30", "so it is due today"),
+    ("/aufgabe Bericht um 15 Uhr", "de", "Bericht", "2026-11-30",
+     "Aufgabe Bericht angelegt (fällig am Mo., 30. Nov.).\nEine Aufgabe hat einen Tag, keine Uhrzeit: 15:00 "
+     "kommt heute noch, also ist sie heute fällig."),
+    ("/aufgabe Bericht 8:00", "de", "Bericht", "2026-12-01", "08:00 ist heute schon vorbei, also ist sie morgen"),
+])
+async def test_a_time_said_without_a_day_makes_a_task_due_on_the_next_such_time_and_says_so(
+        person, brain, line: str, language: str, title: str, due: str, said: str) -> None:
+    assert said in await person(language=language).send(line)
+    async with brain.transactions.read() as s:
+        task = (await s.scalars(select(Task))).one()
+    assert (task.title, task.due_date.isoformat()) == (title, due)
+
+
+@pytest.mark.parametrize("line, title", [
+    ("/task Book the 9am train", "Book the 9am train"),  # a time inside the title stays, as with a day
+    ("/task Release 1.10", "Release 1.10"),  # a version more often than 1:10
+])
+async def test_a_time_inside_a_tasks_title_stays_and_gives_no_due_day(person, brain, line: str, title: str) -> None:
+    assert await person().send(line) == f"Added the task {title}."
+    async with brain.transactions.read() as s:
+        task = (await s.scalars(select(Task))).one()
+    assert (task.title, task.due_date) == (title, None)
+
+
 @pytest.mark.parametrize("line, language, title, due", [
     ("/task A this tuesday", "en", "A", "2026-12-01"),
     ("/aufgabe C diesen Dienstag", "de", "C", "2026-12-01"),

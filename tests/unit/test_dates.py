@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.parsing.dates import cut, find_clockish, find_date, find_dateish, find_duration_minutes, find_time
+from bot.parsing.dates import (
+    cut,
+    find_clockish,
+    find_date,
+    find_dateish,
+    find_duration_minutes,
+    find_time,
+    find_time_at_edge,
+    next_day_at,
+)
 
 MONDAY = date(2026, 11, 30)
 TUESDAY = date(2026, 12, 1)
@@ -194,6 +203,7 @@ def test_the_finders_never_crash(text: str) -> None:
     find_duration_minutes(text)
     find_dateish(text, TUESDAY, slashed=True)
     find_clockish(text)
+    find_time_at_edge(text)
 
 
 @pytest.mark.parametrize("text, expected, said", [
@@ -209,3 +219,38 @@ def test_the_finders_never_crash(text: str) -> None:
 def test_next_week_and_a_day_of_it(text: str, expected: date, said: str) -> None:
     found = find_date(text, MONDAY)
     assert found is not None and found.value == expected and text[found.start:found.end] == said
+
+
+@pytest.mark.parametrize("text, rest", [
+    ("Report at 3pm", "Report"), ("Report 15:00.", "Report"), ("Bericht um 15 Uhr", "Bericht"),
+    ("3pm call Anna", "call Anna"), (" 3pm call Anna", "call Anna"),
+    ("Book the 9am train at 5pm", "Book the 9am train"), ("Book the 9am train", None), ("Release 1.10", None),
+    ("Release 1.10.", None), ("Read chapter 3", None), ("Report", None),
+])
+def test_a_time_at_either_end_of_a_text_is_found_and_one_inside_is_not(text: str, rest: str | None) -> None:
+    found = find_time_at_edge(text)
+    assert (cut(text, found.start, found.end) if found is not None else None) == rest
+
+
+@pytest.mark.parametrize("text, now, day, meant", [
+    ("at 3pm", time(8, 30), MONDAY, time(15)),
+    ("at 3pm", time(15, 30), TUESDAY, time(15)),
+    ("at 3", time(8, 30), MONDAY, time(15)),  # 3 at night is gone, 3 in the afternoon still ahead
+    ("at 3", time(2), MONDAY, time(3)),
+    ("at 3", time(16), TUESDAY, time(15)),
+    ("7:00", time(8, 30), TUESDAY, time(7)),  # written as a clock: seven in the morning
+    ("at 15:00", time(15), TUESDAY, time(15)),  # the very minute has begun
+])
+def test_the_next_such_time_is_today_while_it_is_ahead(text: str, now: time, day: date, meant: time) -> None:
+    found = find_time(text)
+    assert found is not None and next_day_at(text, found, MONDAY, now) == (day, meant)
+
+
+@given(st.times(), st.times())
+def test_a_time_of_the_clock_is_due_today_exactly_while_it_is_ahead(said: time, now: time) -> None:
+    text = f"{said.hour:02d}:{said.minute:02d}"
+    found = find_time(text)
+    assert found is not None
+    day, meant = next_day_at(text, found, MONDAY, now.replace(second=0, microsecond=0))
+    assert meant == said.replace(second=0, microsecond=0)
+    assert (day == MONDAY) == (meant > now.replace(second=0, microsecond=0)) and day in (MONDAY, TUESDAY)
