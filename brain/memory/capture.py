@@ -41,6 +41,7 @@ from brain.memory.lexicon import (
 from brain.memory.models import ASSISTANT, SPEAKER_CHARS, SPEAKERS, MemoryEntity, ShortTermEntry
 from brain.memory.timeline import TimeAnchor, find_time_anchor
 from brain.modules.places.models import Place
+from brain.names import name_key
 from brain.people.models import User
 from brain.pipeline_log import PipelineLog, write_log_now
 
@@ -540,28 +541,30 @@ async def user_zone(session: AsyncSession, user_id: uuid.UUID) -> ZoneInfo:
 
 
 def _known_entities() -> Any:
-    """Known entities and places a message may name (built once: capture runs for every message). Three parts, each
-    through an index of its own (migration 0023), so a lookup reads the matches, not all of the person's entities:
-    by name (`all_keys` = keys and name keys; a thing only by a name key), by alias, and the places module's places.
-    An entity found both by name and by alias comes twice; the caller keeps each id once."""
+    """Known entities and places a message may name (built once: capture runs for every message). Three parts: by
+    name key (`all_keys` = keys and name keys, each folded by `name_key`; a thing only by a name key) and by alias,
+    each through an index of its own (migrations 0023, 0027), so a lookup reads the matches, not all of the person's
+    entities; and the places module's places, all of them (a person has tens, and their names are folded here, in
+    Python: see `resolve_entities`). An entity found both by name and by alias comes twice; the caller keeps each id
+    once."""
     user_id = bindparam("user_id", type_=MemoryEntity.user_id.type)
     key_param = bindparam("keys", type_=ARRAY(Text))
     name_param = bindparam("name_keys", type_=ARRAY(Text))
     all_param = bindparam("all_keys", type_=ARRAY(Text))
-    name = func.lower(MemoryEntity.name)
-    columns = (MemoryEntity.id, name.label("key"), MemoryEntity.name, MemoryEntity.place_id)
+    alias_param = bindparam("alias_keys", type_=ARRAY(Text))
+    key = MemoryEntity.name_key
+    columns = (MemoryEntity.id, key.label("key"), MemoryEntity.name, MemoryEntity.place_id)
     by_name = select(*columns).where(
-        MemoryEntity.user_id == user_id, name == any_(all_param),
-        ((MemoryEntity.kind != "thing") & (name == any_(key_param)))
-        | ((MemoryEntity.kind == "thing") & (name == any_(name_param))),
+        MemoryEntity.user_id == user_id, key == any_(all_param),
+        ((MemoryEntity.kind != "thing") & (key == any_(key_param)))
+        | ((MemoryEntity.kind == "thing") & (key == any_(name_param))),
     )
     # The partial index's own predicate, written as a literal so that even a generic plan may use the index.
     has_aliases = func.cardinality(MemoryEntity.aliases) > literal_column("0")
     by_alias = select(*columns).where(MemoryEntity.user_id == user_id, has_aliases,
-                                      MemoryEntity.aliases.overlap(key_param))
-    places = select(literal(None, type_=MemoryEntity.id.type).label("id"), func.lower(Place.name).label("key"),
-                    Place.name, Place.id.label("place_id")).where(Place.user_id == user_id,
-                                                      func.lower(Place.name) == any_(key_param))
+                                      MemoryEntity.aliases.overlap(alias_param))
+    places = select(literal(None, type_=MemoryEntity.id.type).label("id"), Place.name.label("key"),
+                    Place.name, Place.id.label("place_id")).where(Place.user_id == user_id)
     return union_all(by_name, by_alias, places)
 
 
@@ -572,33 +575,40 @@ _INSERT_ENTRY = insert(cast(Table, ShortTermEntry.__table__))  # Core: no unit o
 async def resolve_entities(session: AsyncSession, user_id: uuid.UUID, magnets: Magnets, *,
                            create: bool) -> list[uuid.UUID]:
     """Ids of the entities a message names: known entities by name or alias, places of the places module
-    (linked to a place entity), and — if `create` — new entities for cued or capitalised names. A known
-    person or place is named by any candidate ("mom", "berlin"), as is any entity by one of its aliases; a
-    known thing's name must be written as a name (`Magnets.name_keys`): a thing created from "Center" must
-    not tie every later "community center" to it."""
-    keys = magnets.candidates
-    if not keys:
+    (linked to a place entity), and — if `create` — new entities for cued or capitalised names; names are compared
+    by `name_key`, so "Jurgen" or "Juergen" names "Jürgen" and the other way round. A known person or place is
+    named by any candidate ("mom", "berlin"), as is any entity by one of its aliases; a known thing's name must be
+    written as a name (`Magnets.name_keys`): a thing created from "Center" must not tie every later "community
+    center" to it."""
+    if not magnets.candidates:
         return []
+    # Both sides of every comparison of names go through `name_key`: "Jurgen" and "Juergen" find "Jürgen".
+    keys = list(dict.fromkeys(name_key(key) for key in magnets.candidates))
+    named = list(dict.fromkeys(name_key(key) for key in magnets.name_keys))
     rows = (await session.execute(_KNOWN_ENTITIES, {
-        "user_id": user_id, "keys": list(keys), "name_keys": list(magnets.name_keys),
-        "all_keys": list(dict.fromkeys([*keys, *magnets.name_keys]))})).all()
-    ids: dict[uuid.UUID, None] = {}
-    linked_places = {row.place_id for row in rows if row.id is not None and row.place_id is not None}
-    matched = {row.key for row in rows}
+        "user_id": user_id, "keys": keys, "name_keys": named, "all_keys": list(dict.fromkeys([*keys, *named])),
+        # Aliases are matched as the message writes them and folded.
+        "alias_keys": list(dict.fromkeys([*magnets.candidates, *keys]))})).all()
+    entities = [row for row in rows if row.id is not None]
+    ids = dict.fromkeys(row.id for row in entities)
+    linked_places = {row.place_id for row in entities if row.place_id is not None}
+    matched = {row.key for row in entities}
     new: dict[str, dict[str, Any]] = {}
+    wanted = set(keys)
     for row in rows:
-        if row.id is not None:
-            ids[row.id] = None
-        elif row.place_id not in linked_places:
-            new[row.key] = {"user_id": user_id, "kind": "place", "name": row.name, "place_id": row.place_id,
-                            "aliases": []}
+        if row.id is None and (key := name_key(row.name)) in wanted:
+            matched.add(key)
+            if row.place_id not in linked_places:
+                new[key] = {"user_id": user_id, "kind": "place", "name": row.name, "name_key": key,
+                            "place_id": row.place_id, "aliases": []}
     if create:
         for mention in magnets.mentions:
             if len(new) >= MAX_NEW_ENTITIES:
                 break
-            if mention.name.lower() not in matched and mention.name.lower() not in new:
-                new[mention.name.lower()] = {"user_id": user_id, "kind": mention.kind, "name": mention.name,
-                                             "place_id": None, "aliases": []}
+            key = name_key(mention.name)
+            if key not in matched and key not in new:
+                new[key] = {"user_id": user_id, "kind": mention.kind, "name": mention.name, "name_key": key,
+                            "place_id": None, "aliases": []}
     if new:
         values = insert(MemoryEntity).values([{"id": uuid.uuid4(), **row} for row in new.values()])
         # Two captures may create the same name at once; the unique (user, kind, lower(name)) index decides.

@@ -29,6 +29,7 @@ from sqlalchemy import text as sql_text
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR, UUID
 from sqlalchemy.orm import Mapped, mapped_column
 
+from brain.names import name_key
 from brain.store.base import Base
 
 EMBEDDING_DIM = 256
@@ -60,6 +61,10 @@ def _uuid_array() -> Mapped[list[uuid.UUID]]:
 
 def _text_array() -> Mapped[list[str]]:
     return mapped_column(ARRAY(Text), default=list, server_default=sql_text("'{}'"))
+
+
+def _name_key_of_inserted(context: Any) -> str:
+    return name_key(context.get_current_parameters()["name"])
 
 
 def _user_fk() -> Mapped[uuid.UUID]:
@@ -213,7 +218,8 @@ class MemoryNodeEntity(Base):
 
 
 class MemoryEntity(Base):
-    """A person, place or thing the memory links by; aliases resolve other spellings to it."""
+    """A person, place or thing the memory links by; aliases resolve other spellings to it, and `name_key` the
+    spellings of its name that differ only in case, accents or umlauts ("Jürgen", "Juergen", "Jurgen")."""
 
     __tablename__ = "memory_entities"
 
@@ -221,6 +227,9 @@ class MemoryEntity(Base):
     user_id: Mapped[uuid.UUID] = _user_fk()
     kind: Mapped[str] = mapped_column(String(8))
     name: Mapped[str] = mapped_column(Text)
+    # brain.names.name_key(name), computed in Python on insert (the one fold capture also applies to a message's
+    # words); the name is never changed to another key, so an update has nothing to follow.
+    name_key: Mapped[str] = mapped_column(Text, default=_name_key_of_inserted)
     aliases: Mapped[list[str]] = _text_array()
     place_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("places.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
@@ -228,7 +237,7 @@ class MemoryEntity(Base):
     __table_args__ = (
         Index("uq_memory_entities_user_kind_name", "user_id", "kind", func.lower(sql_text("name")), unique=True),
         # Capture's lookup (`capture.resolve_entities`): by name, and by alias among entities that have any.
-        Index("ix_memory_entities_user_name", "user_id", func.lower(sql_text("name"))),
+        Index("ix_memory_entities_user_name_key", "user_id", "name_key"),
         Index("ix_memory_entities_aliases", "aliases", postgresql_using="gin",
               postgresql_where=sql_text("cardinality(aliases) > 0")),
     )

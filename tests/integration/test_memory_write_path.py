@@ -141,10 +141,42 @@ async def test_a_known_entity_is_found_again_by_name_or_alias(brain: Brain, user
     assert again.entity_ids == first.entity_ids
 
 
+async def test_a_name_written_without_umlauts_finds_the_same_person_or_place(
+    brain: Brain, user: User, other_user: User, clock: FixedClock
+) -> None:
+    """"Jürgen", "Juergen" and "Jurgen" are one person, whichever spelling came first; a place of the places module
+    is linked by its name written without its accents or umlauts."""
+    from brain.modules.places.service import create_place
+
+    async def names(person: User) -> list[str]:
+        async with brain.transactions.read() as session:
+            return list((await session.scalars(select(MemoryEntity.name).where(MemoryEntity.user_id == person.id)
+                                               .order_by(MemoryEntity.name))).all())
+
+    first = await remember(brain, user, "I had lunch with my brother Jürgen", clock.now())
+    for text in ("Jurgen called me tonight", "Juergen called me tonight", "I went hiking with Jurgen"):
+        assert (await remember(brain, user, text, clock.now())).entity_ids == first.entity_ids, text
+    assert await names(user) == ["Jürgen"]
+
+    first = await remember(brain, other_user, "Mein Bruder Juergen hat angerufen", clock.now())
+    for text in ("Jürgen hat angerufen", "jurgen hat angerufen", "Ich war mit Jürgen wandern"):
+        assert (await remember(brain, other_user, text, clock.now())).entity_ids == first.entity_ids, text
+    assert await names(other_user) == ["Juergen"]
+
+    async with brain.transactions.begin() as uow:
+        cafe = await create_place(uow, user, USER, "Café Müller")
+    linked = await remember(brain, user, "We met at cafe mueller again", clock.now())
+    async with brain.transactions.read() as session:
+        places = (await session.scalars(select(MemoryEntity.place_id).where(
+            MemoryEntity.id == any_(linked.entity_ids)))).all()
+    assert places == [cafe.id]
+
+
 async def test_the_entity_lookup_reads_the_matches_not_every_entity(brain: Brain, user: User, other_user: User,
                                                                     clock: FixedClock) -> None:
     """Capture looks up the names a message holds for every message: by name and by alias through indexes (0023),
-    never a scan of the person's entities, which grow with their memories. And it still finds both kinds."""
+    never a scan of the person's entities, which grow with their memories (by the name key since 0027). And it still
+    finds both kinds."""
     from sqlalchemy import insert
 
     from brain.memory.capture import _KNOWN_ENTITIES
@@ -157,12 +189,13 @@ async def test_the_entity_lookup_reads_the_matches_not_every_entity(brain: Brain
         await connection.exec_driver_sql("ANALYZE memory_entities")
     lookup = _KNOWN_ENTITIES.compile(dialect=brain.db.engine.dialect)
     keys = ["name7", "name8", "alias100", "berlin"]
-    params = {**lookup.params, "user_id": user.id, "keys": keys, "name_keys": ["name8"], "all_keys": keys}
+    params = {**lookup.params, "user_id": user.id, "keys": keys, "name_keys": ["name8"], "all_keys": keys,
+              "alias_keys": keys}
     async with brain.db.engine.connect() as connection:
         plan = "\n".join(row[0] for row in await connection.exec_driver_sql("EXPLAIN " + str(lookup), params))
         found = {row.name for row in await connection.exec_driver_sql(str(lookup), params)}
     assert "Seq Scan on memory_entities" not in plan, plan
-    assert "ix_memory_entities_user_name" in plan and "ix_memory_entities_aliases" in plan, plan
+    assert "ix_memory_entities_user_name_key" in plan and "ix_memory_entities_aliases" in plan, plan
     # Name7 is a thing (7 % 3 == 1), found only where written as a name (a name key), which it is not here; Name8 (a
     # place) by its name; Name100 (a person) by its alias; nothing of the other person's.
     assert found == {"Name8", "Name100"}

@@ -4,7 +4,6 @@ automatic visits, tracking sessions, and the read side: lists, nearest place, to
 from __future__ import annotations
 
 import math
-import unicodedata
 import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -26,6 +25,7 @@ from brain.events.catalog import (
 )
 from brain.i18n import tr
 from brain.modules.places.models import LocationLog, Place, PlaceVisit, TrackingSession
+from brain.names import name_key
 from brain.people.local_time import local_date
 from brain.people.models import User
 from brain.store.unit_of_work import UnitOfWork
@@ -125,7 +125,7 @@ async def create_place(
         raise DomainError(tr("An address can be at most {max} characters.", max=MAX_ADDRESS), code="too_long")
     # Names stay unique per person so that looking a place up by its name is never ambiguous.
     names = (await uow.session.scalars(select(Place.name).where(Place.user_id == user.id))).all()
-    if any(folded(existing) == folded(clean) for existing in names):
+    if any(name_key(existing) == name_key(clean) for existing in names):
         raise DomainError(tr("You already have a place called {name}.", name=clean), code="duplicate")
     place = Place(id=uuid.uuid4(), user_id=user.id, name=clean, category=category, lat=lat, lng=lng,
                   address=clean_address, visit_count=0)
@@ -165,21 +165,16 @@ async def find_place(uow: UnitOfWork, user: User, ref: str, *, for_update: bool 
     return place
 
 
-def folded(name: str) -> str:
-    """A name as people mean it: without accents, case or extra spaces ("Café  Luna" and "cafe luna" are one)."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).casefold().split())
-
-
 async def _by_name(uow: UnitOfWork, mine: Select[Any], fragment: str) -> Place:
-    """The place a name or part of one means, ignoring accents and case. A person has tens of places, not
-    thousands, so they are compared here, in list order (their positions are what /place takes)."""
-    wanted = folded(fragment)
+    """The place a name or part of one means, however its accents, umlauts and case are written (`name_key`). A
+    person has tens of places, not thousands, so they are compared here, in list order (their positions are what
+    /place takes)."""
+    wanted = name_key(fragment)
     listed = list((await uow.session.scalars(_canonical(mine))).all())
-    matches = [(position, p) for position, p in enumerate(listed, start=1) if wanted in folded(p.name)]
+    matches = [(position, p) for position, p in enumerate(listed, start=1) if wanted in name_key(p.name)]
     if not matches:
         raise DomainError(tr("You have no place called {name}.", name=fragment[:MAX_NAME]), code="not_found")
-    exact = [p for _, p in matches if folded(p.name) == wanted]
+    exact = [p for _, p in matches if name_key(p.name) == wanted]
     if len(matches) == 1 or len(exact) == 1:
         return exact[0] if exact else matches[0][1]
     raise DomainError(

@@ -161,6 +161,21 @@ async def test_names_are_matched_without_accents_or_case_and_an_ambiguous_one_na
     assert ambiguous.value.text.params["names"] == "1. Café Luna, 2. Luna Bar"  # the numbers /place takes
 
 
+async def test_a_name_with_umlauts_is_found_however_they_are_written(brain: Brain, user: User) -> None:
+    """Umlauts typed as ae/oe/ue or left off, and ß as ss, name the same place, on either side."""
+    bakery = await _place(brain, user, "Bäckerei Müller")
+    cafe = await _place(brain, user, "Cafe Koenig")
+    for written in ("Baeckerei Mueller", "backerei muller"):
+        with pytest.raises(DomainError) as duplicate:
+            await _place(brain, user, written)
+        assert duplicate.value.code == "duplicate", written
+    async with brain.transactions.begin() as uow:
+        for ref in ("Baeckerei Mueller", "backerei muller", "mueller", "Müller"):
+            assert (await service.find_place(uow, user, ref)).id == bakery.id, ref
+        for ref in ("Café König", "cafe konig", "könig"):
+            assert (await service.find_place(uow, user, ref)).id == cafe.id, ref
+
+
 async def test_visit_place_records_a_visit_and_emits_the_new_count(
     brain: Brain, user: User, clock: FixedClock
 ) -> None:
