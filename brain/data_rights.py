@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any
 
 from pgvector.sqlalchemy import Vector
-from sqlalchemy import Column, LargeBinary, MetaData, Select, Table, delete, select, text, update
+from sqlalchemy import JSON, Column, LargeBinary, MetaData, Select, Table, delete, select, text, update
 from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -62,7 +63,8 @@ EXPORT_EXCLUDED: dict[str, str] = {
     "matrix_messages": N_("Matrix message ids and their button tokens (bookkeeping; the texts are in outbox)"),
 }
 NOTES = (
-    N_("Times are ISO 8601 in UTC, ids are strings."),
+    N_("Times are ISO 8601 in UTC (ending in +00:00), inside event payloads too; a date or a time of day alone (a "
+       "day's date, quiet hours, a drink's time) is in your time zone. Ids are strings."),
     N_("Embedding vectors and search indexes are left out: they are computed from your texts, which are included."),
     N_("Pictures and files I sent you (e.g. /week charts, earlier exports) are left out; their messages are "
        "included."),
@@ -145,7 +147,7 @@ async def _collect(session: AsyncSession, user_id: uuid.UUID, now: datetime) -> 
     return {
         "format": FORMAT,
         "version": VERSION,
-        "exported_at": now.isoformat(),
+        "exported_at": _utc(now),
         "user": _row(users, user_row, render) if user_row is not None else None,
         "tables": tables,
         # Said in the person's language, like everything the companion tells them.
@@ -163,13 +165,31 @@ def _row(table: Table, row: Any, render: Renderer) -> dict[str, Any]:
         if isinstance(column.type, LargeBinary) and value is not None:
             out[column.name] = render(tr("(left out: {count} bytes)", count=len(value)))
             continue
-        out[column.name] = _json(value)
+        out[column.name] = _json(value, moments=isinstance(column.type, JSON))
     return out
 
 
-def _json(value: Any) -> Any:
+# A moment written with its offset, as the event payloads, tool arguments and message parameters keep them
+# ("2026-12-01T14:00:00+01:00"); a date or a time of day alone has no offset and is local on purpose.
+_MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([+-]\d{2}:?\d{2}|Z)")
+
+
+def _utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat()
+
+
+def _json(value: Any, *, moments: bool = False) -> Any:
+    """`value` as JSON, every moment in UTC (NOTES says so): a timestamp column's and, with `moments` (a JSON
+    column), one written as a string with its offset."""
+    if isinstance(value, str) and moments and _MOMENT.fullmatch(value):
+        try:
+            return _utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
+        except ValueError:
+            return value
     if value is None or isinstance(value, bool | int | float | str):
         return value
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return _utc(value)
     if isinstance(value, datetime | date | time):
         return value.isoformat()
     if isinstance(value, uuid.UUID):
@@ -179,9 +199,9 @@ def _json(value: Any) -> Any:
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, dict):
-        return {str(k): _json(v) for k, v in value.items()}
+        return {str(k): _json(v, moments=moments) for k, v in value.items()}
     if isinstance(value, Iterable):
-        return [_json(v) for v in value]
+        return [_json(v, moments=moments) for v in value]
     return str(value)
 
 

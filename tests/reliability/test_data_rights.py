@@ -128,6 +128,34 @@ async def test_export_holds_every_personal_table_and_only_the_persons_rows(brain
     assert {row["user_id"] for rows in tables.values() for row in rows} == {str(alice_id)}
 
 
+MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:\d{2}|Z)$")
+
+
+def strings_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings_in(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings_in(v)]
+    return []
+
+
+async def test_every_moment_in_the_export_is_in_utc_also_inside_event_payloads(person) -> None:
+    """The export says its times are in UTC: an event planned at 14:00 in Berlin (+01:00) is stored in its payload
+    with that offset, and written into the export as 13:00 UTC, as are the tool calls that carried it."""
+    alice = person()
+    await alice.send("/event Dentist tomorrow 14:00")
+    await alice.send("/export")
+    data, _ = document_of(alice)
+    (created,) = [e for e in data["tables"]["events"] if e["type"] == "CalendarEventCreated"]
+    assert created["payload"]["start_time"] == "2026-12-01T13:00:00+00:00"
+    assert created["payload"]["end_time"].endswith("+00:00")
+    moments = [s for s in strings_in(data) if MOMENT.match(s)]
+    assert moments and all(s.endswith("+00:00") for s in moments), [s for s in moments if not s.endswith("+00:00")]
+    assert any("UTC" in note for note in data["notes"])
+
+
 def test_every_table_with_user_rows_is_exported_or_excluded_with_a_reason() -> None:
     personal = {p.name for p in personal_tables()}
     for table in user_tables():
