@@ -21,6 +21,9 @@ class StreakState(Base):
     longest: Mapped[int] = mapped_column(Integer, default=0)
     # The person's local date of the last qualifying event; NULL until the first one.
     last_active: Mapped[date | None] = mapped_column()
+    # The time zone `last_active` was counted in (the person's then): a take-back reads that day in it, not in a
+    # zone set since. Set with every advance; NULL for a state last advanced before migration 0028.
+    last_active_zone: Mapped[str | None] = mapped_column(String(64))
     # Habit strength as of the end of `strength_date` (a local date); later days decay it when read.
     strength: Mapped[float] = mapped_column(Float, default=0.0)
     strength_date: Mapped[date | None] = mapped_column()

@@ -327,7 +327,8 @@ _SAVE_STATE = (
     .where(StreakState.user_id == bindparam("person", type_=UUID(as_uuid=True)),
            StreakState.streak == bindparam("p_streak", type_=String()))
     .values(current=bindparam("p_current"), longest=bindparam("p_longest"),
-            last_active=bindparam("p_last_active", type_=Date()), strength=bindparam("p_strength"),
+            last_active=bindparam("p_last_active", type_=Date()),
+            last_active_zone=bindparam("p_zone", type_=String()), strength=bindparam("p_strength"),
             strength_date=bindparam("p_strength_date", type_=Date()),
             prev_current=StreakState.current, prev_longest=StreakState.longest,
             prev_last_active=StreakState.last_active, prev_strength=StreakState.strength,
@@ -382,8 +383,8 @@ async def record_activity_in(uow: UnitOfWork, user_id: uuid.UUID, timezone: str,
     after = advance(progress, day, skipped)
     await (await uow.session.connection()).execute(_SAVE_STATE, {
         "person": user_id, "p_streak": streak, "p_current": after.current, "p_longest": after.longest,
-        "p_last_active": after.last_active, "p_strength": after.strength, "p_strength_date": after.strength_date,
-        "now": uow.now,
+        "p_last_active": after.last_active, "p_zone": timezone, "p_strength": after.strength,
+        "p_strength_date": after.strength_date, "now": uow.now,
     })
     return after
 
@@ -414,7 +415,8 @@ async def take_back_activity(uow: UnitOfWork, event: DomainEvent) -> bool:
         .order_by(EventRecord.occurred_at.desc(), EventRecord.seq.desc()).limit(1))
     if original_at is None:
         return False  # older than the event store keeps
-    tz = ZoneInfo(zone)
+    # The day in the zone it was counted in: after a /tz change the same instant may fall on another day.
+    tz = ZoneInfo(state.last_active_zone or zone)
     day = original_at.astimezone(tz).date()
     if day != state.last_active:
         return False
@@ -422,7 +424,8 @@ async def take_back_activity(uow: UnitOfWork, event: DomainEvent) -> bool:
         return False
     state.current, state.longest = state.prev_current, state.prev_longest or 0
     state.last_active, state.strength = state.prev_last_active, state.prev_strength or 0.0
-    state.strength_date = state.prev_strength_date
+    # The zone of the day restored is not kept; only the next advance, which sets it, makes a take-back possible.
+    state.strength_date, state.last_active_zone = state.prev_strength_date, None
     state.prev_current = state.prev_longest = state.prev_strength = None
     state.prev_last_active = state.prev_strength_date = None
     state.updated_at = uow.now

@@ -118,3 +118,16 @@ async def test_another_person_cannot_press_my_skip_button(person, clock: FixedCl
     before = await db_state()
     assert "not valid" in await mallory.press(token)
     assert await db_state() == before
+
+
+async def test_undoing_the_only_drink_after_a_time_zone_change_takes_the_day_back(person) -> None:
+    """The drink counted Monday in Berlin (8:30); in Los Angeles the same instant is still Sunday 23:30, and /undo
+    there must take Monday back all the same: the streak is not done today, nor on a day that has not come."""
+    alice = person()
+    await alice.send("/water")
+    assert "Water: 1 day, done today" in await alice.send("/streaks")
+    await alice.send("/tz America/Los_Angeles")
+    assert "Removed 250 ml water" in await alice.send("/undo")
+    streaks = await alice.send("/streaks")
+    assert "done today" not in streaks and "1 day" not in streaks, streaks
+    assert "Streaks" not in await alice.send("/today")
