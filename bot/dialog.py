@@ -25,6 +25,7 @@ from bot.commands.drinks import after_drink_buttons
 from bot.commands.onboarding import take_typed_answer, waiting_step
 from bot.commands.places import shared_location
 from bot.commands.rituals import answer_free_text
+from bot.commands.tasks import time_note
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
 from bot.parsing.freetext import parse_free_text
 from bot.turn import Turn
@@ -36,6 +37,7 @@ from brain.i18n import tr
 from brain.memory.capture import Message
 from brain.onboarding.models import OnboardingState
 from brain.outbox.models import Outbound
+from brain.people.local_time import local_now
 from brain.people.models import User
 from brain.people.service import find_identity, resolve_identity
 from brain.pulse.activity import note_inbound_in
@@ -294,7 +296,7 @@ class Dialog:
     async def _free_text(self, turn: Turn, text: str, *, model_down: bool = False) -> None:
         """What the rule-based parser makes of a free text. `model_down`: the model could not be reached and the
         person has not been told yet; one message says both when the parser cannot help either."""
-        calls = parse_free_text(text, turn.today)
+        calls = parse_free_text(text, turn.today, now=local_now(turn.user, turn.now).time())
         if not calls:
             turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "
                         "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help.") if model_down
@@ -310,6 +312,9 @@ class Dialog:
                 return
         last = calls[-1]
         result = await turn.tool(last.name, last.args)
+        if last.at_time is not None and result.ok and result.message is not None:
+            turn.say(result.message, time_note(last.at_time, turn.today))  # as /task says it
+            return
         # A drink written as text gets the same quick buttons as /water: the next glass, and undo.
         turn.say_result(result, after_drink_buttons(turn, result) if last.name == "log_drink" else None)
 

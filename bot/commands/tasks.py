@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from bot.commands import Command
-from bot.parsing.dates import cut, find_date, find_dateish, find_time_at_edge, next_day_at, with_time_of_day
+from bot.parsing.dates import DueAtTime, cut, due_at_time, find_date, find_dateish, with_time_of_day
 from bot.turn import PendingButton, Turn
 from brain.i18n import N_, Text, ntr, tr
 from brain.people.local_time import local_now
@@ -26,14 +27,10 @@ async def task(turn: Turn, args: str) -> None:
         title = cut(args, *with_time_of_day(args, found))  # a task has a due day, no time
         if title:
             call = {"title": title, "due_date": found.value.isoformat()}
-    elif (at_time := find_time_at_edge(args)) is not None and (title := cut(args, at_time.start, at_time.end)):
-        # "Report at 3pm": the day of the next 3pm is the due day, and the time, which a task does not keep, is not
-        # dropped without a word.
-        due, meant = next_day_at(args, at_time, turn.today, local_now(turn.user, turn.now).time())
-        call = {"title": title, "due_date": due.isoformat()}
-        note = (tr("A task keeps a day, not a time: {time} is still ahead today, so it is due today.", time=meant)
-                if due == turn.today else
-                tr("A task keeps a day, not a time: {time} has passed today, so it is due tomorrow.", time=meant))
+    elif (at_time := due_at_time(args, turn.today, local_now(turn.user, turn.now).time())) is not None:
+        # "Report at 3pm": the day of the next 3pm is the due day.
+        call = {"title": at_time.title, "due_date": at_time.due.isoformat()}
+        note = time_note(at_time, turn.today)
     bad_day = find_dateish(call["title"], turn.today)
     if bad_day is not None:  # "Meeting prep 31.02.": a question, not a task with the wrong date in its title
         turn.say(tr("I couldn't read the date \"{text}\". Write it like 24.12., 24.12.2026 or 2026-12-24.",
@@ -44,6 +41,15 @@ async def task(turn: Turn, args: str) -> None:
         turn.say(result.message, note)
         return
     turn.say_result(result)
+
+
+def time_note(at_time: DueAtTime, today: date) -> Text:
+    """Said after a task made due by a time with no day ("Report at 3pm", by /task or as a to-do in free text): the
+    time, which a task does not keep, is not dropped without a word."""
+    if at_time.due == today:
+        return tr("A task keeps a day, not a time: {time} is still ahead today, so it is due today.",
+                  time=at_time.meant)
+    return tr("A task keeps a day, not a time: {time} has passed today, so it is due tomorrow.", time=at_time.meant)
 
 
 async def tasks(turn: Turn, args: str) -> None:

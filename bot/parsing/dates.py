@@ -368,6 +368,29 @@ def next_day_at(text: str, found: FoundTime, today: date, now: time) -> tuple[da
     return (today, ahead[0]) if ahead else (today + timedelta(days=1), readings[-1])
 
 
+@dataclass(frozen=True)
+class DueAtTime:
+    """A task written with a clock time and no day: its title without the time, the day it is due, the time meant."""
+
+    title: str
+    due: date
+    meant: time
+
+
+def due_at_time(text: str, today: date, now: time) -> DueAtTime | None:
+    """A task text with a clock time at its end or start and no day ("Report at 3pm", "Bericht um 15 Uhr"): a task
+    keeps a day, not a time, so the time leaves the title and makes the task due on the day of the next such time
+    (`find_time_at_edge`, `next_day_at`). None when there is no such time, or nothing else in the text."""
+    at_time = find_time_at_edge(text)
+    if at_time is None:
+        return None
+    title = cut(text, at_time.start, at_time.end)
+    if not title:
+        return None
+    due, meant = next_day_at(text, at_time, today, now)
+    return DueAtTime(title, due, meant)
+
+
 def _dotted(text: str, start: int, end: int) -> bool:
     return re.fullmatch(r"\d{1,2}\.\d{2}", text[start:end].strip()) is not None
 

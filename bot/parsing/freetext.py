@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, time
 from typing import Any
 
 from bot.parsing.amounts import VESSELS_ML, parse_count, parse_number, parse_volume_ml
-from bot.parsing.dates import cut, find_date, find_time, with_time_of_day
+from bot.parsing.dates import DueAtTime, cut, due_at_time, find_date, find_time, with_time_of_day
 from brain.modules.drink.service import MAX_AT_ONCE
 
 DRINK_WORDS: dict[str, str] = {
@@ -74,13 +74,17 @@ DEADLINE_RE = re.compile(r"\b(bis|until|till|by|due|spätestens|spaetestens)\b",
 class ToolCall:
     name: str
     args: dict[str, Any] = field(default_factory=dict)
+    # A time said with no day that made a task due on the day of its next occurrence: the reply says so.
+    at_time: DueAtTime | None = None
 
 
-def parse_free_text(text: str, today: date) -> list[ToolCall] | None:
+def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[ToolCall] | None:
+    """The calls a text asks for, or None. `now` is the person's local time of day; without it a to-do's time with
+    no day ("todo: Report at 3pm") cannot be placed on today or tomorrow and stays in the title."""
     cleaned = re.sub(r"(?<!\d)[.!]+$", "", text.strip())
     if not cleaned or len(cleaned) > 500:
         return None
-    return parse_drinks(cleaned) or parse_meal(cleaned) or parse_task(cleaned, today)
+    return parse_drinks(cleaned) or parse_meal(cleaned) or parse_task(cleaned, today, now)
 
 
 def parse_drinks(text: str) -> list[ToolCall] | None:
@@ -209,7 +213,7 @@ def _food_only(description: str) -> str:
     return " ".join(words).strip(" ,;:-")
 
 
-def parse_task(text: str, today: date) -> list[ToolCall] | None:
+def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall] | None:
     explicit = TASK_PREFIX_RE.match(text)
     body = explicit.group("rest").strip() if explicit else text
     found = find_date(body, today)
@@ -220,10 +224,15 @@ def parse_task(text: str, today: date) -> list[ToolCall] | None:
             return None
     args: dict[str, Any] = {}
     title = body
+    at_time = None
     if found is not None:
         title = cut(body, *with_time_of_day(body, found))
         args["due_date"] = found.value.isoformat()
+    elif now is not None and (at_time := due_at_time(body, today, now)) is not None:
+        # "todo: Report at 3pm" as "/task Report at 3pm": due on the day of the next 3pm, the time out of the title.
+        title = at_time.title
+        args["due_date"] = at_time.due.isoformat()
     if not title:
         return None
     args["title"] = title[:1].upper() + title[1:]
-    return [ToolCall("create_task", args)]
+    return [ToolCall("create_task", args, at_time)]

@@ -268,6 +268,24 @@ async def test_a_time_said_without_a_day_makes_a_task_due_on_the_next_such_time_
     assert (task.title, task.due_date.isoformat()) == (title, due)
 
 
+@pytest.mark.parametrize("line, language, title, due, said", [
+    # Written as a to-do rather than with /task: the same title, due day and note (8:30 in Berlin).
+    ("todo: Report at 3pm", "en", "Report", "2026-11-30",
+     "Added the task Report, due Mon, Nov 30.\nA task keeps a day, not a time: 3:00\u202fPM is still ahead today, "
+     "so it is due today."),
+    ("todo: report 7:00", "en", "Report", "2026-12-01", "7:00\u202fAM has passed today, so it is due tomorrow."),
+    ("Aufgabe: Bericht um 15 Uhr", "de", "Bericht", "2026-11-30",
+     "Aufgabe Bericht angelegt (fällig am Mo., 30. Nov.).\nEine Aufgabe hat einen Tag, keine Uhrzeit: 15:00 "
+     "kommt heute noch, also ist sie heute fällig."),
+])
+async def test_a_to_do_in_free_text_with_a_time_and_no_day_is_due_on_the_next_such_time_and_says_so(
+        person, brain, line: str, language: str, title: str, due: str, said: str) -> None:
+    assert said in await person(language=language).send(line)
+    async with brain.transactions.read() as s:
+        task = (await s.scalars(select(Task))).one()
+    assert (task.title, task.due_date.isoformat()) == (title, due)
+
+
 @pytest.mark.parametrize("line, title", [
     ("/task Book the 9am train", "Book the 9am train"),  # a time inside the title stays, as with a day
     ("/task Release 1.10", "Release 1.10"),  # a version more often than 1:10

@@ -112,9 +112,9 @@ def test_date_and_time_finders_return_spans_inside_the_text(text: str) -> None:
 
 
 @PURE
-@given(TEXT)
-def test_free_text_parser_gives_none_or_calls_of_registered_tools(text: str) -> None:
-    calls = parse_free_text(text, TODAY)
+@given(TEXT, st.one_of(st.none(), st.times()))
+def test_free_text_parser_gives_none_or_calls_of_registered_tools(text: str, now: time | None) -> None:
+    calls = parse_free_text(text, TODAY, now=now)
     if calls is None:
         return
     assert 1 <= len(calls) <= 10

@@ -51,6 +51,25 @@ def test_free_text_examples(text: str, calls: list[ToolCall] | None) -> None:
     assert parse_free_text(text, MONDAY) == calls
 
 
+@pytest.mark.parametrize("text, title, due", [
+    ("todo: Report at 3pm", "Report", "2026-11-30"),  # still ahead at 8:30
+    ("todo: report 7:00", "Report", "2026-12-01"),  # gone: tomorrow's
+    ("Aufgabe: Bericht um 15 Uhr", "Bericht", "2026-11-30"),
+    ("task: 3pm call Anna", "Call Anna", "2026-11-30"),
+    ("todo: Book the 9am train", "Book the 9am train", None),  # a time inside the title stays, as with /task
+    ("todo: Release 1.10", "Release 1.10", None),
+])
+def test_a_to_do_with_a_time_and_no_day_is_due_on_the_day_of_the_next_such_time(
+        text: str, title: str, due: str | None) -> None:
+    [call] = parse_free_text(text, MONDAY, now=time(8, 30)) or []
+    assert (call.name, call.args.get("title"), call.args.get("due_date")) == ("create_task", title, due)
+    assert (call.at_time is None) == (due is None)
+    said = text.split(":", 1)[1].strip()
+    # Without the time of day it cannot be placed on a day, and stays in the title.
+    assert parse_free_text(text, MONDAY) == [ToolCall("create_task", {"title": said[:1].upper() + said[1:]})]
+    assert parse_free_text(said, MONDAY, now=time(8, 30)) is None  # not written as a to-do: no task
+
+
 @pytest.mark.parametrize("text, expected", [
     ("heute", date(2026, 11, 30)), ("morgen", date(2026, 12, 1)), ("übermorgen", date(2026, 12, 2)),
     ("Freitag", date(2026, 12, 4)), ("next friday", date(2026, 12, 4)), ("Montag", date(2026, 12, 7)),
