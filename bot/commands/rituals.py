@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.commands import Command
 from bot.parsing.amounts import parse_count, parse_volume_ml
-from bot.parsing.dates import EVENING, cut, find_bare_hour, find_time, in_part_of_day
+from bot.parsing.dates import EVENING, cut, find_bare_hour, find_time, in_part_of_day, written_with_minutes
 from bot.turn import PendingButton, Turn
 from brain.errors import DomainError
 from brain.events.actor import USER
@@ -439,7 +439,8 @@ async def _daily(turn: Turn, args: str, kind: str, example: str) -> None:
 
 def _daily_when(text: str, kind: str) -> tuple[time, int] | None:
     """When a daily push comes: "07:30", "7am weekdays", and a bare hour ("/morning 7"). The evening reflection's
-    hour that names no half of the day is in the evening ("/evening 9" is 21:00, "/evening 09:00" is not)."""
+    hour written alone is in the evening ("/evening 9" and "/abend 9 Uhr" are 21:00); a clock time is kept as
+    written ("/evening 10:25" is 10:25, "/evening 9:00" 9:00)."""
     found = find_time(text) or find_bare_hour(text, 0)
     if found is None:
         return None
@@ -447,7 +448,7 @@ def _daily_when(text: str, kind: str) -> tuple[time, int] | None:
     if days is None:
         return None
     at = found.value
-    if kind == EVENING_REFLECTION and found.open_meridiem:
+    if kind == EVENING_REFLECTION and found.open_meridiem and not written_with_minutes(text, found):
         at = at.replace(hour=in_part_of_day(at.hour, EVENING))
     return at, days
 

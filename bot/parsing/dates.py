@@ -357,12 +357,18 @@ def _last_time(text: str) -> FoundTime | None:
     return last
 
 
+def written_with_minutes(text: str, found: FoundTime) -> bool:
+    """Whether the time was written as a clock ("9:00", "9.30", "9h30"): that is the time meant, while an hour alone
+    ("9", "9 Uhr") or a spoken time ("halb acht") leaves the half of the day open."""
+    return re.search(r"\d[:.h]\d", text[found.start:found.end]) is not None
+
+
 def next_day_at(text: str, found: FoundTime, today: date, now: time) -> tuple[date, time]:
     """The day of the next time `found` in `text` names from `now` (today, or tomorrow once it has passed), with the
     time meant: an hour said with no minutes and no half of the day ("at 3", "um 3 Uhr") is the afternoon's when only
     that is still ahead (15:00 at 8:30), and once both have passed; "7:00" is seven in the morning, as written."""
     readings = [found.value]
-    if found.open_meridiem and found.value.hour < 12 and not re.search(r"\d[:.h]\d", text[found.start:found.end]):
+    if found.open_meridiem and found.value.hour < 12 and not written_with_minutes(text, found):
         readings.append(found.value.replace(hour=found.value.hour + 12))
     ahead = [reading for reading in readings if reading > now]
     return (today, ahead[0]) if ahead else (today + timedelta(days=1), readings[-1])

@@ -212,8 +212,16 @@ async def test_morning_and_evening_set_when_the_daily_pushes_come(person, brain:
     # An evening reflection at 9 is at 9 in the evening, as "/abend 9 Uhr" would be said.
     ("/evening 9", "en", "Evening reflection: every day at 9:00\u202fPM."),
     ("/abend 9", "de", "Abendrückblick: täglich um 21:00."),
-    ("/evening 9:30", "en", "Evening reflection: every day at 9:30\u202fPM."),
+    ("/abend 9 Uhr", "de", "Abendrückblick: täglich um 21:00."),
+    ("/abend halb acht", "de", "Abendrückblick: täglich um 19:30."),
+    # A clock time is the time written, also in the morning hours.
+    ("/evening 9:30", "en", "Evening reflection: every day at 9:30\u202fAM."),
     ("/evening 09:30", "en", "Evening reflection: every day at 9:30\u202fAM."),
+    ("/evening 10:25", "en", "Evening reflection: every day at 10:25\u202fAM."),
+    ("/evening 12:10", "en", "Evening reflection: every day at 12:10\u202fPM."),
+    ("/abend 10:00", "de", "Abendrückblick: täglich um 10:00."),
+    ("/abend 9:00", "de", "Abendrückblick: täglich um 09:00."),
+    ("/abend 9.30", "de", "Abendrückblick: täglich um 09:30."),
     ("/evening 24", "en", "I couldn't read that time"),
     ("/morning 7 pancakes", "en", "I couldn't read that time"),
 ])

@@ -373,6 +373,10 @@ async def _set_pushes(api: FakeBotAPI, people: list[Person], zone: str, config: 
             before = len(api.calls_of("sendMessage", who.id))
             api.push(api.text(who, f"/{command} {local:%H:%M}"))
             await api.wait_for("sendMessage", chat_id=who.id, count=before + 1, within=30)
+            # The time written is the time set, whatever the hour ("/evening 10:25" once became 22:25).
+            said = api.calls_of("sendMessage", who.id)[before].text
+            meant = f"{local:%-I:%M}\u202f{local:%p}"
+            assert meant in said, f"/{command} {local:%H:%M} answered {said!r}"
             found.append((who, kind, at))
     return found
 
