@@ -311,10 +311,13 @@ class TelegramSender:
         replies = (select(OutboxMessage.id)
                    .where(OutboxMessage.status == pending, OutboxMessage.platform == PLATFORM,
                           OutboxMessage.chat_id == chat)
-                   .order_by(OutboxMessage.id).limit(2).correlate(None))
+                   .order_by(OutboxMessage.id).limit(3).correlate(None))
         pushes = (select(OutboxMessage.id)
                   .where(OutboxMessage.status == pending, OutboxMessage.user_id == chat_user, self._push_is_ours())
-                  .order_by(OutboxMessage.id).limit(2).correlate(None))
+                  .order_by(OutboxMessage.id).limit(3).correlate(None))
+        # Three of each, for two: the candidates are read in the statement's snapshot, taken a moment before the
+        # chat's lock. A sender that let go of the lock in that moment has sent one of them; the row after the one
+        # claimed must still be seen, or this sender stops while the other gave up on the held chat.
         # An array, computed once before the rows are read: the rows are then found by their key. (An IN over
         # the union let the planner, misled by statistics that lag in a burst, read every pending row to join.)
         candidates = union_all(replies, pushes).subquery("candidates")
