@@ -12,7 +12,6 @@ from datetime import date, timedelta
 from itertools import combinations
 from typing import Literal
 
-from scipy.stats import t as student_t
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.i18n import Percent, Text, tr
@@ -57,6 +56,9 @@ def pearson(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
     r = max(-1.0, min(1.0, r))
     if abs(r) == 1.0:
         return r, 0.0
+    # Imported here, where a correlation is computed: scipy.stats costs every process a second and tens of MB.
+    from scipy.stats import t as student_t
+
     t = r * math.sqrt((n - 2) / (1 - r * r))
     return r, float(2 * student_t.sf(abs(t), n - 2))
 
