@@ -6,15 +6,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
 
 RUN useradd --create-home --uid 10001 companion && mkdir -p /data && chown companion /data
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml requirements.lock README.md ./
 COPY brain ./brain
+COPY app ./app
 COPY bot ./bot
 COPY adapters ./adapters
 COPY rules ./rules
 COPY benchmarks ./benchmarks
 COPY migrations ./migrations
 COPY locales ./locales
-RUN pip install -e . && pybabel compile --directory locales --domain messages
+RUN pip install -r requirements.lock && pip install --no-deps -e . && pybabel compile --directory locales --domain messages
 
 USER companion
 VOLUME ["/data"]

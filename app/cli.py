@@ -18,7 +18,7 @@ from bot.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:
     from adapters.console.chat import ConsoleChat
-    from bot.app import App
+    from app.wiring import App
     from bot.dialog import Dialog
     from brain.core import Brain
 
@@ -46,7 +46,7 @@ def _settings(*, log_to_file: bool = False) -> Settings:
 
 async def _chat(settings: Settings) -> int:
     from adapters.console.chat import ConsoleChat
-    from bot.app import open_app
+    from app.wiring import open_app
 
     async with open_app(settings) as app:
         chat = ConsoleChat(app.brain, app.dialog, sys.stdin, sys.stdout, pictures_dir=settings.data_dir / "pictures")
@@ -117,7 +117,7 @@ def _chat_adapters(settings: Settings, app: App) -> list[ChatAdapter]:
     if settings.matrix_enabled:
         from adapters.matrix import MatrixAdapter
 
-        adapters.append(MatrixAdapter(app, settings))
+        adapters.append(MatrixAdapter(app.brain, app.dialog, settings))
     return adapters
 
 
@@ -131,7 +131,7 @@ def _serves_chat_apps() -> bool:
 
 async def _serve(settings: Settings) -> int:
     """The configured chat apps until SIGINT or SIGTERM, with the scheduler (pulse, pushes, upkeep) running."""
-    from bot.app import open_app
+    from app.wiring import open_app
 
     async with open_app(settings) as app:
         stop = asyncio.Event()
@@ -200,7 +200,7 @@ def chat() -> None:
 @cli.command()
 def migrate() -> None:
     """Apply database migrations (also done on every start)."""
-    from bot.app import open_database
+    from app.wiring import open_database
 
     settings = _settings()
 
@@ -215,7 +215,7 @@ def migrate() -> None:
 @cli.command("prune-events")
 def prune_events_command() -> None:
     """Retention job: drop events older than 90 days and each person's beyond the newest 50,000."""
-    from bot.app import open_database
+    from app.wiring import open_database
     from brain.clock import SystemClock
     from brain.events.store import prune_events
     from brain.store.database import Database
@@ -270,7 +270,7 @@ def doctor() -> None:
 async def _check_database(settings: Settings) -> None:
     from sqlalchemy import text
 
-    from bot.app import open_database
+    from app.wiring import open_database
     from brain.store.database import Database
 
     async with open_database(settings) as url:

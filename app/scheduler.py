@@ -1,4 +1,4 @@
-"""`python -m bot.scheduler`: a process that only runs the scheduler (it leads when it holds the lock, otherwise
+"""`python -m app.scheduler`: a process that only runs the scheduler (it leads when it holds the lock, otherwise
 it waits as a stand-by), against DATABASE_URL or the embedded PostgreSQL, until SIGTERM or SIGINT."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from bot.settings import Settings, SettingsError, load_settings
 
 
 async def serve(settings: Settings) -> None:
-    from bot.app import open_app
+    from app.wiring import open_app
     from bot.scheduler import run_scheduler
 
     stop = asyncio.Event()

@@ -155,7 +155,7 @@ def serve(conn: Connection, delay_s: float) -> None:
         # This process imported the whole benchmark module (the brain with it) to find this function. A full
         # collection over that heap took 80 to 230 ms, and landed in a turn now and then as a stall of the fake,
         # which counted as our overhead; a real Ollama has no such pause. Freezing the start-up heap leaves only
-        # what requests create to the collector, as bot.app does for the companion's own process.
+        # what requests create to the collector, as app.wiring does for the companion's own process.
         freeze_startup_heap()
         conn.send(url)
         await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # until the parent says stop
@@ -211,7 +211,7 @@ async def measure(url: str, fake_url: str, turns: int, tool_ms: float,
     llm = LLM(fake_url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")}, timeout_s=10.0)
     try:
         companion = Companion(brain, llm, CompanionConfig())
-        freeze_startup_heap()  # as bot.app.open_app does once the app is built
+        freeze_startup_heap()  # as app.wiring.open_app does once the app is built
         count = max(1, turns // TURNS_PER_PERSON)
         readers, drinkers = await new_people(brain, count), await new_people(brain, count)
         lookup, drinks, first = Turns(), Turns(), Turns()

@@ -1,4 +1,4 @@
-"""Crash safety under SIGKILL: the real bot process (`python -m bot.cli run` on the fake Telegram Bot API, with its
+"""Crash safety under SIGKILL: the real bot process (`python -m app.cli run` on the fake Telegram Bot API, with its
 scheduler and memory promotion) is killed at random moments while several people write to it, restarted each
 time, stopped cleanly at the end and checked (tests/reliability/crash.py holds the harness and the invariants).
 

@@ -33,7 +33,7 @@ class Brain:
         self.registry = registry or default_registry()
         self.tools = ToolExecutor(self.transactions, self.registry)
         self.snapshots: Any = None  # a SnapshotCache, attached by brain.projections.subscribers
-        self.memory: Any = None  # a brain.memory.api.Memory, built by the app (bot.app.open_app)
+        self.memory: Any = None  # a brain.memory.api.Memory, built by the app (app.wiring.open_app)
         self.companion: Companion | None = None  # the LLM companion, built by the app when a model is configured
         install_subscribers(self)
 

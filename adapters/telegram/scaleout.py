@@ -258,7 +258,7 @@ def serve_share(settings: Settings, database_url: str, index: int, connection: C
 
 async def _serve_share(settings: Settings, index: int, connection: Connection) -> None:
     from adapters.telegram.runner import telegram_adapter
-    from bot.app import open_app
+    from app.wiring import open_app
 
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -8,7 +8,7 @@ the person's local time, planned per person in `brain.schedules`), the pulse tic
 promotion and decay, event retention, ritual timeouts, missions and outbox delivery. The APScheduler table
 (`apscheduler_jobs`) is created by APScheduler itself, outside the Alembic migrations.
 
-`run_scheduler(app, settings, stop)` runs it until `stop` is set; `python -m bot.scheduler` runs a process that
+`run_scheduler(app, settings, stop)` runs it until `stop` is set; `python -m app.scheduler` runs a process that
 does nothing else."""
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def ensure_jobs(aps: AsyncIOScheduler, definitions: list[JobDefinition]) -> None
 
 async def run_scheduler(app: Any, settings: Settings, stop: asyncio.Event, *, llm: Any = None,
                         deliver: Deliver | None = None) -> None:
-    """Runs the scheduler for `app` (a `bot.app.App`, or a `Brain`) until `stop` is set. `llm` (else `app.llm`, else
+    """Runs the scheduler for `app` (a `app.wiring.App`, or a `Brain`) until `stop` is set. `llm` (else `app.llm`, else
     the companion's) lets the mission job run; `deliver` (an async callable) is called by the outbox job to hand
     pending rows to the adapters."""
     brain: Brain = app if isinstance(app, Brain) else app.brain

@@ -45,7 +45,7 @@ async def test_console_ignores_blank_lines_and_ends_at_end_of_input(brain, dialo
 
 async def _one_tick(brain, dialog, out: io.StringIO, lines: str) -> None:
     """The terminal chat's lines, then one tick of its scheduler (`_pulse_ticker`), which prints what came."""
-    from bot.cli import _pulse_ticker
+    from app.cli import _pulse_ticker
     from bot.settings import Settings
 
     chat = ConsoleChat(brain, dialog, io.StringIO(lines), out, person="tester")

@@ -1,4 +1,4 @@
-"""The crash harness: the real bot process (`python -m bot.cli run`, Telegram through the fake Bot API, the
+"""The crash harness: the real bot process (`python -m app.cli run`, Telegram through the fake Bot API, the
 scheduler and memory promotion inside) is killed with SIGKILL at random moments while several people write to
 it, restarted, and finally stopped cleanly; then the database and the fake server's record of calls are checked.
 
@@ -135,7 +135,7 @@ class CrashReport:
 
 # ---- the bot process ------------------------------------------------------------------------------------------
 class BotProcess:
-    """`python -m bot.cli run` with the given environment; its output goes to a log file."""
+    """`python -m app.cli run` with the given environment; its output goes to a log file."""
 
     def __init__(self, env: dict[str, str], log_path: Path, api: FakeBotAPI) -> None:
         self.env = env
@@ -150,7 +150,7 @@ class BotProcess:
         log = self.log_path.open("ab")
         try:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot.cli", "run", cwd=ROOT, env=self.env, stdin=asyncio.subprocess.DEVNULL,
+                sys.executable, "-m", "app.cli", "run", cwd=ROOT, env=self.env, stdin=asyncio.subprocess.DEVNULL,
                 stdout=log, stderr=log, start_new_session=True)
         finally:
             log.close()

@@ -163,7 +163,7 @@ async def start_bot(label: str, database_url: str, bot_api: str, port: int, work
            "SCHEDULER_LOCK_POLL_SECONDS": str(LOCK_POLL_S), "TELEGRAM_MAX_MESSAGES_PER_SECOND": "0"}
     with log.open("wb") as sink:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot.cli", "run", cwd=ROOT, env=env, stdin=asyncio.subprocess.DEVNULL,
+            sys.executable, "-m", "app.cli", "run", cwd=ROOT, env=env, stdin=asyncio.subprocess.DEVNULL,
             stdout=sink, stderr=sink)
     return BotProcess(label, process, log)
 

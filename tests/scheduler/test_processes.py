@@ -1,4 +1,4 @@
-"""Real scheduler processes (`python -m bot.scheduler`) on one real PostgreSQL database: two of them run each job
+"""Real scheduler processes (`python -m app.scheduler`) on one real PostgreSQL database: two of them run each job
 once, and when the leader is killed (SIGKILL, holding the lock) the other takes over within seconds with nothing
 lost or run twice. The jobs are one-off probes added to the shared job store; each appends a line when it runs."""
 
@@ -30,7 +30,7 @@ class Process:
         env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "INFO", "SCHEDULER_LOCK_POLL_SECONDS": "0.5",
                "COMPANION_LLM": "false", "PYTHONUNBUFFERED": "1"}
         with self.log.open("w") as out:
-            self.popen = subprocess.Popen([sys.executable, "-m", "bot.scheduler"], cwd=ROOT, env=env, stdout=out,
+            self.popen = subprocess.Popen([sys.executable, "-m", "app.scheduler"], cwd=ROOT, env=env, stdout=out,
                                           stderr=subprocess.STDOUT)
 
     @property

@@ -24,7 +24,7 @@ async def test_companion_run_serves_telegram_until_sigterm(api: FakeBotAPI, data
     env = {**os.environ, "TELEGRAM_TOKEN": TOKEN, "TELEGRAM_BASE_URL": api.base_url, "DATABASE_URL": database_url,
            "COMPANION_DATA_DIR": data_dir, "LOG_LEVEL": "WARNING", "PULSE_TICK_SECONDS": "3600"}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.cli", "run", cwd=ROOT, env=env, stdin=asyncio.subprocess.DEVNULL,
+        sys.executable, "-m", "app.cli", "run", cwd=ROOT, env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     try:
         alice = person()

@@ -99,7 +99,7 @@ async def test_two_processes_share_the_chats(api: FakeBotAPI, database_url: str,
            "COMPANION_DATA_DIR": data_dir, "LOG_LEVEL": "WARNING", "PULSE_TICK_SECONDS": "3600",
            "TELEGRAM_PROCESSES": "2", "COMPANION_LLM": "false"}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.cli", "run", cwd=ROOT, env=env, stdin=asyncio.subprocess.DEVNULL,
+        sys.executable, "-m", "app.cli", "run", cwd=ROOT, env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     people = [person(f"P{n}") for n in range(4)]
     here = [p for p in people if share_of(str(p.id), 2) == 0]
