@@ -1,8 +1,14 @@
-"""Evidence recall of the synapse memory on a memory-bench set (format: ../shared/data/memory-bench/README.md):
-every person's turns go through the real write path (remember + promotion, session by session, with the
-set's memory ids as source keys), then each question is recalled at its own time.
+"""Evidence recall of the synapse memory on a memory-bench set: every person's turns go through the real write
+path (remember + promotion, session by session, with the set's memory ids as source keys), then each question is
+recalled at its own time.
 
-    python -m benchmarks.memory_recall [--set PATH] [--limit-users N] [--mode chat]
+    python -m benchmarks.memory_recall [--set PATH] [--limit-users N] [--mode chat] [--keep DIR] [--quick]
+        [--database-url URL]
+
+A set is two JSON-lines files: `<set>.memories.jsonl`, one remembered turn a line (`user`, `id`, `at` with its zone,
+`speaker`, `text`), and `<set>.queries.jsonl`, one question a line (`user`, `id`, `at`, `query`, `evidence`: the ids
+of the turns that answer it, `category`). Each `user` is a person of their own. `--quick` runs the tiny set in
+benchmarks/data (two people, six questions) instead of longmemeval-s36, which lives beside the repository.
 
 Compared in the same run, over the same embedder (WordLlama, 256 dimensions) and the same nodes:
   ours         Memory.recall (ANN + BM25 anchors fused, spreading activation, ranking)
@@ -34,6 +40,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
+from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database
 from brain.clock import FixedClock
 from brain.core import Brain
@@ -44,6 +51,7 @@ from brain.store.database import Database
 
 DATABASE = "memory_recall_bench"
 DEFAULT_SET = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "memory-bench" / "longmemeval-s36"
+QUICK_SET = Path(__file__).resolve().parent / "data" / "quick"
 KS = (5, 10)
 
 
@@ -275,8 +283,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", default="chat", choices=("command", "chat", "reflection", "instruction"))
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the database in this (short) directory and reuse what is already ingested")
-    args = parser.parse_args(argv)
-    with bench_database(DATABASE, prefix="cmr", keep=args.keep) as database:
+    add_common_options(parser)
+    args = parse_sizes(parser, argv, {"set": QUICK_SET})
+    if args.keep is not None and args.database_url is not None:
+        parser.error("--keep keeps an embedded server of the benchmark's own; it does not go with --database-url")
+    with bench_database(DATABASE, prefix="cmr", keep=args.keep, url=args.database_url) as database:
         report = asyncio.run(run(database.url, args.set, args.limit_users, args.mode))
     print(format_report(report, args.mode))
     return 0

@@ -1,10 +1,12 @@
 """How the synapse memory scales with one person's graph: promotion rate (nodes per second, edges
 included) while the graph grows, and recall latency at each size against a plain pgvector top-k.
 
-    python -m benchmarks.memory_scale [--nodes N] [--queries Q] [--k K]
+    python -m benchmarks.memory_scale [--nodes N] [--queries Q] [--k K] [--batch B] [--sentences SET] [--keep DIR]
+        [--shared-buffers SIZE] [--quick] [--database-url URL]
 
-One person's memories are made from the sentences of the memory-bench chat set: each memory joins two
-sentences drawn at random (a fixed seed), so texts are distinct, realistic and varied. They go through the
+One person's memories are made from the sentences of a memory-bench chat set (longmemeval-s36 unless `--sentences`
+names another; `--quick` takes the tiny set of benchmarks/data): each memory joins two sentences drawn at random (a
+fixed seed), so texts are distinct, realistic and varied. They go through the
 real write path (Memory.remember, then promotion in batches). At every checkpoint (1,000, 10,000, 100,000
 nodes, as far as --nodes reaches) the same Q questions are recalled:
   ours   Memory.recall(k, mode chat): embedding, goals, ANN + BM25 anchors, one hop, ranking
@@ -36,8 +38,9 @@ from pathlib import Path
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database, postmaster_of, server_cpu_s
-from benchmarks.memory_recall import CachingEmbedder
+from benchmarks.memory_recall import QUICK_SET, CachingEmbedder
 from brain.clock import FixedClock
 from brain.core import Brain
 from brain.memory.api import Memory
@@ -53,17 +56,18 @@ SOURCE = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "me
 CHECKPOINTS = (1_000, 10_000, 100_000)
 START = datetime(2024, 1, 1, 8, 0, tzinfo=UTC)
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+QUICK = {"nodes": 120, "queries": 6, "batch": 40, "sentences": QUICK_SET}
 
 
-def sentence_pool() -> tuple[list[str], list[str]]:
+def sentence_pool(source: Path) -> tuple[list[str], list[str]]:
     sentences: dict[str, None] = {}
-    with open(f"{SOURCE}.memories.jsonl", encoding="utf-8") as handle:
+    with open(f"{source}.memories.jsonl", encoding="utf-8") as handle:
         for line in handle:
             for part in SENTENCE.split(json.loads(line)["text"]):
                 part = part.strip(" -*#\t")
                 if 30 <= len(part) <= 240:
                     sentences[part] = None
-    with open(f"{SOURCE}.queries.jsonl", encoding="utf-8") as handle:
+    with open(f"{source}.queries.jsonl", encoding="utf-8") as handle:
         questions = [json.loads(line)["query"] for line in handle]
     return list(sentences), questions
 
@@ -109,8 +113,8 @@ async def plain_top_k(brain: Brain, embedder: CachingEmbedder, settings: MemoryS
         return [int(r.id) for r in await session.execute(_PLAIN, {"user_id": user_id, "q": literal, "k": k})]
 
 
-async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Checkpoint]:
-    pool, questions = sentence_pool()
+async def run(url: str, nodes: int, queries: int, k: int, batch: int, source: Path = SOURCE) -> list[Checkpoint]:
+    pool, questions = sentence_pool(source)
     texts = make_memories(pool, nodes)
     rng = random.Random(11)
     asked = (questions * (queries // len(questions) + 1))[:queries // 2] + rng.sample(pool, queries - queries // 2)
@@ -234,12 +238,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared-buffers", default=None, type=megabytes,
                         help="the server's shared_buffers, e.g. 128MB (default: as the app sizes its embedded "
                              "server, a quarter of the memory, 128MB to 1GB)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--sentences", type=Path, default=SOURCE,
+                        help="the memory-bench set whose turns and questions give the texts (default: longmemeval-s36)")
+    add_common_options(parser)
+    args = parse_sizes(parser, argv, QUICK)
     if min(args.nodes, args.queries, args.k, args.batch) < 1:
         parser.error("all sizes must be at least 1")
+    if args.database_url is not None and (args.keep is not None or args.shared_buffers is not None):
+        parser.error("--keep and --shared-buffers set up an embedded server of the benchmark's own; "
+                     "they do not go with --database-url")
     buffers = AUTO if args.shared_buffers is None else args.shared_buffers
-    with bench_database(DATABASE, prefix="cms", keep=args.keep, shared_buffers_mb=buffers) as database:
-        checkpoints = asyncio.run(run(database.url, args.nodes, args.queries, args.k, args.batch))
+    with bench_database(DATABASE, prefix="cms", keep=args.keep, shared_buffers_mb=buffers,
+                        url=args.database_url) as database:
+        checkpoints = asyncio.run(run(database.url, args.nodes, args.queries, args.k, args.batch, args.sentences))
     last = checkpoints[-1]
     ours, plain = percentile(last.ours_ms, 0.95), percentile(last.plain_ms, 0.95)
     print(f"RESULT recall_p95_ms={ours:.1f} baseline={plain:.1f} ratio={ours / plain:.2f} "
