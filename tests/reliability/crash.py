@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -58,7 +58,10 @@ PROPOSE = "please add task "
 REMEMBERED = "I'll remember that."
 IN_FLIGHT_AT_STOP = "outcome unknown: the process stopped"  # adapters/telegram/delivery.py
 KINDS = ("drink", "task", "meal", "remember", "proposal", "nudge")
-WEIGHTS = (5, 3, 3, 2, 2, 1)
+WEIGHTS = dict(zip(KINDS, (5, 3, 3, 2, 2, 1), strict=True))
+# What people do that the memory captures: with these, a run settles only after the bot's next promotion, which runs
+# once a minute.
+REMEMBERED_KINDS = ("remember", "proposal")
 WORDS = ("harbour", "violin", "cedar", "lantern", "quartz", "meadow", "copper", "falcon", "orchid", "glacier",
          "saffron", "tundra", "walnut", "ember", "marble", "pepper", "canyon", "willow", "cobalt", "thistle")
 
@@ -76,7 +79,10 @@ class CrashConfig:
     reply_within: float = 12.0
     settle_within: float = 120.0  # after the clean restart: outbox drained, slots sent, memory promoted
     slot_spacing_minutes: int = 1  # pushes at consecutive minutes from the first whole minute 15 s ahead
-    slots: int = 2  # how many push minutes (morning and evening per person, spread over them)
+    # How many push minutes (morning and evening per person, spread over them); 0: no pushes, for a quick run that
+    # cannot wait for the next minute to come.
+    slots: int = 2
+    kinds: tuple[str, ...] = KINDS  # what the people do (a quick run leaves out REMEMBERED_KINDS)
     log: Callable[[str], None] = lambda line: None
 
 
@@ -214,11 +220,14 @@ def model_answer(body: dict[str, Any]) -> Script:
 class Traffic:
     """Several people, each writing one message at a time until `stop`."""
 
-    def __init__(self, api: FakeBotAPI, people: list[Person], rng: random.Random, reply_within: float) -> None:
+    def __init__(self, api: FakeBotAPI, people: list[Person], rng: random.Random, reply_within: float,
+                 kinds: Sequence[str] = KINDS) -> None:
         self.api = api
         self.people = people
         self.rng = rng
         self.reply_within = reply_within
+        self.kinds = list(kinds)
+        self.weights = [WEIGHTS[kind] for kind in kinds]
         self.sent: list[Sent] = []
         self.pressed_nudges: set[str] = set()  # "chat:message id" of nudges whose water button was pressed
         self._counter: Counter[tuple[int, str]] = Counter()
@@ -232,7 +241,7 @@ class Traffic:
 
     async def _person(self, who: Person, stop: asyncio.Event) -> None:
         while not stop.is_set():
-            kind = self.rng.choices(KINDS, WEIGHTS)[0]
+            kind = self.rng.choices(self.kinds, self.weights)[0]
             await getattr(self, f"_{kind}")(who)
             await asyncio.sleep(self.rng.uniform(0.0, 0.2))
 
@@ -318,13 +327,13 @@ async def run_crashes(config: CrashConfig) -> CrashReport:
     zone = daytime_zone(datetime.now(UTC))
     bot = BotProcess(bot_environment(api, config.database_url, data_dir, model_url, zone), data_dir / "bot.log", api)
     people = [Person(880_000 + i * 7, f"P{i}", "en") for i in range(config.people)]
-    traffic = Traffic(api, people, rng, config.reply_within)
+    traffic = Traffic(api, people, rng, config.reply_within, config.kinds)
     slots: list[tuple[Person, str, datetime]] = []
     try:
         report.restart_s.append(await bot.start())
         slots = await _set_pushes(api, people, zone, config)
-        config.log(f"bot up in {report.restart_s[0]:.1f} s; zone {zone}; {len(slots)} push slots until "
-                   f"{max(at for _, _, at in slots):%H:%M:%S} UTC")
+        until = f" until {max(at for _, _, at in slots):%H:%M:%S} UTC" if slots else ""
+        config.log(f"bot up in {report.restart_s[0]:.1f} s; zone {zone}; {len(slots)} push slots{until}")
         stop = asyncio.Event()
         driving = asyncio.create_task(traffic.run(stop))
         for n in range(config.kills):
@@ -340,7 +349,9 @@ async def run_crashes(config: CrashConfig) -> CrashReport:
         await asyncio.sleep(rng.uniform(*config.kill_after))
         stop.set()
         await driving
+        config.log(f"traffic stopped after {len(traffic.sent)} messages; settling")
         await _settle(api, config, slots)
+        config.log("settled; stopping the bot")
         code = await bot.stop()
         if code != 0:
             report.doubled.append(f"clean stop exited with {code}")  # not a double, but never silent
@@ -364,7 +375,9 @@ async def _set_pushes(api: FakeBotAPI, people: list[Person], zone: str, config: 
     (spread over `config.slots` minutes). Returns (person, kind, UTC time) of each."""
     now = datetime.now(UTC)
     first = (now + timedelta(seconds=15)).replace(second=0, microsecond=0) + timedelta(minutes=1)
-    minutes = [first + timedelta(minutes=i * config.slot_spacing_minutes) for i in range(max(1, config.slots))]
+    if not config.slots:
+        return []
+    minutes = [first + timedelta(minutes=i * config.slot_spacing_minutes) for i in range(config.slots)]
     found: list[tuple[Person, str, datetime]] = []
     for i, who in enumerate(people):
         for j, (command, kind) in enumerate((("morning", "morning_summary"), ("evening", "evening_reflection"))):
@@ -384,11 +397,11 @@ async def _set_pushes(api: FakeBotAPI, people: list[Person], zone: str, config: 
 async def _settle(api: FakeBotAPI, config: CrashConfig, slots: list[tuple[Person, str, datetime]]) -> None:
     """Waits (with the bot running) until the last push minute passed and its run had time, nothing is pending in
     the outbox and no short-term memory waits for promotion — or `settle_within` passed."""
-    last_slot = max(at for _, _, at in slots)
+    last_slot = max((at for _, _, at in slots), default=None)
     deadline = time.monotonic() + config.settle_within
     uri = to_libpq_url(config.database_url)
     while time.monotonic() < deadline:
-        if datetime.now(UTC) > last_slot + timedelta(seconds=10):
+        if last_slot is None or datetime.now(UTC) > last_slot + timedelta(seconds=10):
             async with await psycopg.AsyncConnection.connect(uri, autocommit=True) as conn:
                 pending = await _scalar(conn, "SELECT count(*) FROM outbox WHERE status = 'pending'")
                 memory = await _scalar(conn, "SELECT count(*) FROM memory_short_term WHERE status = 'pending'")
