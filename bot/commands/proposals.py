@@ -8,8 +8,9 @@ from typing import Any
 
 from bot.commands import Command
 from bot.turn import PendingButton, Turn
-from brain.companion.proposals import ProposalDecision, approve, describe, pending, reject, short_id
 from brain.i18n import N_, Text, ntr, tr
+from brain.tools.proposals import ProposalDecision, approve, pending, reject
+from brain.tools.staging import describe, short_id
 
 APPROVE = "proposal_approve"
 REJECT = "proposal_reject"

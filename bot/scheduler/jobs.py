@@ -109,7 +109,7 @@ class ScheduledJobs:
     async def proposal_expiry(self) -> None:
         """Marks overdue proposals expired, so /activity and the prompt say so (deciding one checks its expiry
         itself; this keeps the table honest for everything that only reads it)."""
-        from brain.companion.proposals import expire_proposals
+        from brain.tools.proposals import expire_proposals
 
         async with self.brain.transactions.begin() as uow:
             expired = await expire_proposals(uow.session, uow.now)

@@ -308,7 +308,7 @@ async def _attach_feedback(session: AsyncSession, mission: Mission,
                            earlier: Sequence[MissionIteration]) -> list[str]:
     """The person's rejections of this mission's proposals: attached to the iterations that proposed them
     (as their `user_feedback`), and returned as lines for the prompt."""
-    from brain.companion.proposals import args_summary
+    from brain.tools.staging import args_summary
 
     rejected = (await session.scalars(
         select(Proposal).where(and_(Proposal.user_id == mission.user_id, Proposal.mission_id == mission.id,

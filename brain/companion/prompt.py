@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, exists, select, update
 
-from brain.companion import privacy, proposals
+from brain.companion import privacy
 from brain.companion.conversation import History, load_history
 from brain.companion.models import CompanionSettings, Proposal
 from brain.context import ContextSources, read_context_sources, render_context_document
@@ -27,8 +27,10 @@ from brain.i18n import Renderer
 from brain.memory.models import ASSISTANT
 from brain.people.local_time import local_date
 from brain.people.models import User
+from brain.tools import proposals
 from brain.tools.registry import ToolRegistry
 from brain.tools.spec import ToolSpec
+from brain.tools.staging import describe, short_id
 
 if TYPE_CHECKING:
     from brain.companion.llm import LLM, Tier
@@ -232,7 +234,7 @@ async def build_chat_prompt(brain: Brain, llm: LLM, user: User, text: str, data:
     """The system prompt and tools of one chat turn; `context` from the ContextCache."""
     render = Renderer(user.locale, user.timezone)
     allow = may_see_sensitive(llm, tier, data.consent)
-    pending_lines = [f"{proposals.short_id(p.id)}: {render(proposals.describe(p))}" for p in data.pending]
+    pending_lines = [f"{short_id(p.id)}: {render(describe(p))}" for p in data.pending]
     recalled = await _recall(brain, user, text, brain.clock.now(), recall_k) if allow else []
     document = context.document(user, budget_tokens=context_tokens, proposals=pending_lines, sensitive=allow)
     tools = offered_tools(brain.registry, allow_sensitive=allow)
