@@ -25,6 +25,7 @@ from brain.runtime import freeze_startup_heap
 from brain.store.database import Database
 from brain.store.embedded import EmbeddedPostgres
 from brain.store.migrate import upgrade
+from rules.wiring import build_brain
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ async def open_database(settings: Settings) -> AsyncIterator[str]:
 @asynccontextmanager
 async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIterator[App]:
     async with open_database(settings) as url:
-        brain = Brain(Database(url), clock=clock)
+        brain = build_brain(Database(url), clock=clock)
         brain.memory = build_memory(brain)
         brain.companion = build_companion(brain, settings)
         dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone)

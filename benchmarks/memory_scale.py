@@ -47,6 +47,7 @@ from brain.memory.settings import MemorySettings
 from brain.people.service import resolve_identity
 from brain.store.database import Database
 from brain.store.embedded import AUTO
+from rules.wiring import build_brain
 
 DATABASE = "memory_scale_bench"
 SOURCE = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "memory-bench" / "longmemeval-s36"
@@ -118,7 +119,7 @@ async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Ch
     embedder.prime(texts + asked)
     settings = MemorySettings()
     clock = FixedClock(START)
-    brain = Brain(Database(url, pool_size=4), clock=clock)
+    brain = build_brain(Database(url, pool_size=4), clock=clock)
     memory = Memory(brain, embedder, settings)
     checkpoints: list[Checkpoint] = []
     try:

@@ -41,9 +41,9 @@ class Brain:
         await self.db.dispose()
 
 
-# Packages whose `subscribers.subscribe(brain)` attaches projections, trackers and event rules to the
-# bus, in this order (streaks are updated before goals read them, goals before rules react to them).
-SUBSCRIBER_PACKAGES: tuple[str, ...] = ("brain.projections", "brain.goals", "brain.pulse")
+# Packages whose `subscribers.subscribe(brain)` attaches projections and trackers to the bus, in this order
+# (streaks are updated before goals read them; rules.wiring adds the rules, which react to both, after them).
+SUBSCRIBER_PACKAGES: tuple[str, ...] = ("brain.projections", "brain.goals")
 
 
 def install_subscribers(brain: Brain) -> None:

@@ -12,6 +12,7 @@ from bot.commands import Command
 from bot.commands.onboarding import parse_quiet_hours
 from bot.inbound import split_command
 from bot.parsing.amounts import parse_count
+from bot.scheduler.jobs import PULSE_RULES
 from bot.turn import PendingButton, Turn
 from brain.events.actor import USER
 from brain.feedback.learning import active_adaptations, combine, shifted
@@ -30,7 +31,6 @@ from brain.pulse.nudges import (
     snooze_nudge,
     snooze_until,
 )
-from brain.pulse.subscribers import pulse_engine
 from rules import DailyAt, EventTrigger, Every, Rule, Weekly
 
 UNDO_ACTION = "pulse_undo"
@@ -62,13 +62,12 @@ def _change(adaptation: RuleAdaptation) -> Text:
 
 
 async def pulse(turn: Turn, args: str) -> None:
-    engine = pulse_engine(turn.brain)
     async with turn.brain.transactions.read() as session:
         state = (await pulse_states(session, [turn.user.id])).get(turn.user.id)
         adaptations = await active_adaptations(session, turn.user.id)
     lines: list[Text | str] = [tr("Your reminders:")]
     buttons: list[list[PendingButton]] = []
-    for rule in engine.rules:
+    for rule in PULSE_RULES:
         mine = [a for a in adaptations if a.rule == rule.name]
         tuning = combine(mine)
         line = f"• {turn.t(tr(rule.label))}: {_schedule(turn, rule, tuning.offset_minutes)}"

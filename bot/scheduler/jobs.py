@@ -21,6 +21,8 @@ from brain.optional_import import optional_module
 from brain.rituals.runner import ritual_runner
 from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY
 from brain.schedules.pushes import PushReport, send_due_pushes
+from rules import Rule
+from rules.engine import ALL_RULES, RuleEngine
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +30,8 @@ Deliver = Callable[[], Awaitable[Any]]
 # The pulse rules whose pushes the scheduler sends itself (at the person's own time, through `pushes`); the
 # rule engine's tick leaves them out so nobody gets them twice.
 SENT_BY_SCHEDULER = frozenset({MORNING_SUMMARY, EVENING_REFLECTION})
+# The rules the pulse's ticks run (and /pulse lists).
+PULSE_RULES: tuple[Rule, ...] = tuple(rule for rule in ALL_RULES if rule.name not in SENT_BY_SCHEDULER)
 UPKEEP_EVERY = timedelta(minutes=10)
 
 
@@ -41,7 +45,7 @@ class ScheduledJobs:
         self.grace = timedelta(minutes=settings.scheduler_grace_minutes)
         self.rituals = ritual_runner(brain)
         self.rituals.timeout = timedelta(minutes=settings.ritual_timeout_minutes)
-        self.engine = _pulse_engine(brain, settings)
+        self.engine = RuleEngine(brain, PULSE_RULES, idle_hold=timedelta(minutes=settings.idle_hold_minutes))
         self.missions_module = optional_module("brain.companion.missions")
         self._upkeep_at: datetime | None = None
 
@@ -124,19 +128,6 @@ class ScheduledJobs:
         """Hands pending outbox rows (scheduled pushes among them, and rows whose sending failed) to the adapters."""
         if self.deliver is not None:
             await self.deliver()
-
-
-def _pulse_engine(brain: Brain, settings: Settings) -> Any:
-    """The rule engine without the rules the scheduler sends itself, installed on the brain so /pulse lists
-    what the pulse really does."""
-    from brain.pulse.subscribers import ENGINE_ATTRIBUTE, pulse_engine
-    from rules.engine import RuleEngine
-
-    current = pulse_engine(brain)
-    engine = RuleEngine(brain, [r for r in current.rules if r.name not in SENT_BY_SCHEDULER],
-                        idle_hold=timedelta(minutes=settings.idle_hold_minutes))
-    setattr(brain, ENGINE_ATTRIBUTE, engine)
-    return engine
 
 
 # ---- the jobs as APScheduler stores them --------------------------------------------------------------------

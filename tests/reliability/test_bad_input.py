@@ -35,6 +35,7 @@ from brain.people.models import Identity, User
 from brain.people.service import resolve_identity
 from brain.store.database import Database
 from brain.store.metadata import target_metadata
+from rules.wiring import build_brain
 from tests.conftest import PgServer
 from tests.e2e.conftest import Person
 from tests.fakes.ollama_server import FakeOllama, Script, call
@@ -54,7 +55,7 @@ def shared_clock() -> FixedClock:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def shared_brain(pg_server: PgServer, shared_clock: FixedClock) -> AsyncIterator[Brain]:
     name = pg_server.create_database()
-    brain = Brain(Database(pg_server.url(name), pool_size=5), clock=shared_clock)
+    brain = build_brain(Database(pg_server.url(name), pool_size=5), clock=shared_clock)
     try:
         yield brain
     finally:

@@ -36,6 +36,7 @@ from brain.store.metadata import target_metadata
 from brain.tools.coercion import coerce_arguments
 from brain.tools.registry import default_registry
 from brain.tools.spec import ToolParam, ToolResult, ToolSpec
+from rules.wiring import build_brain
 from tests.conftest import PgServer
 from tests.reliability.test_bad_input import BOOKKEEPING, assert_clear
 
@@ -210,7 +211,7 @@ def fuzz_clock() -> FixedClock:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def fuzz_brain(pg_server: PgServer, fuzz_clock: FixedClock) -> AsyncIterator[Brain]:
     name = pg_server.create_database()
-    brain = Brain(Database(pg_server.url(name), pool_size=5), clock=fuzz_clock)
+    brain = build_brain(Database(pg_server.url(name), pool_size=5), clock=fuzz_clock)
     try:
         yield brain
     finally:
