@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 
+# Every table, the adapters' too: the brain's data rights and linking find a person's rows in all of them.
+import app.tables  # noqa: F401
 from bot.commands.missions import deliver_run
 from bot.dialog import Dialog
 from bot.settings import Settings

@@ -21,6 +21,7 @@ import pytest
 import pytest_asyncio
 from sqlalchemy import func, select
 
+from app.tables import target_metadata
 from bot.commands import command_table
 from bot.dialog import Dialog
 from bot.inbound import MAX_TEXT_LENGTH, Inbound
@@ -34,7 +35,6 @@ from brain.i18n import Renderer
 from brain.people.models import Identity, User
 from brain.people.service import resolve_identity
 from brain.store.database import Database
-from brain.store.metadata import target_metadata
 from rules.wiring import build_brain
 from tests.conftest import PgServer
 from tests.e2e.conftest import Person

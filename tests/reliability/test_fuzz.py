@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
+from app.tables import target_metadata
 from bot.commands import command_table
 from bot.dialog import Dialog
 from bot.inbound import Inbound, split_command
@@ -32,7 +33,6 @@ from brain.i18n import Renderer, Text
 from brain.people.models import User
 from brain.people.service import resolve_identity
 from brain.store.database import Database
-from brain.store.metadata import target_metadata
 from brain.tools.coercion import coerce_arguments
 from brain.tools.registry import default_registry
 from brain.tools.spec import ToolParam, ToolResult, ToolSpec

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.tables import target_metadata
 from brain.store.base import Base
-from brain.store.metadata import target_metadata
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("brain", "bot", "adapters", "rules")
