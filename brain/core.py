@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, Any
 from brain.clock import Clock, SystemClock
 from brain.events.bus import EventBus
 from brain.optional_import import optional_module
+from brain.rituals import tools as ritual_tools
 from brain.store.database import Database
 from brain.store.unit_of_work import Transactions
+from brain.tools.catalog import LIFE_TOOLS
 from brain.tools.executor import ToolExecutor
-from brain.tools.registry import ToolRegistry, default_registry
+from brain.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from brain.companion.agent import Companion
@@ -39,6 +41,11 @@ class Brain:
 
     async def close(self) -> None:
         await self.db.dispose()
+
+
+def default_registry() -> ToolRegistry:
+    """Every tool the brain offers: the life logs' and what is kept over them, and the rituals'."""
+    return ToolRegistry([*LIFE_TOOLS, *ritual_tools.TOOLS])
 
 
 # Packages whose `subscribers.subscribe(brain)` attaches projections and trackers to the bus, in this order

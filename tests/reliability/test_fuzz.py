@@ -26,7 +26,7 @@ from bot.parsing.amounts import parse_count, parse_volume_ml
 from bot.parsing.dates import cut, find_date, find_duration_minutes, find_time
 from bot.parsing.freetext import parse_free_text
 from brain.clock import FixedClock
-from brain.core import Brain
+from brain.core import Brain, default_registry
 from brain.errors import DomainError
 from brain.events.actor import USER, ai
 from brain.i18n import Renderer, Text
@@ -34,7 +34,6 @@ from brain.people.models import User
 from brain.people.service import resolve_identity
 from brain.store.database import Database
 from brain.tools.coercion import coerce_arguments
-from brain.tools.registry import default_registry
 from brain.tools.spec import ToolParam, ToolResult, ToolSpec
 from rules.wiring import build_brain
 from tests.conftest import PgServer

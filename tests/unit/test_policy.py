@@ -8,6 +8,7 @@ import pytest
 
 from brain.companion import privacy
 from brain.companion.models import CompanionSettings
+from brain.core import default_registry
 from brain.events.actor import USER, ai, system
 from brain.tools.policy import (
     INJECTION,
@@ -18,7 +19,6 @@ from brain.tools.policy import (
     default_decision,
     injection_flags,
 )
-from brain.tools.registry import default_registry
 from brain.tools.spec import ToolSpec
 
 REGISTRY = default_registry()
