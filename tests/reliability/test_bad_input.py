@@ -22,7 +22,7 @@ import pytest_asyncio
 from sqlalchemy import func, select
 
 from app.tables import target_metadata
-from bot.commands import command_table
+from bot.commands.table import command_table
 from bot.dialog import Dialog
 from bot.inbound import MAX_TEXT_LENGTH, Inbound
 from brain.clock import FixedClock

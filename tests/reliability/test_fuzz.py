@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from app.tables import target_metadata
-from bot.commands import command_table
+from bot.commands.table import command_table
 from bot.dialog import Dialog
 from bot.inbound import Inbound, split_command
 from bot.parsing.amounts import parse_count, parse_volume_ml
