@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from brain.clock import Clock, SystemClock
 from brain.events.bus import EventBus
-from brain.optional_import import optional_module
+from brain.goals import subscribers as goal_subscribers
+from brain.projections import subscribers as projection_subscribers
 from brain.rituals import tools as ritual_tools
 from brain.store.database import Database
 from brain.store.unit_of_work import Transactions
@@ -37,7 +38,9 @@ class Brain:
         self.snapshots: Any = None  # a SnapshotCache, attached by brain.projections.subscribers
         self.memory: Any = None  # a brain.memory.api.Memory, built by the app (app.wiring.open_app)
         self.companion: Companion | None = None  # the LLM companion, built by the app when a model is configured
-        install_subscribers(self)
+        # Streaks are updated before goals read them (rules.wiring adds the rules, which react to both, after them).
+        projection_subscribers.subscribe(self)
+        goal_subscribers.subscribe(self)
 
     async def close(self) -> None:
         await self.db.dispose()
@@ -46,15 +49,3 @@ class Brain:
 def default_registry() -> ToolRegistry:
     """Every tool the brain offers: the life logs' and what is kept over them, and the rituals'."""
     return ToolRegistry([*LIFE_TOOLS, *ritual_tools.TOOLS])
-
-
-# Packages whose `subscribers.subscribe(brain)` attaches projections and trackers to the bus, in this order
-# (streaks are updated before goals read them; rules.wiring adds the rules, which react to both, after them).
-SUBSCRIBER_PACKAGES: tuple[str, ...] = ("brain.projections", "brain.goals")
-
-
-def install_subscribers(brain: Brain) -> None:
-    for package in SUBSCRIBER_PACKAGES:
-        module = optional_module(f"{package}.subscribers")
-        if module is not None:
-            module.subscribe(brain)

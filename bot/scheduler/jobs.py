@@ -16,8 +16,9 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.settings import Settings
+from brain.companion.missions import run_due_missions
 from brain.core import Brain
-from brain.optional_import import optional_module
+from brain.goals.tracker import close_periods
 from brain.rituals.runner import ritual_runner
 from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY
 from brain.schedules.pushes import PushReport, send_due_pushes
@@ -46,12 +47,11 @@ class ScheduledJobs:
         self.rituals = ritual_runner(brain)
         self.rituals.timeout = timedelta(minutes=settings.ritual_timeout_minutes)
         self.engine = RuleEngine(brain, PULSE_RULES, idle_hold=timedelta(minutes=settings.idle_hold_minutes))
-        self.missions_module = optional_module("brain.companion.missions")
         self._upkeep_at: datetime | None = None
 
     @property
     def has_missions(self) -> bool:
-        return self.missions_module is not None and self.llm is not None
+        return self.llm is not None
 
     async def pushes(self) -> PushReport:
         now = self.brain.clock.now()
@@ -81,9 +81,7 @@ class ScheduledJobs:
 
     async def goal_periods(self) -> None:
         # A "<= 2000 kcal" day is only decided when it is over; idempotent.
-        tracker = optional_module("brain.goals.tracker")
-        if tracker is not None:
-            await tracker.close_periods(self.brain, self.brain.clock.now())
+        await close_periods(self.brain, self.brain.clock.now())
 
     async def memory_promotion(self) -> None:
         if self.brain.memory is not None:
@@ -121,8 +119,8 @@ class ScheduledJobs:
             log.info("proposal expiry: %d expired", expired)
 
     async def missions(self) -> None:
-        if self.missions_module is not None and self.llm is not None:
-            await self.missions_module.run_due_missions(self.brain, self.llm, self.brain.clock.now())
+        if self.llm is not None:
+            await run_due_missions(self.brain, self.llm, self.brain.clock.now())
 
     async def outbox_retry(self) -> None:
         """Hands pending outbox rows (scheduled pushes among them, and rows whose sending failed) to the adapters."""

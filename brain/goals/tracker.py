@@ -7,14 +7,12 @@ period start), and `reached_at` is set by a conditional UPDATE that only one tra
 
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, bindparam, exists, func, or_, select, update
@@ -27,6 +25,7 @@ from brain.events.store import EventRecord
 from brain.goals.models import Goal, GoalPeriod
 from brain.goals.periods import local_date_at, period_bounds
 from brain.people.models import User
+from brain.projections.streaks import streak_of, streak_taken_back, streaks_for
 from brain.store.lean import Lean
 from brain.store.unit_of_work import UnitOfWork
 
@@ -130,21 +129,8 @@ def replay(metric: GoalMetric, events: Iterable[tuple[str, str, Mapping[str, Any
 # ---- tracking one event -------------------------------------------------------------------------
 
 
-def streaks_module() -> ModuleType | None:
-    """brain.projections.streaks, imported late so goals work (without streak goals) where it is absent."""
-    try:
-        return importlib.import_module("brain.projections.streaks")
-    except ModuleNotFoundError as missing:
-        if missing.name in ("brain.projections", "brain.projections.streaks"):
-            return None
-        raise
-
-
-async def current_streak(session: AsyncSession, user: User, streak: str, today: date) -> int | None:
-    streaks = streaks_module()
-    if streaks is None:
-        return None
-    for view in await streaks.streaks_for(session, user, today):
+async def current_streak(session: AsyncSession, user: User, streak: str, today: date) -> int:
+    for view in await streaks_for(session, user, today):
         if view.streak == streak:
             return int(view.current) if view.status != "broken" else 0
     return 0
@@ -278,13 +264,11 @@ async def reach(
 
 
 async def _track_streak(uow: UnitOfWork, user: User, goal: Goal, event: DomainEvent) -> None:
-    streaks = streaks_module()
-    if streaks is None or goal.field not in (streaks.streak_of(event), streaks.streak_taken_back(event)):
+    if goal.field not in (streak_of(event), streak_taken_back(event)):
         return
     day = local_date_at(event.meta.timestamp, user.timezone)
     current = await current_streak(uow.session, user, goal.field or "", day)
-    if current is not None:
-        await set_period_value(uow, user, goal, day, float(current), event.meta.id)
+    await set_period_value(uow, user, goal, day, float(current), event.meta.id)
 
 
 # ---- roll-over ----------------------------------------------------------------------------------

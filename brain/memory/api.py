@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from brain.companion.models import ConversationMessage
 from brain.events.actor import USER
 from brain.events.catalog import MemoryForgotten
+from brain.goals.service import goals_progress
 from brain.memory.capture import Message, capture_many, read_emotion, tokenize
 from brain.memory.capture import capture as capture_entry
 from brain.memory.embedder import Embedder
@@ -180,10 +181,6 @@ class Memory:
 
     async def _goal_pulls(self, session: AsyncSession, user: User, at: datetime) -> list[GoalPull]:
         """Active goals as perception sees them: their titles' vectors, each wanted fully (motivation 1.0)."""
-        try:
-            from brain.goals.service import goals_progress
-        except ModuleNotFoundError:
-            return []
         titles = [goal.title for goal in await goals_progress(session, user, at) if goal.status == "active"]
         missing = [title for title in dict.fromkeys(titles) if title not in self._goal_vectors]
         if missing:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from brain.goals.service import goals_progress
 from brain.i18n import Percent, Renderer, ntr, tr
-from brain.optional_import import optional_module
 from brain.people.local_time import local_date
 from brain.people.models import User
 from brain.projections.day_snapshot import DaySnapshot, day_snapshot
@@ -39,11 +39,8 @@ async def info_lines(brain: Brain, user: User, source: str, render: Renderer) ->
         return [render(tr("Streaks: {streaks}", streaks=" · ".join(running)))] if running \
             else [render(tr("No streak is running yet."))]
     if source == "goals":
-        service = optional_module("brain.goals.service")
-        if service is None:
-            return []
         async with brain.transactions.read() as session:
-            goals = [g for g in await service.goals_progress(session, user, now) if g.status == "active"]
+            goals = [g for g in await goals_progress(session, user, now) if g.status == "active"]
         return [f"• {render(goal_line(g))}" for g in goals] or [render(tr("No goals yet."))]
     s = await _snapshot(brain, user)
     if source == "tasks_today":
