@@ -18,7 +18,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from bot.settings import Settings
 from brain.companion.missions import run_due_missions
 from brain.core import Brain
-from brain.goals.tracker import close_periods
+from brain.goals.rollover import close_periods
 from brain.rituals.runner import ritual_runner
 from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY
 from brain.schedules.pushes import PushReport, send_due_pushes
