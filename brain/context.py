@@ -18,7 +18,7 @@ from brain.people.local_time import local_date
 from brain.people.models import User
 
 if TYPE_CHECKING:
-    from brain.core import Brain
+    from brain.kernel import Kernel
     from brain.projections.correlations import Correlation
     from brain.projections.day_snapshot import DaySnapshot, EventSummary
     from brain.projections.streaks import StreakView
@@ -231,7 +231,7 @@ class ContextSources:
     correlations: Sequence[Correlation]
 
 
-async def read_context_sources(brain: Brain, user: User) -> ContextSources:
+async def read_context_sources(brain: Kernel, user: User) -> ContextSources:
     """Today's snapshot, goals, streaks and correlations of `user`, in one read session."""
     from brain.projections.correlations import correlations as find_correlations
     from brain.projections.day_snapshot import day_snapshot
@@ -264,7 +264,7 @@ def render_context_document(
 
 
 async def context_document(
-    brain: Brain,
+    brain: Kernel,
     user: User,
     *,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,

@@ -224,8 +224,8 @@ async def erase_person(brain: Brain, user_id: uuid.UUID, goodbye: str, *, platfo
                        slot: str) -> None:
     """Deletes everything of the person but the bare `users` row, which carries the `goodbye` to
     (platform, chat_id) and is removed once that is settled (see the module docstring)."""
-    memory = getattr(brain, "memory", None)
-    log = getattr(memory, "log", None)
+    memory = brain.memory
+    log = memory.log if memory is not None else None
     if log is not None:
         log.discard(user_id)  # buffered pipeline log rows must not come back after the erasure
     users = known_tables.tables["users"]

@@ -9,17 +9,19 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from bot.commands.missions import deliver_run
 from bot.settings import Settings
+from brain.companion.llm import LLM
 from brain.companion.missions import run_due_missions
 from brain.core import Brain
 from brain.goals.rollover import close_periods
-from brain.rituals.runner import ritual_runner
 from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY
 from brain.schedules.pushes import PushReport, send_due_pushes
 from rules import Rule
@@ -37,14 +39,15 @@ UPKEEP_EVERY = timedelta(minutes=10)
 
 
 class ScheduledJobs:
-    def __init__(self, brain: Brain, settings: Settings, *, llm: Any = None, deliver: Deliver | None = None) -> None:
+    def __init__(self, brain: Brain, settings: Settings, *, llm: LLM | None = None,
+                 deliver: Deliver | None = None) -> None:
         self.brain = brain
         self.settings = settings
         # The mission runner needs a model client: the one given, else the companion's.
-        self.llm = llm if llm is not None else getattr(getattr(brain, "companion", None), "llm", None)
+        self.llm = llm if llm is not None or brain.companion is None else brain.companion.llm
         self.deliver = deliver
         self.grace = timedelta(minutes=settings.scheduler_grace_minutes)
-        self.rituals = ritual_runner(brain)
+        self.rituals = brain.rituals
         self.rituals.timeout = timedelta(minutes=settings.ritual_timeout_minutes)
         self.engine = RuleEngine(brain, PULSE_RULES, idle_hold=timedelta(minutes=settings.idle_hold_minutes))
         self._upkeep_at: datetime | None = None
@@ -120,7 +123,8 @@ class ScheduledJobs:
 
     async def missions(self) -> None:
         if self.llm is not None:
-            await run_due_missions(self.brain, self.llm, self.brain.clock.now())
+            await run_due_missions(self.brain, self.llm, self.brain.clock.now(),
+                                   deliver=partial(deliver_run, self.brain))
 
     async def outbox_retry(self) -> None:
         """Hands pending outbox rows (scheduled pushes among them, and rows whose sending failed) to the adapters."""

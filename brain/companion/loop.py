@@ -33,7 +33,7 @@ from brain.people.models import User
 from brain.tools.spec import ToolResult
 
 if TYPE_CHECKING:
-    from brain.core import Brain
+    from brain.kernel import Kernel
     from brain.pipeline_log import Span
 
 log = logging.getLogger(__name__)
@@ -181,7 +181,7 @@ class _Stream:
 class AgentLoop:
     def __init__(
         self,
-        brain: Brain,
+        brain: Kernel,
         llm: LLM,
         user: User,
         actor: AiActor,

@@ -30,10 +30,10 @@ from brain.store.lean import Lean
 from brain.store.unit_of_work import UnitOfWork
 
 if TYPE_CHECKING:
-    from brain.core import Brain
+    from brain.kernel import Kernel
 
 
-def subscribe(brain: Brain) -> None:
+def subscribe(brain: Kernel) -> None:
     async def on_event(event: DomainEvent) -> None:
         if event.type in TRACKED_EVENTS:
             await track_event(brain, event)
@@ -52,7 +52,7 @@ _ANY_FED = Lean(select(exists().where(*_fed_goals(bindparam("person", type_=UUID
                                                   bindparam("fed", type_=String())))))
 
 
-async def track_event(brain: Brain, event: DomainEvent) -> None:
+async def track_event(brain: Kernel, event: DomainEvent) -> None:
     """Applies one committed event to the person's active goals it feeds."""
     original_type = REVERSALS.get(event.type)
     fed_type = original_type or event.type

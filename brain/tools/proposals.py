@@ -33,7 +33,7 @@ from brain.tools.spec import ToolResult
 from brain.tools.staging import args_summary, describe, short_id
 
 if TYPE_CHECKING:
-    from brain.core import Brain
+    from brain.kernel import Kernel
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ def _already(proposal: Proposal) -> ProposalDecision:
                             proposal.id)
 
 
-async def _withdrawn_by_settings(brain: Brain, uow: UnitOfWork, proposal: Proposal,
+async def _withdrawn_by_settings(brain: Kernel, uow: UnitOfWork, proposal: Proposal,
                                  actor: AiActor) -> ProposalDecision | None:
     """A proposal made under settings the person has tightened since (deletions no longer allowed, or the tool
     set to "deny") is withdrawn instead of run: the approval button was sent under the old rules, and pressing
@@ -133,7 +133,7 @@ def _expire_if_due(proposal: Proposal, now: datetime) -> bool:
     return False
 
 
-async def approve(brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str) -> ProposalDecision:
+async def approve(brain: Kernel, user_id: uuid.UUID, proposal_id: uuid.UUID | str) -> ProposalDecision:
     """Run the proposed call once, under its AI actor, and mark the proposal approved, all in one
     transaction that holds the proposal's row lock. Not the gate again (the person is deciding), but the
     executor's validation and handler, with the coerced arguments checked against the stored hash."""
@@ -173,7 +173,7 @@ async def approve(brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str
 
 
 async def reject(
-    brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str, reason: str | None = None
+    brain: Kernel, user_id: uuid.UUID, proposal_id: uuid.UUID | str, reason: str | None = None
 ) -> ProposalDecision:
     """Reject a pending proposal, with an optional reason for the assistant. On a proposal already
     rejected without a reason, a given reason is added instead (see `add_reason`)."""
@@ -196,7 +196,7 @@ async def reject(
     return ProposalDecision(True, tr("Rejected: {call}. Nothing was done.", call=call), "rejected", None, pid)
 
 
-async def add_reason(brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str, reason: str) -> ProposalDecision:
+async def add_reason(brain: Kernel, user_id: uuid.UUID, proposal_id: uuid.UUID | str, reason: str) -> ProposalDecision:
     """Give the reason for a proposal rejected without one; it reaches the assistant's next turn."""
     cleaned = _clean_reason(reason)
     async with brain.transactions.begin() as uow:
