@@ -36,6 +36,7 @@ from brain.companion.prompt import (
     may_see_sensitive,
     restore_feedback,
 )
+from brain.companion.subagent import run_subagent
 from brain.events.actor import ai
 from brain.kernel import Kernel
 from brain.people.models import User
@@ -167,7 +168,7 @@ class Companion:
                 limits=LoopLimits(max_rounds=self.config.chat_rounds, subagent_rounds=self.config.subagent_rounds,
                                   stale_after=self.config.stale_after, max_parallel=self.config.max_parallel),
                 control=control, on_text=on_text, span=span, context_at=prompt.context_at,
-                pending_proposals=prompt.pending, compacted=compacted)
+                pending_proposals=prompt.pending, compacted=compacted, helper=run_subagent)
             result = await loop.run([{"role": "system", "content": prompt.system}, *history], text)
             await self._finish(user, turn_id, prompt, result, span)
         return self._outcome(user, turn_id, result)

@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from brain.companion.loop import AgentLoop, CallOutcome, LoopLimits, LoopResult
 from brain.companion.models import CompanionSettings, Mission, MissionIteration, Proposal
 from brain.companion.prompt import SchemaCache, language_of, may_see_sensitive, offered_tools
+from brain.companion.subagent import run_subagent
 from brain.context import context_document
 from brain.events.actor import ai
 from brain.i18n import N_, Renderer, Text, ntr, tr
@@ -253,7 +254,7 @@ async def run_mission(brain: Kernel, llm: LLM, mission_id: uuid.UUID, iteration_
         tools=SchemaCache(brain.registry).schemas(tools), offered=frozenset(t.name for t in tools), tier="primary",
         allow_sensitive=allow, consent=consent, sensitive=allow,
         limits=LoopLimits(max_rounds=PLANNER_ROUNDS, max_steps=MAX_PLAN_STEPS, max_input_chars=MAX_INPUT_CHARS),
-        context_at=brain.clock.now())
+        context_at=brain.clock.now(), helper=run_subagent)
     system = planner_prompt(user, mission, document, earlier, feedback)
     try:
         result = await asyncio.wait_for(loop.run([{"role": "system", "content": system}],
