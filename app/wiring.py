@@ -9,22 +9,21 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import partial
 
-from bot.commands.missions import deliver_run
+# Every table, the adapters' too: the brain's data rights and linking find a person's rows in all of them.
+import app.tables  # noqa: F401
 from bot.dialog import Dialog
 from bot.settings import Settings
 from brain.clock import Clock
-from brain.companion.agent import Companion, CompanionConfig
-from brain.companion.llm import llm_from_settings
+from brain.companion.agent import CompanionConfig
+from brain.companion.llm import LLM, llm_from_settings
 from brain.core import Brain
-from brain.memory.api import Memory
 from brain.memory.embedder import WordLlamaEmbedder
-from brain.pipeline_log import PipelineLog
 from brain.runtime import freeze_startup_heap
 from brain.store.database import Database
 from brain.store.embedded import EmbeddedPostgres
 from brain.store.migrate import upgrade
+from rules.wiring import build_brain
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +54,9 @@ async def open_database(settings: Settings) -> AsyncIterator[str]:
 @asynccontextmanager
 async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIterator[App]:
     async with open_database(settings) as url:
-        brain = Brain(Database(url), clock=clock)
-        brain.memory = build_memory(brain)
-        brain.companion = build_companion(brain, settings)
+        # The long-term memory with the bundled embedder (loaded on first use) and a buffered pipeline log.
+        brain = build_brain(Database(url), clock=clock, embedder=WordLlamaEmbedder(), llm=model_client(settings),
+                            companion=companion_config(settings))
         dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone)
         freeze_startup_heap()
         try:
@@ -69,20 +68,14 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
             await brain.close()
 
 
-def build_memory(brain: Brain) -> Memory:
-    """The long-term memory with the bundled embedder (loaded on first use) and a buffered pipeline log."""
-    return Memory(brain, WordLlamaEmbedder(), log=PipelineLog(brain.db.sessions, brain.clock))
+def model_client(settings: Settings) -> LLM | None:
+    """The language model client of the companion, unless COMPANION_LLM=false. No model server is contacted here:
+    the first message finds out whether one answers (and the person is told once if not)."""
+    return llm_from_settings(settings) if settings.companion_enabled else None
 
 
-def build_companion(brain: Brain, settings: Settings) -> Companion | None:
-    """The language-model companion, unless COMPANION_LLM=false. No model server is contacted here: the first
-    message finds out whether one answers (and the person is told once if not)."""
-    if not settings.companion_enabled:
-        return None
-    config = CompanionConfig(input_tokens=settings.companion_input_tokens,
-                             context_tokens=settings.context_token_budget,
-                             stale_after=timedelta(minutes=settings.companion_stale_minutes),
-                             admins=settings.companion_admin_set)
-    companion = Companion(brain, llm_from_settings(settings), config)
-    companion.deliver_mission = partial(deliver_run, brain)
-    return companion
+def companion_config(settings: Settings) -> CompanionConfig:
+    return CompanionConfig(input_tokens=settings.companion_input_tokens,
+                           context_tokens=settings.context_token_budget,
+                           stale_after=timedelta(minutes=settings.companion_stale_minutes),
+                           admins=settings.companion_admin_set)

@@ -62,6 +62,7 @@ from brain.people.service import resolve_identity
 from brain.runtime import freeze_startup_heap
 from brain.store.database import Database
 from brain.tools.spec import ToolContext, ToolResult, ToolSpec
+from rules.wiring import build_brain
 
 DATABASE = "companion_bench"
 WARMUP = 5
@@ -178,7 +179,7 @@ async def timed_turn(companion: Companion, user: User, tools: tuple[str, ...], s
 async def measure(url: str, fake_url: str, turns: int, tool_ms: float,
                   rounds: int) -> tuple[Turns, Turns, Turns, Turns, Turns]:
     db = Database(url)
-    brain = Brain(db, clock=SystemClock())
+    brain = build_brain(db, clock=SystemClock())
     sql = SqlCounter(db)
     brain.registry.register(read_tool(LOOKUP, 0))
     for name in READ_TOOLS:

@@ -60,6 +60,7 @@ from brain.people.models import User
 from brain.schedules.models import MORNING_SUMMARY, PushSchedule
 from brain.schedules.pushes import send_due_pushes
 from brain.store.database import Database
+from rules.wiring import build_brain
 from tests.telegram.fake_bot_api import TOKEN
 
 ZONE = "Europe/Berlin"  # everybody's (the dialog's default)
@@ -155,7 +156,7 @@ async def run(url: str, port: int, args: argparse.Namespace) -> Outcome:
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
     memory = {"start": rss_mb()}
-    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     dialog = Dialog(brain, default_locale="en", default_timezone=ZONE)
     base = f"http://127.0.0.1:{port}"
     adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,

@@ -43,11 +43,11 @@ from sqlalchemy import text
 from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database
 from brain.clock import FixedClock
-from brain.core import Brain
 from brain.memory.api import Memory
 from brain.memory.embedder import WordLlamaEmbedder
 from brain.people.service import resolve_identity
 from brain.store.database import Database
+from rules.wiring import build_brain
 
 DATABASE = "memory_recall_bench"
 DEFAULT_SET = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "memory-bench" / "longmemeval-s36"
@@ -162,7 +162,7 @@ async def run(url: str, set_path: Path, limit_users: int | None, mode: str) -> R
     report.embed_s = time.perf_counter() - started
 
     clock = FixedClock(datetime.fromisoformat(str(memories[0]["at"])))
-    brain = Brain(Database(url, pool_size=4), clock=clock)
+    brain = build_brain(Database(url, pool_size=4), clock=clock)
     memory = Memory(brain, embedder)
     try:
         ids: dict[str, uuid.UUID] = {}

@@ -50,6 +50,7 @@ from brain.memory.settings import MemorySettings
 from brain.people.service import resolve_identity
 from brain.store.database import Database
 from brain.store.embedded import AUTO
+from rules.wiring import build_brain
 
 DATABASE = "memory_scale_bench"
 SOURCE = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "memory-bench" / "longmemeval-s36"
@@ -122,7 +123,7 @@ async def run(url: str, nodes: int, queries: int, k: int, batch: int, source: Pa
     embedder.prime(texts + asked)
     settings = MemorySettings()
     clock = FixedClock(START)
-    brain = Brain(Database(url, pool_size=4), clock=clock)
+    brain = build_brain(Database(url, pool_size=4), clock=clock)
     memory = Memory(brain, embedder, settings)
     checkpoints: list[Checkpoint] = []
     try:

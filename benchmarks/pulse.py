@@ -51,6 +51,7 @@ from brain.pulse.nudges import NudgeDraft
 from brain.store.database import Database
 from rules import RuleContext
 from rules.engine import RuleEngine
+from rules.wiring import build_brain
 
 DATABASE = "pulse_bench"
 ZONES = ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "UTC", "Australia/Sydney", "America/Los_Angeles",
@@ -287,7 +288,7 @@ class Results:
 
 
 async def measure(url: str, history: History, load_s: float, sample: int, rounds: int, days: int) -> Results:
-    brain = Brain(Database(url, pool_size=2), clock=FixedClock(NOW))
+    brain = build_brain(Database(url, pool_size=2), clock=FixedClock(NOW))
     try:
         async with brain.transactions.read() as session:
             users = list((await session.scalars(select(User).order_by(User.id))).all())

@@ -46,6 +46,7 @@ from brain.people.models import User
 from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY, PushSchedule
 from brain.schedules.slots import LocalSchedule, occurrences
 from brain.store.database import Database
+from rules.wiring import build_brain
 
 DATABASE = "scheduler_bench"
 ZONES = (
@@ -164,7 +165,7 @@ async def run_bulk(db: Database, batches: list[list[dict]]) -> float:
 async def run(url: str, users: int, rounds: int, with_tasks: float, seed: int) -> str:
     db = Database(url, pool_size=4)
     fixed = FixedClock(DAY)
-    brain = Brain(db, clock=fixed)
+    brain = build_brain(db, clock=fixed)
     people = assign(users, with_tasks, seed)
     hour = busiest_hour(people)
     try:

@@ -62,6 +62,7 @@ from brain.clock import SystemClock
 from brain.core import Brain
 from brain.outbox.models import OutboxMessage
 from brain.store.database import Database
+from rules.wiring import build_brain
 from tests.telegram.fake_bot_api import TOKEN
 
 MESSAGES: tuple[str, ...] = ("250 ml water", "/water 250", "/today", "zwei Kaffee", "/tasks")
@@ -270,7 +271,7 @@ async def failed_rows(brain: Brain) -> int:
 async def run(url: str, port: int, fake: int | None, args: argparse.Namespace) -> tuple[list[Round], int]:
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
-    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     async with brain.transactions.read() as session:
         meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
     dialog = bench_dialog(brain)
@@ -338,7 +339,7 @@ def bot_process(conn: Connection, url: str, base: str, hook_port: int | None, co
 async def _serve_bot(conn: Connection, url: str, base: str, hook_port: int | None, concurrency: int) -> None:
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
-    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     dialog = bench_dialog(brain)
     adapter = None
     if hook_port is not None:
@@ -444,7 +445,7 @@ async def run_processes(url: str, port: int, fake: int | None, args: argparse.Na
     turn, as a load balancer would), sharing the inbox; the dialog alone runs in the same N processes."""
     base = f"http://127.0.0.1:{port}"
     bots = Bots.spawn(url, base, [free_port() for _ in range(args.processes)], args)
-    brain = Brain(Database(url, pool_size=2), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=2), clock=SystemClock())
     rounds: list[Round] = []
     errors = 0
     try:
@@ -480,7 +481,7 @@ def bench_share(settings: Settings, url: str, index: int, connection: Connection
 async def _bench_share(settings: Settings, url: str, connection: Connection, concurrency: int) -> int:
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
-    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     dialog = bench_dialog(brain)
     adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=settings.telegram_base_url, max_rate=0.0,
                               concurrency=concurrency, poll_timeout=10.0, fed=True)
@@ -502,7 +503,7 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
     n = args.processes
     base = f"http://127.0.0.1:{port}"
     helpers = Bots.spawn(url, base, [None] * (n - 1), args)
-    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     async with brain.transactions.read() as session:
         meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
     dialog = bench_dialog(brain)

@@ -18,13 +18,14 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.commands import ActionHandler, Command, action_handlers, command_table, waiting_handlers
+from bot.commands import ActionHandler, Command
 from bot.commands.basics import set_locale
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.drinks import after_drink_buttons
 from bot.commands.onboarding import take_typed_answer, waiting_step
 from bot.commands.places import shared_location
 from bot.commands.rituals import answer_free_text
+from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import time_note
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
 from bot.parsing.freetext import parse_free_text

@@ -9,7 +9,7 @@ from sqlalchemy import pool
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from brain.store.metadata import target_metadata
+from app.tables import target_metadata
 
 config = context.config
 

@@ -287,6 +287,11 @@ class RuleEngine:
         return decided
 
     # ---- event-triggered -----------------------------------------------------------------------------
+    def listen(self) -> None:
+        """Runs the event rules (e.g. goal reached) on each committed event of their types on the brain's bus."""
+        for event_type in sorted({e for rule in self.rules for e in rule.event_types}):
+            self.brain.bus.subscribe(event_type, self.on_event)
+
     async def on_event(self, event: DomainEvent) -> None:
         rules = [r for r in self.rules if event.type in r.event_types]
         if not rules:

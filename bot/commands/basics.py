@@ -1,4 +1,4 @@
-"""/help, /lang and /tz: the command list, language and time zone (/start is the onboarding)."""
+"""/lang and /tz: language and time zone (/help is the command table's, /start the onboarding)."""
 
 from __future__ import annotations
 
@@ -11,21 +11,6 @@ from brain.people.models import User
 from brain.people.service import parse_locale, parse_timezone, set_timezone
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
-
-
-async def help_(turn: Turn, args: str) -> None:
-    from bot.commands import command_table
-
-    seen: set[str] = set()
-    lines = [turn.t(tr("What I understand:"))]
-    for command in command_table().values():
-        if command.name in seen:
-            continue
-        seen.add(command.name)
-        lines.append(f"{turn.t(tr(command.usage))} — {turn.t(tr(command.summary))}")
-    lines.append(turn.t(tr("You can also just write, e.g. \"250 ml water\", \"two coffees\" or "
-                           "\"Buy milk by Friday\".")))
-    turn.say(*lines)
 
 
 async def lang(turn: Turn, args: str) -> None:
@@ -72,7 +57,6 @@ async def tz(turn: Turn, args: str) -> None:
 
 
 COMMANDS = (
-    Command("help", "/help", N_("This list"), help_, aliases=("hilfe",)),
     Command("lang", "/lang de|en", N_("Change the language"), lang, aliases=("language", "sprache")),
     Command("tz", "/tz Europe/Berlin", N_("Set your time zone"), tz, aliases=("timezone", "zeitzone")),
 )

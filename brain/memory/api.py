@@ -10,15 +10,17 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import delete, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from brain.clock import Clock
 from brain.companion.models import ConversationMessage
 from brain.events.actor import USER
 from brain.events.catalog import MemoryForgotten
+from brain.goals.service import goals_progress
 from brain.memory.capture import Message, capture_many, read_emotion, tokenize
 from brain.memory.capture import capture as capture_entry
 from brain.memory.embedder import Embedder
@@ -49,9 +51,7 @@ from brain.memory.timeline import find_time_anchor
 from brain.outbox.models import SENT, OutboxMessage
 from brain.people.models import User
 from brain.pipeline_log import PipelineLog, Span
-
-if TYPE_CHECKING:
-    from brain.core import Brain
+from brain.store.unit_of_work import Transactions
 
 __all__ = ["Memory", "Recalled"]
 
@@ -76,8 +76,18 @@ class _Person:
     read_at: datetime
 
 
+class MemoryHost(Protocol):
+    """What the memory works through: transactions on the brain's database, and its clock (a Brain is one)."""
+
+    @property
+    def transactions(self) -> Transactions: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+
 class Memory:
-    def __init__(self, brain: Brain, embedder: Embedder, settings: MemorySettings = MemorySettings(), *,
+    def __init__(self, brain: MemoryHost, embedder: Embedder, settings: MemorySettings = MemorySettings(), *,
                  log: PipelineLog | None = None) -> None:
         self.brain = brain
         self.embedder = embedder
@@ -180,10 +190,6 @@ class Memory:
 
     async def _goal_pulls(self, session: AsyncSession, user: User, at: datetime) -> list[GoalPull]:
         """Active goals as perception sees them: their titles' vectors, each wanted fully (motivation 1.0)."""
-        try:
-            from brain.goals.service import goals_progress
-        except ModuleNotFoundError:
-            return []
         titles = [goal.title for goal in await goals_progress(session, user, at) if goal.status == "active"]
         missing = [title for title in dict.fromkeys(titles) if title not in self._goal_vectors]
         if missing:

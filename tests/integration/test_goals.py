@@ -20,8 +20,8 @@ from brain.events.catalog import DomainEvent
 from brain.events.store import EventRecord, query_events
 from brain.goals import service
 from brain.goals.models import Goal, GoalPeriod
+from brain.goals.rollover import close_periods
 from brain.goals.service import GoalProgress, goal_history, goals_progress
-from brain.goals.tracker import close_periods
 from brain.people.models import User
 from brain.people.service import resolve_identity
 

@@ -22,6 +22,7 @@ from adapters.console.chat import ConsoleChat
 from adapters.matrix.delivery import Delivery
 from adapters.matrix.rooms import register_room
 from adapters.telegram.runner import TelegramAdapter
+from app.tables import target_metadata
 from bot.dialog import Dialog
 from bot.inbound import Inbound
 from brain import data_rights
@@ -32,7 +33,6 @@ from brain.outbox.models import PENDING, Outbound, OutboxMessage
 from brain.outbox.service import mark_sent
 from brain.people.models import Identity
 from brain.people.service import resolve_identity
-from brain.store.metadata import target_metadata
 from tests.e2e.conftest import Person
 from tests.telegram.conftest import make_adapter, press, send, user_id_of
 from tests.telegram.fake_bot_api import FakeBotAPI

@@ -37,6 +37,7 @@ from brain.people.service import resolve_identity
 from brain.store.database import Database
 from brain.store.embedded import EmbeddedPostgres, to_sqlalchemy_url
 from brain.store.migrate import upgrade
+from rules.wiring import build_brain
 from tests.fakes.ollama_server import FakeOllama, Script
 from tests.matrix.conftest import BotRunner
 from tests.matrix.people import MatrixPerson
@@ -106,7 +107,7 @@ async def events_for(brain: Brain, event_type: str, record_ids: list[str]) -> in
 async def test_postgres_restarted_under_load_loses_no_acknowledged_write(
         own_postgres: tuple[EmbeddedPostgres, str], api: FakeBotAPI) -> None:
     embedded, url = own_postgres
-    brain = Brain(Database(url, pool_size=5))
+    brain = build_brain(Database(url, pool_size=5))
     dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
     adapter = make_adapter(brain, dialog, api)
     alice, bob = Person(771_001, "Alice"), Person(771_002, "Bob", "de")

@@ -1,6 +1,6 @@
-"""Proposals: AI tool calls the person approves or rejects before they run. The executor stores one when the
-policy gate says "propose"; `approve` runs exactly that call once, under the AI actor that proposed it;
-`reject` records an optional reason that `take_feedback` hands to the model's next turn once.
+"""Proposals: AI tool calls the person approves or rejects before they run. The executor stages one when the
+policy gate says "propose" (`brain.tools.staging`); `approve` runs exactly that call once, under the AI actor that
+proposed it; `reject` records an optional reason that `take_feedback` hands to the model's next turn once.
 
 People refer to a proposal by its short id, the first 8 hex characters of its uuid, resolved only among
 their own proposals. A foreign and an unknown id get the same answer.
@@ -12,132 +12,34 @@ the person) with the failure stored as its result; it is never run a second time
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
 import uuid
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, bindparam, cast, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.companion import policy
 from brain.companion.models import Proposal
 from brain.events.actor import AiActor, actor_from_json
 from brain.i18n import Text, tr
 from brain.people.models import User
 from brain.store.unit_of_work import UnitOfWork
+from brain.tools import policy
 from brain.tools.spec import ToolResult
+from brain.tools.staging import args_summary, describe, short_id
 
 if TYPE_CHECKING:
-    from brain.core import Brain
+    from brain.kernel import Kernel
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TTL = timedelta(minutes=30)
-SHORT_ID_LENGTH = 8
 MIN_REF_LENGTH = 4
 MAX_REASON_LENGTH = 500
-MAX_ARG_SHOWN = 60  # characters of one argument value in a summary
 _HEX = re.compile(r"^[0-9a-f]+$")
-
-
-# ---- the pinned call ------------------------------------------------------------------------------------
-def short_id(proposal_id: uuid.UUID) -> str:
-    """What people type and see: the first 8 hex characters of the uuid."""
-    return proposal_id.hex[:SHORT_ID_LENGTH]
-
-
-def arguments_json(arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """Coerced arguments as JSON values: dates, times and datetimes in ISO form (which coercion reads back
-    to the same values, so the stored call can be validated again on approval)."""
-    return {str(k): _json_value(v) for k, v in arguments.items()}
-
-
-def _json_value(value: Any) -> Any:
-    if isinstance(value, datetime | date | time):
-        return value.isoformat()
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    if isinstance(value, Mapping):
-        return {str(k): _json_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_value(v) for v in value]
-    return value
-
-
-def args_hash(tool_name: str, arguments: Mapping[str, Any]) -> str:
-    """sha256 of the canonical JSON of the tool name and its coerced arguments."""
-    canonical = json.dumps({"tool": tool_name, "arguments": arguments_json(arguments)}, sort_keys=True,
-                           separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def args_summary(arguments: Mapping[str, Any]) -> str:
-    """'title: Buy milk, due_date: 2026-12-01', each value cut to a readable length."""
-    parts = []
-    for key, value in arguments_json(arguments).items():
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        if len(shown) > MAX_ARG_SHOWN:
-            shown = shown[:MAX_ARG_SHOWN - 1] + "…"
-        parts.append(f"{key}: {shown}")
-    return ", ".join(parts)
-
-
-def describe(proposal: Proposal) -> Text:
-    """'create_task (title: Buy milk)' as one translatable phrase."""
-    if not proposal.arguments:
-        return tr("{tool} without arguments", tool=proposal.tool_name)
-    return tr("{tool} ({args})", tool=proposal.tool_name, args=args_summary(proposal.arguments))
-
-
-def proposed_message(proposal: Proposal) -> Text:
-    """The reply to an AI call that became a proposal (the bot adds Approve / Reject buttons)."""
-    if proposal.rationale:
-        message = tr("I'd like to use {call} because: {why}\nApprove or reject it (proposal {id}).",
-                     call=describe(proposal), why=proposal.rationale[:300], id=short_id(proposal.id))
-    else:
-        message = tr("I'd like to use {call}.\nApprove or reject it (proposal {id}).",
-                     call=describe(proposal), id=short_id(proposal.id))
-    if "injection" in (proposal.flags or []):
-        message = tr("Careful: some text in this call reads like an instruction to me rather than your own "
-                     "words.\n{proposal}", proposal=message)
-    return message
-
-
-async def create_proposal(
-    uow: UnitOfWork,
-    user_id: uuid.UUID,
-    tool_name: str,
-    arguments: Mapping[str, Any],
-    actor: AiActor,
-    *,
-    flags: Sequence[str] = (),
-    ttl: timedelta = DEFAULT_TTL,
-) -> Proposal:
-    """Stage one call. `arguments` must already be validated and coerced (the executor does that first, so
-    a call with bad arguments never becomes a proposal)."""
-    stored = arguments_json(arguments)
-    mission = _uuid_or_none(actor.mission_id)
-    proposal = Proposal(
-        id=uuid.uuid4(), user_id=user_id, created_at=uow.now, expires_at=uow.now + ttl, status="pending",
-        tool_name=tool_name, arguments=stored, args_hash=args_hash(tool_name, arguments),
-        actor=actor.model_dump(mode="json"), rationale=actor.rationale, flags=list(flags), mission_id=mission,
-    )
-    uow.session.add(proposal)
-    await uow.session.flush()
-    return proposal
-
-
-def _uuid_or_none(value: str | None) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(value) if value else None
-    except ValueError:
-        return None
 
 
 # ---- finding one ----------------------------------------------------------------------------------------
@@ -205,7 +107,7 @@ def _already(proposal: Proposal) -> ProposalDecision:
                             proposal.id)
 
 
-async def _withdrawn_by_settings(brain: Brain, uow: UnitOfWork, proposal: Proposal,
+async def _withdrawn_by_settings(brain: Kernel, uow: UnitOfWork, proposal: Proposal,
                                  actor: AiActor) -> ProposalDecision | None:
     """A proposal made under settings the person has tightened since (deletions no longer allowed, or the tool
     set to "deny") is withdrawn instead of run: the approval button was sent under the old rules, and pressing
@@ -231,7 +133,7 @@ def _expire_if_due(proposal: Proposal, now: datetime) -> bool:
     return False
 
 
-async def approve(brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str) -> ProposalDecision:
+async def approve(brain: Kernel, user_id: uuid.UUID, proposal_id: uuid.UUID | str) -> ProposalDecision:
     """Run the proposed call once, under its AI actor, and mark the proposal approved, all in one
     transaction that holds the proposal's row lock. Not the gate again (the person is deciding), but the
     executor's validation and handler, with the coerced arguments checked against the stored hash."""
@@ -271,7 +173,7 @@ async def approve(brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str
 
 
 async def reject(
-    brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str, reason: str | None = None
+    brain: Kernel, user_id: uuid.UUID, proposal_id: uuid.UUID | str, reason: str | None = None
 ) -> ProposalDecision:
     """Reject a pending proposal, with an optional reason for the assistant. On a proposal already
     rejected without a reason, a given reason is added instead (see `add_reason`)."""
@@ -294,7 +196,7 @@ async def reject(
     return ProposalDecision(True, tr("Rejected: {call}. Nothing was done.", call=call), "rejected", None, pid)
 
 
-async def add_reason(brain: Brain, user_id: uuid.UUID, proposal_id: uuid.UUID | str, reason: str) -> ProposalDecision:
+async def add_reason(brain: Kernel, user_id: uuid.UUID, proposal_id: uuid.UUID | str, reason: str) -> ProposalDecision:
     """Give the reason for a proposal rejected without one; it reaches the assistant's next turn."""
     cleaned = _clean_reason(reason)
     async with brain.transactions.begin() as uow:

@@ -1,0 +1,14 @@
+"""Every table of the app, the adapters' included: what Alembic compares the database with (migrations/env.py), and
+what the brain's data rights and linking see as personal tables once the app has imported it (app.wiring does)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from adapters.matrix import models as matrix
+from adapters.telegram import models as telegram
+from brain import tables
+
+MODEL_MODULES: tuple[ModuleType, ...] = (*tables.MODEL_MODULES, telegram, matrix)
+
+target_metadata = tables.metadata
