@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import sys
 import tempfile
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from bot.dialog import Dialog
 from bot.inbound import Inbound
+from bot.settings import Settings
 from brain.core import Brain
 from brain.outbox.models import Button, Outbound
 from brain.outbox.service import claim_pending, mark_sent
@@ -20,16 +23,31 @@ from brain.outbox.service import claim_pending, mark_sent
 PLATFORM = "console"
 
 
+@dataclass(frozen=True)
+class ConsoleConfig:
+    """Where the chat reads and writes, who is writing (the machine's user by default), and where pictures and
+    files are saved (a terminal cannot show them)."""
+
+    stdin: TextIO = field(default_factory=lambda: sys.stdin)
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    person: str | None = None
+    pictures_dir: Path | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ConsoleConfig:
+        return cls(pictures_dir=settings.data_dir / "pictures")
+
+
 class ConsoleChat:
-    def __init__(self, brain: Brain, dialog: Dialog, stdin: TextIO, stdout: TextIO,
-                 person: str | None = None, pictures_dir: Path | None = None) -> None:
+    def __init__(self, brain: Brain, dialog: Dialog, config: ConsoleConfig) -> None:
         self.brain = brain
         self.dialog = dialog
-        self.stdin = stdin
-        self.stdout = stdout
-        self.person = person or _local_person()
+        self.config = config
+        self.stdin = config.stdin
+        self.stdout = config.stdout
+        self.person = config.person or _local_person()
         self.choices: list[Button] = []
-        self.pictures_dir = pictures_dir or Path(tempfile.gettempdir()) / "companion-pictures"
+        self.pictures_dir = config.pictures_dir or Path(tempfile.gettempdir()) / "companion-pictures"
 
     def _inbound(self, *, text: str | None = None, action: str | None = None) -> Inbound:
         return Inbound(platform=PLATFORM, platform_user_id=self.person, chat_id=self.person,

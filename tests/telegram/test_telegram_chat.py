@@ -10,8 +10,8 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 
+from adapters.telegram.adapter import TelegramAdapter
 from adapters.telegram.inbound import PLATFORM
-from adapters.telegram.runner import TelegramAdapter
 from adapters.telegram.updates import Taken
 from bot.commands import Command
 from bot.dialog import Dialog

@@ -19,10 +19,10 @@ from sqlalchemy import insert, select
 from telegram import Bot
 
 from adapters.telegram import delivery
+from adapters.telegram.adapter import TelegramAdapter
 from adapters.telegram.delivery import TelegramSender
 from adapters.telegram.models import TelegramDelivery
 from adapters.telegram.request import AiohttpRequest
-from adapters.telegram.runner import TelegramAdapter
 from brain.core import Brain
 from brain.outbox.models import Outbound, OutboxMessage
 from brain.outbox.service import enqueue

@@ -18,9 +18,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from types import TracebackType
-from urllib.parse import urlsplit
 
 import psycopg
 from sqlalchemy.exc import InterfaceError, OperationalError
@@ -30,16 +28,16 @@ from telegram.constants import ChatAction, ChatType
 from telegram.error import TelegramError
 from telegram.ext import Application, CallbackQueryHandler, ContextTypes, MessageHandler, filters
 
+from adapters.telegram.config import TelegramConfig, Webhook
 from adapters.telegram.delivery import TelegramSender
 from adapters.telegram.inbound import Press, message_inbound, press_inbound
 from adapters.telegram.inbox import Inbox, Posted, WebhookEndpoint
 from adapters.telegram.ordering import ChatOrderedUpdates
 from adapters.telegram.request import AiohttpRequest
-from adapters.telegram.scaleout import RoutingQueue, Shares
+from adapters.telegram.scaleout import RoutingQueue
 from adapters.telegram.updates import Taken, TokenState, forget_old_updates
 from bot.dialog import Dialog
 from bot.inbound import Inbound
-from bot.settings import Settings
 from brain.core import Brain
 from brain.i18n import Renderer, normalize_locale, tr
 
@@ -50,69 +48,33 @@ DATABASE_DOWN = (OperationalError, InterfaceError, PoolTimeout, psycopg.Operatio
 
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
 TYPING_REPEAT_S = 4.5  # Telegram shows "typing" for 5 s per chat action
-TYPING_AFTER_S = 0.3  # a reply faster than this needs no "typing" (and saves a request)
 PRUNE_EVERY_S = 3600.0
-# Updates the bot handles at once, across all its processes (TELEGRAM_PROCESSES): with several, each takes its part,
-# as with Telegram's overall send rate. Given each the whole, two processes handled twice as many at once as one
-# ever did, with twice the database connections, and on 2 cores that was slower (benchmarks/README.md,
-# telegram_load: 136-156 against 161-167 msgs/s, 3.2-3.7 against 2.8 ms of database CPU per message).
-LANES = 16
-
-
-@dataclass(frozen=True)
-class Webhook:
-    """Webhook mode: Telegram posts updates to `url` (public, https); we listen on `listen:port` behind the
-    reverse proxy that terminates TLS. Telegram sends `secret` in a header, so forged posts are refused."""
-
-    url: str
-    listen: str = "127.0.0.1"
-    port: int = 8443
-    secret: str | None = None
-
-    @property
-    def path(self) -> str:
-        return urlsplit(self.url).path.strip("/")
 
 
 class TelegramAdapter:
-    def __init__(
-        self,
-        brain: Brain,
-        dialog: Dialog,
-        token: str,
-        *,
-        base_url: str | None = None,
-        webhook: Webhook | None = None,
-        max_rate: float = 30.0,
-        concurrency: int = LANES,
-        send_concurrency: int = 8,
-        poll_timeout: float = 30.0,
-        sender_poll_interval: float = 2.0,
-        typing_after: float = TYPING_AFTER_S,
-        other_platforms: tuple[str, ...] = (),
-        shares: Shares | None = None,
-        fed: bool = False,
-    ) -> None:
+    def __init__(self, brain: Brain, dialog: Dialog, config: TelegramConfig) -> None:
         self.brain = brain
         self.dialog = dialog
-        self.webhook = webhook
-        self.poll_timeout = poll_timeout
-        self.typing_after = typing_after
-        self._max_rate = max_rate
-        self._send_concurrency = send_concurrency
-        self._concurrency = concurrency
-        self._sender_poll_interval = sender_poll_interval
-        self._other_platforms = other_platforms  # chat platforms running beside this one (pushes go once)
+        self.config = config
+        self.webhook = config.webhook
+        self.poll_timeout = config.poll_timeout
+        self.typing_after = config.typing_after
+        self._max_rate = config.max_rate
+        self._send_concurrency = config.send_concurrency
+        self._concurrency = config.concurrency
+        self._sender_poll_interval = config.sender_poll_interval
+        self._other_platforms = config.other_platforms  # chat platforms running beside this one (pushes go once)
         # Several processes (`scaleout`): this one polls and passes other shares' updates on (`shares`), or it is
         # a worker that is handed its share's updates (`fed`: no polling, no background pass of the outbox).
-        self.shares = shares
-        self.fed = fed
-        self.processor = ChatOrderedUpdates(concurrency, self._lane)
-        # aiohttp under PTB, not httpx: a third of the CPU per Bot API call (see `request`).
-        builder = (Application.builder().token(token).concurrent_updates(self.processor)
+        self.shares = config.shares
+        self.fed = config.fed
+        self.processor = ChatOrderedUpdates(config.concurrency, self._lane)
+        # aiohttp under PTB, not httpx: it costs less CPU per Bot API call (see `request`).
+        builder = (Application.builder().token(config.token).concurrent_updates(self.processor)
                    .request(AiohttpRequest(connection_pool_size=256)).get_updates_request(AiohttpRequest()))
-        if shares is not None:
-            builder = builder.update_queue(RoutingQueue(shares))
+        if config.shares is not None:
+            builder = builder.update_queue(RoutingQueue(config.shares))
+        base_url = config.base_url
         if base_url:
             # A self-hosted Bot API server (or the tests' fake): PTB appends the token to these.
             builder = builder.base_url(f"{base_url.rstrip('/')}/bot").base_file_url(f"{base_url.rstrip('/')}/file/bot")
@@ -391,34 +353,3 @@ def keyboard_is_spent(before: TokenState, press: Press) -> bool:
 
 def is_free_text(inbound: Inbound) -> bool:
     return inbound.text is not None and not inbound.is_command
-
-
-def telegram_adapter(settings: Settings, brain: Brain, dialog: Dialog,
-                     other_platforms: tuple[str, ...] = (), *, fed: bool = False) -> TelegramAdapter:
-    """The adapter as the settings describe it (TELEGRAM_TOKEN must be set); `other_platforms` are the chat
-    platforms served beside it (a push then goes where the person last talked). With TELEGRAM_PROCESSES > 1 it
-    polls and starts the worker processes of the other shares; `fed`: it is such a worker."""
-    if settings.telegram_token is None:
-        raise ValueError("TELEGRAM_TOKEN is not set")
-    webhook = None
-    if settings.telegram_webhook_url:
-        host, _, port = settings.telegram_webhook_listen.rpartition(":")
-        secret = settings.telegram_webhook_secret.get_secret_value() if settings.telegram_webhook_secret else None
-        webhook = Webhook(url=settings.telegram_webhook_url, listen=host.strip("[]"), port=int(port), secret=secret)
-    shares = None
-    max_rate = settings.telegram_max_messages_per_second
-    lanes = LANES
-    if settings.telegram_processes > 1 and webhook is None:
-        max_rate /= settings.telegram_processes  # Telegram's overall limit is per bot: each process keeps its part
-        lanes = lanes_per_process(LANES, settings.telegram_processes)
-        if not fed:
-            shares = Shares(settings, brain.db.url, settings.telegram_processes)
-    return TelegramAdapter(brain, dialog, settings.telegram_token.get_secret_value(),
-                           base_url=settings.telegram_base_url, webhook=webhook,
-                           max_rate=max_rate, concurrency=lanes, other_platforms=other_platforms,
-                           shares=shares, fed=fed)
-
-
-def lanes_per_process(lanes: int, processes: int) -> int:
-    """Each process's part of the updates handled at once (see LANES), rounded up."""
-    return max(1, -(-lanes // max(1, processes)))

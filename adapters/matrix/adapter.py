@@ -1,4 +1,4 @@
-"""The Matrix bot: logs in, syncs, turns room events into `Inbound` for the dialog and starts the delivery
+"""The Matrix adapter: logs in, syncs, turns room events into `Inbound` for the dialog and starts the delivery
 of the outbox. Only I/O and the mapping of Matrix onto the dialog live here:
 
 - an invitation is accepted when it comes from one person (an invitation is that person's "start", so
@@ -137,7 +137,10 @@ def build_client(config: MatrixConfig) -> AsyncClient:
 Work = Callable[[], Awaitable[None]]
 
 
-class MatrixBot:
+class MatrixAdapter:
+    """The Matrix bot account as a chat adapter: `start` runs it in the background until `stop`; `run` is the same
+    in the foreground."""
+
     def __init__(self, brain: Brain, dialog: Dialog, config: MatrixConfig) -> None:
         self.brain = brain
         self.dialog = dialog
@@ -153,12 +156,28 @@ class MatrixBot:
         self._side: set[asyncio.Task[None]] = set()
         self._leaving: set[str] = set()
         self._told_encrypted: set[str] = set()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
 
     @property
     def me(self) -> str:
         return self.config.user_id
 
     # ---- life cycle ------------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Runs the bot in the background (it keeps trying while the homeserver cannot be reached)."""
+        self._stop.clear()
+        self._task = asyncio.create_task(self.run(self._stop), name="matrix")
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            await self._task
+
+    def wake_sender(self) -> None:
+        """The delivery also looks every `poll_seconds`; waking it sends new pushes at once."""
+        self.delivery.wake()
+
     async def run(self, stop: asyncio.Event) -> None:
         """Log in, catch up, and serve until `stop` is set."""
         delivery: asyncio.Task[None] | None = None
@@ -174,12 +193,12 @@ class MatrixBot:
             await self.shutdown()
 
     async def _start_when_reachable(self, stop: asyncio.Event) -> bool:
-        """`start`, again and again while the homeserver cannot be reached (a wrong password or token
+        """`connect`, again and again while the homeserver cannot be reached (a wrong password or token
         still ends the bot at once). False when stopped before it worked."""
         failures = 0
         while not stop.is_set():
             try:
-                await self.start()
+                await self.connect()
                 return True
             except (OSError, TimeoutError, aiohttp.ClientError) as error:
                 failures += 1
@@ -192,7 +211,8 @@ class MatrixBot:
                     pass
         return False
 
-    async def start(self) -> None:
+    async def connect(self) -> None:
+        """Logs in and catches up with a first sync; from then on the bot answers (`ready`)."""
         self.config.data_dir.mkdir(parents=True, exist_ok=True)
         saved = self.session_file.load(self.config.homeserver, self.config.user_id)
         self.session = await log_in(self.client, saved, password=self.config.password,
