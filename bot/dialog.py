@@ -19,7 +19,6 @@ from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.commands import ActionHandler, Command, action_handlers, command_table, waiting_handlers
-from bot.commands.basics import set_locale
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.drinks import after_drink_buttons
 from bot.commands.onboarding import take_typed_answer, waiting_step
@@ -81,7 +80,9 @@ class Dialog:
         self.default_locale = default_locale
         self.default_timezone = default_timezone
         self.commands: dict[str, Command] = command_table()
-        self.actions: dict[str, ActionHandler] = action_handlers()
+        # Button kinds: those of the command modules (`ACTIONS`), and "command", which runs a command of this
+        # dialog's table as if typed.
+        self.actions: dict[str, ActionHandler] = {**action_handlers(), "command": self._command_pressed}
         self.waiting: frozenset[str] = waiting_handlers()  # run `unshared`: they wait on a model
         self._captures: set[asyncio.Task[None]] = set()
         self._conversing: set[str] = set()  # "platform:id" of people whose companion turn runs
@@ -326,20 +327,19 @@ class Dialog:
             turn.say(refused.text)
             return
         payload: dict[str, Any] = action.payload
-        if action.kind == "tool":
-            turn.say_result(await turn.tool(str(payload["name"]), dict(payload.get("args", {}))))
-        elif action.kind == "command":
-            await self._command(turn, str(payload["text"]))
-        elif action.kind == "set_locale":
-            await set_locale(turn, str(payload["locale"]))
-        elif action.kind in self.waiting:
-            async with self.brain.db.unshared():
-                await self.actions[action.kind](turn, payload)
-        elif action.kind in self.actions:
-            await self.actions[action.kind](turn, payload)
-        else:
+        handler = self.actions.get(action.kind)
+        if handler is None:
             log.warning("unknown action kind %s", action.kind)
             turn.say(tr("That button is not valid."))
+        elif action.kind in self.waiting:
+            async with self.brain.db.unshared():
+                await handler(turn, payload)
+        else:
+            await handler(turn, payload)
+
+    async def _command_pressed(self, turn: Turn, payload: dict[str, Any]) -> None:
+        """A "command" button: its command runs as if typed (a command that waits on a model, unshared)."""
+        await self._command(turn, str(payload["text"]))
 
 
 def _can_store(text: str) -> bool:

@@ -22,7 +22,7 @@ ActionHandler = Callable[[Turn, dict[str, Any]], Awaitable[None]]
 COMMAND_MODULES: tuple[str, ...] = (
     "basics", "today", "tasks", "drinks", "food", "calendar", "places", "streaks", "goals", "week", "pulse", "memory",
     "undo", "proposals", "activity", "ai_settings", "companion", "missions", "onboarding", "rituals", "link",
-    "data",
+    "data", "tools",
 )
 
 
