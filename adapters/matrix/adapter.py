@@ -11,14 +11,13 @@ of the outbox. Only I/O and the mapping of Matrix onto the dialog live here:
 - the bot's own events and the history before its very first sync are ignored; the sync token is saved
   after each sync, so a restart neither loses nor repeats messages.
 
-Events of one room are handled in order, one at a time; the dialog may let some inbound (a decision on a
-proposal, say) pass the queue while a long turn runs (`Dialog.bypasses_queue`)."""
+Events of one room are handled in order, one at a time, in the room's lanes (`bot.ordering`): the dialog may let
+some inbound (a decision on a proposal, say) pass the queue while a long turn runs (`Dialog.bypasses_queue`)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,6 +48,7 @@ from adapters.matrix.rooms import PLATFORM, close_room, register_room, user_of
 from adapters.matrix.session import MatrixLoginError, SavedSession, SessionFile, log_in
 from bot.dialog import Dialog
 from bot.inbound import Inbound
+from bot.ordering import ChatLanes, lane_of
 from brain.core import Brain
 from brain.i18n import Renderer, tr
 
@@ -86,6 +86,7 @@ class MatrixConfig:
     other_platforms: tuple[str, ...] = ()  # other running platforms that deliver reminders too
     sync_timeout_ms: int = 30_000
     poll_seconds: float = 2.0
+    concurrency: int = 16  # events handled at once, over all rooms
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MatrixConfig:
@@ -134,9 +135,6 @@ def build_client(config: MatrixConfig) -> AsyncClient:
                        config=client_config)
 
 
-Work = Callable[[], Awaitable[None]]
-
-
 class MatrixAdapter:
     """The Matrix bot account as a chat adapter: `start` runs it in the background until `stop`; `run` is the same
     in the foreground."""
@@ -151,9 +149,8 @@ class MatrixAdapter:
         self.session_file = SessionFile(config.data_dir / "session.json")
         self.session = SavedSession(config.homeserver, config.user_id)
         self.ready = asyncio.Event()  # set after the first sync: from then on, the bot answers
-        self._queues: dict[str, asyncio.Queue[Work | None]] = {}
-        self._workers: dict[str, asyncio.Task[None]] = {}
-        self._side: set[asyncio.Task[None]] = set()
+        self.lanes = ChatLanes(config.concurrency)
+        self._handling: set[asyncio.Task[None]] = set()
         self._leaving: set[str] = set()
         self._told_encrypted: set[str] = set()
         self._stop = asyncio.Event()
@@ -240,16 +237,11 @@ class MatrixAdapter:
 
     async def shutdown(self) -> None:
         """Let every room finish what it is doing (bounded), send the last replies, close the client."""
-        for queue in self._queues.values():
-            queue.put_nowait(None)
-        pending = [*self._workers.values(), *self._side]
-        if pending:
-            _, late = await asyncio.wait(pending, timeout=SHUTDOWN_GRACE_S)
+        if self._handling:
+            _, late = await asyncio.wait(list(self._handling), timeout=SHUTDOWN_GRACE_S)
             for task in late:
                 task.cancel()
             await asyncio.gather(*late, return_exceptions=True)
-        self._queues.clear()
-        self._workers.clear()
         if self.ready.is_set():
             await self.delivery.pass_once()
         await self.client.close()
@@ -496,21 +488,12 @@ class MatrixAdapter:
 
     # ---- handing over to the dialog --------------------------------------------------------------------
     def _dispatch(self, room_id: str, inbound: Inbound) -> None:
+        """Runs the update in its lane of the room: after the room's earlier ones, or beside a long turn when the
+        dialog must take it at once (e.g. a button press while a turn runs)."""
         direct = self._is_direct(room_id)
-        if self.dialog.bypasses_queue(inbound):  # e.g. a button press while a long turn runs
-            task = asyncio.create_task(self._turn(room_id, inbound, direct))
-            self._side.add(task)
-            task.add_done_callback(self._side.discard)
-            return
-        queue = self._queues.get(room_id)
-        if queue is None:
-            queue = self._queues[room_id] = asyncio.Queue()
-            self._workers[room_id] = asyncio.create_task(self._work(queue), name=f"matrix-room-{room_id}")
-        queue.put_nowait(lambda: self._turn(room_id, inbound, direct))
-
-    async def _work(self, queue: asyncio.Queue[Work | None]) -> None:
-        while (work := await queue.get()) is not None:
-            await work()
+        task = asyncio.create_task(self.lanes.run(lane_of(self.dialog, inbound), self._turn(room_id, inbound, direct)))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
 
     async def _turn(self, room_id: str, inbound: Inbound, direct: bool) -> None:
         try:

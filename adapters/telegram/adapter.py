@@ -1,8 +1,8 @@
 """The Telegram adapter: a python-telegram-bot `Application` (long polling, or a webhook when a public URL
 is configured) whose handlers turn updates into `Inbound`s for the dialog, and the outbox sender that
 turns the dialog's replies and the pulse's pushes into Telegram messages. Long polling is one process, its
-updates ordered per chat in memory (`ordering`); webhook updates go through the inbox in PostgreSQL
-(`inbox`), which keeps each chat's order across any number of processes behind one webhook URL.
+updates ordered per chat in memory (`bot.ordering`); webhook updates go through the inbox in PostgreSQL
+(`bot.inbox`), which keeps each chat's order across any number of processes behind one webhook URL.
 
 Per update: take its id (in the transaction that looks up the sender; a replay stops there), show "typing"
 while free text is handled, let the dialog answer (it writes the outbox), then send this chat's pending rows.
@@ -31,13 +31,15 @@ from telegram.ext import Application, CallbackQueryHandler, ContextTypes, Messag
 from adapters.telegram.config import TelegramConfig, Webhook
 from adapters.telegram.delivery import TelegramSender
 from adapters.telegram.inbound import Press, message_inbound, press_inbound
-from adapters.telegram.inbox import Inbox, Posted, WebhookEndpoint
 from adapters.telegram.ordering import ChatOrderedUpdates
 from adapters.telegram.request import AiohttpRequest
 from adapters.telegram.scaleout import RoutingQueue
-from adapters.telegram.updates import Taken, TokenState, forget_old_updates
+from adapters.telegram.webhook import WebhookEndpoint
 from bot.dialog import Dialog
 from bot.inbound import Inbound
+from bot.inbox import Inbox, Posted
+from bot.ordering import lane_kind
+from bot.updates import TokenState, UpdateClaim, forget_old_updates
 from brain.core import Brain
 from brain.i18n import Renderer, normalize_locale, tr
 
@@ -149,7 +151,7 @@ class TelegramAdapter:
         async def first_contact() -> uuid.UUID:
             return (await self.dialog.user_for(found)).id  # the person is created as the dialog would
 
-        return Posted(self._lane_kind(inbound), inbound.chat_id, inbound.platform_user_id, first_contact)
+        return Posted(inbound, lane_kind(self.dialog, inbound), first_contact)
 
     async def _handle_stored(self, payload: dict[str, object]) -> None:
         """An update claimed from the inbox: PTB's handlers run it (errors go to `_on_error`)."""
@@ -200,9 +202,7 @@ class TelegramAdapter:
                 await asyncio.wait_for(self._stop.wait(), timeout=PRUNE_EVERY_S)
 
     def _handling(self, chat_id: str) -> bool:
-        lanes = self.processor.lanes
-        return (lanes.busy(("queued", chat_id)) or lanes.busy(("now", chat_id))
-                or (self.inbox is not None and self.inbox.handling(chat_id)))
+        return self.processor.lanes.chat_busy(chat_id) or (self.inbox is not None and self.inbox.handling(chat_id))
 
     # ---- handlers --------------------------------------------------------------------------------------
     def _lane(self, update: object) -> tuple[str, str] | None:
@@ -210,10 +210,7 @@ class TelegramAdapter:
         presses, /stop, /approve, /reject, text that steers a running companion turn): those have a lane of
         their own, so they are never stuck behind a long turn of the same chat."""
         inbound = self._inbound_of(update)
-        return None if inbound is None else (self._lane_kind(inbound), inbound.chat_id)
-
-    def _lane_kind(self, inbound: Inbound) -> str:
-        return "now" if self.dialog.bypasses_queue(inbound) else "queued"
+        return None if inbound is None else (lane_kind(self.dialog, inbound), inbound.chat_id)
 
     @staticmethod
     def _inbound_of(update: object) -> Inbound | None:
@@ -232,7 +229,7 @@ class TelegramAdapter:
         inbound = message_inbound(update.message)
         if inbound is None:
             return
-        take = Taken(self.brain, self.bot_id, update.update_id, inbound)
+        take = UpdateClaim(self.brain, self.bot_id, update.update_id, inbound)
         # One `sharing` scope for the dialog and the reply's delivery: the delivery's in-flight mark uses the
         # connection the dialog's last glances used, instead of a checkout of its own.
         async with self.brain.db.sharing():
@@ -261,7 +258,7 @@ class TelegramAdapter:
         press = press_inbound(query)
         if press is None:
             return
-        take = Taken(self.brain, self.bot_id, update.update_id, press.inbound)
+        take = UpdateClaim(self.brain, self.bot_id, update.update_id, press.inbound)
         async with self.brain.db.sharing():  # as in `_on_message`
             try:
                 await self.dialog.handle(press.inbound, take=take)
@@ -302,7 +299,7 @@ class TelegramAdapter:
 
     # ---- typing ----------------------------------------------------------------------------------------
     @contextlib.asynccontextmanager
-    async def _typing(self, chat_id: str, take: Taken) -> AsyncIterator[None]:
+    async def _typing(self, chat_id: str, take: UpdateClaim) -> AsyncIterator[None]:
         """"typing…" in the chat while the body runs: from `typing_after` on (at once when it is 0), renewed
         every 4.5 s, and only once the update is taken (a replay shows nothing). A chat action on its way when
         the body ends is waited for, never cut off, so it cannot land after the reply (Telegram would show

@@ -3,7 +3,7 @@ a webhook, or long polling across several processes) and how many are handled an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -42,7 +42,7 @@ class TelegramConfig:
     processes, `scaleout`); `fed`: this process is such a worker, handed its updates (it neither polls nor
     runs the background pass of the outbox)."""
 
-    token: str
+    token: str = field(repr=False)
     base_url: str | None = None  # a self-hosted Bot API server (or the tests' fake)
     webhook: Webhook | None = None
     max_rate: float = 30.0  # messages per second over all chats; 0: no limit

@@ -74,8 +74,8 @@ from telegram.warnings import PTBUserWarning
 
 from adapters.telegram import request
 from adapters.telegram.inbound import PLATFORM
-from adapters.telegram.models import TelegramDelivery
 from adapters.telegram.render import Part, render
+from bot.models import DeliveryState as TelegramDelivery
 from brain.core import Brain
 from brain.outbox.models import FAILED, PENDING, SENT, Button, Outbound, OutboxMessage
 from brain.outbox.service import MAX_ATTEMPTS, fail_attempt

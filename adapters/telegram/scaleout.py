@@ -3,7 +3,7 @@ about one core's worth of messages. Telegram hands updates to one poller only, s
 polls, as before, and passes each update to the process that owns its chat: chat ids are split into
 `processes` shares by their value, the first share handled here, every other one by a worker process of its own
 that runs the same dialog on the same database and sends its own replies. A chat always lands in the same
-process, so that process's lanes (`ordering`) keep its updates in order and its button presses beside a running
+process, so that process's lanes (`bot.ordering`) keep its updates in order and its button presses beside a running
 turn, exactly as with one process.
 
 Updates travel to a worker as JSON frames over a socket pair (`link`), written without blocking the poller's event
@@ -13,7 +13,7 @@ replies of the updates it handled, under the same per-chat locks in PostgreSQL a
 
 A worker that dies is started again; until it is back, its chats are handled here. Updates it had taken but not
 yet recorded are lost, as they would be in one process that crashed (a reply lost is better than a write
-doubled: `updates`). Stopping: the poller stops taking updates first, then tells every worker to finish what it
+doubled: `bot.updates`). Stopping: the poller stops taking updates first, then tells every worker to finish what it
 holds and waits for it."""
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ record without its creation event and no such event without its record; every ou
 outbox once and arrived once; no proposal ran twice and no button wrote twice; no short-term memory left pending.
 
 Two outcomes are by design and counted apart, not as violations: a message taken by a process that is killed
-before it answered gets no answer (updates are taken at most once, adapters/telegram/updates.py), and a reply
+before it answered gets no answer (updates are taken at most once, bot/updates.py), and a reply
 whose send was in flight at the kill is not sent again after the restart but marked failed, its outcome
 unknown (adapters/telegram/delivery.py; `unsent_after_kill`). Any send of one row twice is a violation.
 """
@@ -72,7 +72,7 @@ class CrashConfig:
     kill_after: tuple[float, float] = (0.5, 4.0)  # random delay (s) from "ready" to the kill
     down_for: tuple[float, float] = (0.0, 1.0)  # random pause before the restart
     # How long a person waits for a reply before writing the next message (a message taken by a process that is
-    # killed before it answers gets none: updates are processed at most once, see adapters/telegram/updates.py).
+    # killed before it answers gets none: updates are processed at most once, see bot/updates.py).
     reply_within: float = 12.0
     settle_within: float = 120.0  # after the clean restart: outbox drained, slots sent, memory promoted
     slot_spacing_minutes: int = 1  # pushes at consecutive minutes from the first whole minute 15 s ahead

@@ -51,7 +51,7 @@ ALLOWED: dict[str, str] = {
     "brain/rituals/runner.py::RitualRunner.abandon_stale": "scheduler: stale ritual runs of everyone",
     "adapters/matrix/delivery.py::claim_rows": "sender: pending outbox rows of everyone",
     "adapters/telegram/delivery.py::TelegramSender._head_of_chat": "sender: one chat's pending replies, by chat",
-    "adapters/telegram/updates.py::forget_old_updates": "retention of handled update ids, for everyone",
+    "bot/updates.py::forget_old_updates": "retention of handled update ids, for everyone",
 }
 
 

@@ -21,8 +21,8 @@ from telegram import Bot
 from adapters.telegram import delivery
 from adapters.telegram.adapter import TelegramAdapter
 from adapters.telegram.delivery import TelegramSender
-from adapters.telegram.models import TelegramDelivery
 from adapters.telegram.request import AiohttpRequest
+from bot.models import DeliveryState as TelegramDelivery
 from brain.core import Brain
 from brain.outbox.models import Outbound, OutboxMessage
 from brain.outbox.service import enqueue

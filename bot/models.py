@@ -1,7 +1,8 @@
-"""The Telegram adapter's own tables: processed update ids (a replayed update has no second effect), the
-webhook inbox (updates received and not handled yet), and the delivery state of outbox rows that Telegram has
-not fully taken yet (parts already sent, next try). All are bookkeeping of the transport, not the person's
-data, so `/link` may drop them for an absorbed user."""
+"""The bot's own tables: bookkeeping of taking updates and of delivering the outbox, not the person's data, so
+`/link` may drop them for an absorbed user.
+
+They keep the table names they were created with (the first platform that needed each one is in its name):
+renaming a table takes a migration and gains nothing."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from sqlalchemy.orm import Mapped, mapped_column
 from brain.store.base import Base
 
 
-class TelegramUpdate(Base):
-    """One update that was taken for processing. Telegram numbers updates per bot, hence `bot_id`; the key
-    starts with `user_id` like every personal table (a replay always comes from the same person)."""
+class ProcessedUpdate(Base):
+    """One update that was taken for processing (`bot.updates`): a replay finds it and has no second effect. A
+    platform numbers updates per bot, hence `bot_id`; the key starts with `user_id` like every personal table (a
+    replay always comes from the same person)."""
 
     __tablename__ = "telegram_updates"
 
@@ -30,10 +32,10 @@ class TelegramUpdate(Base):
     __table_args__ = (Index("ix_telegram_updates_received_at", "received_at"), {"info": {"bookkeeping": True}})
 
 
-class TelegramDelivery(Base):
-    """An outbox row Telegram has not fully taken: a long reply goes out as several messages, and a retry
-    continues after the last part that arrived; `not_before` holds a 429's retry_after or the backoff after
-    an error. Only rows that needed a second try have one."""
+class DeliveryState(Base):
+    """An outbox row its platform has not fully taken (`bot.delivery`): a long reply goes out as several messages,
+    and a retry continues after the last part that arrived; `not_before` holds a flood wait or the backoff after
+    an error. Only rows that needed a second try, or whose part is being sent, have one."""
 
     __tablename__ = "telegram_deliveries"
 
@@ -50,12 +52,11 @@ class TelegramDelivery(Base):
     __table_args__ = ({"info": {"bookkeeping": True}},)
 
 
-class TelegramInboxUpdate(Base):
-    """A webhook update stored before it was acknowledged and not handled yet (webhook mode only; see
-    `adapters.telegram.inbox`). `lane` is "queued" (a chat's messages, one after another) or "now" (its button
-    presses and steering commands); within a lane the update id is Telegram's order. The row is deleted in the
-    transaction that held it while it was handled. `user_id` is the sender's (created on first contact, as the
-    dialog would)."""
+class InboxUpdate(Base):
+    """A webhook update stored before it was acknowledged and not handled yet (`bot.inbox`). `lane` is "queued"
+    (a chat's messages, one after another) or "now" (its button presses and steering commands); within a lane the
+    update id is the platform's order. The row is deleted in the transaction that held it while it was handled.
+    `user_id` is the sender's (created on first contact, as the dialog would)."""
 
     __tablename__ = "telegram_inbox"
 
