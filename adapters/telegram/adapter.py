@@ -29,12 +29,13 @@ from telegram.error import TelegramError
 from telegram.ext import Application, CallbackQueryHandler, ContextTypes, MessageHandler, filters
 
 from adapters.telegram.config import TelegramConfig, Webhook
-from adapters.telegram.delivery import TelegramSender
 from adapters.telegram.inbound import Press, message_inbound, press_inbound
 from adapters.telegram.ordering import ChatOrderedUpdates
+from adapters.telegram.outbound import telegram_sender
 from adapters.telegram.request import AiohttpRequest
 from adapters.telegram.scaleout import RoutingQueue
 from adapters.telegram.webhook import WebhookEndpoint
+from bot.delivery.sender import OutboxSender
 from bot.dialog import Dialog
 from bot.inbound import Inbound
 from bot.inbox import Inbox, Posted
@@ -84,14 +85,14 @@ class TelegramAdapter:
         self.application.add_handler(CallbackQueryHandler(self._on_press))
         self.application.add_handler(MessageHandler(filters.UpdateType.MESSAGE, self._on_message))
         self.application.add_error_handler(self._on_error)
-        self._sender: TelegramSender | None = None
+        self._sender: OutboxSender | None = None
         self._stop = asyncio.Event()
         self._background: list[asyncio.Task[None]] = []
         self.inbox: Inbox | None = None  # webhook mode
         self._endpoint: WebhookEndpoint | None = None
 
     @property
-    def sender(self) -> TelegramSender:
+    def sender(self) -> OutboxSender:
         if self._sender is None:
             raise RuntimeError("the Telegram adapter is not started")
         return self._sender
@@ -99,9 +100,9 @@ class TelegramAdapter:
     # ---- life cycle ------------------------------------------------------------------------------------
     async def start(self) -> None:
         await self.application.initialize()  # getMe: checks the token
-        self._sender = TelegramSender(self.brain, self.application.bot, max_rate=self._max_rate,
-                                      concurrency=self._send_concurrency, poll_interval=self._sender_poll_interval,
-                                      other_platforms=self._other_platforms)
+        self._sender = telegram_sender(self.brain, self.application.bot, max_rate=self._max_rate,
+                                       concurrency=self._send_concurrency, poll_interval=self._sender_poll_interval,
+                                       other_platforms=self._other_platforms)
         await self.application.start()
         self._stop.clear()
         self._background = []

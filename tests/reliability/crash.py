@@ -17,7 +17,7 @@ outbox once and arrived once; no proposal ran twice and no button wrote twice; n
 Two outcomes are by design and counted apart, not as violations: a message taken by a process that is killed
 before it answered gets no answer (updates are taken at most once, bot/updates.py), and a reply
 whose send was in flight at the kill is not sent again after the restart but marked failed, its outcome
-unknown (adapters/telegram/delivery.py; `unsent_after_kill`). Any send of one row twice is a violation.
+unknown (bot/delivery/sender.py; `unsent_after_kill`). Any send of one row twice is a violation.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ ZONES = ("Europe/Berlin", "Asia/Tokyo", "America/New_York", "Asia/Kolkata", "Ame
          "Pacific/Auckland", "Asia/Dubai", "America/Sao_Paulo", "Pacific/Honolulu", "UTC")
 PROPOSE = "please add task "
 REMEMBERED = "I'll remember that."
-IN_FLIGHT_AT_STOP = "outcome unknown: the process stopped"  # adapters/telegram/delivery.py
+IN_FLIGHT_AT_STOP = "outcome unknown: the process stopped"  # bot/delivery/sender.py
 KINDS = ("drink", "task", "meal", "remember", "proposal", "nudge")
 WEIGHTS = (5, 3, 3, 2, 2, 1)
 WORDS = ("harbour", "violin", "cedar", "lantern", "quartz", "meadow", "copper", "falcon", "orchid", "glacier",
@@ -101,7 +101,7 @@ class CrashReport:
     lost: list[str] = field(default_factory=list)  # acknowledged writes not (or not whole) in the database
     doubled: list[str] = field(default_factory=list)  # a write, a send, a slot or a proposal twice
     # A row whose send was in flight at a kill: failed after the restart, outcome unknown, not sent again
-    # (adapters/telegram/delivery.py); counted apart.
+    # (bot/delivery/sender.py); counted apart.
     unsent_after_kill: list[str] = field(default_factory=list)
     unsent_arrived: int = 0  # of those, how many had reached Telegram before the kill (the rest: replies lost)
     kill_at: list[float] = field(default_factory=list)  # time.monotonic() of each SIGKILL

@@ -50,7 +50,7 @@ ALLOWED: dict[str, str] = {
     "brain/rituals/pushes.py::active_rituals": "scheduler: rituals of due pushes; matched to their user after",
     "brain/rituals/runner.py::RitualRunner.abandon_stale": "scheduler: stale ritual runs of everyone",
     "adapters/matrix/delivery.py::claim_rows": "sender: pending outbox rows of everyone",
-    "adapters/telegram/delivery.py::TelegramSender._head_of_chat": "sender: one chat's pending replies, by chat",
+    "bot/delivery/sender.py::OutboxSender._head_of_chat": "sender: one chat's pending replies, by chat",
     "bot/updates.py::forget_old_updates": "retention of handled update ids, for everyone",
 }
 
