@@ -41,14 +41,14 @@ from nio import (
 )
 
 from adapters.matrix.choices import choice_for_key, choice_for_number
-from adapters.matrix.delivery import Delivery
-from adapters.matrix.messages import choices_of, latest_in_room, reacted_message
+from adapters.matrix.outbound import MatrixDelivery
 from adapters.matrix.render import message_content, parse_geo_uri, strip_reply_fallback
-from adapters.matrix.rooms import PLATFORM, close_room, register_room, user_of
 from adapters.matrix.session import MatrixLoginError, SavedSession, SessionFile, log_in
+from bot.delivery.choices import latest_choices, reacted_choices
 from bot.dialog import Dialog
 from bot.inbound import Inbound
 from bot.ordering import ChatLanes, lane_of
+from bot.rooms import PLATFORM, language_of, room_left, wrote_in_room
 from brain.core import Brain
 from brain.i18n import Renderer, tr
 
@@ -144,8 +144,8 @@ class MatrixAdapter:
         self.dialog = dialog
         self.config = config
         self.client = build_client(config)
-        self.delivery = Delivery(brain, self.client, other_platforms=config.other_platforms,
-                                 poll_seconds=config.poll_seconds)
+        self.delivery = MatrixDelivery(brain, self.client, other_platforms=config.other_platforms,
+                                       poll_seconds=config.poll_seconds)
         self.session_file = SessionFile(config.data_dir / "session.json")
         self.session = SavedSession(config.homeserver, config.user_id)
         self.ready = asyncio.Event()  # set after the first sync: from then on, the bot answers
@@ -178,14 +178,15 @@ class MatrixAdapter:
     async def run(self, stop: asyncio.Event) -> None:
         """Log in, catch up, and serve until `stop` is set."""
         delivery: asyncio.Task[None] | None = None
+        halt = asyncio.Event()  # the delivery's background passes end with the sync, however that ends
         try:
             if not await self._start_when_reachable(stop):
                 return
-            delivery = asyncio.create_task(self.delivery.run(), name="matrix-delivery")
+            delivery = asyncio.create_task(self.delivery.run(halt), name="matrix-delivery")
             await self._sync_forever(stop)
         finally:
+            halt.set()
             if delivery is not None:
-                delivery.cancel()
                 await asyncio.gather(delivery, return_exceptions=True)
             await self.shutdown()
 
@@ -323,8 +324,7 @@ class MatrixAdapter:
                 except Exception:
                     log.exception("Matrix: event %s in %s failed", getattr(event, "event_id", "?"), room_id)
         for room_id in response.rooms.leave:
-            async with self.brain.transactions.begin() as uow:
-                await close_room(uow.session, room_id, now=uow.now)
+            await room_left(self.brain, room_id)
 
     # ---- rooms -----------------------------------------------------------------------------------------
     async def _on_invite(self, room_id: str, invite_state: list[Any]) -> None:
@@ -382,8 +382,7 @@ class MatrixAdapter:
         except Exception as error:
             log.info("Matrix: could not say goodbye in %s: %s", room_id, error)
         await self.client.room_leave(room_id)
-        async with self.brain.transactions.begin() as uow:
-            await close_room(uow.session, room_id, now=uow.now)
+        await room_left(self.brain, room_id)
         log.info("Matrix: left %s (more than one person in it)", room_id)
 
     async def _cannot_decrypt(self, room_id: str, person: str) -> None:
@@ -404,11 +403,9 @@ class MatrixAdapter:
     async def _renderer(self, person: str | None) -> Renderer:
         """Texts for `person` in their language, or in the default one for someone the bot does not know."""
         locale, zone = self.config.default_locale, self.config.default_timezone
-        if person is not None:
-            async with self.brain.transactions.read() as session:
-                user = await user_of(session, person)
-            if user is not None:
-                locale, zone = user.locale, user.timezone
+        known = await language_of(self.brain, person) if person is not None else None
+        if known is not None:
+            locale, zone = known
         return Renderer(locale, zone)
 
     # ---- events ----------------------------------------------------------------------------------------
@@ -453,8 +450,7 @@ class MatrixAdapter:
             await self._refuse(room_id, event.sender)
         elif event.membership in ("leave", "ban") and not persons:
             await self.client.room_leave(room_id)  # the person left: nobody to talk to here
-            async with self.brain.transactions.begin() as uow:
-                await close_room(uow.session, room_id, now=uow.now)
+            await room_left(self.brain, room_id)
 
     def _inbound(self, room_id: str, sender: str, event_id: str, *, text: str | None = None,
                  action: str | None = None, location: tuple[float, float] | None = None) -> Inbound:
@@ -466,22 +462,18 @@ class MatrixAdapter:
     async def _text(self, room_id: str, sender: str, event_id: str, text: str) -> Inbound:
         """A typed number answers the person's latest message with choices; anything else is text."""
         if len(text.strip()) <= 4:
-            async with self.brain.transactions.read() as session:
-                user = await user_of(session, sender)
-                message = await latest_in_room(session, user.id, room_id) if user is not None else None
-            choice = choice_for_number(choices_of(message), text) if message is not None else None
+            choices = await latest_choices(self.brain, sender, room_id)
+            choice = choice_for_number(choices, text) if choices is not None else None
             if choice is not None:
                 return self._inbound(room_id, sender, event_id, action=choice.token)
         return self._inbound(room_id, sender, event_id, text=text)
 
     async def _reaction(self, room_id: str, event: ReactionEvent) -> Inbound | None:
         """A reaction on the sender's own message with choices picks one; any other reaction is ignored."""
-        async with self.brain.transactions.read() as session:
-            user = await user_of(session, event.sender)
-            message = await reacted_message(session, user.id, event.reacts_to) if user is not None else None
-        if message is None or message.room_id != room_id:
+        choices = await reacted_choices(self.brain, event.sender, room_id, event.reacts_to)
+        if choices is None:
             return None
-        choice = choice_for_key(choices_of(message), event.key)
+        choice = choice_for_key(choices, event.key)
         if choice is None:
             return None
         return self._inbound(room_id, event.sender, event.event_id, action=choice.token)
@@ -499,11 +491,7 @@ class MatrixAdapter:
         try:
             await self.dialog.handle(inbound)
             # Registered after the turn: a /link in it may have moved this Matrix id to another person.
-            async with self.brain.transactions.begin() as uow:
-                user = await user_of(uow.session, inbound.platform_user_id)
-                if user is not None:
-                    await register_room(uow.session, user.id, room_id, inbound.platform_user_id, direct=direct,
-                                        now=uow.now)
+            await wrote_in_room(self.brain, inbound.platform_user_id, room_id, direct=direct)
         except Exception:
             log.exception("Matrix: handling %s in %s failed", inbound.message_id, room_id)
         finally:

@@ -10,6 +10,7 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import BindParameter
 
+from bot.models import MatrixRoom
 from brain.outbox.models import OutboxMessage
 from brain.people.models import Identity
 
@@ -39,6 +40,29 @@ class PrivateChat:
         # At most one person has this chat as their private chat (identities are unique per platform id).
         return (select(Identity.user_id).where(Identity.platform == self.platform, Identity.platform_id == chat)
                 .scalar_subquery())
+
+
+class DirectRoom:
+    """The person's direct Matrix room (the person and the bot only) that the bot is still in, the one they wrote in
+    last; never a group room."""
+
+    def chat_of(self) -> Any:
+        return self._latest(OutboxMessage.user_id)
+
+    def person_of(self, chat: BindParameter[str]) -> Any:
+        room = aliased(MatrixRoom)
+        return (select(room.user_id)
+                .where(room.room_id == chat, room.direct, room.left_at.is_(None),
+                       room.room_id == self._latest(room.user_id))
+                .limit(1).scalar_subquery())
+
+    @staticmethod
+    def _latest(user_id: Any) -> Any:
+        """The direct room of the person `user_id` (a correlated column) that their pushes go to."""
+        return (select(MatrixRoom.room_id)
+                .where(MatrixRoom.user_id == user_id, MatrixRoom.direct, MatrixRoom.left_at.is_(None))
+                .order_by(MatrixRoom.last_inbound_at.desc().nulls_last(), MatrixRoom.created_at.desc())
+                .limit(1).scalar_subquery())
 
 
 def push_is_for(platform: str, other_platforms: tuple[str, ...]) -> ColumnElement[bool]:

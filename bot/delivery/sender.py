@@ -284,19 +284,32 @@ class OutboxSender:
 
     async def due_chats(self) -> list[str]:
         """Chats with a pending row that may be sent now, oldest first."""
-        rows = (
-            select(func.coalesce(OutboxMessage.chat_id, self.pushes.chat_of()).label("chat"), OutboxMessage.id)
+        rows = self._due().subquery()
+        stmt = (select(rows.c.chat).where(rows.c.chat.is_not(None)).group_by(rows.c.chat)
+                .order_by(func.min(rows.c.id)).limit(DUE_CHATS_PER_PASS))
+        async with self.brain.transactions.read() as session:
+            return [str(chat) for chat in (await session.scalars(stmt)).all()]
+
+    async def due_rows(self) -> list[Row[Any]]:
+        """The pending rows this sender would send now, oldest first, each with its `chat`, `id`, `user_id` and
+        `platform` (None for a push)."""
+        rows = self._due().subquery()
+        async with self.brain.transactions.read() as session:
+            return list((await session.execute(select(rows).where(rows.c.chat.is_not(None))
+                                               .order_by(rows.c.id))).all())
+
+    def _due(self) -> Select[str, int, uuid.UUID, str | None]:
+        """Pending rows of this platform, and pushes for it, that may be sent now, each with the chat it goes to
+        (NULL: a push for someone without an address here)."""
+        return (
+            select(func.coalesce(OutboxMessage.chat_id, self.pushes.chat_of()).label("chat"), OutboxMessage.id,
+                   OutboxMessage.user_id, OutboxMessage.platform)
             .outerjoin(DeliveryState, (DeliveryState.user_id == OutboxMessage.user_id)
                        & (DeliveryState.outbox_id == OutboxMessage.id))
             .where(OutboxMessage.status == constant(PENDING),
                    (OutboxMessage.platform == self.platform) | self._push_is_ours(),
                    or_(DeliveryState.not_before.is_(None), DeliveryState.not_before <= self.wall_clock()))
-            .subquery()
         )
-        stmt = (select(rows.c.chat).where(rows.c.chat.is_not(None)).group_by(rows.c.chat)
-                .order_by(func.min(rows.c.id)).limit(DUE_CHATS_PER_PASS))
-        async with self.brain.transactions.read() as session:
-            return [str(chat) for chat in (await session.scalars(stmt)).all()]
 
     def _head_of_chat(self) -> Select[Any]:
         """The statement behind `_claim_head` (built once; the chat is a bound parameter). The chat's advisory

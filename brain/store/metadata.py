@@ -13,7 +13,7 @@ from brain.store.base import Base
 # Packages with their own tables (each a `models.py`).
 MODEL_PACKAGES = (
     *(f"brain.modules.{name}" for name in MODULES), "brain.goals", "brain.projections", "brain.pulse",
-    "brain.feedback", "brain.memory", "brain.companion", "brain.onboarding", "bot", "adapters.matrix",
+    "brain.feedback", "brain.memory", "brain.companion", "brain.onboarding", "bot",
     "brain.schedules", "brain.rituals",
 )
 

@@ -19,11 +19,11 @@ from nio import RoomSendResponse, UploadResponse
 from sqlalchemy import Column, ForeignKey, MetaData, Table, func, select, text, update
 
 from adapters.console.chat import ConsoleChat, ConsoleConfig
-from adapters.matrix.delivery import Delivery
-from adapters.matrix.rooms import register_room
+from adapters.matrix.outbound import MatrixDelivery as Delivery
 from adapters.telegram.adapter import TelegramAdapter
 from bot.dialog import Dialog
 from bot.inbound import Inbound
+from bot.rooms import register_room
 from brain import data_rights
 from brain.actions.models import ActionToken
 from brain.core import Brain
