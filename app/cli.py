@@ -79,7 +79,7 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
         pushed = await jobs.pushes()
         # Only when something came: a drain resets the numbered buttons of the last reply.
         if user.id in report.sent_to | report.notified or pushed.sent:
-            await chat.drain(user.id)
+            await chat.drain()
         await jobs.goal_periods()
         await jobs.memory_promotion()
         await jobs.ritual_timeouts()
@@ -88,7 +88,7 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
             from bot.commands.missions import run_missions
 
             if any(run.user_id == user.id for run in await run_missions(brain, brain.clock.now())):
-                await chat.drain(user.id)
+                await chat.drain()
         if once:
             stop.set()
 
