@@ -17,8 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import psycopg
 from sqlalchemy import BigInteger, bindparam, delete, exists, func, select
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.inbound import Inbound
@@ -32,6 +35,9 @@ from brain.store.lean import Lean
 
 # Telegram keeps an unconfirmed update for 24 hours; a week of ids is plenty to recognise any replay.
 KEEP_UPDATES = timedelta(days=7)
+# The database is unreachable (down, restarting, the pool exhausted): an update can be neither claimed nor answered
+# through the outbox, so an adapter tells the person directly.
+DATABASE_DOWN = (OperationalError, InterfaceError, PoolTimeout, psycopg.OperationalError)
 
 
 @dataclass(frozen=True)

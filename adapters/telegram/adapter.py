@@ -1,14 +1,19 @@
-"""The Telegram adapter: a python-telegram-bot `Application` (long polling, or a webhook when a public URL
-is configured) whose handlers turn updates into `Inbound`s for the dialog, and the outbox sender that
-turns the dialog's replies and the pulse's pushes into Telegram messages. Long polling is one process, its
-updates ordered per chat in memory (`bot.ordering`); webhook updates go through the inbox in PostgreSQL
-(`bot.inbox`), which keeps each chat's order across any number of processes behind one webhook URL.
+"""The Telegram adapter (python-telegram-bot 22). Every update, however it arrives, goes through one handler,
+`TelegramAdapter.handle_update`: it becomes an `Inbound`, is claimed once (`bot.updates`), is answered by the
+dialog (which writes the outbox), and the chat's pending rows are sent (`bot.delivery`, through
+`outbound.TelegramTransport`). Around it are thin transports:
 
-Per update: take its id (in the transaction that looks up the sender; a replay stops there), show "typing"
-while free text is handled, let the dialog answer (it writes the outbox), then send this chat's pending rows.
-A button press is answered at once (the spinner stops), handled in a lane of its own so it never waits
-behind a long turn of the same chat, and a pressed message whose buttons cannot act any more loses its
-keyboard."""
+- long polling: PTB's updater fetches the updates, and its update processor runs each in its chat's lane
+  (`ordering`, `bot.ordering`);
+- a webhook (when a public URL is configured): the HTTP endpoint (`webhook`) stores each update in the inbox in
+  PostgreSQL (`bot.inbox`), whose workers keep each chat's order across any number of processes behind one URL;
+- several processes with long polling (TELEGRAM_PROCESSES, `scaleout`): the poller passes each update to the
+  process that owns its chat, which puts it into its own update queue as if it had polled it.
+
+Per update: claim its id (in the transaction that looks up the sender; a replay stops there), show "typing"
+while free text is handled, let the dialog answer, then send this chat's pending rows. A button press is
+answered at once (the spinner stops), handled in a lane of its own so it never waits behind a long turn of the
+same chat, and a pressed message whose buttons cannot act any more loses its keyboard."""
 
 from __future__ import annotations
 
@@ -20,13 +25,10 @@ import uuid
 from collections.abc import AsyncIterator
 from types import TracebackType
 
-import psycopg
-from sqlalchemy.exc import InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
-from telegram import Update
+from telegram import CallbackQuery, Update
 from telegram.constants import ChatAction, ChatType
 from telegram.error import TelegramError
-from telegram.ext import Application, CallbackQueryHandler, ContextTypes, MessageHandler, filters
+from telegram.ext import Application, ContextTypes, TypeHandler
 
 from adapters.telegram.config import TelegramConfig, Webhook
 from adapters.telegram.inbound import Press, message_inbound, press_inbound
@@ -40,14 +42,11 @@ from bot.dialog import Dialog
 from bot.inbound import Inbound
 from bot.inbox import Inbox, Posted
 from bot.ordering import lane_kind
-from bot.updates import TokenState, UpdateClaim, forget_old_updates
+from bot.updates import DATABASE_DOWN, TokenState, UpdateClaim, forget_old_updates
 from brain.core import Brain
 from brain.i18n import Renderer, normalize_locale, tr
 
 log = logging.getLogger(__name__)
-
-# The database is unreachable (down, restarting, the pool exhausted): nothing can be stored, not even a reply.
-DATABASE_DOWN = (OperationalError, InterfaceError, PoolTimeout, psycopg.OperationalError)
 
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
 TYPING_REPEAT_S = 4.5  # Telegram shows "typing" for 5 s per chat action
@@ -55,22 +54,15 @@ PRUNE_EVERY_S = 3600.0
 
 
 class TelegramAdapter:
+    """Serves one Telegram bot as `config` describes it (see the module docstring)."""
+
     def __init__(self, brain: Brain, dialog: Dialog, config: TelegramConfig) -> None:
         self.brain = brain
         self.dialog = dialog
         self.config = config
         self.webhook = config.webhook
-        self.poll_timeout = config.poll_timeout
-        self.typing_after = config.typing_after
-        self._max_rate = config.max_rate
-        self._send_concurrency = config.send_concurrency
-        self._concurrency = config.concurrency
-        self._sender_poll_interval = config.sender_poll_interval
-        self._other_platforms = config.other_platforms  # chat platforms running beside this one (pushes go once)
-        # Several processes (`scaleout`): this one polls and passes other shares' updates on (`shares`), or it is
-        # a worker that is handed its share's updates (`fed`: no polling, no background pass of the outbox).
-        self.shares = config.shares
-        self.fed = config.fed
+        self._concurrency = config.concurrency  # updates handled at once in this process
+        self._max_rate = config.max_rate  # this process's part of Telegram's overall send rate
         self.processor = ChatOrderedUpdates(config.concurrency, self._lane)
         # aiohttp under PTB, not httpx: it costs less CPU per Bot API call (see `request`).
         builder = (Application.builder().token(config.token).concurrent_updates(self.processor)
@@ -82,8 +74,7 @@ class TelegramAdapter:
             # A self-hosted Bot API server (or the tests' fake): PTB appends the token to these.
             builder = builder.base_url(f"{base_url.rstrip('/')}/bot").base_file_url(f"{base_url.rstrip('/')}/file/bot")
         self.application = builder.build()
-        self.application.add_handler(CallbackQueryHandler(self._on_press))
-        self.application.add_handler(MessageHandler(filters.UpdateType.MESSAGE, self._on_message))
+        self.application.add_handler(TypeHandler(Update, self._on_update))
         self.application.add_error_handler(self._on_error)
         self._sender: OutboxSender | None = None
         self._stop = asyncio.Event()
@@ -99,36 +90,37 @@ class TelegramAdapter:
 
     # ---- life cycle ------------------------------------------------------------------------------------
     async def start(self) -> None:
+        config = self.config
         await self.application.initialize()  # getMe: checks the token
-        self._sender = telegram_sender(self.brain, self.application.bot, max_rate=self._max_rate,
-                                       concurrency=self._send_concurrency, poll_interval=self._sender_poll_interval,
-                                       other_platforms=self._other_platforms)
+        self._sender = telegram_sender(self.brain, self.application.bot, max_rate=config.max_rate,
+                                       concurrency=config.send_concurrency, poll_interval=config.sender_poll_interval,
+                                       other_platforms=config.other_platforms)
         await self.application.start()
         self._stop.clear()
         self._background = []
-        if self.fed:
+        if config.fed:
             log.info("Telegram worker started as @%s", self.application.bot.username)
             return
-        if self.webhook is not None:
-            await self._start_webhook(self.webhook)
+        if config.webhook is not None:
+            await self._start_webhook(config.webhook)
         else:
-            if self.shares is not None:
+            if config.shares is not None:
                 try:
-                    await self.shares.start()  # before the first update can be passed on
+                    await config.shares.start()  # before the first update can be passed on
                 except Exception:
-                    await self.shares.stop()
+                    await config.shares.stop()
                     await self.application.stop()
                     await self.application.shutdown()
                     raise
             updater = self.application.updater
             assert updater is not None
-            await updater.start_polling(poll_interval=0.0, timeout=int(self.poll_timeout),
+            await updater.start_polling(poll_interval=0.0, timeout=int(config.poll_timeout),
                                         allowed_updates=ALLOWED_UPDATES)
         self._background += [asyncio.create_task(self.sender.run(self._stop, self._handling)),
                              asyncio.create_task(self._prune_old_updates())]
-        processes = f", {self.shares.processes} processes" if self.shares is not None else ""
+        processes = f", {config.shares.processes} processes" if config.shares is not None else ""
         log.info("Telegram adapter started as @%s (%s%s)", self.application.bot.username,
-                 "webhook" if self.webhook else "long polling", processes)
+                 "webhook" if config.webhook else "long polling", processes)
 
     async def take(self, payload: dict[str, object]) -> None:
         """An update passed on by the poller (a worker of `scaleout`): handled as if this process had polled it."""
@@ -155,8 +147,12 @@ class TelegramAdapter:
         return Posted(inbound, lane_kind(self.dialog, inbound), first_contact)
 
     async def _handle_stored(self, payload: dict[str, object]) -> None:
-        """An update claimed from the inbox: PTB's handlers run it (errors go to `_on_error`)."""
-        await self.application.process_update(Update.de_json(payload, self.application.bot))
+        """An update claimed from the inbox."""
+        update = Update.de_json(payload, self.application.bot)
+        try:
+            await self.handle_update(update)
+        except Exception:
+            log.error("telegram update %s failed", update.update_id, exc_info=True)
 
     async def stop(self) -> None:
         """Stops taking updates, finishes the ones taken, sends what they answered, then shuts down."""
@@ -167,8 +163,8 @@ class TelegramAdapter:
         if updater is not None and updater.running:
             await updater.stop()
         finishing = [self.application.stop()] if self.application.running else []
-        if self.shares is not None:
-            finishing.append(self.shares.stop())  # the workers finish their updates while this one does
+        if self.config.shares is not None:
+            finishing.append(self.config.shares.stop())  # the workers finish their updates while this one does
         await asyncio.gather(*finishing)
         self._stop.set()
         if self._background:
@@ -205,7 +201,46 @@ class TelegramAdapter:
     def _handling(self, chat_id: str) -> bool:
         return self.processor.lanes.chat_busy(chat_id) or (self.inbox is not None and self.inbox.handling(chat_id))
 
-    # ---- handlers --------------------------------------------------------------------------------------
+    # ---- the one update handler ----------------------------------------------------------------------
+    async def handle_update(self, update: Update) -> None:
+        """Handles one update, however it arrived: a message or a button press becomes an `Inbound`, is claimed
+        once and answered by the dialog, and the chat's pending rows are sent. Other updates are ignored."""
+        press: Press | None = None
+        if update.callback_query is not None:
+            await self._answer(update.callback_query)
+            press = press_inbound(update.callback_query)
+            inbound = press.inbound if press is not None else None
+        elif update.message is not None:
+            inbound = message_inbound(update.message)
+        else:
+            return
+        if inbound is None:
+            return
+        claim = UpdateClaim(self.brain, self.bot_id, update.update_id, inbound)
+        # One shared scope for the dialog and the reply's delivery: the delivery's in-flight mark uses the
+        # connection the dialog's last statements used, instead of a checkout of its own.
+        async with self.brain.db.sharing():
+            try:
+                if is_free_text(inbound):
+                    async with self._typing(inbound.chat_id, claim):
+                        await self.dialog.handle(inbound, take=claim)
+                else:
+                    await self.dialog.handle(inbound, take=claim)
+            except DATABASE_DOWN:
+                await self._say_database_down(inbound)
+                raise
+            if not claim.taken:
+                log.info("telegram update %s was handled before; ignored", update.update_id)
+                return
+            if press is not None and keyboard_is_spent(claim.token_before, press):
+                async with self.brain.db.unshared():  # no connection held during the request
+                    await self._remove_keyboard(press)
+            await self.sender.deliver(inbound.chat_id)
+
+    async def _on_update(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """PTB's one handler (polling, and the updates a worker process is passed): `handle_update`."""
+        await self.handle_update(update)
+
     def _lane(self, update: object) -> tuple[str, str] | None:
         """A chat's updates wait for each other in order, except those the dialog must take at once (button
         presses, /stop, /approve, /reject, text that steers a running companion turn): those have a lane of
@@ -224,55 +259,12 @@ class TelegramAdapter:
             return message_inbound(update.message)
         return None
 
-    async def _on_message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        if update.message is None:
-            return
-        inbound = message_inbound(update.message)
-        if inbound is None:
-            return
-        take = UpdateClaim(self.brain, self.bot_id, update.update_id, inbound)
-        # One `sharing` scope for the dialog and the reply's delivery: the delivery's in-flight mark uses the
-        # connection the dialog's last glances used, instead of a checkout of its own.
-        async with self.brain.db.sharing():
-            try:
-                if is_free_text(inbound):
-                    async with self._typing(inbound.chat_id, take):
-                        await self.dialog.handle(inbound, take=take)
-                else:
-                    await self.dialog.handle(inbound, take=take)
-            except DATABASE_DOWN:
-                await self._say_database_down(inbound)
-                raise
-            if not take.taken:
-                log.info("telegram update %s was handled before; ignored", update.update_id)
-                return
-            await self.sender.deliver(inbound.chat_id)
-
-    async def _on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        query = update.callback_query
-        if query is None:
-            return
+    @staticmethod
+    async def _answer(query: CallbackQuery) -> None:
         try:
             await query.answer()  # at once: the spinner on the button stops
         except TelegramError as problem:
             log.debug("answering callback query %s failed: %s", query.id, problem)
-        press = press_inbound(query)
-        if press is None:
-            return
-        take = UpdateClaim(self.brain, self.bot_id, update.update_id, press.inbound)
-        async with self.brain.db.sharing():  # as in `_on_message`
-            try:
-                await self.dialog.handle(press.inbound, take=take)
-            except DATABASE_DOWN:
-                await self._say_database_down(press.inbound)
-                raise
-            if not take.taken:
-                log.info("telegram update %s was handled before; ignored", update.update_id)
-                return
-            if keyboard_is_spent(take.token_before, press):
-                async with self.brain.db.unshared():  # no connection held during the request
-                    await self._remove_keyboard(press)
-            await self.sender.deliver(press.inbound.chat_id)
 
     async def _remove_keyboard(self, press: Press) -> None:
         if press.message_id is None:
@@ -300,20 +292,20 @@ class TelegramAdapter:
 
     # ---- typing ----------------------------------------------------------------------------------------
     @contextlib.asynccontextmanager
-    async def _typing(self, chat_id: str, take: UpdateClaim) -> AsyncIterator[None]:
+    async def _typing(self, chat_id: str, claim: UpdateClaim) -> AsyncIterator[None]:
         """"typing…" in the chat while the body runs: from `typing_after` on (at once when it is 0), renewed
-        every 4.5 s, and only once the update is taken (a replay shows nothing). A chat action on its way when
+        every 4.5 s, and only once the update is claimed (a replay shows nothing). A chat action on its way when
         the body ends is waited for, never cut off, so it cannot land after the reply (Telegram would show
         "typing" for five more seconds)."""
         done = asyncio.Event()
 
         async def keep_typing() -> None:
-            await take.decided.wait()
-            if not take.taken:
+            await claim.decided.wait()
+            if not claim.taken:
                 return
-            if self.typing_after <= 0:
+            if self.config.typing_after <= 0:
                 await self._chat_action(chat_id)
-            delay = self.typing_after if self.typing_after > 0 else TYPING_REPEAT_S
+            delay = self.config.typing_after if self.config.typing_after > 0 else TYPING_REPEAT_S
             while True:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(done.wait(), timeout=delay)
@@ -327,7 +319,7 @@ class TelegramAdapter:
             yield
         finally:
             done.set()
-            if not take.decided.is_set():  # the body failed before the update was taken: nothing to show
+            if not claim.decided.is_set():  # the body failed before the update was taken: nothing to show
                 typing.cancel()
             await asyncio.gather(typing, return_exceptions=True)
 
