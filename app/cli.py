@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import sys
 import urllib.request
 from datetime import timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -18,7 +17,7 @@ from bot.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:
     from adapters.console.chat import ConsoleChat
-    from app.wiring import App
+    from bot.adapter import ChatAdapter
     from bot.dialog import Dialog
     from brain.core import Brain
 
@@ -45,11 +44,11 @@ def _settings(*, log_to_file: bool = False) -> Settings:
 
 
 async def _chat(settings: Settings) -> int:
-    from adapters.console.chat import ConsoleChat
+    from adapters.console.chat import ConsoleChat, ConsoleConfig
     from app.wiring import open_app
 
     async with open_app(settings) as app:
-        chat = ConsoleChat(app.brain, app.dialog, sys.stdin, sys.stdout, pictures_dir=settings.data_dir / "pictures")
+        chat = ConsoleChat(app.brain, app.dialog, ConsoleConfig.from_settings(settings))
         stop = asyncio.Event()
         ticker = asyncio.create_task(_pulse_ticker(settings, app.brain, app.dialog, chat, stop))
         try:
@@ -80,7 +79,7 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
         pushed = await jobs.pushes()
         # Only when something came: a drain resets the numbered buttons of the last reply.
         if user.id in report.sent_to | report.notified or pushed.sent:
-            await chat.drain(user.id)
+            await chat.drain()
         await jobs.goal_periods()
         await jobs.memory_promotion()
         await jobs.ritual_timeouts()
@@ -89,36 +88,11 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
             from bot.commands.missions import run_missions
 
             if any(run.user_id == user.id for run in await run_missions(brain, brain.clock.now())):
-                await chat.drain(user.id)
+                await chat.drain()
         if once:
             stop.set()
 
     await run_ticker(jobs.engine, brain.clock, settings.pulse_tick_seconds, stop, on_tick=print_new)
-
-
-class ChatAdapter(Protocol):
-    """A chat app that `companion run` serves (Telegram, Matrix)."""
-
-    async def start(self) -> None: ...
-
-    async def stop(self) -> None: ...
-
-    def wake_sender(self) -> None: ...
-
-
-def _chat_adapters(settings: Settings, app: App) -> list[ChatAdapter]:
-    platforms = [p for p, on in (("telegram", settings.telegram_enabled), ("matrix", settings.matrix_enabled)) if on]
-    adapters: list[ChatAdapter] = []
-    if settings.telegram_enabled:
-        from adapters.telegram.runner import telegram_adapter
-
-        others = tuple(p for p in platforms if p != "telegram")  # a push goes once, where the person last talked
-        adapters.append(telegram_adapter(settings, app.brain, app.dialog, others))
-    if settings.matrix_enabled:
-        from adapters.matrix import MatrixAdapter
-
-        adapters.append(MatrixAdapter(app.brain, app.dialog, settings))
-    return adapters
 
 
 def _serves_chat_apps() -> bool:
@@ -131,6 +105,7 @@ def _serves_chat_apps() -> bool:
 
 async def _serve(settings: Settings) -> int:
     """The configured chat apps until SIGINT or SIGTERM, with the scheduler (pulse, pushes, upkeep) running."""
+    from app.chat_adapters import chat_adapters
     from app.wiring import open_app
 
     async with open_app(settings) as app:
@@ -139,7 +114,7 @@ async def _serve(settings: Settings) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
         started: list[ChatAdapter] = []
-        adapters = _chat_adapters(settings, app)
+        adapters = chat_adapters(settings, app)
         try:
             for adapter in adapters:
                 await adapter.start()

@@ -40,7 +40,8 @@ from zoneinfo import ZoneInfo
 import aiohttp
 from sqlalchemy import func, select, update
 
-from adapters.telegram.runner import TelegramAdapter
+from adapters.telegram.adapter import TelegramAdapter
+from adapters.telegram.config import TelegramConfig
 from benchmarks._options import add_common_options, parse_sizes
 from benchmarks.telegram_load import (
     FIRST_CHAT,
@@ -159,8 +160,8 @@ async def run(url: str, port: int, args: argparse.Namespace) -> Outcome:
     brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     dialog = Dialog(brain, default_locale="en", default_timezone=ZONE)
     base = f"http://127.0.0.1:{port}"
-    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
-                              poll_timeout=10.0)
+    adapter = TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, base_url=base, max_rate=0.0,
+                                                            concurrency=args.concurrency, poll_timeout=10.0))
     chats = [FIRST_CHAT + n for n in range(args.people)]
     stop = asyncio.Event()
     settings = Settings(database_url=url, pulse_tick_seconds=60)

@@ -50,7 +50,8 @@ from typing import Any
 import aiohttp
 from sqlalchemy import func, select, text, update
 
-from adapters.telegram.runner import LANES, TYPING_AFTER_S, TelegramAdapter, Webhook, lanes_per_process
+from adapters.telegram.adapter import TelegramAdapter
+from adapters.telegram.config import LANES, TYPING_AFTER_S, TelegramConfig, Webhook, lanes_per_process
 from adapters.telegram.scaleout import Shares, serve_fed, share_of
 from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database, postmaster_of, process_cpu_s, server_cpu_s
@@ -276,8 +277,8 @@ async def run(url: str, port: int, fake: int | None, args: argparse.Namespace) -
         meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
     dialog = bench_dialog(brain)
     base = f"http://127.0.0.1:{port}"
-    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
-                              poll_timeout=10.0)
+    adapter = TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, base_url=base, max_rate=0.0,
+                                                            concurrency=args.concurrency, poll_timeout=10.0))
     chats = [FIRST_CHAT + n for n in range(args.chats)]
     await adapter.start()
     try:
@@ -345,8 +346,9 @@ async def _serve_bot(conn: Connection, url: str, base: str, hook_port: int | Non
     if hook_port is not None:
         hook = Webhook(url=f"https://companion.example.test/{HOOK_PATH}", listen="127.0.0.1", port=hook_port,
                        secret=SECRET)
-        adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, webhook=hook, max_rate=0.0,
-                                  concurrency=concurrency, poll_timeout=10.0)
+        adapter = TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, base_url=base, webhook=hook,
+                                                                max_rate=0.0, concurrency=concurrency,
+                                                                poll_timeout=10.0))
         await adapter.start()
     conn.send("ready")
     try:
@@ -483,8 +485,9 @@ async def _bench_share(settings: Settings, url: str, connection: Connection, con
     logging.getLogger().addHandler(errors)
     brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     dialog = bench_dialog(brain)
-    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=settings.telegram_base_url, max_rate=0.0,
-                              concurrency=concurrency, poll_timeout=10.0, fed=True)
+    adapter = TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, base_url=settings.telegram_base_url,
+                                                            max_rate=0.0, concurrency=concurrency,
+                                                            poll_timeout=10.0, fed=True))
     try:
         await serve_fed(adapter, connection)
     finally:
@@ -509,8 +512,9 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
     dialog = bench_dialog(brain)
     settings = load_settings().model_copy(update={"telegram_base_url": base, "event_loop": args.event_loop})
     shares = Shares(settings, url, n, target=functools.partial(bench_share, concurrency=args.concurrency))
-    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
-                              poll_timeout=10.0, shares=shares)
+    adapter = TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, base_url=base, max_rate=0.0,
+                                                            concurrency=args.concurrency, poll_timeout=10.0,
+                                                            shares=shares))
     chats = [FIRST_CHAT + i for i in range(args.chats)]
     worker_errors = 0
     await helpers.ready()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.commands import Command
 from bot.turn import Turn
 from brain.errors import DomainError
@@ -36,6 +38,11 @@ async def set_locale(turn: Turn, locale: str) -> None:
     turn.say(tr("I'll speak English with you from now on."))
 
 
+async def locale_pressed(turn: Turn, payload: dict[str, Any]) -> None:
+    """A language button of /lang (and of the setup's language step)."""
+    await set_locale(turn, str(payload["locale"]))
+
+
 async def tz(turn: Turn, args: str) -> None:
     if not args:
         turn.say(tr("Your time zone is {zone}. Change it with /tz Europe/Berlin.", zone=turn.user.timezone))
@@ -60,3 +67,4 @@ COMMANDS = (
     Command("lang", "/lang de|en", N_("Change the language"), lang, aliases=("language", "sprache")),
     Command("tz", "/tz Europe/Berlin", N_("Set your time zone"), tz, aliases=("timezone", "zeitzone")),
 )
+ACTIONS = {"set_locale": locale_pressed}

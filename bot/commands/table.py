@@ -30,6 +30,7 @@ from bot.commands import (
     streaks,
     tasks,
     today,
+    tools,
     undo,
     week,
 )
@@ -38,7 +39,7 @@ from brain.i18n import N_, tr
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     basics, today, tasks, drinks, food, calendar, places, streaks, goals, week, pulse, memory, undo, proposals,
-    activity, ai_settings, companion, missions, onboarding, rituals, link, data,
+    activity, ai_settings, companion, missions, onboarding, rituals, link, data, tools,
 )
 
 

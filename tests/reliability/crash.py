@@ -15,9 +15,9 @@ record without its creation event and no such event without its record; every ou
 outbox once and arrived once; no proposal ran twice and no button wrote twice; no short-term memory left pending.
 
 Two outcomes are by design and counted apart, not as violations: a message taken by a process that is killed
-before it answered gets no answer (updates are taken at most once, adapters/telegram/updates.py), and a reply
+before it answered gets no answer (updates are taken at most once, bot/updates.py), and a reply
 whose send was in flight at the kill is not sent again after the restart but marked failed, its outcome
-unknown (adapters/telegram/delivery.py; `unsent_after_kill`). Any send of one row twice is a violation.
+unknown (bot/delivery/sender.py; `unsent_after_kill`). Any send of one row twice is a violation.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ ZONES = ("Europe/Berlin", "Asia/Tokyo", "America/New_York", "Asia/Kolkata", "Ame
          "Pacific/Auckland", "Asia/Dubai", "America/Sao_Paulo", "Pacific/Honolulu", "UTC")
 PROPOSE = "please add task "
 REMEMBERED = "I'll remember that."
-IN_FLIGHT_AT_STOP = "outcome unknown: the process stopped"  # adapters/telegram/delivery.py
+IN_FLIGHT_AT_STOP = "outcome unknown: the process stopped"  # bot/delivery/sender.py
 KINDS = ("drink", "task", "meal", "remember", "proposal", "nudge")
 WEIGHTS = dict(zip(KINDS, (5, 3, 3, 2, 2, 1), strict=True))
 # What people do that the memory captures: with these, a run settles only after the bot's next promotion, which runs
@@ -75,7 +75,7 @@ class CrashConfig:
     kill_after: tuple[float, float] = (0.5, 4.0)  # random delay (s) from "ready" to the kill
     down_for: tuple[float, float] = (0.0, 1.0)  # random pause before the restart
     # How long a person waits for a reply before writing the next message (a message taken by a process that is
-    # killed before it answers gets none: updates are processed at most once, see adapters/telegram/updates.py).
+    # killed before it answers gets none: updates are processed at most once, see bot/updates.py).
     reply_within: float = 12.0
     settle_within: float = 120.0  # after the clean restart: outbox drained, slots sent, memory promoted
     slot_spacing_minutes: int = 1  # pushes at consecutive minutes from the first whole minute 15 s ahead
@@ -107,7 +107,7 @@ class CrashReport:
     lost: list[str] = field(default_factory=list)  # acknowledged writes not (or not whole) in the database
     doubled: list[str] = field(default_factory=list)  # a write, a send, a slot or a proposal twice
     # A row whose send was in flight at a kill: failed after the restart, outcome unknown, not sent again
-    # (adapters/telegram/delivery.py); counted apart.
+    # (bot/delivery/sender.py); counted apart.
     unsent_after_kill: list[str] = field(default_factory=list)
     unsent_arrived: int = 0  # of those, how many had reached Telegram before the kill (the rest: replies lost)
     kill_at: list[float] = field(default_factory=list)  # time.monotonic() of each SIGKILL

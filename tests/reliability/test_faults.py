@@ -22,7 +22,8 @@ import pytest
 from sqlalchemy import func, select
 from telegram import Bot
 
-from adapters.telegram.delivery import TelegramSender, backoff
+from adapters.telegram.outbound import telegram_sender
+from bot.delivery.sender import backoff
 from bot.dialog import Dialog
 from brain.companion.agent import Companion, CompanionConfig
 from brain.companion.llm import LLM, TierConfig
@@ -229,7 +230,7 @@ async def test_a_429_then_server_errors_end_in_one_message_and_a_sent_row(brain:
     bot = Bot(TOKEN, base_url=f"{api.base_url}/bot")
     await bot.initialize()
     try:
-        sender = TelegramSender(brain, bot, max_rate=0, wall_clock=clock)
+        sender = telegram_sender(brain, bot, max_rate=0, wall_clock=clock)
 
         async def state() -> tuple[str, int]:
             async with brain.transactions.read() as session:

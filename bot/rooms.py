@@ -1,5 +1,6 @@
-"""Which Matrix rooms reach which person: registered when a person writes in a room, closed when the bot
-leaves; the person's direct room is where their reminders go (never a group room)."""
+"""Which Matrix rooms reach which person: registered when a person writes in a room, closed when the bot leaves;
+the person's direct room is where their pushes go (never a group room, `bot.delivery.pushes.DirectRoom`). The
+adapter calls the functions that take a `Brain`; those that take a session join a transaction of the caller's."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from adapters.matrix.models import MatrixRoom
+from bot.models import MatrixRoom
+from brain.core import Brain
 from brain.people.models import Identity, User
 
 PLATFORM = "matrix"
@@ -40,10 +42,23 @@ async def close_room(session: AsyncSession, room_id: str, *, now: datetime) -> N
                           .values(left_at=now))
 
 
-async def direct_room_of(session: AsyncSession, user_id: uuid.UUID) -> str | None:
-    """The person's direct room the bot is still in, the most recently used first."""
-    return await session.scalar(
-        select(MatrixRoom.room_id).where(MatrixRoom.user_id == user_id, MatrixRoom.direct,
-                                         MatrixRoom.left_at.is_(None))
-        .order_by(MatrixRoom.last_inbound_at.desc().nulls_last(), MatrixRoom.created_at.desc()).limit(1)
-    )
+async def wrote_in_room(brain: Brain, mxid: str, room_id: str, *, direct: bool) -> None:
+    """After a handled message: the room reaches the person now behind `mxid` (a /link in that message may have
+    moved the Matrix id to another person, so it is looked up afresh)."""
+    async with brain.transactions.begin() as uow:
+        user = await user_of(uow.session, mxid)
+        if user is not None:
+            await register_room(uow.session, user.id, room_id, mxid, direct=direct, now=uow.now)
+
+
+async def room_left(brain: Brain, room_id: str) -> None:
+    """`close_room` in a transaction of its own."""
+    async with brain.transactions.begin() as uow:
+        await close_room(uow.session, room_id, now=uow.now)
+
+
+async def language_of(brain: Brain, mxid: str) -> tuple[str, str] | None:
+    """The locale and time zone of the person behind a Matrix id; None for someone the bot does not know."""
+    async with brain.transactions.read() as session:
+        user = await user_of(session, mxid)
+    return None if user is None else (user.locale, user.timezone)

@@ -4,6 +4,9 @@ update (a webhook retry, a restart before the offset was confirmed, a second pro
 no second effect. Storing first makes processing at-most-once: an update taken just before a crash is not
 processed again; a chat reply is better lost (the person writes again) than doubled (two drinks logged).
 
+For platforms that number their updates per bot (Telegram): the adapter hands the dialog an `UpdateClaim` with
+the update's bot and update id (`Dialog.handle(inbound, take=claim)`).
+
 Also the state of a pressed button's token before the press, which decides whether the pressed message's
 keyboard is edited away afterwards."""
 
@@ -14,13 +17,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import psycopg
 from sqlalchemy import BigInteger, bindparam, delete, exists, func, select
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from adapters.telegram.inbound import PLATFORM
-from adapters.telegram.models import TelegramUpdate
 from bot.inbound import Inbound
+from bot.models import ProcessedUpdate
 from brain.actions.models import ActionToken
 from brain.core import Brain
 from brain.people.models import Identity, User
@@ -30,6 +35,9 @@ from brain.store.lean import Lean
 
 # Telegram keeps an unconfirmed update for 24 hours; a week of ids is plenty to recognise any replay.
 KEEP_UPDATES = timedelta(days=7)
+# The database is unreachable (down, restarting, the pool exhausted): an update can be neither claimed nor answered
+# through the outbox, so an adapter tells the person directly.
+DATABASE_DOWN = (OperationalError, InterfaceError, PoolTimeout, psycopg.OperationalError)
 
 
 @dataclass(frozen=True)
@@ -43,49 +51,50 @@ class TokenState:
 
 
 # Built once (taking an update runs for every update); the values are bound parameters.
-_TAKE = (
-    insert(TelegramUpdate)
+_CLAIM = (
+    insert(ProcessedUpdate)
     .values(user_id=bindparam("user_id"), bot_id=bindparam("bot_id", type_=BigInteger),
             update_id=bindparam("update_id", type_=BigInteger))
     .on_conflict_do_nothing()
-    .returning(TelegramUpdate.user_id, TelegramUpdate.update_id)
+    .returning(ProcessedUpdate.user_id, ProcessedUpdate.update_id)
 )
 
 
-def _take_and_note() -> Any:
-    """`_TAKE`, and the message noted (`note_inbound_of`, at the bound `now`) only if the update is new: one
+def _claim_and_note() -> Any:
+    """`_CLAIM`, and the message noted (`note_inbound_of`, at the bound `now`) only if the update is new: one
     statement, so one commit, and a replay notes nothing."""
-    taken = _TAKE.cte("taken")
+    taken = _CLAIM.cte("taken")
     return select(taken.c.update_id).add_cte(note_inbound_of(taken))
 
 
-def _found_and_taken(noting: bool) -> Any:
+def _found_and_claimed(noting: bool) -> Any:
     """A known sender's update in one statement: the sender looked up (`IDENTITY_LOOKUP`, by the bound
     `platform` and `platform_id`), the update taken for them, and with `noting` the message noted if it was taken.
     The row is the sender's, with `kept` (False: a replay); no row: an unknown sender, nothing taken."""
     found = IDENTITY_LOOKUP.cte("found")
-    taken = (insert(TelegramUpdate)
+    taken = (insert(ProcessedUpdate)
              .from_select(["user_id", "bot_id", "update_id"],
                           select(found.c.id, bindparam("bot_id", type_=BigInteger),
                                  bindparam("update_id", type_=BigInteger)))
              .on_conflict_do_nothing()
-             .returning(TelegramUpdate.user_id)
+             .returning(ProcessedUpdate.user_id)
              .cte("taken"))
     stmt = select(found, exists(select(taken.c.user_id)).label("kept"))
     return stmt.add_cte(note_inbound_of(taken)) if noting else stmt
 
 
-# All run lean (`Lean`): every update is taken.
-_TAKE_LEAN = Lean(_TAKE)
-_TAKE_AND_NOTE = Lean(_take_and_note())
-_FOUND_AND_TAKEN = {noting: Lean(_found_and_taken(noting)) for noting in (False, True)}
+# All run lean (`Lean`): every update is claimed.
+_CLAIM_LEAN = Lean(_CLAIM)
+_CLAIM_AND_NOTE = Lean(_claim_and_note())
+_FOUND_AND_CLAIMED = {noting: Lean(_found_and_claimed(noting)) for noting in (False, True)}
 
 
-class Taken:
-    """The dialog's `Take` for one update: records its id in the session that resolves the sender (in the
-    transaction that creates them on first contact), before the dialog handles it, noting the message in the
-    same statement when the dialog asks. `taken` then says whether it was new (False: a replay, which the dialog
-    drops); `decided` is set once that is known."""
+class UpdateClaim:
+    """Claims one update for the dialog (`Dialog.handle(inbound, take=claim)`): records its id on the connection
+    that resolves the sender (in the transaction that creates them on first contact), before the dialog handles
+    it, noting the message in the same statement when the dialog asks. Each statement commits on its own for a
+    known person, so the claim costs no round trip of its own. `taken` then says whether the update was new
+    (False: a replay, which the dialog drops); `decided` is set once that is known."""
 
     def __init__(self, brain: Brain, bot_id: int, update_id: int, inbound: Inbound) -> None:
         self.brain = brain
@@ -97,25 +106,29 @@ class Taken:
         self.token_before = TokenState(exists=False)  # a pressed button's token, read before the press is handled
 
     async def __call__(self, connection: AsyncConnection, user: User, noting: datetime | None) -> bool:
+        """The claim for a person just created (a first contact, in the transaction that creates them). `noting`,
+        when not None, is the time to note the message at (`note_inbound_in`), only for an update that is new."""
         try:
             params: dict[str, Any] = {"user_id": user.id, "bot_id": self.bot_id, "update_id": self.update_id}
             if noting is None:
-                found = await _TAKE_LEAN.scalar(connection, params)
+                found = await _CLAIM_LEAN.scalar(connection, params)
             else:
-                found = await _TAKE_AND_NOTE.scalar(connection, {**params, "now": noting})
+                found = await _CLAIM_AND_NOTE.scalar(connection, {**params, "now": noting})
             await self._decide(connection, found is not None)
         finally:
             self.decided.set()
         return self.taken
 
     async def known(self, connection: AsyncConnection, noting: datetime | None) -> tuple[User, bool] | None:
-        """The `Take` of a known sender: looked up, taken and noted in one statement (one round trip, one commit)."""
+        """The claim of a known sender: looked up (`IDENTITY_LOOKUP`), claimed and noted in one statement (one round
+        trip, one commit): the person and whether the update was new; None when the sender is unknown (nothing
+        claimed: the first contact follows, `__call__`)."""
         try:
-            params: dict[str, Any] = {"platform": PLATFORM, "platform_id": self.inbound.platform_user_id,
+            params: dict[str, Any] = {"platform": self.inbound.platform, "platform_id": self.inbound.platform_user_id,
                                       "bot_id": self.bot_id, "update_id": self.update_id}
             if noting is not None:
                 params["now"] = noting
-            row = await _FOUND_AND_TAKEN[noting is not None].first(connection, params)
+            row = await _FOUND_AND_CLAIMED[noting is not None].first(connection, params)
             if row is None:
                 return None  # unknown: the first contact takes the update (`__call__`), and decides then
             await self._decide(connection, bool(row.kept))
@@ -137,7 +150,7 @@ async def token_state(connection: AsyncConnection, inbound: Inbound, now: dateti
     row = (await connection.execute(
         select(ActionToken.user_id, ActionToken.single_use, ActionToken.used_at, ActionToken.expires_at,
                Identity.user_id.label("presser"))
-        .outerjoin(Identity, (Identity.platform == PLATFORM)
+        .outerjoin(Identity, (Identity.platform == inbound.platform)
                    & (Identity.platform_id == inbound.platform_user_id))
         .where(ActionToken.token == inbound.action)
     )).first()
@@ -152,6 +165,6 @@ async def forget_old_updates(brain: Brain) -> int:
     """Drops update ids older than KEEP_UPDATES (by the database's clock, which wrote them); returns how many."""
     async with brain.transactions.begin() as uow:
         result = await uow.session.execute(
-            delete(TelegramUpdate).where(TelegramUpdate.received_at < func.now() - KEEP_UPDATES)
-            .returning(TelegramUpdate.update_id))
+            delete(ProcessedUpdate).where(ProcessedUpdate.received_at < func.now() - KEEP_UPDATES)
+            .returning(ProcessedUpdate.update_id))
         return len(result.all())

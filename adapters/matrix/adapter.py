@@ -1,4 +1,4 @@
-"""The Matrix bot: logs in, syncs, turns room events into `Inbound` for the dialog and starts the delivery
+"""The Matrix adapter: logs in, syncs, turns room events into `Inbound` for the dialog and starts the delivery
 of the outbox. Only I/O and the mapping of Matrix onto the dialog live here:
 
 - an invitation is accepted when it comes from one person (an invitation is that person's "start", so
@@ -11,14 +11,13 @@ of the outbox. Only I/O and the mapping of Matrix onto the dialog live here:
 - the bot's own events and the history before its very first sync are ignored; the sync token is saved
   after each sync, so a restart neither loses nor repeats messages.
 
-Events of one room are handled in order, one at a time; the dialog may let some inbound (a decision on a
-proposal, say) pass the queue while a long turn runs (`Dialog.bypasses_queue`)."""
+Events of one room are handled in order, one at a time, in the room's lanes (`bot.ordering`): the dialog may let
+some inbound (a decision on a proposal, say) pass the queue while a long turn runs (`Dialog.bypasses_queue`)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,13 +41,14 @@ from nio import (
 )
 
 from adapters.matrix.choices import choice_for_key, choice_for_number
-from adapters.matrix.delivery import Delivery
-from adapters.matrix.messages import choices_of, latest_in_room, reacted_message
+from adapters.matrix.outbound import MatrixDelivery
 from adapters.matrix.render import message_content, parse_geo_uri, strip_reply_fallback
-from adapters.matrix.rooms import PLATFORM, close_room, register_room, user_of
 from adapters.matrix.session import MatrixLoginError, SavedSession, SessionFile, log_in
+from bot.delivery.choices import latest_choices, reacted_choices
 from bot.dialog import Dialog
 from bot.inbound import Inbound
+from bot.ordering import ChatLanes, lane_of
+from bot.rooms import PLATFORM, language_of, room_left, wrote_in_room
 from brain.core import Brain
 from brain.i18n import Renderer, tr
 
@@ -86,6 +86,7 @@ class MatrixConfig:
     other_platforms: tuple[str, ...] = ()  # other running platforms that deliver reminders too
     sync_timeout_ms: int = 30_000
     poll_seconds: float = 2.0
+    concurrency: int = 16  # events handled at once, over all rooms
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MatrixConfig:
@@ -134,52 +135,68 @@ def build_client(config: MatrixConfig) -> AsyncClient:
                        config=client_config)
 
 
-Work = Callable[[], Awaitable[None]]
+class MatrixAdapter:
+    """The Matrix bot account as a chat adapter: `start` runs it in the background until `stop`; `run` is the same
+    in the foreground."""
 
-
-class MatrixBot:
     def __init__(self, brain: Brain, dialog: Dialog, config: MatrixConfig) -> None:
         self.brain = brain
         self.dialog = dialog
         self.config = config
         self.client = build_client(config)
-        self.delivery = Delivery(brain, self.client, other_platforms=config.other_platforms,
-                                 poll_seconds=config.poll_seconds)
+        self.delivery = MatrixDelivery(brain, self.client, other_platforms=config.other_platforms,
+                                       poll_seconds=config.poll_seconds)
         self.session_file = SessionFile(config.data_dir / "session.json")
         self.session = SavedSession(config.homeserver, config.user_id)
         self.ready = asyncio.Event()  # set after the first sync: from then on, the bot answers
-        self._queues: dict[str, asyncio.Queue[Work | None]] = {}
-        self._workers: dict[str, asyncio.Task[None]] = {}
-        self._side: set[asyncio.Task[None]] = set()
+        self.lanes = ChatLanes(config.concurrency)
+        self._handling: set[asyncio.Task[None]] = set()
         self._leaving: set[str] = set()
         self._told_encrypted: set[str] = set()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
 
     @property
     def me(self) -> str:
         return self.config.user_id
 
     # ---- life cycle ------------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Runs the bot in the background (it keeps trying while the homeserver cannot be reached)."""
+        self._stop.clear()
+        self._task = asyncio.create_task(self.run(self._stop), name="matrix")
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            await self._task
+
+    def wake_sender(self) -> None:
+        """The delivery also looks every `poll_seconds`; waking it sends new pushes at once."""
+        self.delivery.wake()
+
     async def run(self, stop: asyncio.Event) -> None:
         """Log in, catch up, and serve until `stop` is set."""
         delivery: asyncio.Task[None] | None = None
+        halt = asyncio.Event()  # the delivery's background passes end with the sync, however that ends
         try:
             if not await self._start_when_reachable(stop):
                 return
-            delivery = asyncio.create_task(self.delivery.run(), name="matrix-delivery")
+            delivery = asyncio.create_task(self.delivery.run(halt), name="matrix-delivery")
             await self._sync_forever(stop)
         finally:
+            halt.set()
             if delivery is not None:
-                delivery.cancel()
                 await asyncio.gather(delivery, return_exceptions=True)
             await self.shutdown()
 
     async def _start_when_reachable(self, stop: asyncio.Event) -> bool:
-        """`start`, again and again while the homeserver cannot be reached (a wrong password or token
+        """`connect`, again and again while the homeserver cannot be reached (a wrong password or token
         still ends the bot at once). False when stopped before it worked."""
         failures = 0
         while not stop.is_set():
             try:
-                await self.start()
+                await self.connect()
                 return True
             except (OSError, TimeoutError, aiohttp.ClientError) as error:
                 failures += 1
@@ -192,7 +209,8 @@ class MatrixBot:
                     pass
         return False
 
-    async def start(self) -> None:
+    async def connect(self) -> None:
+        """Logs in and catches up with a first sync; from then on the bot answers (`ready`)."""
         self.config.data_dir.mkdir(parents=True, exist_ok=True)
         saved = self.session_file.load(self.config.homeserver, self.config.user_id)
         self.session = await log_in(self.client, saved, password=self.config.password,
@@ -220,16 +238,11 @@ class MatrixBot:
 
     async def shutdown(self) -> None:
         """Let every room finish what it is doing (bounded), send the last replies, close the client."""
-        for queue in self._queues.values():
-            queue.put_nowait(None)
-        pending = [*self._workers.values(), *self._side]
-        if pending:
-            _, late = await asyncio.wait(pending, timeout=SHUTDOWN_GRACE_S)
+        if self._handling:
+            _, late = await asyncio.wait(list(self._handling), timeout=SHUTDOWN_GRACE_S)
             for task in late:
                 task.cancel()
             await asyncio.gather(*late, return_exceptions=True)
-        self._queues.clear()
-        self._workers.clear()
         if self.ready.is_set():
             await self.delivery.pass_once()
         await self.client.close()
@@ -311,8 +324,7 @@ class MatrixBot:
                 except Exception:
                     log.exception("Matrix: event %s in %s failed", getattr(event, "event_id", "?"), room_id)
         for room_id in response.rooms.leave:
-            async with self.brain.transactions.begin() as uow:
-                await close_room(uow.session, room_id, now=uow.now)
+            await room_left(self.brain, room_id)
 
     # ---- rooms -----------------------------------------------------------------------------------------
     async def _on_invite(self, room_id: str, invite_state: list[Any]) -> None:
@@ -370,8 +382,7 @@ class MatrixBot:
         except Exception as error:
             log.info("Matrix: could not say goodbye in %s: %s", room_id, error)
         await self.client.room_leave(room_id)
-        async with self.brain.transactions.begin() as uow:
-            await close_room(uow.session, room_id, now=uow.now)
+        await room_left(self.brain, room_id)
         log.info("Matrix: left %s (more than one person in it)", room_id)
 
     async def _cannot_decrypt(self, room_id: str, person: str) -> None:
@@ -392,11 +403,9 @@ class MatrixBot:
     async def _renderer(self, person: str | None) -> Renderer:
         """Texts for `person` in their language, or in the default one for someone the bot does not know."""
         locale, zone = self.config.default_locale, self.config.default_timezone
-        if person is not None:
-            async with self.brain.transactions.read() as session:
-                user = await user_of(session, person)
-            if user is not None:
-                locale, zone = user.locale, user.timezone
+        known = await language_of(self.brain, person) if person is not None else None
+        if known is not None:
+            locale, zone = known
         return Renderer(locale, zone)
 
     # ---- events ----------------------------------------------------------------------------------------
@@ -441,8 +450,7 @@ class MatrixBot:
             await self._refuse(room_id, event.sender)
         elif event.membership in ("leave", "ban") and not persons:
             await self.client.room_leave(room_id)  # the person left: nobody to talk to here
-            async with self.brain.transactions.begin() as uow:
-                await close_room(uow.session, room_id, now=uow.now)
+            await room_left(self.brain, room_id)
 
     def _inbound(self, room_id: str, sender: str, event_id: str, *, text: str | None = None,
                  action: str | None = None, location: tuple[float, float] | None = None) -> Inbound:
@@ -454,53 +462,36 @@ class MatrixBot:
     async def _text(self, room_id: str, sender: str, event_id: str, text: str) -> Inbound:
         """A typed number answers the person's latest message with choices; anything else is text."""
         if len(text.strip()) <= 4:
-            async with self.brain.transactions.read() as session:
-                user = await user_of(session, sender)
-                message = await latest_in_room(session, user.id, room_id) if user is not None else None
-            choice = choice_for_number(choices_of(message), text) if message is not None else None
+            choices = await latest_choices(self.brain, sender, room_id)
+            choice = choice_for_number(choices, text) if choices is not None else None
             if choice is not None:
                 return self._inbound(room_id, sender, event_id, action=choice.token)
         return self._inbound(room_id, sender, event_id, text=text)
 
     async def _reaction(self, room_id: str, event: ReactionEvent) -> Inbound | None:
         """A reaction on the sender's own message with choices picks one; any other reaction is ignored."""
-        async with self.brain.transactions.read() as session:
-            user = await user_of(session, event.sender)
-            message = await reacted_message(session, user.id, event.reacts_to) if user is not None else None
-        if message is None or message.room_id != room_id:
+        choices = await reacted_choices(self.brain, event.sender, room_id, event.reacts_to)
+        if choices is None:
             return None
-        choice = choice_for_key(choices_of(message), event.key)
+        choice = choice_for_key(choices, event.key)
         if choice is None:
             return None
         return self._inbound(room_id, event.sender, event.event_id, action=choice.token)
 
     # ---- handing over to the dialog --------------------------------------------------------------------
     def _dispatch(self, room_id: str, inbound: Inbound) -> None:
+        """Runs the update in its lane of the room: after the room's earlier ones, or beside a long turn when the
+        dialog must take it at once (e.g. a button press while a turn runs)."""
         direct = self._is_direct(room_id)
-        if self.dialog.bypasses_queue(inbound):  # e.g. a button press while a long turn runs
-            task = asyncio.create_task(self._turn(room_id, inbound, direct))
-            self._side.add(task)
-            task.add_done_callback(self._side.discard)
-            return
-        queue = self._queues.get(room_id)
-        if queue is None:
-            queue = self._queues[room_id] = asyncio.Queue()
-            self._workers[room_id] = asyncio.create_task(self._work(queue), name=f"matrix-room-{room_id}")
-        queue.put_nowait(lambda: self._turn(room_id, inbound, direct))
-
-    async def _work(self, queue: asyncio.Queue[Work | None]) -> None:
-        while (work := await queue.get()) is not None:
-            await work()
+        task = asyncio.create_task(self.lanes.run(lane_of(self.dialog, inbound), self._turn(room_id, inbound, direct)))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
 
     async def _turn(self, room_id: str, inbound: Inbound, direct: bool) -> None:
         try:
             await self.dialog.handle(inbound)
             # Registered after the turn: a /link in it may have moved this Matrix id to another person.
-            async with self.brain.transactions.begin() as uow:
-                user = await user_of(uow.session, inbound.platform_user_id)
-                if user is not None:
-                    await register_room(uow.session, user.id, room_id, inbound.platform_user_id, direct=direct,
-                                        now=uow.now)
+            await wrote_in_room(self.brain, inbound.platform_user_id, room_id, direct=direct)
         except Exception:
             log.exception("Matrix: handling %s in %s failed", inbound.message_id, room_id)
         finally:

@@ -1,39 +1,35 @@
 """Webhook mode across processes: a durable inbox in PostgreSQL that keeps each chat's order whichever process
 an update was posted to. Several bot processes serve one webhook URL behind a load balancer; a chat's next
-update may land in another process than its previous one, and a retry of Telegram's in a second one. The
-in-process lanes of `ordering` cannot order that (and PTB's webhook server answers before anything is stored),
-so in webhook mode the adapter takes updates this way instead:
+update may land in another process than its previous one, and a platform's retry in a second one. The
+in-process lanes of `bot.ordering` cannot order that (and a webhook server that answers before anything is
+stored could lose an update), so in webhook mode the adapter takes updates this way instead:
 
-1. Receive: the webhook endpoint checks the secret header, stores the update in `telegram_inbox` under its
-   sender and (bot, update id) with `ON CONFLICT DO NOTHING` (a retry, or the same update posted to another
-   process, is the same row; a first message creates its sender first), and only then answers 200. A failed
-   store answers 500 and Telegram posts it again, so an acknowledged update survives a crash of the process
-   that took it.
+1. Receive: the adapter's webhook endpoint checks the secret header, stores the update here (`Inbox.store`,
+   table `telegram_inbox`) under its sender and (bot, update id) with `ON CONFLICT DO NOTHING` (a retry, or the
+   same update posted to another process, is the same row; a first message creates its sender first), and only
+   then answers 200. A failed store answers 500 and the platform posts it again, so an acknowledged update
+   survives a crash of the process that took it.
 2. Claim: every process runs `workers` tasks that each take the oldest *head* of a lane (the lowest update id
    of one chat's lane) with `FOR UPDATE SKIP LOCKED`, in a transaction that stays open while the update is
    handled. A head held by a worker of any process is skipped, and the rows behind it are not heads, so a
    chat's next update waits until the previous one is finished, wherever that runs, while other chats go on.
 3. Finish: the handled row is deleted in that same transaction. A crash rolls the transaction back and frees
    the row: a surviving (or restarted) process claims it again. The update id stays the dedupe key:
-   `updates.Taken` records it before the dialog handles the update, so an update re-claimed after its
+   `bot.updates.UpdateClaim` records it before the dialog handles the update, so an update re-claimed after its
    handling had begun, or a retry arriving after its row was deleted, has no second effect.
 
-Lanes are those of `ordering`: a chat's messages ("queued") one after another; its button presses and the
+Lanes are those of `bot.ordering`: a chat's messages ("queued") one after another; its button presses and the
 commands that steer a running turn ("now") apart, so they never wait behind a long turn (the process that
 receives an update picks its lane; free text that would steer a turn running in another process is queued
-like any message there). A claim holds a
-connection of its own (a small pool, one per worker), so handling never waits for a connection it holds
-itself. Long polling needs none of this: one process takes the updates and `ordering` orders them."""
+like any message there). A claim holds a connection of its own (a small pool, one per worker), so handling
+never waits for a connection it holds itself. Long polling needs none of this: one process takes the updates
+and `bot.ordering` orders them."""
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
-import hmac
-import json
 import logging
-import re
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -43,17 +39,14 @@ from sqlalchemy import BigInteger, String, bindparam, delete, exists, func, sele
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import aliased
-from tornado.httpserver import HTTPServer
-from tornado.web import Application, RequestHandler
 
-from adapters.telegram.inbound import PLATFORM
-from adapters.telegram.models import TelegramInboxUpdate as Row
+from bot.inbound import Inbound
+from bot.models import InboxUpdate as Row
 from brain.people.models import Identity
 from brain.store.database import autocommit, ping_when_idle
 
 log = logging.getLogger(__name__)
 
-SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 POLL_INTERVAL_S = 1.0  # one watcher per process: a stored update wakes a worker at once, a finished one claims the next
 
 # The next update to handle: the oldest lane head (no earlier row in its lane) that no worker of any process holds.
@@ -84,11 +77,12 @@ _STORE_FOR_KNOWN = (
                  select(Identity.user_id, bindparam("bot", type_=BigInteger), bindparam("update", type_=BigInteger),
                         bindparam("chat", type_=String), bindparam("lane", type_=String),
                         bindparam("payload", type_=Row.payload.type))
-                 .where(Identity.platform == PLATFORM, Identity.platform_id == bindparam("person", type_=String)))
+                 .where(Identity.platform == bindparam("platform", type_=String),
+                        Identity.platform_id == bindparam("person", type_=String)))
     .on_conflict_do_nothing()
     .returning(Row.update_id)
 )
-_KNOWN = select(Identity.user_id).where(Identity.platform == PLATFORM,
+_KNOWN = select(Identity.user_id).where(Identity.platform == bindparam("platform", type_=String),
                                         Identity.platform_id == bindparam("person", type_=String))
 
 Handle = Callable[[dict[str, Any]], Awaitable[None]]
@@ -96,17 +90,13 @@ Handle = Callable[[dict[str, Any]], Awaitable[None]]
 
 @dataclass(frozen=True)
 class Posted:
-    """Where a posted update goes: its lane ("queued" or "now") in its chat, and its sender (their Telegram id,
-    and how to create them on first contact)."""
+    """Where a posted update goes: its lane ("queued" or "now", `bot.ordering.lane_kind`) in its chat, and its
+    sender (from its `Inbound`, and how to create them on first contact)."""
 
+    inbound: Inbound
     lane: str
-    chat_id: str
-    person: str
     first_contact: Callable[[], Awaitable[uuid.UUID]]
 
-
-# A posted update (parsed JSON) -> where it goes, or None for updates the bot does not act on.
-Route = Callable[[dict[str, Any]], Posted | None]
 
 
 class Inbox:
@@ -127,8 +117,9 @@ class Inbox:
 
     async def store(self, update_id: int, posted: Posted, payload: dict[str, Any]) -> bool:
         """Stores a received update; False when it was there already (a retry, or a copy sent elsewhere)."""
-        values = {"bot": self.bot_id, "update": update_id, "chat": posted.chat_id, "lane": posted.lane,
-                  "payload": payload, "person": posted.person}
+        inbound = posted.inbound
+        values = {"bot": self.bot_id, "update": update_id, "chat": inbound.chat_id, "lane": posted.lane,
+                  "payload": payload, "platform": inbound.platform, "person": inbound.platform_user_id}
         # Each statement is one write that commits on its own (autocommit): no BEGIN and COMMIT round trips.
         async with autocommit(self.engine) as connection:
             stored = await connection.scalar(_STORE_FOR_KNOWN, values) is not None
@@ -138,7 +129,7 @@ class Inbox:
             async with self.engine.begin() as connection:
                 stored = await connection.scalar(
                     insert(Row).values(user_id=user_id, bot_id=self.bot_id, update_id=update_id,
-                                       chat_id=posted.chat_id, lane=posted.lane, payload=payload)
+                                       chat_id=inbound.chat_id, lane=posted.lane, payload=payload)
                     .on_conflict_do_nothing().returning(Row.update_id)) is not None
         if stored:
             self._signal.release()
@@ -163,7 +154,7 @@ class Inbox:
                 if await self._handle_next():
                     continue
             except Exception:
-                log.exception("telegram inbox: claiming an update failed")
+                log.exception("inbox: claiming an update failed")
             # Idle until an update is stored here, a claim elsewhere in this process found work (it wakes one
             # more worker, so a burst spreads), or the adapter stops. Only the watcher also looks again when the
             # poll interval passes (another process stored an update, or a held head was finished there): an
@@ -193,67 +184,11 @@ class Inbox:
             try:
                 await self.handle(payload)
             except Exception:
-                # PTB reports a handler's error itself; this is an update that could not even be read. Kept, it
-                # would hold its chat for ever.
-                log.exception("telegram update %s could not be handled; dropped", update_id)
+                # The adapter reports a handler's error itself; this is an update that could not even be read.
+                # Kept, it would hold its chat for ever.
+                log.exception("update %s could not be handled; dropped", update_id)
             finally:
                 self._chats[chat_id] -= 1
                 if not self._chats[chat_id]:
                     del self._chats[chat_id]
         return True
-
-
-class _UpdateEndpoint(RequestHandler):
-    """POST <path>: Telegram's webhook call."""
-
-    def initialize(self, receive: Callable[[str | None, bytes], Awaitable[int]]) -> None:
-        self._receive = receive
-
-    async def post(self) -> None:
-        self.set_status(await self._receive(self.request.headers.get(SECRET_HEADER), self.request.body))
-
-    def check_xsrf_cookie(self) -> None:
-        """Telegram sends no cookie; the secret header authenticates the call."""
-
-
-class WebhookEndpoint:
-    """The HTTP side: `listen:port/path` takes Telegram's posts and stores them in the inbox before it answers."""
-
-    def __init__(self, inbox: Inbox, secret: str, route: Route) -> None:
-        self.inbox = inbox
-        self.secret = secret
-        self.route = route
-        self._server: HTTPServer | None = None
-
-    async def receive(self, secret: str | None, body: bytes) -> int:
-        """The HTTP status to answer: 200 once the update is stored (or is not for the bot), 403 without the
-        secret, 400 for a body that is no update, 500 when it could not be stored (Telegram retries)."""
-        if secret is None or not hmac.compare_digest(secret.encode(), self.secret.encode()):
-            return 403
-        try:
-            payload = json.loads(body)
-            update_id = int(payload["update_id"])
-            posted = self.route(payload)
-        except Exception:  # a 5xx would make Telegram post it again and again
-            log.warning("telegram webhook: a post that is no update was refused", exc_info=True)
-            return 400
-        if posted is None:
-            return 200  # nothing the bot acts on
-        try:
-            await self.inbox.store(update_id, posted, payload)
-        except Exception:
-            log.exception("telegram webhook: storing update %s failed; Telegram will post it again", update_id)
-            return 500
-        return 200
-
-    async def start(self, listen: str, port: int, path: str) -> None:
-        app = Application([(rf"/{re.escape(path)}/?" if path else r"/", _UpdateEndpoint, {"receive": self.receive})])
-        self._server = HTTPServer(app)
-        self._server.listen(port, address=listen)
-
-    async def stop(self) -> None:
-        if self._server is not None:
-            self._server.stop()
-            with contextlib.suppress(Exception):
-                await self._server.close_all_connections()
-            self._server = None
