@@ -19,7 +19,7 @@ from brain.companion.agent import Companion, CompanionConfig
 from brain.companion.llm import llm_from_settings
 from brain.core import Brain
 from brain.memory.api import Memory
-from brain.memory.embedder import WordLlamaEmbedder
+from brain.memory.embedder import EmbedderChoice, build_embedder
 from brain.pipeline_log import PipelineLog
 from brain.runtime import freeze_startup_heap
 from brain.store.database import Database
@@ -56,7 +56,7 @@ async def open_database(settings: Settings) -> AsyncIterator[str]:
 async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIterator[App]:
     async with open_database(settings) as url:
         brain = Brain(Database(url), clock=clock)
-        brain.memory = build_memory(brain)
+        brain.memory = build_memory(brain, settings)
         brain.companion = build_companion(brain, settings)
         dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone)
         freeze_startup_heap()
@@ -69,9 +69,17 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
             await brain.close()
 
 
-def build_memory(brain: Brain) -> Memory:
-    """The long-term memory with the bundled embedder (loaded on first use) and a buffered pipeline log."""
-    return Memory(brain, WordLlamaEmbedder(), log=PipelineLog(brain.db.sessions, brain.clock))
+def embedder_from_settings(settings: Settings) -> EmbedderChoice:
+    """The embedder EMBEDDER, EMBEDDING_MODEL and EMBEDDING_DIM name (multilingual-e5-small unless they say otherwise;
+    WordLlama where e5 cannot be loaded)."""
+    return build_embedder(settings.embedder, ollama_host=settings.ollama_host, model=settings.embedding_model,
+                          dim=settings.embedding_dim, timeout_s=settings.ollama_timeout_s)
+
+
+def build_memory(brain: Brain, settings: Settings | None = None) -> Memory:
+    """The long-term memory with the embedder of the settings and a buffered pipeline log."""
+    choice = embedder_from_settings(settings or Settings())
+    return Memory(brain, choice.embedder, log=PipelineLog(brain.db.sessions, brain.clock))
 
 
 def build_companion(brain: Brain, settings: Settings) -> Companion | None:

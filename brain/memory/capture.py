@@ -19,7 +19,7 @@ from sqlalchemy import Table, Text, any_, bindparam, func, literal, literal_colu
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.memory.embedder import Embedder
+from brain.memory.embedder import Embedder, space_of
 from brain.memory.lexicon import (
     DEMONYMS,
     DENIALS,
@@ -745,6 +745,7 @@ async def capture_many(
     zone = await user_zone(session, user_id) if zone is None else zone_named(zone) if isinstance(zone, str) else zone
     texts = [message.text.strip() for message in messages]
     vectors = embedder.embed(texts)
+    space = space_of(embedder).key
     rows: list[dict[str, Any]] = []
     captured: list[Captured] = []
     for message, speaker, text, vector in zip(messages, speakers, texts, vectors, strict=True):
@@ -755,7 +756,7 @@ async def capture_many(
         entry_id = uuid.uuid4()
         rows.append({
             "id": entry_id, "user_id": user_id, "speaker": speaker, "text": text, "at": when,
-            "embedding": vector, "entity_ids": entity_ids, "themes": magnets.themes,
+            "embedding": vector, "embedder": space, "entity_ids": entity_ids, "themes": magnets.themes,
             "timeline_start": anchor.start if anchor else None, "timeline_end": anchor.end if anchor else None,
             "timeline_precision": anchor.precision if anchor else None, "emotion": magnets.emotion,
             "sector": magnets.sector, "salience": magnets.salience, "source_key": message.source_key,

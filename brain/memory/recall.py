@@ -18,13 +18,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
 from sqlalchemy import column, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.memory.lexicon import STOPWORDS
-from brain.memory.models import ASSISTANT, HALF_VECTOR
+from brain.memory.models import ASSISTANT
 from brain.memory.models import SPEAKERS as ROLES
 from brain.memory.settings import MemorySettings
+from brain.memory.space import DEFAULT_SPACE, VectorSpace
 from brain.memory.weights import decayed, sector_factor
 from brain.store.lean import Lean, session_connection
 
@@ -358,6 +360,7 @@ class _Candidate:
     sector: str | None
     vector: float
     lexical: float = 0.0  # BM25 relative to the best lexical hit of this query
+    embedded: bool = True  # its vector is of the query's space (see `_node_columns`)
     in_window: bool = False  # captured in, or about, the period the query names ("last weekend")
 
 
@@ -367,11 +370,13 @@ class Fusion:
     best lexical hit (both say "this is the one meant")."""
 
     def __init__(self, candidates: Iterable[_Candidate]) -> None:
-        vectors = [c.vector for c in candidates]
+        vectors = [c.vector for c in candidates if c.embedded]
         self.low = min(vectors, default=0.0)
         self.high = max(vectors, default=1.0)
 
     def vector(self, candidate: _Candidate) -> float:
+        if not candidate.embedded:
+            return 0.0
         if self.high - self.low < 1e-9:
             return 1.0 if candidate.vector >= self.high - 1e-9 else 0.0
         return min(max((candidate.vector - self.low) / (self.high - self.low), 0.0), 1.0)
@@ -380,14 +385,25 @@ class Fusion:
         return fused_match(self.vector(candidate), 1.0 if candidate.in_window else candidate.lexical)
 
 
-_NODE_COLUMNS = """n.id, n.text, n.speaker, n.captured_at, n.w_abs, n.reinforced_at, n.sector,
-                   1 - (n.embedding <=> CAST(:q AS vector)) AS vector"""
+def _node_columns(space: VectorSpace) -> str:
+    """A candidate's columns; its match by meaning only if its vector is of the query's space (NULL for a memory not
+    re-embedded yet after a change of embedder, which only the lexical channel and the period can find)."""
+    return f"""n.id, n.text, n.speaker, n.captured_at, n.w_abs, n.reinforced_at, n.sector,
+                   CASE WHEN n.embedder = {space.literal} THEN 1 - (n.embedding <=> CAST(:q AS vector)) END AS vector"""
 
-# What a statement orders by to use the HNSW index, which holds the embeddings in half precision: which memories are
-# the nearest comes from it, their match (`vector` above) from the full vectors. The query is cast to vector first:
-# PostgreSQL gives a parameter used in several places one type, and a bare `CAST(:q AS halfvec)` could make :q a
-# halfvec everywhere in the statement, the full-precision match included.
-_NEAREST_ON_INDEX = f"CAST(n.embedding AS {HALF_VECTOR}) <=> CAST(CAST(:q AS vector) AS {HALF_VECTOR})"
+
+def _distance(space: VectorSpace) -> str:
+    """Cosine distance to the query, the farthest possible (2) for a vector of another space."""
+    return f"CASE WHEN n.embedder = {space.literal} THEN n.embedding <=> CAST(:q AS vector) ELSE 2 END"
+
+
+def _nearest_on_index(space: VectorSpace) -> str:
+    """What a statement orders by to use the space's HNSW index, which holds the embeddings in half precision: which
+    memories are the nearest comes from it, their match (`vector` above) from the full vectors. The query is cast to
+    vector first: PostgreSQL gives a parameter used in several places one type, and a bare `CAST(:q AS halfvec)`
+    could make :q a halfvec everywhere in the statement, the full-precision match included. The statement must also
+    name the space (`n.embedder = ...`), which is the index's predicate."""
+    return space.nearest("n.embedding", ":q")
 
 _POPULATION_SQL = text("SELECT count(*) FROM memory_nodes WHERE user_id = :user_id AND active")
 # The most common lexemes of all memories with the share of memories holding each; the frequencies array ends with
@@ -410,9 +426,10 @@ def _compact(sql: str) -> str:
     return _SQL_TIGHT.sub(r"\1", _SQL_SPACE.sub(" ", _SQL_COMMENT.sub("", sql))).strip()
 
 
-# The outgoing edges of the node `f.id` (see `_EDGES_SQL`), for a lateral join.
-_OUTGOING_EDGES = f"""
-        SELECT e.id AS edge_id, e.a_id, e.b_id, e.w_abs AS edge_weight, e.reasons, {_NODE_COLUMNS}
+def _outgoing_edges(space: VectorSpace) -> str:
+    """The outgoing edges of the node `f.id` (see `edges_sql`), for a lateral join."""
+    return f"""
+        SELECT e.id AS edge_id, e.a_id, e.b_id, e.w_abs AS edge_weight, e.reasons, {_node_columns(space)}
         FROM (
             SELECT e.id, e.a_id, e.b_id, e.w_abs, e.reasons FROM memory_edges e
             WHERE e.user_id = :user_id AND e.a_id = f.id
@@ -429,7 +446,7 @@ _ROUNDING = 1e-6
 
 
 @functools.lru_cache(maxsize=128)
-def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
+def candidates_sql(lexical: bool, window: bool, first_hop: bool = False, space: VectorSpace = DEFAULT_SPACE) -> Any:
     """All direct candidates of a query in one statement (one round trip), each channel a CTE:
 
     vector   the nearest memories by cosine (HNSW index, iterative scan for the per-person filter)
@@ -458,8 +475,8 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
     """
     ctes = [f"""vec AS (
         SELECT n.id FROM memory_nodes n
-        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at
-        ORDER BY {_NEAREST_ON_INDEX}
+        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at AND n.embedder = {space.literal}
+        ORDER BY {_nearest_on_index(space)}
         LIMIT :limit)"""]
     sources = ["SELECT id FROM vec"]
     if lexical:
@@ -510,11 +527,11 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
             FROM (SELECT FROM memory_short_term e WHERE {said_then} LIMIT :exact_max + 1) AS e
         ), win AS (
             (SELECT w.id FROM (
-                SELECT n.id, n.embedding <=> CAST(:q AS vector) AS distance
+                SELECT n.id, {_distance(space)} AS distance
                 FROM memory_short_term e JOIN memory_nodes n ON n.id = e.node_id
                 WHERE (SELECT entries FROM said_then) <= :exact_max AND {said_then} AND {in_period}
                 UNION
-                SELECT n.id, n.embedding <=> CAST(:q AS vector)
+                SELECT n.id, {_distance(space)}
                 FROM unnest(CAST(:precisions AS text[]), CAST(:longest AS interval[])) AS p(precision, longest)
                 JOIN memory_nodes n ON n.user_id = :user_id AND n.timeline_precision = p.precision
                   AND n.timeline_start < :end AND n.timeline_start >= CAST(:start AS timestamptz) - p.longest
@@ -524,13 +541,13 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
              LIMIT :limit)
             UNION ALL
             (SELECT n.id FROM memory_nodes n
-             WHERE (SELECT entries FROM said_then) > :exact_max AND {in_period}
-             ORDER BY {_NEAREST_ON_INDEX}
+             WHERE (SELECT entries FROM said_then) > :exact_max AND {in_period} AND n.embedder = {space.literal}
+             ORDER BY {_nearest_on_index(space)}
              LIMIT :limit))""")
         sources.append("SELECT id FROM win")
     bm25 = "s.bm25" if lexical else "NULL::float8"
     direct = f"""
-    SELECT {_NODE_COLUMNS}, {bm25} AS bm25, {"w.id IS NOT NULL" if window else "false"} AS in_window
+    SELECT {_node_columns(space)}, {bm25} AS bm25, {"w.id IS NOT NULL" if window else "false"} AS in_window
     FROM ({" UNION ".join(sources)}) AS found
     JOIN memory_nodes n ON n.id = found.id
     {"LEFT JOIN scored s ON s.id = n.id" if lexical else ""}
@@ -545,9 +562,9 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
         FROM direct d
     ), fused AS (
         SELECT c.id, c.vector, c.lexical, c.in_window,
-               {VECTOR_SHARE} * CASE WHEN c.high - c.low < 1e-9
+               {VECTOR_SHARE} * coalesce(CASE WHEN c.high - c.low < 1e-9
                                      THEN CASE WHEN c.vector >= c.high - 1e-9 THEN 1 ELSE 0 END
-                                     ELSE least(greatest((c.vector - c.low) / (c.high - c.low), 0), 1) END
+                                     ELSE least(greatest((c.vector - c.low) / (c.high - c.low), 0), 1) END, 0)
                + {1.0 - VECTOR_SHARE} * CASE WHEN c.in_window THEN 1 ELSE least(greatest(c.lexical, 0), 1) END
                AS match
         FROM channels c
@@ -564,16 +581,18 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
     SELECT hop.id, hop.text, hop.speaker, hop.captured_at, hop.w_abs, hop.reinforced_at, hop.sector, hop.vector,
            NULL, false, false, hop.edge_id, hop.a_id, hop.b_id, hop.edge_weight, hop.reasons
     FROM likely f
-    CROSS JOIN LATERAL ({_OUTGOING_EDGES}) AS hop"""))
+    CROSS JOIN LATERAL ({_outgoing_edges(space)}) AS hop"""))
 
 
 # The k+1 strongest outgoing edges of each frontier node to active nodes known at `at` (one more than
 # needed, because the predecessor lock may drop one of them). The edges are sorted by weight before their targets are
 # looked up, so only the targets of the strongest few are read, not those of all of the node's edges.
-_EDGES_SQL = text(_compact(f"""
+@functools.lru_cache(maxsize=16)
+def edges_sql(space: VectorSpace) -> Any:
+    return text(_compact(f"""
     SELECT hop.*
     FROM unnest(CAST(:frontier AS bigint[])) AS f(id)
-    CROSS JOIN LATERAL ({_OUTGOING_EDGES}) AS hop"""))
+    CROSS JOIN LATERAL ({_outgoing_edges(space)}) AS hop"""))
 
 # The columns of a candidate row, of an edge row (its target's columns after the edge's), and of the candidate
 # statement's rows when the first shell's edges come along.
@@ -590,22 +609,25 @@ def _lean(statement: Any, columns: Sequence[str]) -> Lean:
     return Lean(statement.columns(*(column(name) for name in columns)), prepare=False)
 
 
-_EDGES = _lean(_EDGES_SQL, _EDGE_COLUMNS)
+@functools.lru_cache(maxsize=16)
+def _edges_lean(space: VectorSpace) -> Lean:
+    return _lean(edges_sql(space), _EDGE_COLUMNS)
 
 
 @functools.lru_cache(maxsize=128)
-def _candidates_lean(lexical: bool, window: bool, first_hop: bool) -> Lean:
-    return _lean(candidates_sql(lexical, window, first_hop), _WITH_HOP_COLUMNS if first_hop else _DIRECT_COLUMNS)
+def _candidates_lean(lexical: bool, window: bool, first_hop: bool, space: VectorSpace) -> Lean:
+    return _lean(candidates_sql(lexical, window, first_hop, space), _WITH_HOP_COLUMNS if first_hop else _DIRECT_COLUMNS)
 
 
-def _vector_literal(vector: Sequence[float]) -> str:
-    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+def query_vector(vector: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The query as a statement parameter: pgvector's dumper sends a numpy array as a `vector` (brain.store.vectors)."""
+    return np.asarray(vector, dtype=np.float32)
 
 
 def _candidate(row: Any) -> _Candidate:
     return _Candidate(node_id=row.id, text=row.text, speaker=row.speaker, captured_at=row.captured_at,
                       w_abs=row.w_abs, reinforced_at=row.reinforced_at, sector=row.sector,
-                      vector=float(row.vector))
+                      vector=0.0 if row.vector is None else float(row.vector), embedded=row.vector is not None)
 
 
 # Where a pooled connection notes the recall settings it holds for its whole session (see `_use_index_scan`); the
@@ -716,14 +738,14 @@ async def count_population(session: AsyncSession, user_id: uuid.UUID) -> int:
 async def direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_text: str, query: Sequence[float],
                             at: datetime, limit: int, *, window: tuple[datetime, datetime] | None = None,
                             population: int | None = None, shares: Mapping[str, float] | None = None,
-                            query_literal: str | None = None) -> list[_Candidate]:
+                            space: VectorSpace = DEFAULT_SPACE) -> list[_Candidate]:
     """The memories the query reaches directly: by meaning (vector), by its rare words (BM25 over PostgreSQL
     full text, 'simple' configuration, so German and English words are matched as written) and by the period
     it names. `population` (the person's number of active memories) may come from a cache: BM25 needs it
     only roughly. `shares` (see `lexeme_shares`) lets surely common words be left out before the index is read.
-    `query_literal` is the query vector as `_vector_literal` writes it, if the caller has it already."""
-    found, _first_hop = await _direct_candidates(session, user_id, query_text, query_literal or _vector_literal(query),
-                                                 at, limit, window=window, population=population, shares=shares)
+    `space` is the query vector's (see brain.memory.space)."""
+    found, _first_hop = await _direct_candidates(session, user_id, query_text, query_vector(query), at, limit,
+                                                 window=window, population=population, shares=shares, space=space)
     return found
 
 
@@ -744,9 +766,9 @@ class _FirstHop:
         return _edges_and_targets(row for row in self.rows if row.a_id in wanted)
 
 
-async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_text: str, literal: str, at: datetime,
-                             limit: int, *, window: tuple[datetime, datetime] | None,
-                             population: int | None, shares: Mapping[str, float] | None,
+async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_text: str, vector: np.ndarray,
+                             at: datetime, limit: int, *, window: tuple[datetime, datetime] | None,
+                             population: int | None, shares: Mapping[str, float] | None, space: VectorSpace,
                              first_hop: tuple[int, int, float] | None = None
                              ) -> tuple[list[_Candidate], _FirstHop | None]:
     """`direct_candidates`, and with `first_hop` (edges per node, anchors, least similarity of an anchor) the first
@@ -759,7 +781,7 @@ async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_te
             return [], None
         if shares:
             lexemes = [lexeme for lexeme in lexemes if not surely_common(lexeme, shares, n)]
-    params: dict[str, Any] = {"user_id": user_id, "at": at, "q": literal, "limit": limit,
+    params: dict[str, Any] = {"user_id": user_id, "at": at, "q": vector, "limit": limit,
                               "cap": rare_word_limit(n, len(lexemes)) + 1, "n": n, "lexemes": lexemes}
     params["terms"] = [_tsquery_term(lexeme) for lexeme in lexemes]
     if window is not None:
@@ -767,7 +789,7 @@ async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_te
                       precisions=list(LONGEST_ANCHOR), longest=list(LONGEST_ANCHOR.values()))
     if first_hop is not None:
         params.update(per_node=first_hop[0], anchors=first_hop[1], anchor_min=first_hop[2])
-    rows = await _candidates_lean(bool(lexemes), window is not None, first_hop is not None).rows(
+    rows = await _candidates_lean(bool(lexemes), window is not None, first_hop is not None, space).rows(
         await session_connection(session), params)
     found = []
     best = 0.0
@@ -803,11 +825,11 @@ def _edges_and_targets(rows: Iterable[Any]) -> tuple[dict[int, list[Edge]], dict
 
 
 async def outgoing_edges(session: AsyncSession, user_id: uuid.UUID, frontier: Sequence[int],
-                         query: Sequence[float], at: datetime, per_node: int, *, query_literal: str | None = None
-                         ) -> tuple[dict[int, list[Edge]], dict[int, _Candidate]]:
-    rows = await _EDGES.rows(await session_connection(session), {
+                         query: Sequence[float] | np.ndarray, at: datetime, per_node: int, *,
+                         space: VectorSpace = DEFAULT_SPACE) -> tuple[dict[int, list[Edge]], dict[int, _Candidate]]:
+    rows = await _edges_lean(space).rows(await session_connection(session), {
         "user_id": user_id, "frontier": list(frontier), "at": at, "per_node": per_node,
-        "q": query_literal or _vector_literal(query)})
+        "q": query_vector(query)})
     return _edges_and_targets(rows)
 
 
@@ -825,12 +847,13 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
         return []
     per_channel = max(k, settings.anchors) * CANDIDATES_PER_RESULT
     await _use_index_scan(session, settings)
-    literal = _vector_literal(query)  # every statement takes it; written once
+    vector = query_vector(query)  # every statement takes it; converted once
     # The first shell's edges come with the candidates when spreading will need them (one round trip less).
     first_shell = settings.k_edges_per_shell.get(1, 0)
     wants_hop = depth >= 1 and first_shell > 0 and settings.anchors > 0
     found, first_hop = await _direct_candidates(
-        session, user_id, query_text, literal, at, per_channel, window=window, population=population, shares=shares,
+        session, user_id, query_text, vector, at, per_channel, window=window, population=population, shares=shares,
+        space=settings.space,
         first_hop=(first_shell + 1, settings.anchors, settings.anchor_min_similarity) if wants_hop else None)
     pool: dict[int, _Candidate] = {c.node_id: c for c in found}
     if not pool:
@@ -860,8 +883,8 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
         if spreading.shell == 0 and first_hop is not None and first_hop.covers(frontier, per_node):
             edges, targets = first_hop.outgoing(frontier)
         else:  # a later shell (or, should rounding ever have left an anchor out, the first)
-            edges, targets = await outgoing_edges(session, user_id, frontier, query, at, per_node,
-                                                  query_literal=literal)
+            edges, targets = await outgoing_edges(session, user_id, frontier, vector, at, per_node,
+                                                  space=settings.space)
         for node_id, candidate in targets.items():
             pool.setdefault(node_id, candidate)
         spreading.advance(edges)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from brain.memory.models import EMBEDDING_DIM
+from brain.memory.space import DEFAULT_SPACE, VectorSpace
 
 
 def _layer_factors() -> dict[str, float]:
@@ -34,7 +34,9 @@ def _edges_per_shell() -> dict[int, int]:
 
 @dataclass(frozen=True)
 class MemorySettings:
-    embedding_dim: int = EMBEDDING_DIM
+    # The embedder's vector space: the memory's own (`Memory` sets it from its embedder); statements compare vectors
+    # of this space only.
+    space: VectorSpace = DEFAULT_SPACE
 
     # Node weights and decay.
     cap: float = 10.0
