@@ -20,6 +20,7 @@ from brain.companion.llm import llm_from_settings
 from brain.core import Brain
 from brain.memory.api import Memory
 from brain.memory.embedder import EmbedderChoice, build_embedder
+from brain.memory.reembed import reembed_all
 from brain.pipeline_log import PipelineLog
 from brain.runtime import freeze_startup_heap
 from brain.store.database import Database
@@ -60,9 +61,12 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
         brain.companion = build_companion(brain, settings)
         dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone)
         freeze_startup_heap()
+        reembedding = asyncio.create_task(reembed_in_background(brain.memory))
         try:
             yield App(settings, brain, dialog)
         finally:
+            reembedding.cancel()  # a batch cut short is done again at the next start
+            await asyncio.gather(reembedding, return_exceptions=True)
             await dialog.settle()  # memory captures of the last messages
             if brain.memory is not None and brain.memory.log is not None:
                 await brain.memory.log.close()  # the last buffered pipeline log rows
@@ -80,6 +84,17 @@ def build_memory(brain: Brain, settings: Settings | None = None) -> Memory:
     """The long-term memory with the embedder of the settings and a buffered pipeline log."""
     choice = embedder_from_settings(settings or Settings())
     return Memory(brain, choice.embedder, log=PipelineLog(brain.db.sessions, brain.clock))
+
+
+async def reembed_in_background(memory: Memory) -> None:
+    """After a change of embedder, the memories get vectors of the new one while the bot runs (see
+    brain.memory.reembed); progress goes to the log. A failure is logged and retried at the next start."""
+    try:
+        await reembed_all(memory.brain.transactions, memory.embedder)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("re-embedding the memories failed; it resumes at the next start")
 
 
 def build_companion(brain: Brain, settings: Settings) -> Companion | None:

@@ -35,10 +35,15 @@ MODES = ("command", "chat", "reflection", "instruction")
 # Okapi BM25 constants as published (Robertson et al.); deliberately not fitted to any data set.
 BM25_K1 = 1.2
 BM25_B = 0.75
-# Weight of the vector channel in the fused match. Relative score fusion (as Weaviate's hybrid search, with
-# its default weight): each channel is scaled to [0, 1] over the candidates, then blended. The embedding
-# carries meaning; the lexical channel is there for names and rare words the embedding blurs.
-VECTOR_SHARE = 0.75
+# Weight of the vector channel in the fused match. Each channel's scores are z-normalised over the query's direct
+# candidates (so a channel is weighed by how far its best hits stand out from the rest, not by its scale: cosines of
+# one embedder crowd into a narrow band, BM25 scores spread wide), then blended with equal weights. A channel that
+# sees nothing special in a query (flat scores) adds little; one that finds a clear outlier carries the match, so
+# the blend does not lose to the better channel. One global constant, set before measuring, not fitted.
+VECTOR_SHARE = 0.5
+# Where a candidate sits in the period the query names, its lexical part counts at least this many standard
+# deviations (and as much as the best lexical hit): being said then is as telling as a rare word.
+WINDOW_Z = 1.0
 # Only rare query words go to the lexical channel: found in at most this share of the person's memories, and
 # in fewer than LEXICAL_MAX_DF of them however many there are. Common words are the embedding's job, and in a
 # chat history they mostly match chatter ("I was wondering if you could ...") rather than the memory meant.
@@ -293,9 +298,12 @@ def presence_at(w_abs: float, reinforced_at: datetime, at: datetime, rate: float
     return decayed(w_abs, (at - reinforced_at).total_seconds() / 86400.0, rate)
 
 
-def fused_match(vector: float, lexical: float) -> float:
-    """The blend of the two channels, each already scaled to [0, 1] (see `Fusion`)."""
-    return VECTOR_SHARE * min(max(vector, 0.0), 1.0) + (1.0 - VECTOR_SHARE) * min(max(lexical, 0.0), 1.0)
+def fused_match(vector_z: float, lexical_z: float) -> float:
+    """The blend of the two channels' z-scores (see `Fusion`), mapped into (0, 1) by the logistic function: the
+    ranking multiplies the match by presence, shell and sector factors, which needs a positive match that keeps
+    the blend's order."""
+    blended = VECTOR_SHARE * vector_z + (1.0 - VECTOR_SHARE) * lexical_z
+    return 1.0 / (1.0 + math.exp(-max(min(blended, 50.0), -50.0)))
 
 
 def rank_score(match: float, presence: float, cap: float, shell: float, sector: float) -> float:
@@ -360,29 +368,45 @@ class _Candidate:
     sector: str | None
     vector: float
     lexical: float = 0.0  # BM25 relative to the best lexical hit of this query
+    bm25: float = 0.0  # BM25 as scored
     embedded: bool = True  # its vector is of the query's space (see `_node_columns`)
     in_window: bool = False  # captured in, or about, the period the query names ("last weekend")
 
 
 class Fusion:
-    """Relative score fusion over one query's candidates: cosine scaled min..max of the direct candidates to
-    [0, 1], lexical relative to the best lexical hit; a memory in the period the query names counts like the
-    best lexical hit (both say "this is the one meant")."""
+    """Score fusion over one query's direct candidates: each channel z-normalised over them (cosine; BM25, 0 where a
+    candidate has none of the query's rare words), then blended (`fused_match`). A candidate without a vector of the
+    query's space (not re-embedded yet) counts as the least similar; one in the period the query names as at least
+    the best lexical hit (see WINDOW_Z)."""
 
     def __init__(self, candidates: Iterable[_Candidate]) -> None:
-        vectors = [c.vector for c in candidates if c.embedded]
-        self.low = min(vectors, default=0.0)
-        self.high = max(vectors, default=1.0)
+        pool = list(candidates)
+        vectors = [c.vector for c in pool if c.embedded]
+        self.floor = min(vectors, default=0.0)
+        self.vector_mean, self.vector_sd = _mean_sd([c.vector if c.embedded else self.floor for c in pool])
+        self.lexical_mean, self.lexical_sd = _mean_sd([c.bm25 for c in pool])
+        self.window_z = max(max((self.lexical_z_of(c.bm25) for c in pool), default=0.0), WINDOW_Z)
 
-    def vector(self, candidate: _Candidate) -> float:
-        if not candidate.embedded:
-            return 0.0
-        if self.high - self.low < 1e-9:
-            return 1.0 if candidate.vector >= self.high - 1e-9 else 0.0
-        return min(max((candidate.vector - self.low) / (self.high - self.low), 0.0), 1.0)
+    def vector_z(self, candidate: _Candidate) -> float:
+        value = candidate.vector if candidate.embedded else self.floor
+        return (value - self.vector_mean) / self.vector_sd if self.vector_sd > 0 else 0.0
+
+    def lexical_z_of(self, bm25: float) -> float:
+        return (bm25 - self.lexical_mean) / self.lexical_sd if self.lexical_sd > 0 else 0.0
+
+    def lexical_z(self, candidate: _Candidate) -> float:
+        z = self.lexical_z_of(candidate.bm25)
+        return max(z, self.window_z) if candidate.in_window else z
 
     def __call__(self, candidate: _Candidate) -> float:
-        return fused_match(self.vector(candidate), 1.0 if candidate.in_window else candidate.lexical)
+        return fused_match(self.vector_z(candidate), self.lexical_z(candidate))
+
+
+def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
+    if not values:
+        return 0.0, 0.0
+    mean = sum(values) / len(values)
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
 def _node_columns(space: VectorSpace) -> str:
@@ -557,17 +581,24 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False, space: 
     return text(_compact(f"""
     WITH {", ".join(ctes)}, direct AS ({direct}
     ), channels AS (
-        SELECT d.id, d.vector, d.in_window, min(d.vector) OVER () AS low, max(d.vector) OVER () AS high,
+        SELECT d.id, d.vector, d.in_window, coalesce(CAST(d.bm25 AS float8), 0) AS bm25,
+               coalesce(d.vector, min(d.vector) OVER (), 0) AS v,
                coalesce(CAST(d.bm25 AS float8) / nullif(max(CAST(d.bm25 AS float8)) OVER (), 0), 0) AS lexical
         FROM direct d
-    ), fused AS (
-        SELECT c.id, c.vector, c.lexical, c.in_window,
-               {VECTOR_SHARE} * coalesce(CASE WHEN c.high - c.low < 1e-9
-                                     THEN CASE WHEN c.vector >= c.high - 1e-9 THEN 1 ELSE 0 END
-                                     ELSE least(greatest((c.vector - c.low) / (c.high - c.low), 0), 1) END, 0)
-               + {1.0 - VECTOR_SHARE} * CASE WHEN c.in_window THEN 1 ELSE least(greatest(c.lexical, 0), 1) END
-               AS match
+    ), scaled AS (
+        SELECT c.*, avg(c.v) OVER () AS v_mean, stddev_pop(c.v) OVER () AS v_sd,
+               avg(c.bm25) OVER () AS b_mean, stddev_pop(c.bm25) OVER () AS b_sd
         FROM channels c
+    ), zs AS (
+        SELECT s.id, s.vector, s.lexical, s.in_window,
+               CASE WHEN s.v_sd > 0 THEN (s.v - s.v_mean) / s.v_sd ELSE 0 END AS vz,
+               CASE WHEN s.b_sd > 0 THEN (s.bm25 - s.b_mean) / s.b_sd ELSE 0 END AS bz
+        FROM scaled s
+    ), fused AS (
+        SELECT z.id, z.vector, z.lexical, z.in_window,
+               {VECTOR_SHARE} * z.vz + {1.0 - VECTOR_SHARE} * CASE WHEN z.in_window
+                   THEN greatest(z.bz, (SELECT greatest(max(y.bz), {WINDOW_Z}) FROM zs y)) ELSE z.bz END AS match
+        FROM zs z
     ), likely AS (
         SELECT f.id FROM fused f
         WHERE f.match >= coalesce((SELECT g.match FROM fused g ORDER BY g.match DESC LIMIT 1 OFFSET :anchors - 1),
@@ -803,7 +834,7 @@ async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_te
             if row.likely:
                 sources.add(row.id)
         candidate = _candidate(row)
-        candidate.lexical = float(row.bm25 or 0.0)
+        candidate.bm25 = candidate.lexical = float(row.bm25 or 0.0)
         candidate.in_window = bool(row.in_window)
         best = max(best, candidate.lexical)
         found.append(candidate)
