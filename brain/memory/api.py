@@ -21,7 +21,7 @@ from brain.events.actor import USER
 from brain.events.catalog import MemoryForgotten
 from brain.memory.capture import Message, capture_many, read_emotion, tokenize
 from brain.memory.capture import capture as capture_entry
-from brain.memory.embedder import Embedder, space_of
+from brain.memory.embedder import Embedder, on_scale, space_of
 from brain.memory.models import (
     MemoryEdge,
     MemoryEntity,
@@ -83,8 +83,7 @@ class Memory:
         self.brain = brain
         self.embedder = embedder
         # Every statement compares vectors of the embedder's space only (see brain.memory.space).
-        space = space_of(embedder)
-        self.settings = settings if settings.space == space else replace(settings, space=space)
+        self.settings = calibrated(settings, embedder)
         self.log = log
         self._goal_vectors: dict[str, list[float]] = {}
         self._people: dict[uuid.UUID, _Person] = {}
@@ -354,6 +353,23 @@ class Memory:
     def _note(self, user_id: uuid.UUID, content: dict[str, Any]) -> None:
         if self.log is not None:
             self.log.log("calculation", "memory.reinforcement", content, user_id=user_id)
+
+
+def calibrated(settings: MemorySettings, embedder: Embedder) -> MemorySettings:
+    """The settings for this embedder: its vector space, and the cosine thresholds (duplicate, embedding layer,
+    anchor, usage) on its scale (see `embedder.on_scale`)."""
+    floor = settings.cosine_floor
+
+    def moved(threshold: float) -> float:
+        return round(on_scale((threshold - floor) / (1.0 - floor), embedder), 6)
+
+    if settings.space == space_of(embedder) and floor == embedder.unrelated_cosine:
+        return settings
+    return replace(settings, space=space_of(embedder), cosine_floor=embedder.unrelated_cosine,
+                   duplicate_cosine=moved(settings.duplicate_cosine),
+                   embedding_threshold=moved(settings.embedding_threshold),
+                   anchor_min_similarity=moved(settings.anchor_min_similarity),
+                   reinforce_similarity=moved(settings.reinforce_similarity))
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ class Embedder(Protocol):
 
     name: str
     dim: int
+    # The cosine that two unrelated texts typically have: the floor of the embedder's scale (see `calibrated`).
+    unrelated_cosine: float
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Vectors of what is remembered (passages)."""
@@ -44,11 +46,19 @@ def space_of(embedder: Embedder) -> VectorSpace:
     return VectorSpace(embedder.name, embedder.dim)
 
 
+def on_scale(cosine: float, embedder: Embedder) -> float:
+    """A cosine threshold of the memory's settings (set for a scale from 0 to 1) on the embedder's own scale, whose
+    unrelated texts sit at `unrelated_cosine`: the same share of the way from there to 1."""
+    floor = embedder.unrelated_cosine
+    return floor + (1.0 - floor) * cosine
+
+
 class WordLlamaEmbedder:
     """Loads the bundled WordLlama model on first use and keeps it for the process. Symmetric: a query is
     embedded as a passage is."""
 
     name = "wordllama"
+    unrelated_cosine = 0.0
 
     def __init__(self, dim: int = 256) -> None:
         self.dim = dim
@@ -80,6 +90,10 @@ class E5Embedder:
 
     name = "multilingual-e5-small"
     dim = 384
+    # Trained with a low temperature, e5 puts unrelated texts at a cosine of about 0.7 and nearly everything
+    # between 0.7 and 1.0 (its model card says so): a threshold meant for a scale from 0 would call most pairs of
+    # chat turns duplicates.
+    unrelated_cosine = 0.7
 
     def __init__(self) -> None:
         self._model: Any = None
@@ -165,6 +179,7 @@ class OllamaEmbedder:
         self.model = model
         self.dim = dim or (known.dim if known else 0)
         self.name = f"ollama/{model.split(':', 1)[0]}"
+        self.unrelated_cosine = 0.0
         self.timeout_s = timeout_s
         self._prefixes = (known.query_prefix, known.passage_prefix) if known else ("", "")
         self._client: Any = None

@@ -22,7 +22,7 @@ import numpy as np
 from sqlalchemy import column, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.memory.lexicon import STOPWORDS
+from brain.memory.lexicon import FOLD_FROM, FOLD_TO, STOPWORDS
 from brain.memory.models import ASSISTANT
 from brain.memory.models import SPEAKERS as ROLES
 from brain.memory.settings import MemorySettings
@@ -44,17 +44,17 @@ VECTOR_SHARE = 0.5
 # Where a candidate sits in the period the query names, its lexical part counts at least this many standard
 # deviations (and as much as the best lexical hit): being said then is as telling as a rare word.
 WINDOW_Z = 1.0
-# Only rare query words go to the lexical channel: found in at most this share of the person's memories, and
-# in fewer than LEXICAL_MAX_DF of them however many there are. Common words are the embedding's job, and in a
-# chat history they mostly match chatter ("I was wondering if you could ...") rather than the memory meant.
-# The absolute bound also bounds the work: counting a word stops one past it, and BM25 scores at most that
-# many memories per word.
-LEXICAL_MAX_SHARE = 0.02
+# Query words go to the lexical channel unless they are common: found in more than this share of the person's
+# memories, or in LEXICAL_MAX_DF of them or more however many there are. BM25 gives a common word little weight
+# anyway; leaving it out bounds the work: counting a word stops one past the limit, and BM25 scores at most that
+# many memories per word. A conversation of a few hundred turns keeps all but its commonest words, a memory of
+# 100,000 only its rare ones.
+LEXICAL_MAX_SHARE = 0.25
 LEXICAL_MIN_DF_LIMIT = 2
 LEXICAL_MAX_DF = 200
 # At most this many postings are read per query, shared among its words: a long message has meaning enough
 # for the embedding, so each of its words must be rarer to count.
-LEXICAL_BUDGET = 600
+LEXICAL_BUDGET = 1200
 # A word that the table's statistics (ANALYZE's most common lexemes of the full-text column) put in at least this
 # many times the rare limit of the person's memories is left out without asking the index: a GIN lookup reads the
 # word's whole posting list, the dearest part of the lexical channel, only to find the word common.
@@ -730,11 +730,20 @@ def exact_window_limit(limit: int, population: int) -> int:
     return max(int(math.sqrt(max(limit, 1) * max(population, 1))), limit)
 
 
+_FOLD = str.maketrans(FOLD_FROM, FOLD_TO)
+_SPELLED_UMLAUT = re.compile(r"(?<=[aou])e+")
+
+
+def fold_word(word: str) -> str:
+    """A word as the full-text column stores it (see lexicon.FOLD_FROM and migration 0030's memory_fold)."""
+    return _SPELLED_UMLAUT.sub("", word.lower().replace("ß", "ss").translate(_FOLD))
+
+
 def query_lexemes(query_text: str) -> list[str]:
-    """The query's words as the 'simple' text search configuration stores them (lowercased, unstemmed),
-    without function words: those never make a memory stand out, and their posting lists are long."""
+    """The query's words as the full-text column stores them (folded, unstemmed), without German and English
+    function words: those never make a memory stand out, and their posting lists are long."""
     words = _WORD.findall(query_text.lower())
-    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOPWORDS))
+    return list(dict.fromkeys(fold_word(w) for w in words if len(w) > 1 and w not in STOPWORDS))
 
 
 def rare_word_limit(population: int, words: int = 1) -> int:

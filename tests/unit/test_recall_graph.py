@@ -237,11 +237,11 @@ def test_the_lexical_channel_gets_the_query_words_without_function_words() -> No
 
 
 def test_a_rare_word_is_rare_relative_to_the_memory_but_never_common_in_absolute_terms() -> None:
-    assert rare_word_limit(10) == 2  # a small memory still lets a word found twice through
-    assert rare_word_limit(1_000) == 20
+    assert rare_word_limit(4) == 2  # a small memory still lets a word found twice through
+    assert rare_word_limit(400) == 100  # a conversation keeps all but its commonest words
     assert rare_word_limit(100_000) == 199  # however large the memory, counting stays bounded
-    assert rare_word_limit(100_000, words=12) == 49  # and a long query's words share one budget
-    assert rare_word_limit(1_000, words=12) == 20
+    assert rare_word_limit(100_000, words=12) == 99  # and a long query's words share one budget
+    assert rare_word_limit(1_000, words=30) == 39
 
 
 def test_a_word_the_statistics_show_far_above_the_rare_limit_is_left_out_before_the_index_is_read() -> None:
