@@ -43,6 +43,7 @@ from benchmarks._pg import bench_database
 from brain.clock import FixedClock
 from brain.core import Brain
 from brain.memory.api import Memory
+from brain.memory.capture import embedded_text, speaker_of
 from brain.memory.embedder import EMBEDDERS, Embedder, build_embedder, space_of
 from brain.memory.recall import fold_word, query_lexemes
 from brain.people.service import resolve_identity
@@ -188,7 +189,8 @@ async def run(url: str, set_path: Path, limit_users: int | None, mode: str, embe
     if cached is not None:
         embedder.load(cached)
     started = time.perf_counter()
-    embedder.prime([str(m["text"]).strip() for m in memories], [str(q["query"]) for q in queries])
+    embedder.prime([embedded_text(speaker_of(str(m["speaker"])), str(m["text"]).strip()) for m in memories],
+                   [str(q["query"]) for q in queries])
     if cached is not None:
         embedder.save(cached)
     report.embed_s = time.perf_counter() - started

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import text
 
+from brain.memory.capture import embedded_text
 from brain.memory.embedder import Embedder, space_of
 from brain.store.unit_of_work import Transactions
 
@@ -37,11 +38,11 @@ class ReembedProgress:
 # Entries still to promote come first (promotion waits for them); promoted and rejected entries keep their old
 # vectors, which nothing reads any more.
 _STALE_ENTRIES = text("""
-    SELECT id, text FROM memory_short_term
+    SELECT id, speaker, text FROM memory_short_term
     WHERE status = 'pending' AND embedding IS NOT NULL AND embedder IS DISTINCT FROM :space
     ORDER BY id LIMIT :batch""")
 _STALE_NODES = text("""
-    SELECT id, text FROM memory_nodes WHERE embedder <> :space ORDER BY id LIMIT :batch""")
+    SELECT id, speaker, text FROM memory_nodes WHERE embedder <> :space ORDER BY id LIMIT :batch""")
 # Only rows still of another space: two processes that re-embed the same rows at once write the same vectors.
 _UPDATE_ENTRIES = text("""
     UPDATE memory_short_term e SET embedding = v.embedding, embedder = :space
@@ -74,7 +75,7 @@ async def reembed_batch(transactions: Transactions, embedder: Embedder, batch: i
             rows = (await session.execute(select_stale, {"space": space, "batch": batch})).all()
         if not rows:
             continue
-        vectors = await asyncio.to_thread(embedder.embed, [str(row.text) for row in rows])
+        vectors = await asyncio.to_thread(embedder.embed, [embedded_text(row.speaker, row.text) for row in rows])
         async with transactions.begin() as uow:
             await uow.session.execute(update, {"space": space, "ids": [row.id for row in rows],
                                                "vectors": [np.asarray(v, np.float32) for v in vectors]})
