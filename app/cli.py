@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from bot.adapter import ChatAdapter
     from bot.dialog import Dialog
     from brain.core import Brain
+    from brain.memory.embedder import Embedder
+    from brain.memory.reembed import ReembedProgress
 
 cli = typer.Typer(add_completion=False, no_args_is_help=False, help="Companion: your personal companion.")
 err = Console(stderr=True)
@@ -225,6 +227,7 @@ def doctor() -> None:
     except Exception as problem:
         ok = False
         console.print(f"[red]✗[/red] database: {problem}")
+    _check_embedder(settings, console)
     try:
         with urllib.request.urlopen(f"{settings.ollama_host}/api/version", timeout=2) as response:
             response.read()
@@ -240,6 +243,77 @@ def doctor() -> None:
     console.print("[green]✓[/green] Matrix configured" if settings.matrix_enabled
                    else "[yellow]![/yellow] Matrix not configured (MATRIX_HOMESERVER, MATRIX_USER_ID)")
     raise typer.Exit(0 if ok else 1)
+
+
+def _check_embedder(settings: Settings, console: Console) -> None:
+    """Which embedder the memory uses, whether it is the one asked for, and how far re-embedding has come."""
+    from app.wiring import embedder_from_settings
+    from brain.memory.embedder import space_of
+
+    try:
+        choice = embedder_from_settings(settings)
+    except ValueError as problem:
+        console.print(f"[red]✗[/red] embedder: {problem}")
+        return
+    space = space_of(choice.embedder).key
+    if choice.fallback is not None:
+        console.print(f"[yellow]![/yellow] embedder: {choice.fallback}; the memory uses {space} (fast, weaker "
+                      "recall)")
+    else:
+        console.print(f"[green]✓[/green] embedder {space}")
+    try:
+        progress = asyncio.run(_reembed_progress(settings, choice.embedder))
+    except Exception:
+        return  # the database check says what is wrong
+    if progress.remaining:
+        console.print(f"[yellow]![/yellow] re-embedding: {progress.done} of {progress.total} memories have vectors "
+                      f"of {space}; the rest is found by its words until `companion reembed` or the running bot is "
+                      "done")
+
+
+async def _reembed_progress(settings: Settings, embedder: Embedder) -> ReembedProgress:
+    from app.wiring import open_database
+    from brain.core import Brain
+    from brain.memory.reembed import reembed_progress
+    from brain.store.database import Database
+
+    async with open_database(settings) as url:
+        brain = Brain(Database(url, pool_size=1))
+        try:
+            return await reembed_progress(brain.transactions, embedder)
+        finally:
+            await brain.close()
+
+
+@cli.command()
+def reembed() -> None:
+    """Give every memory a vector of the configured embedder now (the running bot also does it in the background)."""
+    from rich.progress import Progress
+
+    from app.wiring import embedder_from_settings, open_database
+    from brain.core import Brain
+    from brain.memory.reembed import reembed_all
+    from brain.store.database import Database
+
+    settings = _settings()
+    embedder = embedder_from_settings(settings).embedder
+
+    async def _go() -> ReembedProgress:
+        async with open_database(settings) as url:
+            brain = Brain(Database(url, pool_size=2))
+            try:
+                with Progress(console=err) as bar:
+                    task = bar.add_task("re-embedding memories", total=None)
+
+                    def show(progress: ReembedProgress) -> None:
+                        bar.update(task, completed=progress.done, total=progress.total)
+
+                    return await reembed_all(brain.transactions, embedder, on_progress=show)
+            finally:
+                await brain.close()
+
+    done = asyncio.run(_go())
+    err.print(f"[green]{done.done} memories have vectors of the configured embedder.[/green]")
 
 
 async def _check_database(settings: Settings) -> None:

@@ -27,6 +27,10 @@ from brain.store.embedded import EmbeddedPostgres, to_sqlalchemy_url
 from brain.store.migrate import upgrade
 from rules.wiring import build_brain
 
+# The memory's embedder in every test and every process a test starts: WordLlama loads in a second and embeds a text
+# in well under a millisecond; the default, multilingual-e5-small, only where a test is about it.
+os.environ.setdefault("EMBEDDER", "wordllama")
+
 TEMPLATE_DB = "companion_template"
 _counter = itertools.count()
 
