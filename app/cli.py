@@ -1,4 +1,4 @@
-"""The `companion` command: run, chat, migrate, doctor."""
+"""The `companion` command: run, chat, migrate, doctor, and the data commands backup, restore and import."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import logging
 import signal
 import sys
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import typer
@@ -15,6 +18,7 @@ from rich.console import Console
 
 from bot import event_loop
 from bot.settings import Settings, SettingsError, load_settings
+from brain.i18n import Renderer, Text, tr
 
 if TYPE_CHECKING:
     from adapters.console.chat import ConsoleChat
@@ -280,6 +284,63 @@ async def _check_database(settings: Settings) -> None:
                 await conn.execute(text("SELECT 1"))
         finally:
             await db.dispose()
+
+
+def _say(settings: Settings, text: Text, style: str = "green") -> None:
+    """A message of the data commands, in the install's language (DEFAULT_LOCALE)."""
+    err.print(f"[{style}]{Renderer(settings.default_locale)(text)}[/{style}]", highlight=False)
+
+
+@contextmanager
+def _database_server(settings: Settings) -> Iterator[str]:
+    """The libpq URI of the configured database: DATABASE_URL, or the embedded server in the data directory
+    (started here if no other process runs it, and stopped again afterwards). Nothing is migrated."""
+    from brain.store.embedded import EmbeddedPostgres, to_libpq_url
+
+    if settings.database_url is not None:
+        yield to_libpq_url(settings.database_url)
+        return
+    embedded = EmbeddedPostgres(settings.data_dir)
+    embedded.start()
+    try:
+        yield embedded.libpq_uri
+    finally:
+        embedded.stop()
+
+
+@cli.command()
+def backup(path: Path = typer.Argument(..., help="The backup file to write (pg_dump's custom format).")) -> None:
+    """Write the whole database to one file (the embedded one, or DATABASE_URL's)."""
+    from brain.store.backup import BackupError
+    from brain.store.backup import backup as dump
+
+    settings = _settings()
+    try:
+        with _database_server(settings) as uri, err.status(Renderer(settings.default_locale)(tr("Backing up…"))):
+            size = dump(uri, path)
+    except BackupError as problem:
+        _say(settings, tr("Backup failed: {problem}", problem=str(problem)), "red")
+        raise typer.Exit(1) from None
+    _say(settings, tr("Backup written to {path} ({size} bytes).", path=str(path), size=size))
+
+
+@cli.command()
+def restore(path: Path = typer.Argument(..., help="A file written by `companion backup`.")) -> None:
+    """Restore a backup into an empty database (a new data directory, or an empty DATABASE_URL), then migrate it."""
+    from brain.store.backup import BackupError
+    from brain.store.backup import restore as load
+    from brain.store.embedded import to_sqlalchemy_url
+    from brain.store.migrate import upgrade
+
+    settings = _settings()
+    try:
+        with _database_server(settings) as uri, err.status(Renderer(settings.default_locale)(tr("Restoring…"))):
+            load(uri, path)
+            upgrade(to_sqlalchemy_url(uri))
+    except BackupError as problem:
+        _say(settings, tr("Restore failed: {problem}", problem=str(problem)), "red")
+        raise typer.Exit(1) from None
+    _say(settings, tr("Restored {path}; the database is up to date.", path=str(path)))
 
 
 def main() -> None:
