@@ -340,6 +340,47 @@ def restore(path: Path = typer.Argument(..., help="A file written by `companion 
     _say(settings, tr("Restored {path}; the database is up to date.", path=str(path)))
 
 
+@cli.command("import")
+def import_command(file: Path = typer.Argument(..., help="A file that /export sent.")) -> None:
+    """Take a person's /export back in: into a fresh install, or as one more person of this one."""
+    from rich.progress import Progress
+
+    from app.wiring import build_memory, open_database
+    from brain.core import Brain
+    from brain.data_import import ImportRefused, ImportReport, import_person, read_document
+    from brain.store.database import Database
+
+    settings = _settings()
+    render = Renderer(settings.default_locale)
+    try:
+        document = read_document(file.read_bytes())
+    except OSError as problem:
+        _say(settings, tr("Cannot read {path}: {problem}", path=str(file), problem=problem.strerror or ""), "red")
+        raise typer.Exit(1) from None
+    except ImportRefused as problem:
+        _say(settings, tr("Not imported: {problem}", problem=str(problem)), "red")
+        raise typer.Exit(1) from None
+
+    async def _go(progress: Progress) -> ImportReport:
+        task = progress.add_task(render(tr("Importing…")), total=len(document["tables"]))
+        async with open_database(settings) as url:
+            brain = Brain(Database(url, pool_size=1))
+            try:
+                return await import_person(brain, document, build_memory(brain).embedder,
+                                           progress=lambda table, rows: progress.advance(task))
+            finally:
+                await brain.close()
+
+    try:
+        with Progress(console=err, transient=True) as progress:
+            report = asyncio.run(_go(progress))
+    except ImportRefused as problem:
+        _say(settings, tr("Not imported: {problem}", problem=str(problem)), "red")
+        raise typer.Exit(1) from None
+    _say(settings, tr("Imported the person {id}: {rows} rows in {tables} tables.", id=str(report.user_id),
+                      rows=sum(report.rows.values()), tables=len(report.rows)))
+
+
 def main() -> None:
     cli()
 
