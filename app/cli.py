@@ -316,7 +316,7 @@ def backup(path: Path = typer.Argument(..., help="The backup file to write (pg_d
         with _database_server(settings) as uri, err.status(Renderer(settings.default_locale)(tr("Backing up…"))):
             size = dump(uri, path)
     except BackupError as problem:
-        _say(settings, tr("Backup failed: {problem}", problem=str(problem)), "red")
+        _say(settings, tr("Backup failed: {problem}", problem=problem.reason), "red")
         raise typer.Exit(1) from None
     _say(settings, tr("Backup written to {path} ({size} bytes).", path=str(path), size=size))
 
@@ -335,7 +335,7 @@ def restore(path: Path = typer.Argument(..., help="A file written by `companion 
             load(uri, path)
             upgrade(to_sqlalchemy_url(uri))
     except BackupError as problem:
-        _say(settings, tr("Restore failed: {problem}", problem=str(problem)), "red")
+        _say(settings, tr("Restore failed: {problem}", problem=problem.reason), "red")
         raise typer.Exit(1) from None
     _say(settings, tr("Restored {path}; the database is up to date.", path=str(path)))
 
@@ -358,7 +358,7 @@ def import_command(file: Path = typer.Argument(..., help="A file that /export se
         _say(settings, tr("Cannot read {path}: {problem}", path=str(file), problem=problem.strerror or ""), "red")
         raise typer.Exit(1) from None
     except ImportRefused as problem:
-        _say(settings, tr("Not imported: {problem}", problem=str(problem)), "red")
+        _say(settings, tr("Not imported: {problem}", problem=problem.reason), "red")
         raise typer.Exit(1) from None
 
     async def _go(progress: Progress) -> ImportReport:
@@ -375,7 +375,7 @@ def import_command(file: Path = typer.Argument(..., help="A file that /export se
         with Progress(console=err, transient=True) as progress:
             report = asyncio.run(_go(progress))
     except ImportRefused as problem:
-        _say(settings, tr("Not imported: {problem}", problem=str(problem)), "red")
+        _say(settings, tr("Not imported: {problem}", problem=problem.reason), "red")
         raise typer.Exit(1) from None
     _say(settings, tr("Imported the person {id}: {rows} rows in {tables} tables.", id=str(report.user_id),
                       rows=sum(report.rows.values()), tables=len(report.rows)))

