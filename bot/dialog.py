@@ -145,7 +145,7 @@ class Dialog:
         answer piece by piece as the model writes it; the full reply is in the outbox as always. `take`: see
         `Take`; an update it drops gets no answer and changes nothing. The glances of one update, one after
         another, share a pooled connection (`Database.sharing`); the memory capture starts after that scope."""
-        with log_context.update_scope():  # its log lines name the person once known, and no other update's
+        with log_context.update_scope():  # log lines name this update's person once known, never another's
             async with self.brain.db.sharing():
                 handled = await self._handle(inbound, on_text, take)
             if handled is None:
