@@ -5,7 +5,8 @@ that has others. Everything goes in one transaction, or nothing does.
 Rows keep their ids, so a person who moves keeps what refers to them. Integer ids drawn from a sequence (events,
 memory nodes and edges, messages, ...) are kept too where they are free; a table whose exported ids are taken here
 already gets new ones, and whatever refers to them follows (foreign keys, and the memory's derived rows, which
-have none). What the export leaves out comes back as far as it can: embeddings are computed again from the
+have none); ids written inside JSON payloads (an event's, a pipeline log row's) stay as they were, like the rest
+of that history. What the export leaves out comes back as far as it can: embeddings are computed again from the
 texts with this install's embedder, search columns by the database; pictures and files stay out.
 
 An import never merges: a person already here (their id, or one of their chat accounts) is refused, as is a
