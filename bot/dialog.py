@@ -29,6 +29,7 @@ from bot.commands.tasks import time_note
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
 from bot.parsing.freetext import parse_free_text
 from bot.turn import Turn
+from brain import log_context
 from brain.actions.service import redeem_action
 from brain.companion.loop import TextSink
 from brain.core import Brain
@@ -136,19 +137,21 @@ class Dialog:
         `bot.updates.UpdateClaim` (recording the update's id, so a replay has no second effect); an update it drops
         gets no answer and changes nothing. The glances of one update, one after another, share a pooled connection
         (`Database.sharing`); the memory capture starts after that scope."""
-        async with self.brain.db.sharing():
-            handled = await self._handle(inbound, on_text, take)
-        if handled is None:
-            return []
-        turn, sent = handled
-        self._capture(turn, inbound, sent)
-        return sent
+        with log_context.update_scope():  # log lines name this update's person once known, never another's
+            async with self.brain.db.sharing():
+                handled = await self._handle(inbound, on_text, take)
+            if handled is None:
+                return []
+            turn, sent = handled
+            self._capture(turn, inbound, sent)
+            return sent
 
     async def _handle(self, inbound: Inbound, on_text: TextSink | None,
                       take: UpdateClaim | None) -> tuple[Turn, list[Outbound]] | None:
         user = await self._person(inbound, writing=True, take=take)
         if user is None:
             return None
+        log_context.concerns(user.id)
         turn = Turn(self.brain, user, inbound)
         if self._steer(turn, inbound):
             return turn, []

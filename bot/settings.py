@@ -30,6 +30,7 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="WARNING", validation_alias=AliasChoices("LOG_LEVEL")
     )
+    log_format: Literal["text", "json"] = Field(default="text", validation_alias=AliasChoices("LOG_FORMAT"))
     event_loop: Literal["auto", "uvloop", "asyncio"] = Field(default="auto",
                                                              validation_alias=AliasChoices("EVENT_LOOP"))
 

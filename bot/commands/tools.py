@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.commands import Command
 from bot.turn import Turn
 
 
@@ -12,4 +13,5 @@ async def tool_pressed(turn: Turn, payload: dict[str, Any]) -> None:
     turn.say_result(await turn.tool(str(payload["name"]), dict(payload.get("args", {}))))
 
 
+COMMANDS: tuple[Command, ...] = ()
 ACTIONS = {"tool": tool_pressed}
