@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -394,7 +394,7 @@ def import_command(file: Path = typer.Argument(..., help="A file that /export se
     """Take a person's /export back in: into a fresh install, or as one more person of this one."""
     from rich.progress import Progress
 
-    from app.wiring import build_memory, open_database
+    from app.wiring import embedder_from_settings, open_database
     from brain.core import Brain
     from brain.data_import import ImportRefused, ImportReport, import_person, read_document
     from brain.store.database import Database
@@ -415,7 +415,7 @@ def import_command(file: Path = typer.Argument(..., help="A file that /export se
         async with open_database(settings) as url:
             brain = Brain(Database(url, pool_size=1))
             try:
-                return await import_person(brain, document, build_memory(brain).embedder,
+                return await import_person(brain, document, embedder_from_settings(settings).embedder,
                                            progress=lambda table, rows: progress.advance(task))
             finally:
                 await brain.close()
