@@ -45,7 +45,7 @@ from brain.core import Brain
 from brain.data_rights import FORMAT, VERSION, PersonalTable, personal_tables
 from brain.i18n import Text, tr
 from brain.memory.embedder import Embedder
-from brain.store.metadata import target_metadata
+from brain.tables import metadata as target_metadata
 
 # Integer columns that hold another table's sequence id without a foreign key: the memory's rows derived from its
 # nodes carry none on purpose (brain/memory/models.py), and must follow a node whose id changes all the same.

@@ -119,11 +119,15 @@ async def test_a_chat_between_two_people_keeps_who_said_what_and_a_question_nami
                             ("Where does anna start working on Monday?", "Anna")):
         found = await memory.recall(person, question, MONDAY, k=2, mode="command")
         assert [r.speaker for r in found] == [first, ({"Anna", "Ben"} - {first}).pop()]
-        assert found[1].score == pytest.approx(COMPANION_TURN_FACTOR * found[0].score, rel=1e-3)
-    # A question that names neither: both are first-hand, as the person's own words.
+        # The other one is at least a sector step behind (its vector, embedded with its speaker's name, differs a
+        # little too).
+        assert 0.0 < found[1].score <= COMPANION_TURN_FACTOR * found[0].score * (1 + 1e-3)
+    # A question that names neither: both are first-hand, as the person's own words (only the names in their
+    # vectors tell them apart).
     scores = {r.speaker: r.score for r in await memory.recall(person, "Who starts at the bakery on Monday?", MONDAY,
                                                                k=2, mode="command")}
-    assert scores.keys() == {"Anna", "Ben"} and scores["Anna"] == pytest.approx(scores["Ben"], rel=1e-3)
+    assert scores.keys() == {"Anna", "Ben"} and scores["Anna"] == pytest.approx(scores["Ben"], rel=0.1)
+    assert min(scores.values()) > COMPANION_TURN_FACTOR * max(scores.values())
     with pytest.raises(ValueError, match="speaker"):
         await memory.remember(person, "Hello", MONDAY, speaker=" ")
 

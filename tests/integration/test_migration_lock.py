@@ -10,7 +10,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from brain.store.metadata import target_metadata
+from app.tables import target_metadata
 from sqlalchemy import create_engine
 
 from brain.store.migrate import alembic_config, upgrade
