@@ -1,6 +1,6 @@
 """The event loop a long-running process runs on: uvloop (libuv, written in C) where it is installed, else asyncio's
 own. The bot is one process whose CPU bounds how many messages it answers per second; on uvloop its event loop
-costs less per wake-up (benchmarks/README.md, telegram_load). `EVENT_LOOP=asyncio` opts out, e.g. to debug with
+costs less per wake-up. `EVENT_LOOP=asyncio` opts out, e.g. to debug with
 asyncio's debug mode."""
 
 from __future__ import annotations

@@ -79,8 +79,7 @@ PRESENCE_SHARE = 0.5
 # than what the person said in the same words. What the person said is first-hand: their facts, plans and
 # preferences, which a later question asks about. A reply restates, suggests or asks back, and it is usually longer,
 # so it matches a question's topic words without holding the answer. (Capture already gives a reply less salience,
-# but presence moves a score by little.) On longmemeval-s36 this lifted recall@5 from 0.727 to 0.792, recall@10
-# unchanged at 0.840; the questions about what the companion said were still all found.
+# but presence moves a score by little.) Questions about what the companion said still find its replies.
 COMPANION_TURN_FACTOR = 0.9
 
 
@@ -505,7 +504,7 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False, space: 
     sources = ["SELECT id FROM vec"]
     if lexical:
         # The words come as one array, each looked up on the full-text index in a lateral join: the statement is the
-        # same for any number of words, where a branch of its own per word cost about 0.15 ms of planning each. The
+        # same for any number of words, where a branch of its own per word would be planned for each. The
         # full-text vector comes along with the id: the heap row is read for the person filter anyway, and reading
         # it again for BM25 would fetch every page twice.
         ctes.append(f"""hits AS MATERIALIZED (

@@ -48,8 +48,8 @@ class MemorySettings:
     min_weight: float = 0.1
     # The daily decay rewrites a node's stored w_decay only when it moved by more than this share (at the default
     # rate about every two weeks), or when the node falls below min_weight. Recall computes the presence itself
-    # from w_abs and reinforced_at; rewriting every row every day re-indexed each node's vector (about 1.3 ms of
-    # database CPU per node and day at 100,000 nodes, none of the updates in place) and doubled the table.
+    # from w_abs and reinforced_at; rewriting every row every day would re-index each node's vector (none of the
+    # updates in place) and double the table.
     decay_write_tolerance: float = 0.02
     reinforcement_boost: float = 0.1
     duplicate_cosine: float = 0.82
@@ -73,8 +73,8 @@ class MemorySettings:
     timeline_candidates: int = 8  # on each side
     max_edge_pairs: int = 16  # per new node, strongest first
     hnsw_ef_search: int = 100  # recall
-    # An iterative HNSW scan with a filter stops after this many index tuples: the default, 20,000, took 150 ms for an
-    # empty period in 100,000 memories. (A period that holds few memories is now searched exactly instead, see
+    # An iterative HNSW scan with a filter stops after this many index tuples: the default, 20,000, makes an empty
+    # period in a large memory slow. (A period that holds few memories is now searched exactly instead, see
     # recall.exact_window_limit; this bounds the scan of a wide one, where the filter passes many.)
     hnsw_max_scan_tuples: int = 2000
     promotion_ef_search: int = 48  # edge candidates: only the nearest ann_candidates are needed

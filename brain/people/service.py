@@ -48,8 +48,8 @@ def detached_user(row: Any) -> User:
 async def find_identity(connection: AsyncConnection, platform: str, platform_id: str, *,
                         noting: datetime | None = None) -> User | None:
     """The user behind (platform, platform_id), if known (`detached_user`). Every message starts here, so the row
-    is read lean (`Lean`) and the user built from it, not loaded through a session (0.45-0.6 ms of client CPU less
-    per message). `noting`: a known sender's message is noted at that time (`note_inbound_in`) in the same
+    is read lean (`Lean`) and the user built from it, not loaded through a session (the ORM's load costs more
+    than the statement). `noting`: a known sender's message is noted at that time (`note_inbound_in`) in the same
     statement."""
     params: dict[str, Any] = {"platform": platform, "platform_id": platform_id}
     if noting is None:

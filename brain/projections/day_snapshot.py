@@ -133,7 +133,7 @@ def _days() -> CTE:
 def _one_day() -> CTE:
     """One person's day as a row of scalar parameters. For one person this, not the arrays: PostgreSQL plans a
     prepared statement once only where that plan is as cheap as one made for the values at hand, and over bound
-    arrays it cannot know there is one person, so every /today was planned anew (about 2.5 ms of server CPU)."""
+    arrays it cannot know there is one person, so every /today would be planned anew."""
     return select(
         bindparam("user_id", type_=UUID(as_uuid=True)).label("user_id"), bindparam("day", type_=Date()).label("day"),
         bindparam("day_start", type_=DateTime(timezone=True)).label("day_start"),
@@ -360,7 +360,7 @@ def _in_one() -> Any:
 # bound parameters, so a read neither rebuilds these statements nor walks them for their cache key.
 _STATEMENTS = _statements()
 _IN_ONE = _in_one()
-# Run lean (`Lean`), prepared at its first run on a connection: planning it costs 3-5 ms of server CPU.
+# Run lean (`Lean`), prepared at its first run on a connection: planning this statement is expensive.
 _IN_ONE_LEAN = Lean(_IN_ONE)
 
 

@@ -25,7 +25,7 @@ _IDLE_SINCE = "companion_idle_since"
 
 # psycopg turns a statement's %(name)s placeholders into $n by a regular-expression pass, remembered for the last 128
 # statement texts of up to 4,096 characters. Several of ours are longer (/today's snapshot, recall with a time
-# window, the promotion's candidate search), and the pass over one of them cost 0.5-1 ms of CPU on every run. Our
+# window, the promotion's candidate search), and the pass over one of them costs CPU on every run. Our
 # statements are fixed texts (values are parameters), a few hundred in all, so remembering the longer ones and
 # more of them costs some hundred kilobytes.
 LONGEST_REMEMBERED_STATEMENT = 65536
@@ -43,8 +43,8 @@ class Database:
         # Not `pool_pre_ping`, which pings on every checkout: under load that was one round trip in three.
         # At most 2 x `pool_size` connections, all kept once opened: with `pool_size` kept and as many more as
         # overflow, a load that needs a little more than `pool_size` at once (the Telegram adapter's 16 lanes
-        # and its sender) opened and closed a connection every 15 messages, and a new server backend costs
-        # 3-4 ms of server CPU before its caches are warm. LIFO: a light load reuses the same few connections.
+        # and its sender) opened and closed a connection every few messages, and a new server backend is slow
+        # until its caches are warm. LIFO: a light load reuses the same few connections.
         self.engine: AsyncEngine = create_async_engine(
             url, pool_size=2 * pool_size, max_overflow=0, pool_use_lifo=True, echo=echo
         )

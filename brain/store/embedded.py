@@ -22,8 +22,7 @@ def auto_shared_buffers_mb() -> int:
     """A quarter of the machine's memory (PostgreSQL's own advice for a server of its own), at least PostgreSQL's
     default of 128 MB and at most 1 GB, as the companion shares the machine. The stock 128 MB is sized for tiny
     machines: a memory of 100,000 notes works on about 1 GB, and with 128 MB of buffers its pages come from the
-    operating system's cache again and again (promotion then costs about twice the server CPU per note,
-    benchmarks/README.md, memory_scale)."""
+    operating system's cache again and again, and promotion costs far more server CPU per note."""
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):

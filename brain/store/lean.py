@@ -1,9 +1,9 @@
 """The hottest statements, run on the driver's connection: a Core statement compiled once, then executed by psycopg
 alone on the connection SQLAlchemy lent (its transaction, or its autocommit).
 
-SQLAlchemy's execution of a compiled, cached Core statement still costs about 0.2 ms of client CPU (the execution
-context, the parameter and result machinery, the greenlet hop of its asyncio layer); psycopg's own execution of the
-same statement about 0.07 ms (`benchmarks/README.md`, telegram_load). Every Telegram message runs half a dozen of
+SQLAlchemy's execution of a compiled, cached Core statement still costs several times the client CPU of psycopg's
+own execution of the same statement (the execution context, the parameter and result machinery, the greenlet hop of
+its asyncio layer). Every Telegram message runs half a dozen of
 these statements whatever it says (the sender's lookup with the update's take, the reply's enqueue, claim, in-flight
 mark and settlement, the events of its writes), so they go this way; everything else stays with SQLAlchemy.
 
@@ -63,8 +63,8 @@ class Lean:
     def __init__(self, statement: ClauseElement, *, prepare: bool = True) -> None:
         """`prepare`: prepared on the server at its first run on a connection, not at psycopg's sixth (a lean
         statement is a hot one by choice). PostgreSQL then plans it for the values at hand five times and keeps one
-        generic plan if that is as cheap: 6 plannings per pooled connection instead of 10, which for /today's snapshot
-        (3-5 ms each) made up most of the database's planning in `benchmarks/telegram_load.py`. False: psycopg's
+        generic plan if that is as cheap: 6 plannings per pooled connection instead of 10, which matters for
+        expensive plans such as /today's snapshot. False: psycopg's
         own rule, for a statement whose plan must fit its values."""
         self._prepare: bool | None = True if prepare else None
         compiled = statement.compile(dialect=_DIALECT)

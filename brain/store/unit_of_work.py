@@ -3,7 +3,7 @@ written to the event store inside the same transaction; the bus sees them only a
 rolled-back write leaves neither record nor event, and no subscriber hears of it.
 
 An event is written by one lean statement (`Lean`) when its unit commits, not as an ORM object flushed by the
-session: the ORM's flush of one event cost 0.9-1.1 ms of client CPU, more than the write it describes. Until then
+session: the ORM's flush of one event costs more client CPU than the write it describes. Until then
 it is pending, and everything that could read it first writes it: a statement the session executes (the ORM's
 autoflush point) and any commit of the session (`_write_pending`), so a unit reads its own events as before. A lean
 statement of the unit does not write them; none reads events."""
