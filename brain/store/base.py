@@ -36,9 +36,8 @@ def constant(value: str) -> ColumnElement[str]:
     parameter. PostgreSQL plans a prepared statement once (a generic plan) only where that plan is as cheap as one
     made for the values at hand. A partial index (`WHERE status = 'pending'`) matches a literal but never a
     parameter, so a parameter there makes every run of a hot statement plan anew. So every status compared where a
-    partial index names it (the outbox's
-    'pending', a ritual run's 'running', a Matrix message's 'open') goes through here. Only for constants of our own
-    code: the value is quoted, not escaped for input from outside."""
+    partial index names it (the outbox's 'pending', a ritual run's 'running', a Matrix message's 'open') goes through
+    here. Only for constants of our own code: the value is quoted, not escaped for input from outside."""
     if "'" in value or "\\" in value:
         raise ValueError(f"not a plain constant: {value!r}")
     return literal_column(f"'{value}'", String())
