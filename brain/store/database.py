@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from psycopg import _queries
 from sqlalchemy import event, exc
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
@@ -23,16 +21,6 @@ from brain.store.vectors import dump_vectors_on_connect
 PING_AFTER_IDLE_S = 1.0
 _IDLE_SINCE = "companion_idle_since"
 
-# psycopg turns a statement's %(name)s placeholders into $n by a regular-expression pass, remembered for the last 128
-# statement texts of up to 4,096 characters. Several of ours are longer (/today's snapshot, recall with a time
-# window, the promotion's candidate search), and the pass over one of them costs CPU on every run. Our
-# statements are fixed texts (values are parameters), a few hundred in all, so remembering the longer ones and
-# more of them costs some hundred kilobytes.
-LONGEST_REMEMBERED_STATEMENT = 65536
-STATEMENTS_REMEMBERED = 1024
-if _queries.MAX_CACHED_STATEMENT_LENGTH < LONGEST_REMEMBERED_STATEMENT:
-    _queries.MAX_CACHED_STATEMENT_LENGTH = LONGEST_REMEMBERED_STATEMENT
-    _queries._query2pg = functools.lru_cache(maxsize=STATEMENTS_REMEMBERED)(_queries._query2pg_nocache)
 
 
 class Database:

@@ -129,27 +129,3 @@ async def test_a_glance_leaves_its_pooled_connection_transactional(database_url:
             assert await session.scalar(text("SELECT count(*) FROM glance_probe")) == 0
     finally:
         await db.dispose()
-
-
-async def test_a_long_statement_is_translated_for_the_driver_once(database_url: str) -> None:
-    """psycopg remembers its placeholder translation only for statements up to 4,096 characters by itself; ours
-    (/today's snapshot, recall with a time window) are longer and were translated again on every run."""
-    from psycopg import _queries
-    from sqlalchemy.dialects.postgresql import psycopg as psycopg_dialect
-
-    from brain.projections import day_snapshot
-
-    long_sql = str(day_snapshot._IN_ONE.compile(dialect=psycopg_dialect.dialect()))
-    assert len(long_sql) > 4096  # the case psycopg alone would not remember
-    statement = text("SELECT count(*) FROM users WHERE id = :id /* " + "x" * 5000 + " */")
-    db = Database(database_url, pool_size=1)
-    try:
-        async with db.engine.connect() as connection:
-            await connection.execute(statement, {"id": None})
-            before = _queries._query2pg.cache_info()
-            for _ in range(3):
-                await connection.execute(statement, {"id": None})
-            after = _queries._query2pg.cache_info()
-        assert after.misses == before.misses and after.hits >= before.hits + 3
-    finally:
-        await db.engine.dispose()
