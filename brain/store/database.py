@@ -22,7 +22,6 @@ PING_AFTER_IDLE_S = 1.0
 _IDLE_SINCE = "companion_idle_since"
 
 
-
 class Database:
     def __init__(self, url: str, *, pool_size: int = 10, echo: bool = False,
                  ping_after_idle: float = PING_AFTER_IDLE_S) -> None:
