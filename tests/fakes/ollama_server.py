@@ -57,16 +57,22 @@ class FakeOllama:
         # /api/embed's vectors: a hash of the whole text (equal texts, equal vectors; nothing else alike), or with
         # `embed_words` a hashed bag of its words, so that texts sharing words are near (a model with some meaning).
         self.embed_words = False
+        # A test may hold the /api/embed requests whose first input `embed_held` accepts until `embed_release` is
+        # set (on the server's loop), to look at what happens while they wait; the others are answered at once.
+        self.embed_held: Callable[[str], bool] | None = None
+        self.embed_release = asyncio.Event()
         self.models = list(MODELS)
         self.in_flight = 0
         self.max_in_flight = 0
         self._runner: web.AppRunner | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.url = ""
 
     def script(self, *items: Script | Responder) -> None:
         self.queue.extend(items)
 
     async def start(self, port: int = 0) -> str:
+        self._loop = asyncio.get_running_loop()
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/api/chat", self._chat)
         app.router.add_post("/api/embed", self._embed)
@@ -81,6 +87,11 @@ class FakeOllama:
         sockets = getattr(server, "sockets", None) or []
         self.url = f"http://127.0.0.1:{sockets[0].getsockname()[1]}"
         return self.url
+
+    def release_embeds(self) -> None:
+        """Answers the held /api/embed requests and all later ones; callable from any thread."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self.embed_release.set)
 
     async def stop(self) -> None:
         if self._runner is not None:
@@ -139,6 +150,8 @@ class FakeOllama:
         texts = body.get("input", [])
         if isinstance(texts, str):
             texts = [texts]
+        if self.embed_held is not None and texts and self.embed_held(str(texts[0])):
+            await self.embed_release.wait()
         embed = _bag_of_words if self.embed_words else _vector
         return web.json_response({"model": body.get("model", ""),
                                   "embeddings": [embed(str(t), int(body.get("dimensions") or self.embed_dim))

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import text
 
+from app.wiring import open_app
+from bot.settings import Settings
+from brain.clock import FixedClock
 from brain.core import Brain
 from brain.memory.api import Memory
 from brain.memory.embedder import OllamaEmbedder, WordLlamaEmbedder, build_embedder, space_of
@@ -43,6 +47,7 @@ def ollama() -> Iterator[FakeOllama]:
     try:
         yield fake
     finally:
+        fake.release_embeds()  # nothing left waiting when a test failed while requests were held
         asyncio.run_coroutine_threadsafe(fake.stop(), loop).result(timeout=10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=10)
@@ -103,3 +108,56 @@ async def test_switching_the_embedder_re_embeds_the_memories_and_recall_works_du
     inputs = [t for request in ollama.embed_requests for t in request["input"]]
     assert "search_query: When is Anna's birthday party?" in inputs
     assert "search_document: Bought oat milk and bananas at the market." in inputs
+
+
+async def until(check: Callable[[], Awaitable[bool]], within: float = 30.0) -> None:
+    deadline = time.monotonic() + within
+    while not await check():
+        assert time.monotonic() < deadline, "the condition did not come true in time"
+        await asyncio.sleep(0.05)
+
+
+async def test_an_installation_started_with_another_embedder_re_embeds_in_the_background(
+        brain: Brain, database_url: str, clock: FixedClock, ollama: FakeOllama) -> None:
+    """The app as `companion run` opens it, with EMBEDDER=ollama on a database whose memories are WordLlama's: the
+    re-embedding starts by itself, recall answers while it waits on the model server, and by meaning after it."""
+    person = await new_user(brain)
+    before = Memory(brain, WordLlamaEmbedder())
+    for i, line in enumerate(LINES):
+        await before.remember(person, line, MONDAY - timedelta(hours=len(LINES) - i))
+    await before.ingest_until_promoted(person)
+    assert await stored_spaces(brain, person) == {"wordllama@256": len(LINES)}
+
+    # The memories' texts (nomic-embed-text's document prefix) wait at the server; questions are answered.
+    ollama.embed_held = lambda first: first.startswith("search_document: ")
+    settings = Settings(_env_file=None, database_url=database_url, embedder="ollama",  # type: ignore[call-arg]
+                        ollama_host=ollama.url, embedding_model="nomic-embed-text", companion_enabled=False)
+    async with open_app(settings, clock=clock) as app:
+        memory = app.brain.memory
+        assert memory is not None
+        new_space = space_of(memory.embedder).key
+        assert new_space == "ollama/nomic-embed-text@768"
+
+        async def asked_for_documents() -> bool:
+            return any(str(t).startswith("search_document: ") for r in ollama.embed_requests for t in r["input"])
+
+        await until(asked_for_documents)  # the background re-embedding has sent its first batch
+
+        # During: nothing of the new space yet, and the words still find the memory.
+        assert (await reembed_progress(app.brain.transactions, memory.embedder)).remaining == len(LINES)
+        [found, *_] = await memory.recall(person, "Who recommended the Alhambra?", MONDAY)
+        assert "Alhambra" in found.text and found.lexical
+
+        ollama.release_embeds()
+
+        async def all_re_embedded() -> bool:
+            return (await reembed_progress(app.brain.transactions, memory.embedder)).remaining == 0
+
+        await until(all_re_embedded)
+        assert await stored_spaces(brain, person) == {new_space: len(LINES)}
+
+        # After: by meaning (the fake's vectors are bags of words) as well as by words.
+        [found, *_] = await memory.recall(person, "oat milk and bananas", MONDAY + timedelta(hours=1))
+        assert found.text == "Bought oat milk and bananas at the market." and found.vector > 0.5
+        [found, *_] = await memory.recall(person, "Who recommended the Alhambra?", MONDAY + timedelta(hours=1))
+        assert "Alhambra" in found.text and found.vector > 0
