@@ -47,12 +47,13 @@ def _settings(*, log_to_file: bool = False) -> Settings:
     return settings
 
 
-async def _chat(settings: Settings) -> int:
+async def _chat(settings: Settings, *, monitored: bool = False) -> int:
+    """The terminal chat; `monitored`: with /healthz and /metrics (as `companion run`, not beside a running bot)."""
     from adapters.console.chat import ConsoleChat, ConsoleConfig
     from app.monitoring import serve_monitoring
     from app.wiring import open_app
 
-    async with open_app(settings) as app, serve_monitoring(settings, app.brain):
+    async with open_app(settings) as app, serve_monitoring(settings if monitored else None, app.brain):
         chat = ConsoleChat(app.brain, app.dialog, ConsoleConfig.from_settings(settings))
         stop = asyncio.Event()
         ticker = asyncio.create_task(_pulse_ticker(settings, app.brain, app.dialog, chat, stop))
@@ -159,7 +160,7 @@ def run() -> None:
     settings = _settings(log_to_file=not serving)  # the terminal chat shares the screen with the log
     if not serving:
         try:
-            raise typer.Exit(event_loop.run(_chat(settings), settings.event_loop))
+            raise typer.Exit(event_loop.run(_chat(settings, monitored=True), settings.event_loop))
         except KeyboardInterrupt:
             raise typer.Exit(0) from None
     from adapters.matrix.session import MatrixLoginError
@@ -173,7 +174,7 @@ def run() -> None:
 
 @cli.command()
 def chat() -> None:
-    """The terminal chat (reads lines until end of input)."""
+    """The terminal chat (reads lines until end of input). It serves no /healthz: METRICS_LISTEN is the bot's."""
     settings = _settings(log_to_file=True)
     try:
         raise typer.Exit(event_loop.run(_chat(settings), settings.event_loop))

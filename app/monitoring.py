@@ -60,12 +60,12 @@ class MonitoringServer:
 
 
 @asynccontextmanager
-async def serve_monitoring(settings: Settings, brain: Brain,
+async def serve_monitoring(settings: Settings | None, brain: Brain,
                            adapters: Sequence[Liveness] = ()) -> AsyncIterator[MonitoringServer | None]:
-    """Serves `/healthz` and `/metrics` while the block runs, when METRICS_LISTEN is set (else yields None).
-    `adapters`: the signs of life of the chat adapters this process serves."""
-    address = settings.metrics_address
-    if address is None:
+    """Serves `/healthz` and `/metrics` while the block runs, when METRICS_LISTEN is set (else, or without
+    settings, yields None). `adapters`: the signs of life of the chat adapters this process serves."""
+    address = None if settings is None else settings.metrics_address
+    if settings is None or address is None:
         yield None
         return
     health = Health(brain, window_s=settings.health_window_seconds)
