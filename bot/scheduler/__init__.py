@@ -60,7 +60,7 @@ class CompanionScheduler:
             # Late runs are fine (each job works out what is due itself); never two at once, never a backlog.
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
         )
-        self.aps.add_listener(_note_lag, EVENT_JOB_SUBMITTED)
+        self.aps.add_listener(note_lag, EVENT_JOB_SUBMITTED)
         install(self.jobs)
         try:
             self.aps.start(paused=True)
@@ -94,7 +94,7 @@ class CompanionScheduler:
             self.aps.wakeup()
 
 
-def _note_lag(event: JobSubmissionEvent) -> None:
+def note_lag(event: JobSubmissionEvent) -> None:
     """How late a job started against its latest due time (a late run is coalesced into one)."""
     if event.scheduled_run_times:
         due = max(event.scheduled_run_times)
