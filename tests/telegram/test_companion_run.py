@@ -32,6 +32,14 @@ async def answer(url: str) -> tuple[int, str]:
         return response.status, await response.text()
 
 
+async def health_check(env: dict[str, str]) -> int:
+    """`companion health`'s exit code."""
+    checking = await asyncio.create_subprocess_exec(sys.executable, "-m", "app.cli", "health", cwd=ROOT, env=env,
+                                                    stdout=asyncio.subprocess.DEVNULL,
+                                                    stderr=asyncio.subprocess.DEVNULL)
+    return await asyncio.wait_for(checking.wait(), timeout=60)
+
+
 @pytest.mark.slow
 async def test_companion_run_serves_telegram_until_sigterm(api: FakeBotAPI, database_url: str, person) -> None:  # type: ignore[no-untyped-def]
     data_dir = tempfile.mkdtemp(prefix="crun", dir="/tmp")
@@ -60,10 +68,13 @@ async def test_companion_run_serves_telegram_until_sigterm(api: FakeBotAPI, data
         assert status == 200
         assert counted[("companion_messages_received_total", (("platform", "telegram"),))] == 1
         assert counted[("companion_messages_sent_total", (("platform", "telegram"),))] == 1
+        # The health check of the image and the compose file.
+        assert await health_check(env) == 0
         process.send_signal(signal.SIGTERM)
         _, stderr = await asyncio.wait_for(process.communicate(), timeout=30)
         assert process.returncode == 0, stderr.decode()
         assert "Serving TelegramAdapter" in stderr.decode()
+        assert await health_check(env) == 1  # nobody answers any more
     finally:
         if process.returncode is None:
             process.kill()
