@@ -43,12 +43,14 @@ COPY --from=build /app /app
 ENV PATH=/opt/companion/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     COMPANION_DATA_DIR=/data \
-    TELEGRAM_WEBHOOK_LISTEN=0.0.0.0:8443
+    TELEGRAM_WEBHOOK_LISTEN=0.0.0.0:8443 \
+    METRICS_LISTEN=0.0.0.0:9464
 WORKDIR /app
 USER companion
 VOLUME ["/data"]
-# Telegram's webhook (TELEGRAM_WEBHOOK_LISTEN), and the metrics port that METRICS_LISTEN is to use.
+# Telegram's webhook (TELEGRAM_WEBHOOK_LISTEN), and /healthz and /metrics (METRICS_LISTEN).
 EXPOSE 8443 9464
-HEALTHCHECK --interval=60s --timeout=20s --start-period=60s --retries=3 CMD ["companion", "doctor"]
+# Ready: the database answers and each chat adapter polled or synced within HEALTH_WINDOW_SECONDS (`/healthz`).
+HEALTHCHECK --interval=30s --timeout=15s --start-period=120s --retries=3 CMD ["companion", "health"]
 ENTRYPOINT ["tini", "--", "companion"]
 CMD ["run"]

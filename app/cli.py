@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import urllib.request
 from collections.abc import Iterator
@@ -46,11 +47,13 @@ def _settings(*, log_to_file: bool = False) -> Settings:
     return settings
 
 
-async def _chat(settings: Settings) -> int:
+async def _chat(settings: Settings, *, monitored: bool = False) -> int:
+    """The terminal chat; `monitored`: with /healthz and /metrics (as `companion run`, not beside a running bot)."""
     from adapters.console.chat import ConsoleChat, ConsoleConfig
+    from app.monitoring import serve_monitoring
     from app.wiring import open_app
 
-    async with open_app(settings) as app:
+    async with open_app(settings) as app, serve_monitoring(settings if monitored else None, app.brain):
         chat = ConsoleChat(app.brain, app.dialog, ConsoleConfig.from_settings(settings))
         stop = asyncio.Event()
         ticker = asyncio.create_task(_pulse_ticker(settings, app.brain, app.dialog, chat, stop))
@@ -109,15 +112,19 @@ def _serves_chat_apps() -> bool:
 async def _serve(settings: Settings) -> int:
     """The configured chat apps until SIGINT or SIGTERM, with the scheduler (pulse, pushes, upkeep) running."""
     from app.chat_adapters import chat_adapters
+    from app.monitoring import serve_monitoring
     from app.wiring import open_app
 
-    async with open_app(settings) as app:
+    async with contextlib.AsyncExitStack() as stack:
+        app = await stack.enter_async_context(open_app(settings))
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
         started: list[ChatAdapter] = []
         adapters = chat_adapters(settings, app)
+        # Up before the adapters start: alive at once, ready once each adapter is connected.
+        await stack.enter_async_context(serve_monitoring(settings, app.brain, [a.liveness for a in adapters]))
         try:
             for adapter in adapters:
                 await adapter.start()
@@ -153,7 +160,7 @@ def run() -> None:
     settings = _settings(log_to_file=not serving)  # the terminal chat shares the screen with the log
     if not serving:
         try:
-            raise typer.Exit(event_loop.run(_chat(settings), settings.event_loop))
+            raise typer.Exit(event_loop.run(_chat(settings, monitored=True), settings.event_loop))
         except KeyboardInterrupt:
             raise typer.Exit(0) from None
     from adapters.matrix.session import MatrixLoginError
@@ -167,7 +174,7 @@ def run() -> None:
 
 @cli.command()
 def chat() -> None:
-    """The terminal chat (reads lines until end of input)."""
+    """The terminal chat (reads lines until end of input). It serves no /healthz: METRICS_LISTEN is the bot's."""
     settings = _settings(log_to_file=True)
     try:
         raise typer.Exit(event_loop.run(_chat(settings), settings.event_loop))
@@ -244,6 +251,36 @@ def doctor() -> None:
     console.print("[green]✓[/green] Matrix configured" if settings.matrix_enabled
                    else "[yellow]![/yellow] Matrix not configured (MATRIX_HOMESERVER, MATRIX_USER_ID)")
     raise typer.Exit(0 if ok else 1)
+
+
+@cli.command()
+def health() -> None:
+    """Ask the running `companion run` (at METRICS_LISTEN) whether it is ready: exit 0 if so, 1 if not."""
+    import json
+    import urllib.error
+
+    settings = _settings()
+    if settings.metrics_address is None:
+        _say(settings, tr("METRICS_LISTEN is not set: the running bot serves no /healthz."), "red")
+        raise typer.Exit(2)
+    host, port = settings.metrics_address
+    if host in ("0.0.0.0", "::", "*"):  # listening everywhere: ask this machine
+        host = "127.0.0.1"
+    url = f"http://{host}:{port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            report = json.loads(response.read())
+    except urllib.error.HTTPError as answer:  # 503: alive, not ready
+        report = json.loads(answer.read() or b"{}")
+    except OSError as problem:
+        _say(settings, tr("No answer from {url}: {problem}", url=url, problem=str(problem)), "red")
+        raise typer.Exit(1) from None
+    for name, check in report.get("checks", {}).items():
+        err.print(f"{'✓' if check['ok'] else '✗'} {name}: {check['detail']}", highlight=False)
+    if not report.get("ready"):
+        _say(settings, tr("Not ready."), "red")
+        raise typer.Exit(1)
+    _say(settings, tr("Ready."))
 
 
 def _check_embedder(settings: Settings, console: Console) -> None:

@@ -13,6 +13,7 @@ from bot.settings import Settings, SettingsError, load_settings
 
 
 async def serve(settings: Settings) -> None:
+    from app.monitoring import serve_monitoring
     from app.wiring import open_app
     from bot.scheduler import run_scheduler
 
@@ -20,7 +21,7 @@ async def serve(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    async with open_app(settings) as app:
+    async with open_app(settings) as app, serve_monitoring(settings, app.brain):
         await run_scheduler(app, settings, stop)
 
 

@@ -13,6 +13,7 @@ from datetime import timedelta
 # Every table, the adapters' too: the brain's data rights and linking find a person's rows in all of them.
 import app.tables  # noqa: F401
 from bot.dialog import Dialog
+from bot.metrics import model_called
 from bot.settings import Settings
 from brain.clock import Clock
 from brain.companion.agent import CompanionConfig
@@ -76,7 +77,7 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
 def model_client(settings: Settings) -> LLM | None:
     """The language model client of the companion, unless COMPANION_LLM=false. No model server is contacted here:
     the first message finds out whether one answers (and the person is told once if not)."""
-    return llm_from_settings(settings) if settings.companion_enabled else None
+    return llm_from_settings(settings, on_call=model_called) if settings.companion_enabled else None
 
 
 def embedder_from_settings(settings: Settings) -> EmbedderChoice:

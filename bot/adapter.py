@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from bot.health import Liveness
+
 
 class ChatAdapter(Protocol):
-    """A chat platform as `companion run` serves it."""
+    """A chat platform as `companion run` serves it. `liveness`: its signs of life, for `/healthz`."""
+
+    liveness: Liveness
 
     async def start(self) -> None:
         """Connects to the platform and begins taking updates."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import time_note
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
+from bot.metrics import message_received, replied
 from bot.parsing.freetext import parse_free_text
 from bot.turn import Turn
 from brain import log_context
@@ -137,12 +139,16 @@ class Dialog:
         `bot.updates.UpdateClaim` (recording the update's id, so a replay has no second effect); an update it drops
         gets no answer and changes nothing. The glances of one update, one after another, share a pooled connection
         (`Database.sharing`); the memory capture starts after that scope."""
+        started = time.perf_counter()
         with log_context.update_scope():  # log lines name this update's person once known, never another's
             async with self.brain.db.sharing():
                 handled = await self._handle(inbound, on_text, take)
             if handled is None:
                 return []
             turn, sent = handled
+            message_received(inbound.platform)
+            if sent:
+                replied(inbound.platform, time.perf_counter() - started)
             self._capture(turn, inbound, sent)
             return sent
 

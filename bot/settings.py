@@ -33,6 +33,10 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = Field(default="text", validation_alias=AliasChoices("LOG_FORMAT"))
     event_loop: Literal["auto", "uvloop", "asyncio"] = Field(default="auto",
                                                              validation_alias=AliasChoices("EVENT_LOOP"))
+    # /healthz and /metrics of a running process (app.monitoring); off unless set.
+    metrics_listen: str | None = Field(default=None, validation_alias=AliasChoices("METRICS_LISTEN"))
+    health_window_seconds: float = Field(default=60.0, ge=1, le=3600,
+                                         validation_alias=AliasChoices("HEALTH_WINDOW_SECONDS"))
 
     context_token_budget: int = Field(default=500, ge=100, le=8000,
                                       validation_alias=AliasChoices("CONTEXT_TOKEN_BUDGET"))
@@ -149,6 +153,19 @@ class Settings(BaseSettings):
             raise ValueError("must be host:port, e.g. 127.0.0.1:8443")
         return value.strip()
 
+    @field_validator("metrics_listen")
+    @classmethod
+    def _metrics_listen(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        if value.isdigit():
+            value = f"127.0.0.1:{value}"  # a port alone: this machine only
+        host, _, port = value.rpartition(":")
+        if not host or not port.isdigit() or not 0 <= int(port) < 65536:  # 0: any free port
+            raise ValueError("must be host:port, e.g. 127.0.0.1:9464 (or 0.0.0.0:9464 in a container)")
+        return value
+
     @field_validator("telegram_webhook_secret")
     @classmethod
     def _webhook_secret(cls, value: SecretStr | None) -> SecretStr | None:
@@ -214,6 +231,14 @@ class Settings(BaseSettings):
             raise ValueError("TELEGRAM_PROCESSES is for long polling; with a webhook, run several `companion run` "
                              "behind TELEGRAM_WEBHOOK_URL instead (they share the inbox)")
         return self
+
+    @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        """METRICS_LISTEN as (host, port), None when unset."""
+        if self.metrics_listen is None:
+            return None
+        host, _, port = self.metrics_listen.rpartition(":")
+        return host.strip("[]"), int(port)
 
     @property
     def telegram_enabled(self) -> bool:

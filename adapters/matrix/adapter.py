@@ -46,6 +46,7 @@ from adapters.matrix.render import message_content, parse_geo_uri, strip_reply_f
 from adapters.matrix.session import MatrixLoginError, SavedSession, SessionFile, log_in
 from bot.delivery.choices import latest_choices, reacted_choices
 from bot.dialog import Dialog
+from bot.health import Liveness
 from bot.inbound import Inbound
 from bot.ordering import ChatLanes, lane_of
 from bot.rooms import PLATFORM, language_of, room_left, wrote_in_room
@@ -149,6 +150,7 @@ class MatrixAdapter:
         self.session_file = SessionFile(config.data_dir / "session.json")
         self.session = SavedSession(config.homeserver, config.user_id)
         self.ready = asyncio.Event()  # set after the first sync: from then on, the bot answers
+        self.liveness = Liveness("matrix")  # connected after the first sync; each sync answered is a sign of life
         self.lanes = ChatLanes(config.concurrency)
         self._handling: set[asyncio.Task[None]] = set()
         self._leaving: set[str] = set()
@@ -185,6 +187,7 @@ class MatrixAdapter:
             delivery = asyncio.create_task(self.delivery.run(halt), name="matrix-delivery")
             await self._sync_forever(stop)
         finally:
+            self.liveness.disconnected()
             halt.set()
             if delivery is not None:
                 await asyncio.gather(delivery, return_exceptions=True)
@@ -234,6 +237,7 @@ class MatrixAdapter:
                 await self._on_invite(room_id, invite.invite_state)
         self._save_token(response.next_batch)
         self.ready.set()
+        self.liveness.connected()
         self.delivery.wake()
 
     async def shutdown(self) -> None:
@@ -285,6 +289,7 @@ class MatrixAdapter:
                     response = polling.result()
                     if isinstance(response, SyncError):
                         raise ConnectionError(f"{response.status_code} {response.message}")
+                    self.liveness.progressed()
                     await self._keys()
                     await self._process(response)
                     self._save_token(response.next_batch)

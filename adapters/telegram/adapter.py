@@ -39,6 +39,7 @@ from adapters.telegram.scaleout import RoutingQueue
 from adapters.telegram.webhook import WebhookEndpoint
 from bot.delivery.sender import OutboxSender
 from bot.dialog import Dialog
+from bot.health import Liveness
 from bot.inbound import Inbound
 from bot.inbox import Inbox, Posted
 from bot.ordering import lane_kind
@@ -51,6 +52,7 @@ log = logging.getLogger(__name__)
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
 TYPING_REPEAT_S = 4.5  # Telegram shows "typing" for 5 s per chat action
 PRUNE_EVERY_S = 3600.0
+WEBHOOK_CHECK_EVERY_S = 20.0  # a few times within the health window (bot.health)
 
 
 class TelegramAdapter:
@@ -64,9 +66,13 @@ class TelegramAdapter:
         self._concurrency = config.concurrency  # updates handled at once in this process
         self._max_rate = config.max_rate  # this process's part of Telegram's overall send rate
         self.processor = ChatOrderedUpdates(config.concurrency, self._lane)
+        # Connected once polling (or the webhook) runs; each answered getUpdates, or a check that Telegram still
+        # posts to our webhook, is a sign of life (`/healthz`).
+        self.liveness = Liveness("telegram")
         # aiohttp under PTB, not httpx: it costs less CPU per Bot API call (see `request`).
         builder = (Application.builder().token(config.token).concurrent_updates(self.processor)
-                   .request(AiohttpRequest(connection_pool_size=256)).get_updates_request(AiohttpRequest()))
+                   .request(AiohttpRequest(connection_pool_size=256))
+                   .get_updates_request(AiohttpRequest(answered=self.liveness.progressed)))
         if config.shares is not None:
             builder = builder.update_queue(RoutingQueue(config.shares))
         base_url = config.base_url
@@ -118,6 +124,7 @@ class TelegramAdapter:
                                         allowed_updates=ALLOWED_UPDATES)
         self._background += [asyncio.create_task(self.sender.run(self._stop, self._handling)),
                              asyncio.create_task(self._prune_old_updates())]
+        self.liveness.connected()
         processes = f", {config.shares.processes} processes" if config.shares is not None else ""
         log.info("Telegram adapter started as @%s (%s%s)", self.application.bot.username,
                  "webhook" if config.webhook else "long polling", processes)
@@ -133,7 +140,8 @@ class TelegramAdapter:
         self._endpoint = WebhookEndpoint(self.inbox, secret, self._route_posted)
         await self._endpoint.start(webhook.listen, webhook.port, webhook.path)
         await self.application.bot.set_webhook(url=webhook.url, secret_token=secret, allowed_updates=ALLOWED_UPDATES)
-        self._background.append(asyncio.create_task(self.inbox.run(self._stop)))
+        self._background += [asyncio.create_task(self.inbox.run(self._stop)),
+                             asyncio.create_task(self._watch_webhook(webhook))]
 
     def _route_posted(self, payload: dict[str, object]) -> Posted | None:
         inbound = self._inbound_of(Update.de_json(payload, self.application.bot))
@@ -154,8 +162,24 @@ class TelegramAdapter:
         except Exception:
             log.error("telegram update %s failed", update.update_id, exc_info=True)
 
+    async def _watch_webhook(self, webhook: Webhook) -> None:
+        """Webhook mode's sign of life: Telegram posts only when there is news, so ask now and then whether it
+        still posts to our URL (another install may have set its own)."""
+        while not self._stop.is_set():
+            try:
+                info = await self.application.bot.get_webhook_info()
+                if info.url == webhook.url:
+                    self.liveness.progressed()
+                else:
+                    log.warning("Telegram posts to another webhook (%s), not to %s", info.url or "none", webhook.url)
+            except TelegramError as problem:
+                log.info("asking Telegram for the webhook failed: %s", problem)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), timeout=WEBHOOK_CHECK_EVERY_S)
+
     async def stop(self) -> None:
         """Stops taking updates, finishes the ones taken, sends what they answered, then shuts down."""
+        self.liveness.disconnected()
         if self._endpoint is not None:
             await self._endpoint.stop()
             self._endpoint = None

@@ -10,6 +10,7 @@ request was written (no connection, none free in time); any other transport erro
 from __future__ import annotations
 
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -28,12 +29,14 @@ TRANSPORT: tuple[type[BaseException], ...] = (aiohttp.ClientError, TimeoutError)
 class AiohttpRequest(BaseRequest):
     """A `BaseRequest` on one aiohttp session: at most `connection_pool_size` connections, PTB's default timeouts
     (5 s to connect, read and write, 1 s for a free connection) unless given. aiohttp has no write timeout of its
-    own: a request that cannot be written in time ends at the read timeout instead (its outcome unknown)."""
+    own: a request that cannot be written in time ends at the read timeout instead (its outcome unknown).
+    `answered` is called on every answer with status 200 (the poller's sign of life)."""
 
     def __init__(self, connection_pool_size: int = 1, *, connect_timeout: float | None = 5.0,
                  read_timeout: float | None = 5.0, write_timeout: float | None = 5.0,
-                 pool_timeout: float | None = 1.0) -> None:
+                 pool_timeout: float | None = 1.0, answered: Callable[[], None] | None = None) -> None:
         self._pool_size = connection_pool_size
+        self._answered = answered
         self._connect_timeout = connect_timeout
         self._read_timeout = read_timeout
         self._write_timeout = write_timeout
@@ -77,7 +80,10 @@ class AiohttpRequest(BaseRequest):
         timeout = aiohttp.ClientTimeout(total=None, connect=waiting, sock_connect=connect, sock_read=read)
         try:
             async with self._session.request(method, url, data=_body(request_data), timeout=timeout) as response:
-                return response.status, await response.read()
+                body = await response.read()
+                if response.status == 200 and self._answered is not None:
+                    self._answered()
+                return response.status, body
         except aiohttp.ConnectionTimeoutError as error:
             raise TimedOut("Timed out before the request was sent (no free connection, or connecting took too "
                            "long)") from error

@@ -72,6 +72,7 @@ from bot.delivery.transport import (
     SendFailure,
     Transport,
 )
+from bot.metrics import message_sent
 from bot.models import DeliveryState
 from brain.core import Brain
 from brain.outbox.models import FAILED, PENDING, SENT, Button, Outbound, OutboxMessage
@@ -396,6 +397,7 @@ class OutboxSender:
                 except SendFailure as failure:
                     return await self._failed(connection, chat_id, row, index, failure)
             await _SETTLE_SENT.run(connection, {"owner": row.user_id, "row": row.id, "at": self.brain.clock.now()})
+            message_sent(self.platform)
             return None if row.more else Held()
 
     async def _failed(self, connection: AsyncConnection, chat_id: str, row: Claimed, index: int,

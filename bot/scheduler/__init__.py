@@ -16,12 +16,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from datetime import UTC, datetime
 from typing import Any
 
+from apscheduler.events import EVENT_JOB_SUBMITTED, JobSubmissionEvent
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine, create_engine, text
 
+from bot.metrics import job_started
 from bot.scheduler.jobs import Deliver, JobDefinition, ScheduledJobs, install, job_definitions
 from bot.scheduler.leader import LOCK_KEY, Leadership
 from bot.settings import Settings
@@ -57,6 +60,7 @@ class CompanionScheduler:
             # Late runs are fine (each job works out what is due itself); never two at once, never a backlog.
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
         )
+        self.aps.add_listener(note_lag, EVENT_JOB_SUBMITTED)
         install(self.jobs)
         try:
             self.aps.start(paused=True)
@@ -88,6 +92,13 @@ class CompanionScheduler:
         elif held:
             # APScheduler 3 sleeps until the next run time it knows; wake it for jobs other processes wrote.
             self.aps.wakeup()
+
+
+def note_lag(event: JobSubmissionEvent) -> None:
+    """How late a job started against its latest due time (a late run is coalesced into one)."""
+    if event.scheduled_run_times:
+        due = max(event.scheduled_run_times)
+        job_started(event.job_id, (datetime.now(UTC) - due).total_seconds())
 
 
 def _create_job_table(engine: Engine, store: SQLAlchemyJobStore) -> None:

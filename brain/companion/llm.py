@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 Tier = Literal["primary", "fast"]
 TIERS: tuple[Tier, ...] = ("primary", "fast")
 TextSink = Callable[[str], Awaitable[None]]
+# Told of every request to the model server: the tier (or "embed"), its seconds, and whether it succeeded.
+CallObserver = Callable[[str, float, bool], None]
 
 DEFAULT_TIMEOUT_S = 60.0
 RETRY_DELAY_S = 0.2
@@ -66,7 +68,7 @@ class LLMReply:
 class LLM:
     def __init__(self, host: str, tiers: dict[Tier, TierConfig], *, timeout_s: float = DEFAULT_TIMEOUT_S,
                  recheck_s: float = RECHECK_S, retry_delay_s: float = RETRY_DELAY_S,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+                 monotonic: Callable[[], float] = time.monotonic, on_call: CallObserver | None = None) -> None:
         missing = [tier for tier in TIERS if tier not in tiers]
         if missing:
             raise ValueError(f"missing model tiers: {', '.join(missing)}")
@@ -76,6 +78,7 @@ class LLM:
         self.recheck_s = recheck_s
         self.retry_delay_s = retry_delay_s
         self._monotonic = monotonic
+        self._on_call = on_call
         self._client = ollama.AsyncClient(host=host, timeout=httpx.Timeout(timeout_s, connect=min(5.0, timeout_s)))
         self._down_since: float | None = None
         self._tools = ToolModels()
@@ -139,6 +142,7 @@ class LLM:
             if attempt:
                 await asyncio.sleep(self.retry_delay_s)
             self.calls += 1
+            attempt_started = time.perf_counter()
             try:
                 reply = await asyncio.wait_for(
                     self._chat_once(tier, list(messages), list(tools or []), on_text, options),
@@ -146,17 +150,23 @@ class LLM:
             except (ollama.ResponseError, httpx.HTTPError, ConnectionError, TimeoutError, ValidationError,
                     ValueError) as problem:
                 self.failures += 1
+                self._observe(tier, attempt_started, ok=False)
                 last = problem
                 log.info("model call failed (attempt %d): %s", attempt + 1, _describe(problem))
                 if isinstance(problem, ollama.ResponseError) and 400 <= problem.status_code < 500 \
                         and problem.status_code not in (404, 408, 429):
                     break  # our request is wrong; asking again will not help
                 continue
+            self._observe(tier, attempt_started, ok=True)
             reply.model_ms = (time.perf_counter() - started) * 1000
             self._mark(True)
             return reply
         self._mark(False)
         raise ModelUnavailable(_describe(last)) from last
+
+    def _observe(self, tier: str, started: float, *, ok: bool) -> None:
+        if self._on_call is not None:
+            self._on_call(tier, time.perf_counter() - started, ok)
 
     async def _chat_once(self, tier: Tier, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                          on_text: TextSink | None, options: dict[str, Any] | None) -> LLMReply:
@@ -190,11 +200,14 @@ class LLM:
             raise PrivacyBlocked("sensitive content may not go to a remote embedding model")
         if not self._may_try():
             raise ModelUnavailable("the model server did not answer recently")
+        started = time.perf_counter()
         try:
             response = await asyncio.wait_for(self._client.embed(model=model, input=list(texts)), self.timeout_s)
         except (ollama.ResponseError, httpx.HTTPError, ConnectionError, TimeoutError, ValidationError) as problem:
+            self._observe("embed", started, ok=False)
             self._mark(False)
             raise ModelUnavailable(_describe(problem)) from problem
+        self._observe("embed", started, ok=True)
         self._mark(True)
         return [list(v) for v in response.embeddings]
 
@@ -247,9 +260,9 @@ def _describe(problem: BaseException | None) -> str:
     return text[:300]
 
 
-def llm_from_settings(settings: Any) -> LLM:
-    """The client the app uses, from bot.settings.Settings."""
+def llm_from_settings(settings: Any, *, on_call: CallObserver | None = None) -> LLM:
+    """The client the app uses, from bot.settings.Settings; `on_call` is told of each request (the metrics)."""
     return LLM(settings.ollama_host, {
         "primary": TierConfig(settings.ollama_model_primary, settings.ollama_primary_local),
         "fast": TierConfig(settings.ollama_model_fast, settings.ollama_fast_local),
-    }, timeout_s=settings.ollama_timeout_s)
+    }, timeout_s=settings.ollama_timeout_s, on_call=on_call)

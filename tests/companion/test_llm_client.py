@@ -85,6 +85,17 @@ async def test_one_failure_is_retried_once(llm: LLM, fake_ollama: FakeOllama) ->
     assert llm.available
 
 
+async def test_each_request_is_reported_with_its_tier_time_and_outcome(fake_ollama: FakeOllama) -> None:
+    calls: list[tuple[str, float, bool]] = []
+    llm = LLM(fake_ollama.url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")},
+              timeout_s=5.0, recheck_s=0.0, retry_delay_s=0.01, on_call=lambda *call: calls.append(call))
+    fake_ollama.script(Script(status=500, error="overloaded"), Script(content="Second time lucky."))
+    await llm.chat("fast", HELLO)
+    await llm.embed(["a text"], model="nomic-embed-text")
+    assert [(tier, ok) for tier, _, ok in calls] == [("fast", False), ("fast", True), ("embed", True)]
+    assert all(seconds >= 0 for _, seconds, _ in calls)
+
+
 async def test_two_failures_make_the_model_unavailable(llm: LLM, fake_ollama: FakeOllama) -> None:
     fake_ollama.script(Script(status=500), Script(status=503))
     with pytest.raises(ModelUnavailable):

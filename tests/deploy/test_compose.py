@@ -54,8 +54,12 @@ def test_the_companion_uses_the_compose_files_postgres_and_ollama_and_sets_only_
     assert url is not None and url.groups() == (postgres["POSTGRES_USER"], postgres["POSTGRES_DB"])
     assert environment["OLLAMA_HOST"] == "http://ollama:11434"
     assert environment["COMPANION_DATA_DIR"] == "/data"
-    # The webhook port of the image, published to this machine only (a reverse proxy serves it to Telegram).
-    assert services["companion"]["ports"] == ["127.0.0.1:8443:8443"]
+    # The webhook port of the image and /metrics, published to this machine only (a reverse proxy serves the webhook
+    # to Telegram).
+    assert services["companion"]["ports"] == ["127.0.0.1:8443:8443", "127.0.0.1:9464:9464"]
+    # The health check asks /healthz, which METRICS_LISTEN serves on the published port.
+    assert environment["METRICS_LISTEN"] == "0.0.0.0:9464"
+    assert services["companion"]["healthcheck"]["test"] == ["CMD", "companion", "health"]
     assert {"path": ".env", "required": False} in services["companion"]["env_file"]
 
 

@@ -75,7 +75,10 @@ def test_the_image_has_a_build_stage_and_runs_unprivileged_under_tini_with_the_p
     assert set(" ".join(runtime.all("EXPOSE")).split()) == {"8443", "9464"}
     assert environment(runtime)["TELEGRAM_WEBHOOK_LISTEN"].endswith(":8443")
     assert environment(runtime)["COMPANION_DATA_DIR"] == "/data" and runtime.all("VOLUME") == ['["/data"]']
-    assert runtime.all("HEALTHCHECK")
+    # The health check asks the running bot's /healthz (readiness of the database and each chat adapter).
+    assert environment(runtime)["METRICS_LISTEN"] == "0.0.0.0:9464"
+    (healthcheck,) = runtime.all("HEALTHCHECK")
+    assert healthcheck.endswith('CMD ["companion", "health"]')
 
 
 def test_the_image_takes_uv_at_the_makefiles_version() -> None:
@@ -131,7 +134,7 @@ def test_the_build_stage_commands_make_a_virtualenv_that_runs_companion(tmp_path
     help_text = subprocess.run([str(venv / "bin" / "companion"), "--help"], cwd=tmp_path, capture_output=True,
                                text=True, timeout=120, env={"PATH": f"{venv}/bin:/usr/bin:/bin", "HOME": str(tmp_path)})
     assert help_text.returncode == 0, help_text.stderr
-    for command in ("run", "chat", "doctor", "migrate", "backup", "restore", "import"):
+    for command in ("run", "chat", "doctor", "health", "migrate", "backup", "restore", "import"):
         assert re.search(rf"│ {command}\b", help_text.stdout), command
     # The code, its migrations and its compiled catalogues are found in the copied tree, as in the image's /app.
     found = subprocess.run(
