@@ -87,7 +87,7 @@ async def test_export_import_export_into_a_fresh_install_gives_the_same_document
 
 
 def memory_table() -> Any:
-    from brain.store.metadata import target_metadata
+    from app.tables import target_metadata
 
     return target_metadata.tables["memory_nodes"]
 
