@@ -308,6 +308,13 @@ async def remove(brain: Brain, platform: str, account: str) -> bool:
     return removed is not None
 
 
+async def is_owner(brain: Brain, platform: str, account: str) -> bool:
+    """Whether the account is the owner (the first one admitted): an administrator, as COMPANION_ADMINS names them."""
+    async with brain.db.autocommit() as connection:
+        return bool(await connection.scalar(select(exists().where(
+            AccessGrant.platform == platform, AccessGrant.account == account, AccessGrant.role == OWNER))))
+
+
 async def listing(brain: Brain, policy: AccessPolicy) -> list[Listed]:
     """Who may talk: the grants (owner first), then the allowlists of the settings."""
     async with brain.transactions.read() as session:

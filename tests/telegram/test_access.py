@@ -159,3 +159,13 @@ async def test_admitting_and_removing_reach_the_running_bot(bot, api, brain, clo
     clock.advance(timedelta(days=1, seconds=3))  # and the notice of yesterday does not hold back today's
     [notice] = await send(api, fay, "/water 250")
     assert PRIVATE in notice.params["text"]
+
+
+async def test_the_owner_is_an_administrator_and_a_member_is_not(bot, api, brain) -> None:
+    ben, eve = Person(6612, "Ben", "en"), Person(6613, "Eve", "en")
+    assert await admit(brain, "telegram", str(ben.id)) == "owner"
+    assert await admit(brain, "telegram", str(eve.id)) == "member"
+    [report] = await send(api, ben, "/audit")
+    assert "Tool use by the assistant" in report.params["text"]
+    [refused] = await send(api, eve, "/audit")
+    assert "only for administrators" in refused.params["text"]
