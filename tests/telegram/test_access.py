@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from adapters.telegram.adapter import TelegramAdapter
+from adapters.telegram.config import Webhook
 from bot.access import AccessPolicy, admit, create_invite, remove
 from bot.dialog import Dialog
 from bot.inbound import Inbound
@@ -24,6 +25,7 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.personal_rows import personal_row_counts
 from tests.telegram.conftest import make_adapter, replies_after, send
 from tests.telegram.fake_bot_api import Call, FakeBotAPI, Person
+from tests.telegram.test_telegram_webhook import free_port, post
 
 PRIVATE = "private companion"
 
@@ -169,3 +171,27 @@ async def test_the_owner_is_an_administrator_and_a_member_is_not(bot, api, brain
     assert "Tool use by the assistant" in report.params["text"]
     [refused] = await send(api, eve, "/audit")
     assert "only for administrators" in refused.params["text"]
+
+
+async def test_in_webhook_mode_a_stranger_is_told_and_nothing_is_stored(brain, api, closed_dialog) -> None:
+    port = free_port()
+    hook = Webhook(url="https://companion.example.test/telegram/hook", listen="127.0.0.1", port=port,
+                   secret="a-long-shared-secret")
+    adapter = make_adapter(brain, closed_dialog, api, webhook=hook)
+    await adapter.start()
+    try:
+        before = await personal_row_counts(brain)  # the inbox is a personal table too: nothing is queued
+        mallory = Person(6614, "Mallory", "en")
+        local = f"http://127.0.0.1:{port}/telegram/hook"
+        assert await post(local, {"update_id": 901, **api.text(mallory, "hello")}, hook.secret or "") == 200
+        [notice] = await replies_after(api, mallory.id, 0, 1)
+        assert PRIVATE in notice.params["text"]
+        assert await post(local, {"update_id": 902, **api.text(mallory, "/water 250")}, hook.secret or "") == 200
+        assert await personal_row_counts(brain) == before
+        code, _ = await create_invite(brain)
+        assert await post(local, {"update_id": 903, **api.text(mallory, f"/start {code}")}, hook.secret or "") == 200
+        replies = await replies_after(api, mallory.id, 1, 2)
+        assert "invite code worked" in texts(replies)[0]
+    finally:
+        await adapter.stop()
+    assert len(api.calls_of("sendMessage", mallory.id)) == 3  # the notice, the welcome, the greeting
