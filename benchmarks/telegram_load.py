@@ -56,6 +56,7 @@ from adapters.telegram.scaleout import Shares, serve_fed, share_of
 from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database, postmaster_of, process_cpu_s, server_cpu_s
 from bot import event_loop
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from bot.inbound import Inbound
 from bot.settings import Settings, load_settings
@@ -233,7 +234,7 @@ def bench_dialog(brain: Brain) -> Dialog:
         embedder = WordLlamaEmbedder()
         embedder.embed(["warm up"])
         brain.memory = Memory(brain, embedder, log=PipelineLog(brain.db.sessions, brain.clock))
-    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open())
 
 
 async def close_brain(brain: Brain) -> None:

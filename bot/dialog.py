@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.access import Access, AccessPolicy, NotAdmitted, Sender, Tell
 from bot.commands import ActionHandler, Command
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.drinks import after_drink_buttons
@@ -36,7 +38,7 @@ from brain.actions.service import redeem_action
 from brain.companion.loop import TextSink
 from brain.core import Brain
 from brain.errors import DomainError
-from brain.i18n import tr
+from brain.i18n import Renderer, Text, normalize_locale, tr
 from brain.memory.capture import Message
 from brain.onboarding.models import OnboardingState
 from brain.outbox.models import Outbound
@@ -67,8 +69,11 @@ _FLOWS = Lean(select(
 ))  # run lean (`Lean`)
 
 class Dialog:
-    def __init__(self, brain: Brain, *, default_locale: str = "en", default_timezone: str = "UTC") -> None:
+    def __init__(self, brain: Brain, *, default_locale: str = "en", default_timezone: str = "UTC",
+                 access: Access | AccessPolicy | None = None) -> None:
+        """`access`: who may talk (`bot.access`); by default the closed one, where only invited accounts do."""
         self.brain = brain
+        self.access = access if isinstance(access, Access) else Access(brain, access)
         self.default_locale = default_locale
         self.default_timezone = default_timezone
         self.commands: dict[str, Command] = command_table()
@@ -81,7 +86,10 @@ class Dialog:
 
     async def user_for(self, inbound: Inbound, *, writing: bool = False) -> User:
         """The person behind the update, created on first contact. `writing`: they are writing now, which
-        is noted in the same transaction (the idle hold: no nudge while the person is writing)."""
+        is noted in the same transaction (the idle hold: no nudge while the person is writing). NotAdmitted for
+        an account that may not talk to the companion (nothing is created)."""
+        if not await self.access.admits(Sender.of(inbound)):
+            raise NotAdmitted(f"{inbound.platform}:{inbound.platform_user_id}")
         user = await self._person(inbound, writing=writing)
         assert user is not None
         return user
@@ -133,16 +141,17 @@ class Dialog:
         return bool(text) and inbound.location is None and _identity(inbound) in self._conversing
 
     async def handle(self, inbound: Inbound, *, on_text: TextSink | None = None,
-                     take: UpdateClaim | None = None) -> list[Outbound]:
+                     take: UpdateClaim | None = None, tell: Tell | None = None) -> list[Outbound]:
         """Answer one update. `on_text` (for adapters that can edit a sent message) gets the companion's
         answer piece by piece as the model writes it; the full reply is in the outbox as always. `take`: see
         `bot.updates.UpdateClaim` (recording the update's id, so a replay has no second effect); an update it drops
-        gets no answer and changes nothing. The glances of one update, one after another, share a pooled connection
-        (`Database.sharing`); the memory capture starts after that scope."""
+        gets no answer and changes nothing. `tell` sends a text straight to the chat: how someone who may not talk to
+        the companion is told so (`bot.access`; they have no outbox). The glances of one update, one after another,
+        share a pooled connection (`Database.sharing`); the memory capture starts after that scope."""
         started = time.perf_counter()
         with log_context.update_scope():  # log lines name this update's person once known, never another's
             async with self.brain.db.sharing():
-                handled = await self._handle(inbound, on_text, take)
+                handled = await self._handle(inbound, on_text, take, tell)
             if handled is None:
                 return []
             turn, sent = handled
@@ -152,13 +161,24 @@ class Dialog:
             self._capture(turn, inbound, sent)
             return sent
 
-    async def _handle(self, inbound: Inbound, on_text: TextSink | None,
-                      take: UpdateClaim | None) -> tuple[Turn, list[Outbound]] | None:
+    async def _handle(self, inbound: Inbound, on_text: TextSink | None, take: UpdateClaim | None,
+                      tell: Tell | None) -> tuple[Turn, list[Outbound]] | None:
+        verdict = await self.access.gate(inbound)
+        if not verdict.admitted:
+            if take is not None:
+                take.decided.set()  # nothing taken: nobody waits for the claim
+            if verdict.notice is not None and tell is not None:
+                await self._tell(inbound, verdict.notice, tell)
+            return None
+        if verdict.welcome:  # an invite code admitted the sender just now: their /start follows
+            inbound = replace(inbound, text="/start")
         user = await self._person(inbound, writing=True, take=take)
         if user is None:
             return None
         log_context.concerns(user.id)
         turn = Turn(self.brain, user, inbound)
+        if verdict.welcome:
+            turn.say(*verdict.welcome)
         if self._steer(turn, inbound):
             return turn, []
         try:
@@ -170,6 +190,16 @@ class Dialog:
         for reply in turn.replies:  # a model's answer may carry a NUL byte: the outbox cannot store one
             reply.text = _readable(reply.text)
         return turn, await turn.flush()
+
+    async def _tell(self, inbound: Inbound, text: Text, tell: Tell) -> None:
+        """A notice for someone the companion does not know: in the language their app reports, else the default."""
+        render = Renderer(normalize_locale(inbound.language_code) or self.default_locale, self.default_timezone)
+        try:
+            async with self.brain.db.unshared():  # no connection held while the platform is asked
+                await tell(render(text))
+        except Exception as problem:
+            log.warning("telling %s:%s about access failed: %s", inbound.platform, inbound.platform_user_id,
+                        type(problem).__name__)
 
     def _capture(self, turn: Turn, inbound: Inbound, sent: list[Outbound]) -> None:
         """Every conversational message, and the model's answer to it, go to the short-term memory after the reply

@@ -18,6 +18,7 @@ class Inbound:
     display_name: str | None = None
     language_code: str | None = None
     location: tuple[float, float] | None = None  # a shared position: (latitude, longitude)
+    username: str | None = None  # the platform's @username of the sender, where it has one (Telegram)
 
     @property
     def is_command(self) -> bool:

@@ -95,7 +95,8 @@ class Posted:
 
     inbound: Inbound
     lane: str
-    first_contact: Callable[[], Awaitable[uuid.UUID]]
+    # None: the sender may not talk to the companion (`bot.access`); the adapter answered them without the inbox.
+    first_contact: Callable[[], Awaitable[uuid.UUID | None]]
 
 
 
@@ -126,6 +127,8 @@ class Inbox:
             known = stored or await connection.scalar(_KNOWN, values) is not None
         if not known:
             user_id = await posted.first_contact()
+            if user_id is None:
+                return False
             async with self.engine.begin() as connection:
                 stored = await connection.scalar(
                     insert(Row).values(user_id=user_id, bot_id=self.bot_id, update_id=update_id,

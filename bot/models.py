@@ -1,5 +1,6 @@
 """The bot's own tables: bookkeeping of taking updates and of delivering the outbox, not the person's data, so
-`/link` may drop them for an absorbed user.
+`/link` may drop them for an absorbed user; and the operator's tables of who may talk to the bot (`bot.access`),
+which belong to no person (marked `operator`: no `user_id`).
 
 They keep the table names they were created with (the first platform that needed each one is in its name):
 renaming a table takes a migration and gains nothing."""
@@ -119,3 +120,51 @@ class MatrixMessage(Base):
         Index("ix_matrix_messages_open", "expires_at", postgresql_where="state = 'open'"),
         {"info": {"bookkeeping": True}},
     )
+
+
+class AccessGrant(Base):
+    """An account that may talk to the companion (`bot.access`), admitted with an invite code or by `companion access
+    admit`. The owner's list of who may talk, not a person's data: it is kept through /link and /delete_me. `account`
+    is the platform's id (a Telegram user id, a Matrix id) or a Telegram "@username" (lower case)."""
+
+    __tablename__ = "access_grants"
+
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    account: Mapped[str] = mapped_column(String(255), primary_key=True)
+    role: Mapped[str] = mapped_column(String(8))  # "owner" (the first account admitted) or "member"
+    label: Mapped[str | None] = mapped_column(String(128))  # a name to recognise the account by in the list
+    via: Mapped[str] = mapped_column(String(8))  # "invite" or "cli"
+    admitted_at: Mapped[datetime] = mapped_column()
+
+    # There is one owner at most.
+    __table_args__ = (Index("uq_access_grants_owner", "role", unique=True, postgresql_where="role = 'owner'"),
+                      {"info": {"operator": True}})
+
+
+class AccessInvite(Base):
+    """A one-time invite code of `companion invite`, stored as its SHA-256 only; used once, within its time."""
+
+    __tablename__ = "access_invites"
+
+    code_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column()
+    expires_at: Mapped[datetime] = mapped_column()
+    used_at: Mapped[datetime | None] = mapped_column()
+    used_by: Mapped[str | None] = mapped_column(String(280))  # "platform:account" of the admitted account
+
+    __table_args__ = ({"info": {"operator": True}},)
+
+
+class AccessRefusal(Base):
+    """A stranger's day: when they were told that the companion is private (once a day) and how many wrong invite
+    codes they sent (a few a day are checked, no more). Keyed by a hash of "platform:account", so nothing readable
+    about someone who was never admitted is kept."""
+
+    __tablename__ = "access_refusals"
+
+    account_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    day_started_at: Mapped[datetime] = mapped_column()
+    told: Mapped[bool] = mapped_column(Boolean, default=False)
+    failed_codes: Mapped[int] = mapped_column(Integer, default=0)
+
+    __table_args__ = ({"info": {"operator": True}},)

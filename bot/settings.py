@@ -68,7 +68,13 @@ class Settings(BaseSettings):
     embedding_model: str = Field(default="nomic-embed-text", validation_alias=AliasChoices("EMBEDDING_MODEL"))
     embedding_dim: int | None = Field(default=None, ge=32, le=4000, validation_alias=AliasChoices("EMBEDDING_DIM"))
 
+    # Who may talk to the bot (bot.access): "pairing" (allowlists, invite codes) or "open" (anyone: tests, or a bot
+    # only reachable from a private network).
+    companion_access: Literal["pairing", "open"] = Field(default="pairing",
+                                                         validation_alias=AliasChoices("COMPANION_ACCESS"))
+
     telegram_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_TOKEN"))
+    telegram_allowed_users: str | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_ALLOWED_USERS"))
     telegram_base_url: str | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_BASE_URL"))
     telegram_webhook_url: str | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_WEBHOOK_URL"))
     telegram_webhook_listen: str = Field(default="127.0.0.1:8443",
@@ -195,6 +201,17 @@ class Settings(BaseSettings):
                 raise ValueError(f"{entry} is not a full Matrix id such as @alice:example.org")
         return value
 
+    @field_validator("telegram_allowed_users")
+    @classmethod
+    def _telegram_allowed(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        for entry in value.replace(",", " ").split():
+            if not (entry.isdigit() or (entry.startswith("@") and len(entry) > 1
+                                        and all(c.isalnum() or c == "_" for c in entry[1:]))):
+                raise ValueError(f"{entry} is neither a Telegram user id (digits) nor an @username")
+        return value
+
     @field_validator("companion_admins")
     @classmethod
     def _companion_admins(cls, value: str | None) -> str | None:
@@ -254,6 +271,11 @@ class Settings(BaseSettings):
         return frozenset(e.strip() for e in (self.companion_admins or "").split(",") if e.strip())
 
     @property
+    def telegram_allowed_user_list(self) -> tuple[str, ...]:
+        """TELEGRAM_ALLOWED_USERS split: numeric user ids and @usernames (compared in lower case)."""
+        return tuple(e.lower() for e in (self.telegram_allowed_users or "").replace(",", " ").split())
+
+    @property
     def matrix_allowed_user_list(self) -> tuple[str, ...]:
         """MATRIX_ALLOWED_USERS split: Matrix ids (@alice:example.org) and whole servers (example.org)."""
         return tuple((self.matrix_allowed_users or "").replace(",", " ").split())
@@ -261,6 +283,23 @@ class Settings(BaseSettings):
 
 class SettingsError(Exception):
     """Raised with one readable line per bad setting."""
+
+
+class ConfigurationError(Exception):
+    """A service refused what a setting holds (a bot token, a password): one line that names the setting and
+    shows no secret (`masked`)."""
+
+
+def masked(secret: str) -> str:
+    """A secret as it may appear in a log line or a message: its first 4 characters at most."""
+    return f"{secret[:4]}…" if len(secret) > 8 else "…"
+
+
+def secrets_of(settings: Settings) -> tuple[str, ...]:
+    """Every secret the settings hold, to be masked wherever a text could show one."""
+    held = (settings.telegram_token, settings.telegram_webhook_secret, settings.matrix_password,
+            settings.matrix_access_token)
+    return tuple(secret.get_secret_value() for secret in held if secret is not None)
 
 
 def load_settings(**overrides: object) -> Settings:

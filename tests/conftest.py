@@ -30,6 +30,9 @@ from rules.wiring import build_brain
 # The memory's embedder in every test and every process a test starts: WordLlama loads in a second and embeds a text
 # in well under a millisecond; the default, multilingual-e5-small, only where a test is about it.
 os.environ.setdefault("EMBEDDER", "wordllama")
+# The tests' people start talking with their first message, as on a bot that admits anyone (COMPANION_ACCESS=open);
+# the tests of who may talk (tests/*/test_access*.py) set the product's default, pairing, themselves.
+os.environ.setdefault("COMPANION_ACCESS", "open")
 
 TEMPLATE_DB = "companion_template"
 _counter = itertools.count()

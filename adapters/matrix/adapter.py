@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,7 @@ from adapters.matrix.choices import choice_for_key, choice_for_number
 from adapters.matrix.outbound import MatrixDelivery
 from adapters.matrix.render import message_content, parse_geo_uri, strip_reply_fallback
 from adapters.matrix.session import MatrixLoginError, SavedSession, SessionFile, log_in
+from bot.access import Sender, Tell
 from bot.delivery.choices import latest_choices, reacted_choices
 from bot.dialog import Dialog
 from bot.health import Liveness
@@ -80,7 +82,6 @@ class MatrixConfig:
     password: str | None = None
     access_token: str | None = None
     allow_group_rooms: bool = False
-    allowed_users: tuple[str, ...] = ()  # Matrix ids or server names; empty: anyone may talk to the bot
     e2e: bool = False
     default_locale: str = "en"
     default_timezone: str = "UTC"
@@ -100,20 +101,11 @@ class MatrixConfig:
             password=settings.matrix_password.get_secret_value() if settings.matrix_password else None,
             access_token=settings.matrix_access_token.get_secret_value() if settings.matrix_access_token else None,
             allow_group_rooms=settings.matrix_allow_group_rooms,
-            allowed_users=settings.matrix_allowed_user_list,
             e2e=settings.matrix_e2e,
             default_locale=settings.default_locale,
             default_timezone=settings.default_timezone,
             other_platforms=("telegram",) if settings.telegram_enabled else (),
         )
-
-
-def is_allowed(mxid: str, allowed: tuple[str, ...]) -> bool:
-    """Whether `mxid` may talk to the bot: listed itself, or its server listed ('example.org')."""
-    if not allowed:
-        return True
-    server = mxid.partition(":")[2]
-    return any(entry == mxid or (not entry.startswith("@") and entry.lstrip(":") == server) for entry in allowed)
 
 
 def build_client(config: MatrixConfig) -> AsyncClient:
@@ -156,6 +148,7 @@ class MatrixAdapter:
         self._leaving: set[str] = set()
         self._told_encrypted: set[str] = set()
         self._stop = asyncio.Event()
+        self._first_try = asyncio.Event()  # the first login worked, or the homeserver could not be reached
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -164,9 +157,18 @@ class MatrixAdapter:
 
     # ---- life cycle ------------------------------------------------------------------------------------
     async def start(self) -> None:
-        """Runs the bot in the background (it keeps trying while the homeserver cannot be reached)."""
+        """Runs the bot in the background (it keeps trying while the homeserver cannot be reached). Returns once
+        the first login was tried; a refused password or token raises MatrixLoginError here, so `companion run`
+        ends at once instead of running on without Matrix."""
         self._stop.clear()
+        self._first_try.clear()
         self._task = asyncio.create_task(self.run(self._stop), name="matrix")
+        tried = asyncio.create_task(self._first_try.wait())
+        await asyncio.wait({self._task, tried}, return_when=asyncio.FIRST_COMPLETED)
+        tried.cancel()
+        if self._task.done():
+            task, self._task = self._task, None
+            task.result()  # the login's error, if it failed
 
     async def stop(self) -> None:
         self._stop.set()
@@ -200,8 +202,10 @@ class MatrixAdapter:
         while not stop.is_set():
             try:
                 await self.connect()
+                self._first_try.set()
                 return True
             except (OSError, TimeoutError, aiohttp.ClientError) as error:
+                self._first_try.set()
                 failures += 1
                 delay = min(MAX_SYNC_BACKOFF_S, 2.0 ** (failures - 1))
                 log.warning("Matrix: %s is not reachable (%s); trying again in %.0f s", self.config.homeserver,
@@ -335,7 +339,9 @@ class MatrixAdapter:
     async def _on_invite(self, room_id: str, invite_state: list[Any]) -> None:
         inviter = next((e.sender for e in invite_state if isinstance(e, InviteMemberEvent)
                         and e.state_key == self.me and e.membership == "invite"), None)
-        if inviter is None or not is_allowed(inviter, self.config.allowed_users):
+        # Who may talk is the dialog's to decide (`bot.access`); an invitation from someone who could not even use
+        # an invite code here is declined without a word.
+        if inviter is None or not await self.dialog.access.reachable(Sender(PLATFORM, inviter)):
             log.info("Matrix: declining the invitation to %s from %s", room_id, inviter)
             await self.client.room_leave(room_id)
             return
@@ -420,8 +426,6 @@ class MatrixAdapter:
         if isinstance(event, RoomMemberEvent):
             await self._on_member(room_id, event)
             return
-        if not is_allowed(event.sender, self.config.allowed_users):
-            return
         inbound: Inbound | None = None
         if isinstance(event, ReactionEvent):
             inbound = await self._reaction(room_id, event)
@@ -492,9 +496,17 @@ class MatrixAdapter:
         self._handling.add(task)
         task.add_done_callback(self._handling.discard)
 
+    def _teller(self, room_id: str) -> Tell:
+        """Sends a text straight to the room (for someone without a person: no outbox)."""
+        async def tell(text: str) -> None:
+            await self.delivery.send(room_id, "m.room.message", message_content(text),
+                                     f"companion-access-{uuid.uuid4().hex}")
+
+        return tell
+
     async def _turn(self, room_id: str, inbound: Inbound, direct: bool) -> None:
         try:
-            await self.dialog.handle(inbound)
+            await self.dialog.handle(inbound, tell=self._teller(room_id))
             # Registered after the turn: a /link in it may have moved this Matrix id to another person.
             await wrote_in_room(self.brain, inbound.platform_user_id, room_id, direct=direct)
         except Exception:

@@ -13,12 +13,14 @@ from pathlib import Path
 
 from nio import AsyncClient, LoginError, WhoamiError, WhoamiResponse
 
+from bot.settings import ConfigurationError
+
 log = logging.getLogger(__name__)
 
 DEVICE_NAME = "Companion"
 
 
-class MatrixLoginError(Exception):
+class MatrixLoginError(ConfigurationError):
     """The bot could not log in; the message says which setting to check."""
 
 
@@ -89,7 +91,7 @@ async def log_in(client: AsyncClient, saved: SavedSession, *, password: str | No
     client.device_id = saved.device_id  # log in again as the same device
     response = await client.login(password=password, device_name=DEVICE_NAME)
     if isinstance(response, LoginError):
-        raise MatrixLoginError(f"Matrix login as {user_id} failed: {response.message}")
+        raise MatrixLoginError(f"MATRIX_PASSWORD was refused: the login as {user_id} failed ({response.message})")
     return replace(saved, device_id=response.device_id, access_token=response.access_token)
 
 

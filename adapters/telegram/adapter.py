@@ -27,7 +27,7 @@ from types import TracebackType
 
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatAction, ChatType
-from telegram.error import TelegramError
+from telegram.error import InvalidToken, TelegramError
 from telegram.ext import Application, ContextTypes, TypeHandler
 
 from adapters.telegram.config import TelegramConfig, Webhook
@@ -37,12 +37,14 @@ from adapters.telegram.outbound import telegram_sender
 from adapters.telegram.request import AiohttpRequest
 from adapters.telegram.scaleout import RoutingQueue
 from adapters.telegram.webhook import WebhookEndpoint
+from bot.access import NotAdmitted, Tell
 from bot.delivery.sender import OutboxSender
 from bot.dialog import Dialog
 from bot.health import Liveness
 from bot.inbound import Inbound
 from bot.inbox import Inbox, Posted
 from bot.ordering import lane_kind
+from bot.settings import ConfigurationError, masked
 from bot.updates import DATABASE_DOWN, TokenState, UpdateClaim, forget_old_updates
 from brain.core import Brain
 from brain.i18n import Renderer, normalize_locale, tr
@@ -70,9 +72,9 @@ class TelegramAdapter:
         # posts to our webhook, is a sign of life (`/healthz`).
         self.liveness = Liveness("telegram")
         # aiohttp under PTB, not httpx: it costs less CPU per Bot API call (see `request`).
+        self._requests = (AiohttpRequest(connection_pool_size=256), AiohttpRequest(answered=self.liveness.progressed))
         builder = (Application.builder().token(config.token).concurrent_updates(self.processor)
-                   .request(AiohttpRequest(connection_pool_size=256))
-                   .get_updates_request(AiohttpRequest(answered=self.liveness.progressed)))
+                   .request(self._requests[0]).get_updates_request(self._requests[1]))
         if config.shares is not None:
             builder = builder.update_queue(RoutingQueue(config.shares))
         base_url = config.base_url
@@ -97,7 +99,16 @@ class TelegramAdapter:
     # ---- life cycle ------------------------------------------------------------------------------------
     async def start(self) -> None:
         config = self.config
-        await self.application.initialize()  # getMe: checks the token
+        try:
+            await self.application.initialize()  # getMe: checks the token
+        except Exception as problem:
+            for request in self._requests:  # PTB leaves them open when getMe fails
+                await request.shutdown()
+            if isinstance(problem, InvalidToken):
+                # PTB's message quotes the whole token: this one names the setting and shows 4 characters.
+                raise ConfigurationError(f"TELEGRAM_TOKEN {masked(config.token)} was refused by Telegram "
+                                         "(getMe: unauthorized); check the token @BotFather gave you") from None
+            raise
         self._sender = telegram_sender(self.brain, self.application.bot, max_rate=config.max_rate,
                                        concurrency=config.send_concurrency, poll_interval=config.sender_poll_interval,
                                        other_platforms=config.other_platforms)
@@ -149,8 +160,12 @@ class TelegramAdapter:
             return None
         found = inbound
 
-        async def first_contact() -> uuid.UUID:
-            return (await self.dialog.user_for(found)).id  # the person is created as the dialog would
+        async def first_contact() -> uuid.UUID | None:
+            try:
+                return (await self.dialog.user_for(found)).id  # the person is created as the dialog would
+            except NotAdmitted:  # nothing to store: told (or admitted by an invite code) here and now
+                await self.handle_update(Update.de_json(payload, self.application.bot))
+                return None
 
         return Posted(inbound, lane_kind(self.dialog, inbound), first_contact)
 
@@ -245,11 +260,12 @@ class TelegramAdapter:
         # connection the dialog's last statements used, instead of a checkout of its own.
         async with self.brain.db.sharing():
             try:
+                tell = self._teller(inbound.chat_id)
                 if is_free_text(inbound):
                     async with self._typing(inbound.chat_id, claim):
-                        await self.dialog.handle(inbound, take=claim)
+                        await self.dialog.handle(inbound, take=claim, tell=tell)
                 else:
-                    await self.dialog.handle(inbound, take=claim)
+                    await self.dialog.handle(inbound, take=claim, tell=tell)
             except DATABASE_DOWN:
                 await self._say_database_down(inbound)
                 raise
@@ -298,6 +314,13 @@ class TelegramAdapter:
                 chat_id=press.inbound.chat_id, message_id=press.message_id, reply_markup=None)
         except TelegramError as problem:  # already edited, or too old to edit: nothing to do
             log.debug("removing the keyboard of %s:%s failed: %s", press.inbound.chat_id, press.message_id, problem)
+
+    def _teller(self, chat_id: str) -> Tell:
+        """Sends a text straight to the chat (for someone without a person: no outbox)."""
+        async def tell(text: str) -> None:
+            await self.application.bot.send_message(chat_id, text)
+
+        return tell
 
     async def _say_database_down(self, inbound: Inbound) -> None:
         """Without the database the reply cannot go through the outbox: told straight away, in the language

@@ -36,7 +36,7 @@ def message_inbound(message: Message) -> Inbound | None:
     return Inbound(
         platform=PLATFORM, platform_user_id=str(sender.id), chat_id=str(message.chat.id),
         message_id=str(message.message_id), text=text, display_name=_display_name(sender) or None,
-        language_code=sender.language_code,
+        language_code=sender.language_code, username=sender.username,
         location=(location.latitude, location.longitude) if location is not None and text is None else None,
     )
 
@@ -54,7 +54,7 @@ def press_inbound(query: CallbackQuery) -> Press | None:
             platform=PLATFORM, platform_user_id=str(query.from_user.id), chat_id=chat_id,
             # Unique per press: the reply's outbox slot is made of it.
             message_id=f"cb:{query.id}", action=query.data, display_name=_display_name(query.from_user) or None,
-            language_code=query.from_user.language_code,
+            language_code=query.from_user.language_code, username=query.from_user.username,
         ),
         chat_type=chat_type,
         message_id=message.message_id if message is not None else None,

@@ -4,6 +4,7 @@ the AI over the last 7 days; only for the identities in COMPANION_ADMINS)."""
 
 from __future__ import annotations
 
+from bot.access import is_owner
 from bot.commands import Command
 from bot.turn import Turn
 from brain.companion.agent import TurnOutcome
@@ -48,7 +49,9 @@ async def audit(turn: Turn, args: str) -> None:
     from brain.companion.audit import DEFAULT_DAYS, tool_usage
 
     companion = turn.brain.companion
-    if companion is None or not companion.is_admin(turn.inbound.platform, turn.inbound.platform_user_id):
+    inbound = turn.inbound
+    if companion is None or not (companion.is_admin(inbound.platform, inbound.platform_user_id)
+                                 or await is_owner(turn.brain, inbound.platform, inbound.platform_user_id)):
         turn.say(tr("/audit is only for administrators."))
         return
     async with turn.brain.transactions.read() as session:

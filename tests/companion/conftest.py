@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from bot.inbound import Inbound
 from brain.companion.agent import Companion, CompanionConfig
@@ -35,7 +36,7 @@ def companion(brain: Brain, llm: LLM) -> Companion:
 
 @pytest.fixture
 def dialog(brain: Brain, companion: Companion) -> Dialog:
-    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open())
 
 
 class Person:

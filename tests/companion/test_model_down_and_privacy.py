@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from brain.companion.agent import Companion, CompanionConfig
 from brain.companion.llm import LLM, TierConfig
@@ -82,7 +83,7 @@ async def remote(brain: Brain, fake_ollama: FakeOllama, embedder: WordLlamaEmbed
               timeout_s=5.0, recheck_s=0.0, retry_delay_s=0.01)
     brain.companion = Companion(brain, llm, CompanionConfig())
     brain.memory = Memory(brain, embedder)
-    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open())
     yield dialog
     await dialog.settle()
 

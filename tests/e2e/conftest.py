@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 from sqlalchemy import func, select
 
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from bot.inbound import Inbound
 from brain.core import Brain
@@ -46,7 +47,7 @@ class Person:
 
 @pytest.fixture
 def dialog(brain: Brain) -> Dialog:
-    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open())
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from brain.actions.models import ActionToken
 from brain.events.actor import USER
@@ -96,7 +97,8 @@ async def test_the_flow_survives_a_restart_because_its_state_is_in_the_buttons(p
     await alice.press(alice.buttons()["At least"])
     await alice.press(alice.buttons()["3 new places"])
     week = alice.buttons()["Per week"]
-    restarted = Person(Dialog(brain, default_locale="en", default_timezone="Europe/Berlin"), alice.handle)
+    restarted = Person(Dialog(brain, default_locale="en",
+                              default_timezone="Europe/Berlin", access=AccessPolicy.open()), alice.handle)
     assert "New goal: At least 3 new places a week." in await restarted.press(week)
     [goal] = await _goals(brain)
     assert (goal.event_type, goal.period, goal.comparison) == ("PlaceCreated", "week", ">=")

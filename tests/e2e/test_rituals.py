@@ -10,6 +10,7 @@ from datetime import UTC, datetime, time, timedelta
 import pytest
 from sqlalchemy import func, select
 
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from brain.clock import FixedClock
 from brain.core import Brain
@@ -134,7 +135,8 @@ async def test_a_ritual_interrupted_by_a_restart_resumes_at_its_step(
     # The process restarts: a new brain and dialog over the same database, nothing carried over in memory.
     restarted_brain = build_brain(Database(database_url, pool_size=2), clock=clock)
     try:
-        again = Person(Dialog(restarted_brain, default_locale="en", default_timezone="Europe/Berlin"), alice.handle)
+        again = Person(Dialog(restarted_brain, default_locale="en",
+                              default_timezone="Europe/Berlin", access=AccessPolicy.open()), alice.handle)
         overview = await again.send("/ritual")
         assert "You are in the middle of Morning routine (step 5 of 5)." in overview
         resumed = await again.press(again.buttons()["Continue"])

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.matrix.adapter import MatrixAdapter, MatrixConfig, is_allowed
+from adapters.matrix.adapter import MatrixAdapter, MatrixConfig
 from adapters.matrix.session import SavedSession, SessionFile
+from bot.access import AccessPolicy, Sender, listed
 from bot.settings import SettingsError, load_settings
 from tests.matrix.synapse import free_port
 
@@ -40,7 +41,7 @@ def test_the_matrix_settings_become_the_bots_configuration(env, tmp_path: Path) 
     assert config.homeserver == "https://matrix.example.org"
     assert config.data_dir == tmp_path / "data" / "matrix"
     assert config.password == "secret" and config.access_token is None
-    assert config.allowed_users == ("@alice:example.org", "example.net")
+    assert AccessPolicy.from_settings(load_settings()).allowlists["matrix"] == ("@alice:example.org", "example.net")
     assert config.allow_group_rooms and not config.e2e
     assert config.other_platforms == ("telegram",)
 
@@ -53,10 +54,10 @@ def test_a_half_matrix_id_in_the_allow_list_is_refused_at_start(env) -> None:
 
 def test_the_allow_list_takes_people_and_whole_servers() -> None:
     allowed = ("@alice:example.org", "example.net")
-    assert is_allowed("@alice:example.org", allowed)
-    assert is_allowed("@bob:example.net", allowed)
-    assert not is_allowed("@bob:example.org", allowed)
-    assert is_allowed("@anyone:anywhere.org", ())
+    assert listed(Sender("matrix", "@alice:example.org"), allowed)
+    assert listed(Sender("matrix", "@bob:example.net"), allowed)
+    assert not listed(Sender("matrix", "@bob:example.org"), allowed)
+    assert not listed(Sender("matrix", "@anyone:anywhere.org"), ())
 
 
 def test_the_session_file_is_private_and_belongs_to_one_account(tmp_path: Path) -> None:

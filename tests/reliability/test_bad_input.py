@@ -22,6 +22,7 @@ import pytest_asyncio
 from sqlalchemy import func, select
 
 from app.tables import target_metadata
+from bot.access import AccessPolicy
 from bot.commands.table import command_table
 from bot.dialog import Dialog
 from bot.inbound import MAX_TEXT_LENGTH, Inbound
@@ -73,7 +74,7 @@ def clock(shared_clock: FixedClock) -> Iterator[FixedClock]:
 
 @pytest.fixture(scope="module")
 def shared_dialog(shared_brain: Brain) -> Dialog:
-    return Dialog(shared_brain, default_locale="en", default_timezone="Europe/Berlin")
+    return Dialog(shared_brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open())
 
 
 @pytest.fixture
@@ -620,7 +621,8 @@ async def companion_dialog(shared_brain: Brain) -> AsyncIterator[tuple[Dialog, F
               timeout_s=5.0, recheck_s=0.0, retry_delay_s=0.01)
     shared_brain.companion = Companion(shared_brain, llm, CompanionConfig())
     try:
-        yield Dialog(shared_brain, default_locale="en", default_timezone="Europe/Berlin"), fake
+        yield Dialog(shared_brain, default_locale="en",
+                     default_timezone="Europe/Berlin", access=AccessPolicy.open()), fake
     finally:
         shared_brain.companion = None
         await fake.stop()

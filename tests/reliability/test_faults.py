@@ -23,6 +23,7 @@ from sqlalchemy import func, select
 from telegram import Bot
 
 from adapters.telegram.outbound import telegram_sender
+from bot.access import AccessPolicy
 from bot.delivery.sender import backoff
 from bot.dialog import Dialog
 from brain.companion.agent import Companion, CompanionConfig
@@ -109,7 +110,7 @@ async def test_postgres_restarted_under_load_loses_no_acknowledged_write(
         own_postgres: tuple[EmbeddedPostgres, str], api: FakeBotAPI) -> None:
     embedded, url = own_postgres
     brain = build_brain(Database(url, pool_size=5))
-    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open())
     adapter = make_adapter(brain, dialog, api)
     alice, bob = Person(771_001, "Alice"), Person(771_002, "Bob", "de")
     await adapter.start()
@@ -162,7 +163,8 @@ async def companion_on_telegram(brain: Brain, fake_ollama: FakeOllama,
     llm = LLM(fake_ollama.url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")},
               timeout_s=1.0, recheck_s=0.0, retry_delay_s=0.01)
     brain.companion = Companion(brain, llm, CompanionConfig())
-    adapter = make_adapter(brain, Dialog(brain, default_locale="en", default_timezone="Europe/Berlin"), api)
+    adapter = make_adapter(brain, Dialog(brain, default_locale="en",
+                                         default_timezone="Europe/Berlin", access=AccessPolicy.open()), api)
     await adapter.start()
     try:
         yield api
@@ -271,7 +273,7 @@ async def test_a_homeserver_restart_resumes_the_sync_without_replaying_old_messa
     runner: BotRunner | None = None
     try:
         await asyncio.to_thread(server.start)
-        dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+        dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open())
         runner = BotRunner(server, brain, dialog, await asyncio.to_thread(server.register), data_dir)
         await runner.start()
         alice = MatrixPerson(server.url, await asyncio.to_thread(server.register))

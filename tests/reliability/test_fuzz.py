@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from app.tables import target_metadata
+from bot.access import AccessPolicy
 from bot.commands.table import command_table
 from bot.dialog import Dialog
 from bot.inbound import Inbound, split_command
@@ -236,7 +237,7 @@ async def counts(brain: Brain) -> tuple[int, ...]:
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=MESSAGES)
 async def test_the_dialog_answers_any_message_without_a_crash(fuzz_brain: Brain, text: str) -> None:
-    dialog = Dialog(fuzz_brain, default_locale="en", default_timezone="Europe/Berlin")
+    dialog = Dialog(fuzz_brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open())
     someone = f"fuzzer-{uuid.uuid4().hex[:8]}"  # a new person: what an earlier example stored is not echoed here
     sent = await dialog.handle(Inbound(platform="test", platform_user_id=someone, chat_id=someone,
                                        message_id=uuid.uuid4().hex, text=text, language_code="en"))

@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from app.cli import cli
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from brain.core import Brain
 from brain.data_import import ImportRefused, import_person, read_document
@@ -101,7 +102,8 @@ async def test_beside_a_person_whose_ids_are_taken_the_memory_is_renumbered_and_
     embedder = WordLlamaEmbedder()
     target.memory = Memory(target, embedder, log=PipelineLog(target.db.sessions, target.clock))
     try:
-        carol = Person(Dialog(target, default_locale="en", default_timezone="Europe/Berlin"), "carol")
+        carol = Person(Dialog(target, default_locale="en",
+                              default_timezone="Europe/Berlin", access=AccessPolicy.open()), "carol")
         await lives_a_lot(carol, "CarolMarkerVb")  # takes the memory ids 1, 2, 3 and the first event numbers
         report = await import_person(target, read_document(json.dumps(original).encode()), embedder)
         assert {"memory_nodes", "memory_edges", "events"} <= set(report.renumbered)

@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from adapters.telegram.adapter import TelegramAdapter
 from adapters.telegram.config import TelegramConfig
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from brain.core import Brain
 from brain.people.models import Identity
@@ -45,7 +46,7 @@ async def api() -> AsyncIterator[FakeBotAPI]:
 
 @pytest.fixture
 def dialog(brain: Brain) -> Dialog:
-    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open())
 
 
 def make_adapter(brain: Brain, dialog: Dialog, api: FakeBotAPI, **options: object) -> TelegramAdapter:

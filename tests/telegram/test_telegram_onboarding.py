@@ -7,6 +7,7 @@ from datetime import time
 
 from sqlalchemy import select
 
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from brain.core import Brain
 from brain.onboarding.models import OnboardingState
@@ -41,7 +42,8 @@ async def test_the_setup_to_its_end_by_buttons_and_a_shared_location(api: FakeBo
 
 async def test_a_restart_in_the_middle_of_the_setup_resumes_it(api: FakeBotAPI, person, brain: Brain) -> None:
     alice = person()
-    before = make_adapter(brain, Dialog(brain, default_locale="en", default_timezone="Europe/Berlin"), api)
+    before = make_adapter(brain, Dialog(brain, default_locale="en",
+                                        default_timezone="Europe/Berlin", access=AccessPolicy.open()), api)
     await before.start()
     try:
         (language,) = await send(api, alice, "/start")
@@ -50,7 +52,8 @@ async def test_a_restart_in_the_middle_of_the_setup_resumes_it(api: FakeBotAPI, 
     finally:
         await before.stop()
 
-    after = make_adapter(brain, Dialog(brain, default_locale="en", default_timezone="Europe/Berlin"), api)
+    after = make_adapter(brain, Dialog(brain, default_locale="en", default_timezone="Europe/Berlin",
+                                       access=AccessPolicy.open()), api)
     await after.start()
     try:
         (welcome,) = await send(api, alice, "/start")

@@ -7,6 +7,7 @@ import pytest
 
 from adapters.telegram.config import LANES, lanes_per_process
 from app.chat_adapters import telegram_adapter
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from bot.settings import SettingsError, load_settings
 from brain.core import Brain
@@ -26,7 +27,7 @@ def test_bad_telegram_settings_stop_the_start_with_a_clear_message(overrides: di
 
 
 async def test_the_adapter_follows_the_settings(brain: Brain) -> None:
-    dialog = Dialog(brain)
+    dialog = Dialog(brain, access=AccessPolicy.open())
     polling = telegram_adapter(load_settings(TELEGRAM_TOKEN=TOKEN), brain, dialog)
     assert polling.webhook is None
     hooked = telegram_adapter(load_settings(
@@ -40,7 +41,7 @@ async def test_the_adapter_follows_the_settings(brain: Brain) -> None:
 async def test_several_processes_split_the_lanes_and_the_send_rate(brain: Brain) -> None:
     """TELEGRAM_PROCESSES=3: each process handles its part of the 16 updates at once (rounded up) and sends at
     its part of Telegram's overall rate, the poller and a worker alike; one process keeps them whole."""
-    dialog = Dialog(brain)
+    dialog = Dialog(brain, access=AccessPolicy.open())
     alone = telegram_adapter(load_settings(TELEGRAM_TOKEN=TOKEN), brain, dialog)
     assert (alone._concurrency, alone._max_rate) == (LANES, 30.0)
     settings = load_settings(TELEGRAM_TOKEN=TOKEN, TELEGRAM_PROCESSES="3")
