@@ -32,6 +32,7 @@ from bot.turn import Turn
 from brain import log_context
 from brain.actions.service import redeem_action
 from brain.companion.loop import TextSink
+from brain.companion.prompt import MARKDOWN, PLAIN
 from brain.core import Brain
 from brain.errors import DomainError
 from brain.i18n import tr
@@ -53,6 +54,8 @@ log = logging.getLogger(__name__)
 
 # Commands that must be handled at once, even while the person's companion turn runs.
 UNQUEUED_COMMANDS = frozenset({"stop", "approve", "reject"})
+# Platforms whose adapter shows the model's Markdown as formatting (`bot.render.markdown`).
+FORMATTED_PLATFORMS = frozenset({"telegram", "matrix"})
 
 # Built once (every free text asks it): what may take free text before the parser does, in one read: the
 # setup's step and since when (it may wait for a city) and whether a ritual runs (it may wait for an answer).
@@ -275,7 +278,8 @@ class Dialog:
                     await self._free_text(turn, message)
                     return
                 try:
-                    outcome = await companion.respond(turn.user, message, control=control, on_text=on_text)
+                    outcome = await companion.respond(turn.user, message, control=control, on_text=on_text,
+                                                      formatting=formatting_of(turn.inbound.platform))
                 finally:
                     texts = companion.turns.end(turn.user.id, control)
                 if outcome.answered or outcome.calls or outcome.stopped:
@@ -334,6 +338,11 @@ class Dialog:
     async def _command_pressed(self, turn: Turn, payload: dict[str, Any]) -> None:
         """A "command" button: its command runs as if typed (a command that waits on a model, unshared)."""
         await self._command(turn, str(payload["text"]))
+
+
+def formatting_of(platform: str) -> str:
+    """What a platform's chat shows of the model's Markdown: Telegram and Matrix render it, others show text."""
+    return MARKDOWN if platform in FORMATTED_PLATFORMS else PLAIN
 
 
 def _can_store(text: str) -> bool:

@@ -14,7 +14,7 @@ from brain.actions.service import DEFAULT_TTL
 from brain.core import Brain
 from brain.events.actor import USER
 from brain.i18n import Renderer, Text, tr
-from brain.outbox.models import Button, Outbound
+from brain.outbox.models import ANSWER_KIND, REPLY_KIND, Button, Outbound
 from brain.outbox.service import enqueue
 from brain.people.local_time import local_date
 from brain.people.models import User
@@ -40,6 +40,7 @@ class Reply:
     image_png: bytes | None = None
     document: bytes | None = None  # a file sent with the text as its caption (e.g. the /export JSON)
     document_name: str | None = None
+    markdown: bool = False  # the language model's answer: Markdown the platform shows formatted
 
 
 class Turn:
@@ -75,6 +76,10 @@ class Turn:
         text = "\n".join(self.t(line) for line in lines if line is not None)
         self.replies.append(Reply(text, buttons or [], image_png, document, document_name))
 
+    def say_markdown(self, text: str, buttons: list[list[PendingButton]] | None = None) -> None:
+        """The language model's answer, as it wrote it (Markdown, rendered by each platform)."""
+        self.replies.append(Reply(text, buttons or [], markdown=True))
+
     async def tool(self, name: str, args: dict[str, Any] | None = None, *,
                    caused_by: uuid.UUID | None = None) -> ToolResult:
         # The person as read for this turn (commands that change their settings update `self.user` too).
@@ -107,14 +112,15 @@ class Turn:
             tokens = [{"token": b.token, "kind": b.kind, "payload": b.payload, "single_use": b.kind != "command"}
                       for row in reply.buttons for b in row]
             pending.append((Outbound(text=reply.text, buttons=rows, image_png=reply.image_png,
-                                     document=reply.document, document_name=reply.document_name), tokens))
+                                     document=reply.document, document_name=reply.document_name,
+                                     markdown=reply.markdown), tokens))
         db = self.brain.db
         if len(pending) > 1:
             await db.release()  # not two connections at once (`Database.sharing`)
         async with db.autocommit() if len(pending) == 1 else db.engine.begin() as connection:
             for index, (message, tokens) in enumerate(pending):
                 await enqueue(
-                    connection, self.user.id, message, kind="reply",
+                    connection, self.user.id, message, kind=ANSWER_KIND if message.markdown else REPLY_KIND,
                     slot=f"{self.inbound.platform}:{self.inbound.chat_id}:{self.inbound.message_id}:{index}",
                     platform=self.inbound.platform, chat_id=self.inbound.chat_id, tokens=tokens, expires_at=expires,
                 )

@@ -14,6 +14,10 @@ from sqlalchemy.orm import Mapped, mapped_column
 from brain.store.base import Base
 
 PENDING, SENT, FAILED = "pending", "sent", "failed"
+# The outbox kinds of a turn's messages: our own words ("reply"), and the language model's answer ("answer"),
+# which is Markdown that the platform renders as its formatting.
+REPLY_KIND, ANSWER_KIND = "reply", "answer"
+TURN_KINDS = (REPLY_KIND, ANSWER_KIND)
 
 
 class Button(BaseModel):
@@ -29,6 +33,7 @@ class Outbound(BaseModel):
     image_png: bytes | None = None  # a picture sent with the text as its caption (e.g. the /week chart)
     document: bytes | None = None  # a file sent with the text as its caption (e.g. the /export JSON)
     document_name: str | None = None
+    markdown: bool = False  # the text is the model's Markdown (shown formatted), not our own plain words
 
     def flat_buttons(self) -> list[Button]:
         return [b for row in self.buttons for b in row]
@@ -67,4 +72,5 @@ class OutboxMessage(Base):
 
     def outbound(self) -> Outbound:
         return Outbound(text=self.text, buttons=[[Button(**b) for b in row] for row in self.buttons],
-                        image_png=self.image_png, document=self.document, document_name=self.document_name)
+                        image_png=self.image_png, document=self.document, document_name=self.document_name,
+                        markdown=self.kind == ANSWER_KIND)
