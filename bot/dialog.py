@@ -14,7 +14,7 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -23,13 +23,15 @@ from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.drinks import after_drink_buttons
 from bot.commands.onboarding import take_typed_answer, waiting_step
 from bot.commands.places import shared_location
+from bot.commands.proposals import take_reason, waits_for_reason
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import time_note
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
 from bot.parsing.freetext import parse_free_text
-from bot.turn import Turn
+from bot.turn import NO_REASON, Turn
 from brain import log_context
+from brain.actions.models import ActionToken
 from brain.actions.service import redeem_action
 from brain.companion.loop import TextSink
 from brain.companion.prompt import MARKDOWN, PLAIN
@@ -65,6 +67,10 @@ _FLOWS = Lean(select(
     select(OnboardingState.updated_at).where(OnboardingState.user_id == _PERSON).scalar_subquery()
     .label("updated_at"),
     has_running_run(_PERSON).label("ritual"),
+    # A rejection's "Why? (optional)": its "No reason" button, not pressed yet, takes the next message as the reason.
+    select(func.json_build_array(ActionToken.token, ActionToken.payload))
+    .where(ActionToken.user_id == _PERSON, ActionToken.kind == NO_REASON, ActionToken.used_at.is_(None))
+    .order_by(ActionToken.expires_at.desc()).limit(1).scalar_subquery().label("reason"),
 ))  # run lean (`Lean`)
 
 class Dialog:
@@ -235,6 +241,9 @@ class Dialog:
         """Free text as the answer the setup (a city) or a running ritual waits for; True when taken."""
         async with self.brain.db.autocommit() as connection:  # one Core read for both: no session
             flows = await _FLOWS.one(connection, {"person": turn.user.id})
+        if flows.reason is not None and waits_for_reason(flows.reason[1], turn.now) \
+                and await take_reason(turn, flows.reason[0], text):
+            return True
         return await take_typed_answer(turn, text, waiting=waiting_step(turn, flows.step, flows.updated_at)) \
             or await answer_free_text(turn, text, running=bool(flows.ritual))
 

@@ -14,7 +14,7 @@ from brain.actions.service import DEFAULT_TTL
 from brain.core import Brain
 from brain.events.actor import USER
 from brain.i18n import Renderer, Text, tr
-from brain.outbox.models import ANSWER_KIND, REPLY_KIND, Button, Outbound
+from brain.outbox.models import Button, Outbound
 from brain.outbox.service import enqueue
 from brain.people.local_time import local_date
 from brain.people.models import User
@@ -23,6 +23,7 @@ from brain.tools.spec import ToolResult
 # The action kinds of a proposal's Approve and Reject buttons (handled by bot.commands.proposals).
 APPROVE = "proposal_approve"
 REJECT = "proposal_reject"
+NO_REASON = "proposal_no_reason"  # the "No reason" button after a rejection; unused, it waits for the reason
 
 
 @dataclass
@@ -41,6 +42,7 @@ class Reply:
     document: bytes | None = None  # a file sent with the text as its caption (e.g. the /export JSON)
     document_name: str | None = None
     markdown: bool = False  # the language model's answer: Markdown the platform shows formatted
+    asks_reply: bool = False  # a question the person answers with their next message
 
 
 class Turn:
@@ -80,6 +82,10 @@ class Turn:
         """The language model's answer, as it wrote it (Markdown, rendered by each platform)."""
         self.replies.append(Reply(text, buttons or [], markdown=True))
 
+    def ask(self, *lines: Text | str) -> None:
+        """A question whose answer is the person's next message (Telegram opens the reply field for it)."""
+        self.replies.append(Reply("\n".join(self.t(line) for line in lines), asks_reply=True))
+
     async def tool(self, name: str, args: dict[str, Any] | None = None, *,
                    caused_by: uuid.UUID | None = None) -> ToolResult:
         # The person as read for this turn (commands that change their settings update `self.user` too).
@@ -113,14 +119,14 @@ class Turn:
                       for row in reply.buttons for b in row]
             pending.append((Outbound(text=reply.text, buttons=rows, image_png=reply.image_png,
                                      document=reply.document, document_name=reply.document_name,
-                                     markdown=reply.markdown), tokens))
+                                     markdown=reply.markdown, asks_reply=reply.asks_reply), tokens))
         db = self.brain.db
         if len(pending) > 1:
             await db.release()  # not two connections at once (`Database.sharing`)
         async with db.autocommit() if len(pending) == 1 else db.engine.begin() as connection:
             for index, (message, tokens) in enumerate(pending):
                 await enqueue(
-                    connection, self.user.id, message, kind=ANSWER_KIND if message.markdown else REPLY_KIND,
+                    connection, self.user.id, message, kind=message.kind,
                     slot=f"{self.inbound.platform}:{self.inbound.chat_id}:{self.inbound.message_id}:{index}",
                     platform=self.inbound.platform, chat_id=self.inbound.chat_id, tokens=tokens, expires_at=expires,
                 )

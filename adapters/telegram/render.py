@@ -35,6 +35,7 @@ class Part:
     document: bytes | None = None
     document_name: str | None = None
     formatted: str | None = None
+    force_reply: bool = False  # a question: Telegram opens the reply field (only on a part without a keyboard)
 
     @property
     def html(self) -> str:
@@ -126,7 +127,8 @@ def render(message: Outbound) -> list[Part]:
     else:
         parts.extend(Part(chunk) for chunk in split_text(text or "…"))
     last = parts[-1]
-    parts[-1] = Part(last.plain, keyboard, last.photo, last.document, last.document_name, last.formatted)
+    parts[-1] = Part(last.plain, keyboard, last.photo, last.document, last.document_name, last.formatted,
+                     force_reply=message.asks_reply and not keyboard)
     return parts
 
 

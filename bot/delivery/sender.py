@@ -74,7 +74,7 @@ from bot.delivery.transport import (
 )
 from bot.models import DeliveryState
 from brain.core import Brain
-from brain.outbox.models import ANSWER_KIND, FAILED, PENDING, SENT, Button, Outbound, OutboxMessage
+from brain.outbox.models import ANSWER_KIND, FAILED, PENDING, QUESTION_KIND, SENT, Button, Outbound, OutboxMessage
 from brain.outbox.service import MAX_ATTEMPTS, fail_attempt
 from brain.store.base import constant
 from brain.store.lean import Lean
@@ -133,7 +133,7 @@ class Claimed:
     def of(cls, row: Row[Any], more: bool) -> Claimed:
         message = Outbound(text=row.text, buttons=[[Button(**b) for b in line] for line in row.buttons or ()],
                            image_png=row.image_png, document=row.document, document_name=row.document_name,
-                           markdown=row.kind == ANSWER_KIND)
+                           markdown=row.kind == ANSWER_KIND, asks_reply=row.kind == QUESTION_KIND)
         return cls(id=row.id, user_id=row.user_id, attempts=row.attempts, message=message, parts_sent=row.parts_sent,
                    not_before=row.not_before, in_flight=bool(row.in_flight), more=more)
 

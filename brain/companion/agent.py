@@ -165,7 +165,7 @@ class Companion:
                 formatting=formatting)
             history, history_sensitive = self._fit_history(data.history, prompt, text)
             loop = AgentLoop(
-                self.brain, self.llm, user, ai(rationale=_rationale(text)), tools=prompt.tools,
+                self.brain, self.llm, user, ai(rationale=_rationale(text), quotes_person=True), tools=prompt.tools,
                 offered=prompt.offered, tier=self.config.tier, allow_sensitive=prompt.allow_sensitive,
                 consent=data.consent, sensitive=prompt.sensitive or history_sensitive,
                 limits=LoopLimits(max_rounds=self.config.chat_rounds, subagent_rounds=self.config.subagent_rounds,
