@@ -1,6 +1,8 @@
 """The fake model server of `benchmarks.companion`, in a process of its own as a real Ollama runs: the fake Ollama of
 the tests, answering each request after a fixed delay and reporting its own time per answer as Ollama does. Started
-as `python -m benchmarks._fake_model <delay in seconds>`: it prints its URL and serves until its input is closed.
+as `python -m benchmarks._fake_model <delay in seconds> [<thinking in seconds>]`: it prints its URL and serves until
+its input is closed. With a thinking time it thinks that long more per answer, as qwen3 does, unless the request
+says `think: false`.
 
 This module imports only the fake and aiohttp, not the brain: a real Ollama carries none of our heap, and a child
 started by multiprocessing would import the whole benchmark (the brain with it) before serving."""
@@ -51,10 +53,11 @@ def respond(body: dict[str, Any], delay_s: float) -> Script:
     return Script(tool_calls=calls, delay_s=delay_s)
 
 
-async def serve(delay_s: float) -> None:
+async def serve(delay_s: float, think_s: float = 0.0) -> None:
     # Keeping every request body (thousands of objects each: the tool schemas) made the fake's full
     # collections grow with the run.
     fake = TimedFake(default=lambda body: respond(body, delay_s), keep_requests=False)
+    fake.think_s = think_s
     url = await fake.start()
     # A full collection over the start-up heap would land in a turn now and then as a stall of the fake, counted as
     # our overhead; a real Ollama has no such pause. Freezing the start-up heap leaves only what requests create to
@@ -66,4 +69,4 @@ async def serve(delay_s: float) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(serve(float(sys.argv[1])))
+    asyncio.run(serve(float(sys.argv[1]), float(sys.argv[2]) if len(sys.argv) > 2 else 0.0))

@@ -2,7 +2,7 @@
 Ollama server (tests/fakes/ollama_server.py, run in a process of its own like a real Ollama) on an embedded
 PostgreSQL of its own.
 
-    python -m benchmarks.companion [--turns N] [--model-ms M] [--tool-ms T] [--rounds R] [--quick]
+    python -m benchmarks.companion [--turns N] [--model-ms M] [--tool-ms T] [--rounds R] [--think-ms K] [--quick]
         [--database-url URL]
 
 1. Overhead: N chat turns through `Companion.respond` with the real ollama client; the fake server answers
@@ -22,6 +22,10 @@ PostgreSQL of its own.
 2. Parallel reads: R turns whose round has three read tools of T ms each (registered for the benchmark),
    with parallel read rounds (at most 10 at once) and with one call after another, interleaved;
    `parallel_ms` and `sequential_ms` are the tool rounds' wall times (LoopResult.tool_ms), mean per turn.
+
+3. Thinking: R turns with the primary model told `think: false` (the default) and let think
+   (OLLAMA_PRIMARY_THINK), interleaved, against a fake that thinks K ms per answer unless told not to, as qwen3
+   does (`--think-ms K`).
 
 Each part prints the load average before and after it, and this process's CPU time per turn
 (time.process_time: the Python side only, not PostgreSQL's or the fake's; it moves much less with the load of
@@ -70,7 +74,8 @@ TURNS_PER_PERSON = 5
 LOOKUP = "bench_lookup"
 READ_TOOLS = ("bench_read_a", "bench_read_b", "bench_read_c")
 ROOT = Path(__file__).resolve().parents[1]  # the fake server is imported from tests/
-QUICK = {"turns": 10, "model_ms": 5.0, "tool_ms": 10.0, "rounds": 2}  # 10 turns: two people, one first turn timed
+# 10 turns: two people, one first turn timed
+QUICK = {"turns": 10, "model_ms": 5.0, "tool_ms": 10.0, "rounds": 2, "think_ms": 20.0}
 
 
 class SqlCounter:
@@ -120,9 +125,9 @@ class Turns:
 
 # ---- the fake model, in a process of its own ------------------------------------------------------------------
 @contextlib.contextmanager
-def fake_model(delay_s: float) -> Iterator[str]:
+def fake_model(delay_s: float, think_s: float = 0.0) -> Iterator[str]:
     """The fake model server (benchmarks/_fake_model.py) in a process of its own; yields its URL."""
-    server = subprocess.Popen([sys.executable, "-m", "benchmarks._fake_model", str(delay_s)], cwd=ROOT,
+    server = subprocess.Popen([sys.executable, "-m", "benchmarks._fake_model", str(delay_s), str(think_s)], cwd=ROOT,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdin is not None and server.stdout is not None
@@ -177,7 +182,7 @@ async def timed_turn(companion: Companion, user: User, tools: tuple[str, ...], s
 
 
 async def measure(url: str, fake_url: str, turns: int, tool_ms: float,
-                  rounds: int) -> tuple[Turns, Turns, Turns, Turns, Turns]:
+                  rounds: int) -> tuple[Turns, Turns, Turns, Turns, Turns, Turns, Turns]:
     db = Database(url)
     brain = build_brain(db, clock=SystemClock())
     sql = SqlCounter(db)
@@ -218,9 +223,17 @@ async def measure(url: str, fake_url: str, turns: int, tool_ms: float,
                 await timed_turn(which, reader, READ_TOOLS, sql, target if index else None)  # first: warm-up
         parallel.load.append(load_average())
         sequential.load = parallel.load
+        # The primary model told not to think (the default) and let think (OLLAMA_PRIMARY_THINK), interleaved.
+        thinking_llm = LLM(fake_url, {"primary": TierConfig("qwen3:4b", think=True),
+                                      "fast": TierConfig("qwen3:1.7b")}, timeout_s=10.0)
+        thinking_companion = Companion(brain, thinking_llm, CompanionConfig())
+        no_think, think = Turns(), Turns()
+        for index in range(rounds + 1):
+            for target, which in ((no_think, companion), (think, thinking_companion)):
+                await timed_turn(which, reader, (LOOKUP,), sql, target if index else None)  # first: warm-up
     finally:
         await brain.close()
-    return lookup, drinks, first, parallel, sequential
+    return lookup, drinks, first, parallel, sequential, no_think, think
 
 
 # ---- the report ---------------------------------------------------------------------------------------------
@@ -259,8 +272,8 @@ def loads(turns: Turns) -> str:
     return "load average " + " -> ".join(f"{value:.2f}" for value in turns.load)
 
 
-def report(lookup: Turns, drinks: Turns, first: Turns, parallel: Turns, sequential: Turns, model_ms: float,
-           tool_ms: float) -> str:
+def report(lookup: Turns, drinks: Turns, first: Turns, parallel: Turns, sequential: Turns, no_think: Turns,
+           think: Turns, model_ms: float, tool_ms: float, think_ms: float) -> str:
     header = f"{'per turn, ms':<48}{'mean':>9}{'median':>9}{'max':>9}"
     par, seq = statistics.mean(parallel.tool_ms), statistics.mean(sequential.tool_ms)
     return "\n".join([
@@ -284,6 +297,15 @@ def report(lookup: Turns, drinks: Turns, first: Turns, parallel: Turns, sequenti
         row("turn wall time, one after another", sequential.wall_ms),
         row("CPU time per turn, parallel", parallel.cpu_ms),
         row("CPU time per turn, one after another", sequential.cpu_ms),
+        "",
+        f"{len(think.wall_ms)} turns per variant ({LOOKUP}), a thinking model that thinks {think_ms:.0f} ms per "
+        "answer unless told not to",
+        header,
+        row("turn wall time, think: false (the default)", no_think.wall_ms),
+        row("turn wall time, think: true (OLLAMA_PRIMARY_THINK)", think.wall_ms),
+        row("CPU time per turn, think: false", no_think.cpu_ms),
+        row("CPU time per turn, think: true", think.cpu_ms),
+        f"think: false saves {statistics.mean(think.wall_ms) - statistics.mean(no_think.wall_ms):.1f} ms per turn",
         f"RESULT overhead_ms={statistics.mean(overhead(lookup)):.1f} cpu_ms={statistics.mean(lookup.cpu_ms):.1f} "
         f"model_ms={model_ms:.0f} load={parallel.load[-1]:.2f} "
         f"parallel_ms={par:.1f} baseline={seq:.1f} ratio={seq / par:.2f}",
@@ -296,12 +318,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-ms", type=float, default=50.0, help="the fake model's latency per call")
     parser.add_argument("--tool-ms", type=float, default=100.0, help="each read tool's latency")
     parser.add_argument("--rounds", type=int, default=10, help="turns per variant of the parallel comparison")
+    parser.add_argument("--think-ms", type=float, default=500.0,
+                        help="how long the fake model thinks per answer when not told `think: false`")
     add_common_options(parser)
     args = parse_sizes(parser, argv, QUICK)
-    with fake_model(args.model_ms / 1000) as fake_url, \
+    with fake_model(args.model_ms / 1000, args.think_ms / 1000) as fake_url, \
             bench_database(DATABASE, prefix="cbc", url=args.database_url) as database:
         results = asyncio.run(measure(database.url, fake_url, args.turns, args.tool_ms, args.rounds))
-    print(report(*results, args.model_ms, args.tool_ms))
+    print(report(*results, args.model_ms, args.tool_ms, args.think_ms))
     return 0
 
 

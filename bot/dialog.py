@@ -16,7 +16,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -26,16 +26,19 @@ from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.drinks import after_drink_buttons
 from bot.commands.onboarding import take_typed_answer, waiting_step
 from bot.commands.places import shared_location
+from bot.commands.proposals import take_reason, waits_for_reason
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import time_note
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
 from bot.metrics import message_received, replied
 from bot.parsing.freetext import parse_free_text
-from bot.turn import Turn
+from bot.turn import NO_REASON, Turn
 from brain import log_context
+from brain.actions.models import ActionToken
 from brain.actions.service import redeem_action
 from brain.companion.loop import TextSink
+from brain.companion.prompt import MARKDOWN, PLAIN
 from brain.core import Brain
 from brain.errors import DomainError
 from brain.i18n import Renderer, Text, normalize_locale, tr
@@ -57,6 +60,8 @@ log = logging.getLogger(__name__)
 
 # Commands that must be handled at once, even while the person's companion turn runs.
 UNQUEUED_COMMANDS = frozenset({"stop", "approve", "reject"})
+# Platforms whose adapter shows the model's Markdown as formatting (`bot.render.markdown`).
+FORMATTED_PLATFORMS = frozenset({"telegram", "matrix"})
 
 # Built once (every free text asks it): what may take free text before the parser does, in one read: the
 # setup's step and since when (it may wait for a city) and whether a ritual runs (it may wait for an answer).
@@ -66,6 +71,10 @@ _FLOWS = Lean(select(
     select(OnboardingState.updated_at).where(OnboardingState.user_id == _PERSON).scalar_subquery()
     .label("updated_at"),
     has_running_run(_PERSON).label("ritual"),
+    # A rejection's "Why? (optional)": its "No reason" button, not pressed yet, takes the next message as the reason.
+    select(func.json_build_array(ActionToken.token, ActionToken.payload))
+    .where(ActionToken.user_id == _PERSON, ActionToken.kind == NO_REASON, ActionToken.used_at.is_(None))
+    .order_by(ActionToken.expires_at.desc()).limit(1).scalar_subquery().label("reason"),
 ))  # run lean (`Lean`)
 
 class Dialog:
@@ -268,6 +277,9 @@ class Dialog:
         """Free text as the answer the setup (a city) or a running ritual waits for; True when taken."""
         async with self.brain.db.autocommit() as connection:  # one Core read for both: no session
             flows = await _FLOWS.one(connection, {"person": turn.user.id})
+        if flows.reason is not None and waits_for_reason(flows.reason[1], turn.now) \
+                and await take_reason(turn, flows.reason[0], text):
+            return True
         return await take_typed_answer(turn, text, waiting=waiting_step(turn, flows.step, flows.updated_at)) \
             or await answer_free_text(turn, text, running=bool(flows.ritual))
 
@@ -311,7 +323,8 @@ class Dialog:
                     await self._free_text(turn, message)
                     return
                 try:
-                    outcome = await companion.respond(turn.user, message, control=control, on_text=on_text)
+                    outcome = await companion.respond(turn.user, message, control=control, on_text=on_text,
+                                                      formatting=formatting_of(turn.inbound.platform))
                 finally:
                     texts = companion.turns.end(turn.user.id, control)
                 if outcome.answered or outcome.calls or outcome.stopped:
@@ -370,6 +383,11 @@ class Dialog:
     async def _command_pressed(self, turn: Turn, payload: dict[str, Any]) -> None:
         """A "command" button: its command runs as if typed (a command that waits on a model, unshared)."""
         await self._command(turn, str(payload["text"]))
+
+
+def formatting_of(platform: str) -> str:
+    """What a platform's chat shows of the model's Markdown: Telegram and Matrix render it, others show text."""
+    return MARKDOWN if platform in FORMATTED_PLATFORMS else PLAIN
 
 
 def _can_store(text: str) -> bool:

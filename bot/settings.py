@@ -54,6 +54,7 @@ class Settings(BaseSettings):
     ollama_model_fast: str = Field(default="qwen3:1.7b", validation_alias=AliasChoices("OLLAMA_MODEL_FAST"))
     ollama_primary_local: bool = Field(default=True, validation_alias=AliasChoices("OLLAMA_PRIMARY_LOCAL"))
     ollama_fast_local: bool = Field(default=True, validation_alias=AliasChoices("OLLAMA_FAST_LOCAL"))
+    ollama_primary_think: bool = Field(default=False, validation_alias=AliasChoices("OLLAMA_PRIMARY_THINK"))
     ollama_timeout_s: float = Field(default=60.0, gt=0, le=600, validation_alias=AliasChoices("OLLAMA_TIMEOUT_S"))
     companion_enabled: bool = Field(default=True, validation_alias=AliasChoices("COMPANION_LLM"))
     companion_input_tokens: int = Field(default=8000, ge=1000, le=1_000_000,

@@ -23,6 +23,7 @@ from brain.tools.spec import ToolResult
 # The action kinds of a proposal's Approve and Reject buttons (handled by bot.commands.proposals).
 APPROVE = "proposal_approve"
 REJECT = "proposal_reject"
+NO_REASON = "proposal_no_reason"  # the "No reason" button after a rejection; unused, it waits for the reason
 
 
 @dataclass
@@ -40,6 +41,8 @@ class Reply:
     image_png: bytes | None = None
     document: bytes | None = None  # a file sent with the text as its caption (e.g. the /export JSON)
     document_name: str | None = None
+    markdown: bool = False  # the language model's answer: Markdown the platform shows formatted
+    asks_reply: bool = False  # a question the person answers with their next message
 
 
 class Turn:
@@ -75,6 +78,14 @@ class Turn:
         text = "\n".join(self.t(line) for line in lines if line is not None)
         self.replies.append(Reply(text, buttons or [], image_png, document, document_name))
 
+    def say_markdown(self, text: str, buttons: list[list[PendingButton]] | None = None) -> None:
+        """The language model's answer, as it wrote it (Markdown, rendered by each platform)."""
+        self.replies.append(Reply(text, buttons or [], markdown=True))
+
+    def ask(self, *lines: Text | str) -> None:
+        """A question whose answer is the person's next message (Telegram opens the reply field for it)."""
+        self.replies.append(Reply("\n".join(self.t(line) for line in lines), asks_reply=True))
+
     async def tool(self, name: str, args: dict[str, Any] | None = None, *,
                    caused_by: uuid.UUID | None = None) -> ToolResult:
         # The person as read for this turn (commands that change their settings update `self.user` too).
@@ -107,14 +118,15 @@ class Turn:
             tokens = [{"token": b.token, "kind": b.kind, "payload": b.payload, "single_use": b.kind != "command"}
                       for row in reply.buttons for b in row]
             pending.append((Outbound(text=reply.text, buttons=rows, image_png=reply.image_png,
-                                     document=reply.document, document_name=reply.document_name), tokens))
+                                     document=reply.document, document_name=reply.document_name,
+                                     markdown=reply.markdown, asks_reply=reply.asks_reply), tokens))
         db = self.brain.db
         if len(pending) > 1:
             await db.release()  # not two connections at once (`Database.sharing`)
         async with db.autocommit() if len(pending) == 1 else db.engine.begin() as connection:
             for index, (message, tokens) in enumerate(pending):
                 await enqueue(
-                    connection, self.user.id, message, kind="reply",
+                    connection, self.user.id, message, kind=message.kind,
                     slot=f"{self.inbound.platform}:{self.inbound.chat_id}:{self.inbound.message_id}:{index}",
                     platform=self.inbound.platform, chat_id=self.inbound.chat_id, tokens=tokens, expires_at=expires,
                 )

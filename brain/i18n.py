@@ -24,6 +24,8 @@ SUPPORTED_LOCALES: tuple[str, ...] = ("en", "de")
 DEFAULT_LOCALE = "en"
 LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
 DOMAIN = "messages"
+# A day written out, without and with its year (Babel's skeletons abbreviate the weekday in English).
+LONG_DAY_PATTERNS = {"en": ("EEEE, MMMM d", "EEEE, MMMM d, y"), "de": ("EEEE, d. MMMM", "EEEE, d. MMMM y")}
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,15 @@ class Percent:
     "({percent} %)"."""
 
     value: int
+
+
+@dataclass(frozen=True)
+class LongDay:
+    """A day written out, "Thursday, December 3" / "Donnerstag, 3. Dezember" (with the year when `with_year`);
+    a date-time also with its time of day in the person's zone ("… at 18:00")."""
+
+    value: date
+    with_year: bool = False
 
 
 def _jsonable(value: Any) -> Any:
@@ -138,6 +149,8 @@ class Renderer:
             return str(value)
         if isinstance(value, Percent):
             return format_percent(value.value / 100, locale=self._babel_locale)
+        if isinstance(value, LongDay):
+            return self.long_day_of(value.value, with_year=value.with_year)
         if isinstance(value, int | float):
             return format_decimal(value, locale=self._babel_locale, format="#,##0.##")
         if isinstance(value, datetime):
@@ -152,6 +165,15 @@ class Renderer:
     def long_date_of(self, value: date) -> str:
         """'Sunday, November 29, 2026' / 'Sonntag, 29. November 2026'."""
         return format_date(value, format="full", locale=self._babel_locale)
+
+    def long_day_of(self, value: date, *, with_year: bool = False) -> str:
+        """A `LongDay`: 'Thursday, December 3' ('Donnerstag, 3. Dezember'), a date-time with its local time."""
+        day = value.astimezone(self.tz).date() if isinstance(value, datetime) else value
+        patterns = LONG_DAY_PATTERNS.get(self.locale, LONG_DAY_PATTERNS[DEFAULT_LOCALE])
+        written = format_date(day, format=patterns[1 if with_year else 0], locale=self._babel_locale)
+        if isinstance(value, datetime):
+            return self(tr("{date} at {time}", date=written, time=self.time_of(value)))
+        return written
 
     def time_of(self, value: datetime) -> str:
         return format_time(value, format="short", locale=self._babel_locale, tzinfo=self.tz)

@@ -20,6 +20,7 @@ from bot.delivery.sender import OutboxSender
 from bot.delivery.transport import Outgoing
 from bot.dialog import Dialog
 from bot.inbound import Inbound
+from bot.render.markdown import plain_text
 from bot.settings import Settings
 from brain.core import Brain
 from brain.outbox.models import Button, Outbound
@@ -110,7 +111,8 @@ class ConsoleChat:
         self._print(part, self._printed)
 
     def _print(self, message: Outbound, choices: list[Button]) -> None:
-        self.stdout.write(message.text + "\n")
+        # A model's answer shows its words without the Markdown markers (a terminal shows no formatting).
+        self.stdout.write((plain_text(message.text) if message.markdown else message.text) + "\n")
         if message.image_png is not None:
             # A terminal cannot show the picture: save it and say where it is.
             self.pictures_dir.mkdir(parents=True, exist_ok=True)

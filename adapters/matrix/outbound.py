@@ -94,7 +94,8 @@ class MatrixTransport:
         room_id = outgoing.chat_id
         choices, expires_at = await choices_for(self.brain, outbound)
         txn = f"companion-{outgoing.id}"
-        event_id = await self.send_event(room_id, "m.room.message", message_content(outbound.text, choices), txn)
+        content = message_content(outbound.text, choices, markdown=outbound.markdown)
+        event_id = await self.send_event(room_id, "m.room.message", content, txn)
         if choices:
             await sent_with_choices(self.brain, user_id=outgoing.user_id, event_id=event_id, room_id=room_id,
                                     outbox_id=outgoing.id, text=outbound.text, choices=choices,

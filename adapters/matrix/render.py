@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.delivery.choices import Choice
+from bot.render.markdown import blocks
 
 HTML_FORMAT = "org.matrix.custom.html"
 
@@ -17,10 +18,16 @@ def _html(text: str) -> str:
     return html.escape(text).replace("\n", "<br>")
 
 
-def message_content(text: str, choices: Sequence[Choice] = ()) -> dict[str, Any]:
-    """The text, and below it the choices numbered from 1 (plain body and HTML alike)."""
-    body = text
-    formatted = _html(text)
+def message_content(text: str, choices: Sequence[Choice] = (), *, markdown: bool = False) -> dict[str, Any]:
+    """The text, and below it the choices numbered from 1 (plain body and HTML alike). `markdown`: the text is a
+    model's answer, its formatting shown in the HTML and its plain words in the body."""
+    answer = blocks(text) if markdown else []
+    if answer:
+        body = "\n\n".join(b.plain for b in answer)
+        formatted = "".join(b.matrix for b in answer)
+    else:
+        body = text
+        formatted = _html(text)
     if choices:
         body += "\n\n" + "\n".join(f"{n}. {c.label}" for n, c in enumerate(choices, start=1))
         formatted += "<ol>" + "".join(f"<li>{html.escape(c.label)}</li>" for c in choices) + "</ol>"

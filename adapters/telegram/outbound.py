@@ -138,6 +138,8 @@ class TelegramTransport:
             keyboard = markup_json(part.keyboard)
             if keyboard is not None:
                 params["reply_markup"] = keyboard
+            elif part.force_reply:
+                params["reply_markup"] = {"force_reply": True}
             await self.bot.do_api_request("sendMessage", api_kwargs=params, read_timeout=SEND_READ_TIMEOUT_S)
 
 

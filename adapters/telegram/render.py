@@ -1,7 +1,9 @@
 """An `Outbound` as the Telegram messages that carry it: the text HTML-escaped (replies are plain text, and
 text from a model must never break the markup), split into parts of at most 4096 characters at line breaks
 where possible, the inline keyboard on the last part, a picture as a photo (a file as a document) with the
-first part of the text as its caption (1024 characters). Pure functions; `delivery.py` sends the parts.
+first part of the text as its caption (1024 characters). A model's answer (Markdown) is shown in Telegram's HTML
+subset (`bot.render.markdown`) and split between its blocks, so no part breaks the nesting of its tags. Pure
+functions; `outbound.py` sends the parts.
 
 Lengths are counted in UTF-16 code units, as Telegram counts them (an emoji outside the basic plane is two)."""
 
@@ -9,8 +11,10 @@ from __future__ import annotations
 
 import html
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bot.render.markdown import Block, blocks
 from brain.outbox.models import Button, Outbound
 
 log = logging.getLogger(__name__)
@@ -23,17 +27,19 @@ MAX_CALLBACK_DATA_BYTES = 64
 @dataclass(frozen=True)
 class Part:
     """One Telegram call: a message, a photo or a document with a caption. `plain` is the unescaped text, sent
-    as is when Telegram rejects the HTML."""
+    as is when Telegram rejects the HTML; `formatted` the HTML of a model's answer (else `plain` escaped)."""
 
     plain: str
     keyboard: list[list[Button]] = field(default_factory=list)
     photo: bytes | None = None
     document: bytes | None = None
     document_name: str | None = None
+    formatted: str | None = None
+    force_reply: bool = False  # a question: Telegram opens the reply field (only on a part without a keyboard)
 
     @property
     def html(self) -> str:
-        return escape(self.plain)
+        return self.formatted if self.formatted is not None else escape(self.plain)
 
 
 def escape(text: str) -> str:
@@ -116,8 +122,41 @@ def render(message: Outbound) -> list[Part]:
             parts.append(Part(caption, document=message.document, document_name=message.document_name or "file"))
         if remainder:
             parts.extend(Part(chunk) for chunk in split_text(remainder))
+    elif message.markdown and (answer := blocks(text)):
+        parts.extend(formatted_parts(answer))
     else:
         parts.extend(Part(chunk) for chunk in split_text(text or "…"))
     last = parts[-1]
-    parts[-1] = Part(last.plain, keyboard, last.photo, last.document, last.document_name)
+    parts[-1] = Part(last.plain, keyboard, last.photo, last.document, last.document_name, last.formatted,
+                     force_reply=message.asks_reply and not keyboard)
+    return parts
+
+
+def formatted_parts(answer: Sequence[Block], limit: int = MAX_TEXT, separator: str = "\n\n") -> list[Part]:
+    """The blocks of a model's answer packed into messages of at most `limit` UTF-16 units of HTML, cut only
+    between blocks (a long list between its items); a block too long for one message on its own goes as plain
+    text parts (its words matter more than its formatting)."""
+    parts: list[Part] = []
+    plain: list[str] = []
+    formatted: list[str] = []
+
+    def close() -> None:
+        if formatted:
+            parts.append(Part(separator.join(plain), formatted=separator.join(formatted)))
+            plain.clear()
+            formatted.clear()
+
+    for block in answer:
+        if utf16_length(block.telegram) > limit:
+            close()
+            if block.items:
+                parts.extend(formatted_parts(block.items, limit, "\n"))
+            else:
+                parts.extend(Part(chunk) for chunk in split_text(block.plain, limit))
+            continue
+        if formatted and utf16_length(separator.join([*formatted, block.telegram])) > limit:
+            close()
+        plain.append(block.plain)
+        formatted.append(block.telegram)
+    close()
     return parts

@@ -22,7 +22,7 @@ def say_outcome(turn: Turn, outcome: TurnOutcome) -> None:
     if outcome.stopped:
         turn.say(tr("Stopped."))
     elif outcome.text.strip():
-        turn.say(outcome.text.strip())
+        turn.say_markdown(outcome.text.strip())
     elif not outcome.proposals:
         # The model said nothing: say what its calls did, so the person is not left guessing.
         done = [c.message for c in outcome.calls if c.message]

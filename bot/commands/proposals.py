@@ -3,15 +3,20 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from bot.commands import Command
-from bot.turn import APPROVE, REJECT, Turn
+from bot.turn import APPROVE, NO_REASON, REJECT, Turn
+from brain.actions.service import redeem_action
+from brain.errors import DomainError
 from brain.i18n import N_, Text, ntr, tr
-from brain.tools.proposals import ProposalDecision, approve, pending, reject
-from brain.tools.staging import describe, short_id
+from brain.tools.proposal_wording import action_text
+from brain.tools.proposals import ProposalDecision, add_reason, approve, pending, reject
+from brain.tools.staging import short_id
 
 LIST_LIMIT = 10
+REASON_WAIT = timedelta(minutes=30)  # how long after "Why? (optional)" the next message is read as the reason
 
 
 def _say_decision(turn: Turn, decision: ProposalDecision) -> None:
@@ -51,13 +56,15 @@ async def proposals_command(turn: Turn, args: str) -> None:
         return
     turn.say(ntr("One proposal is waiting for you:", "{count} proposals are waiting for you:", len(waiting)))
     for proposal in waiting[:LIST_LIMIT]:
-        lines: list[Text | str] = [tr("{id}: {call}", id=short_id(proposal.id), call=describe(proposal))]
-        if proposal.rationale:
+        lines: list[Text | str] = [tr("{action}?", action=action_text(proposal.tool_name, proposal.arguments or {},
+                                                                 year=proposal.created_at.year))]
+        if proposal.rationale and not (proposal.actor or {}).get("quotes_person"):
             lines.append(tr("Why: {why}", why=proposal.rationale[:300]))
         if "injection" in (proposal.flags or []):
             lines.append(tr("Careful: some text in this call reads like an instruction to me rather than your own "
                             "words."))
-        lines.append(tr("Expires at {time}.", time=turn.render.time_of(proposal.expires_at)))
+        lines.append(tr("Expires at {time} (proposal {id}).", time=turn.render.time_of(proposal.expires_at),
+                        id=short_id(proposal.id)))
         turn.say(*lines, buttons=turn.proposal_buttons(proposal.id))
 
 
@@ -67,7 +74,40 @@ async def approve_pressed(turn: Turn, payload: dict[str, Any]) -> None:
 
 
 async def reject_pressed(turn: Turn, payload: dict[str, Any]) -> None:
-    _say_decision(turn, await reject(turn.brain, turn.user.id, str(payload.get("proposal_id", ""))))
+    """Rejected at once; then "Why? (optional)": the next message is the reason, or "No reason" ends the wait."""
+    decision = await reject(turn.brain, turn.user.id, str(payload.get("proposal_id", "")))
+    if not (decision.ok and decision.status == "rejected" and decision.proposal_id is not None):
+        _say_decision(turn, decision)
+        return
+    turn.say(decision.message, buttons=[[turn.button(tr("No reason"), NO_REASON,
+                                                     proposal_id=str(decision.proposal_id),
+                                                     asked_at=turn.now.isoformat())]])
+    turn.ask(tr("Why? (optional)"))
+
+
+def waits_for_reason(payload: dict[str, Any], now: datetime) -> bool:
+    """Whether the "Why?" of a rejection (its "No reason" button's payload) still takes the next message."""
+    try:
+        asked = datetime.fromisoformat(str(payload.get("asked_at", "")))
+    except ValueError:
+        return False
+    return timedelta(0) <= now - asked <= REASON_WAIT
+
+
+async def take_reason(turn: Turn, token: str, text: str) -> bool:
+    """The person's message after "Why? (optional)" as the reason of that rejection; True when taken."""
+    try:
+        async with turn.brain.transactions.begin() as uow:
+            action = await redeem_action(uow.session, turn.user.id, token, now=uow.now)
+    except DomainError:
+        return False  # pressed "No reason" a moment ago, or expired: the message goes its usual way
+    decision = await add_reason(turn.brain, turn.user.id, str(action.payload.get("proposal_id", "")), text)
+    turn.say(decision.message)
+    return True
+
+
+async def no_reason_pressed(turn: Turn, payload: dict[str, Any]) -> None:
+    turn.say(tr("Okay, no reason."))
 
 
 COMMANDS = (
@@ -78,4 +118,4 @@ COMMANDS = (
     Command("proposals", "/proposals", N_("What the assistant proposed and waits for you"), proposals_command,
             aliases=("vorschläge", "vorschlaege")),
 )
-ACTIONS = {APPROVE: approve_pressed, REJECT: reject_pressed}
+ACTIONS = {APPROVE: approve_pressed, REJECT: reject_pressed, NO_REASON: no_reason_pressed}

@@ -11,7 +11,7 @@ from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import BindParameter
 
 from bot.models import MatrixRoom
-from brain.outbox.models import OutboxMessage
+from brain.outbox.models import TURN_KINDS, OutboxMessage
 from brain.people.models import Identity
 
 
@@ -73,7 +73,7 @@ def push_is_for(platform: str, other_platforms: tuple[str, ...]) -> ColumnElemen
     earlier = aliased(OutboxMessage)
     last_platform = (
         select(earlier.platform)
-        .where(earlier.user_id == OutboxMessage.user_id, earlier.kind == "reply",
+        .where(earlier.user_id == OutboxMessage.user_id, earlier.kind.in_(TURN_KINDS),
                earlier.platform.in_((platform, *other_platforms)))
         .order_by(earlier.id.desc()).limit(1).correlate(OutboxMessage).scalar_subquery()
     )

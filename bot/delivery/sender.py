@@ -75,7 +75,7 @@ from bot.delivery.transport import (
 from bot.metrics import message_sent
 from bot.models import DeliveryState
 from brain.core import Brain
-from brain.outbox.models import FAILED, PENDING, SENT, Button, Outbound, OutboxMessage
+from brain.outbox.models import ANSWER_KIND, FAILED, PENDING, QUESTION_KIND, SENT, Button, Outbound, OutboxMessage
 from brain.outbox.service import MAX_ATTEMPTS, fail_attempt
 from brain.store.base import constant
 from brain.store.lean import Lean
@@ -133,7 +133,8 @@ class Claimed:
     @classmethod
     def of(cls, row: Row[Any], more: bool) -> Claimed:
         message = Outbound(text=row.text, buttons=[[Button(**b) for b in line] for line in row.buttons or ()],
-                           image_png=row.image_png, document=row.document, document_name=row.document_name)
+                           image_png=row.image_png, document=row.document, document_name=row.document_name,
+                           markdown=row.kind == ANSWER_KIND, asks_reply=row.kind == QUESTION_KIND)
         return cls(id=row.id, user_id=row.user_id, attempts=row.attempts, message=message, parts_sent=row.parts_sent,
                    not_before=row.not_before, in_flight=bool(row.in_flight), more=more)
 
@@ -339,8 +340,8 @@ class OutboxSender:
         # the union let the planner, misled by statistics that lag in a burst, read every pending row to join.)
         candidates = union_all(replies, pushes).subquery("candidates")
         return (
-            select(OutboxMessage.id, OutboxMessage.user_id, OutboxMessage.attempts, OutboxMessage.text,
-                   OutboxMessage.buttons, OutboxMessage.image_png, OutboxMessage.document,
+            select(OutboxMessage.id, OutboxMessage.user_id, OutboxMessage.attempts, OutboxMessage.kind,
+                   OutboxMessage.text, OutboxMessage.buttons, OutboxMessage.image_png, OutboxMessage.document,
                    OutboxMessage.document_name, DeliveryState.parts_sent, DeliveryState.not_before,
                    DeliveryState.in_flight)
             .outerjoin(DeliveryState, (DeliveryState.user_id == OutboxMessage.user_id)

@@ -27,6 +27,7 @@ from brain.companion.conversation import History, message_tokens, store_turn
 from brain.companion.llm import LLM, ModelUnavailable, Tier
 from brain.companion.loop import AgentLoop, CallOutcome, LoopLimits, LoopResult, TextSink, TurnControl
 from brain.companion.prompt import (
+    MARKDOWN,
     ContextCache,
     Prompt,
     SchemaCache,
@@ -147,9 +148,10 @@ class Companion:
         return f"{platform}:{platform_user_id}" in self.config.admins
 
     async def respond(self, user: User, text: str, *, control: TurnControl | None = None,
-                      on_text: TextSink | None = None) -> TurnOutcome:
+                      on_text: TextSink | None = None, formatting: str = MARKDOWN) -> TurnOutcome:
         """Answer one message of the person (see the module docstring). Never raises for what the model
-        does or for a missing model; the outcome says what happened."""
+        does or for a missing model; the outcome says what happened. `formatting`: what the person's chat shows
+        (`prompt.MARKDOWN` or `prompt.PLAIN`), told to the model."""
         turn_id = uuid.uuid4()
         async with self._span(user.id, turn_id) as span:
             if span is not None:
@@ -159,10 +161,11 @@ class Companion:
             compacted = await self._compact_if_due(user, data, span)
             prompt = await build_chat_prompt(
                 self.brain, self.llm, user, text, data, tier=self.config.tier, schemas=self.schemas, context=context,
-                context_tokens=self.config.context_tokens, recall_k=self.config.recall_k, with_task=True)
+                context_tokens=self.config.context_tokens, recall_k=self.config.recall_k, with_task=True,
+                formatting=formatting)
             history, history_sensitive = self._fit_history(data.history, prompt, text)
             loop = AgentLoop(
-                self.brain, self.llm, user, ai(rationale=_rationale(text)), tools=prompt.tools,
+                self.brain, self.llm, user, ai(rationale=_rationale(text), quotes_person=True), tools=prompt.tools,
                 offered=prompt.offered, tier=self.config.tier, allow_sensitive=prompt.allow_sensitive,
                 consent=data.consent, sensitive=prompt.sensitive or history_sensitive,
                 limits=LoopLimits(max_rounds=self.config.chat_rounds, subagent_rounds=self.config.subagent_rounds,

@@ -44,6 +44,9 @@ class PrivacyBlocked(Exception):
 class TierConfig:
     model: str
     local: bool = True  # the model runs on hardware the person (or operator for them) controls
+    # Sent with every call: qwen3 and other thinking models think before answering unless told not to, which makes
+    # a turn several times slower. Off for the fast tier; a setting for the primary (OLLAMA_PRIMARY_THINK).
+    think: bool = False
 
 
 @dataclass(frozen=True)
@@ -170,17 +173,17 @@ class LLM:
 
     async def _chat_once(self, tier: Tier, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                          on_text: TextSink | None, options: dict[str, Any] | None) -> LLMReply:
-        model = self.tiers[tier].model
+        model, think = self.tiers[tier].model, self.tiers[tier].think
         models = self._tools.models(tools) or None
         if on_text is None:
             response = await self._client.chat(model=model, messages=messages, tools=models, stream=False,
-                                                options=options)
+                                                options=options, think=think)
             return _reply(response.message.content or "", response.message.tool_calls, response)
         parts: list[str] = []
         calls: list[Any] = []
         final: Any = None
         stream = await self._client.chat(model=model, messages=messages, tools=models, stream=True,
-                                         options=options)
+                                         options=options, think=think)
         async for chunk in stream:
             piece = chunk.message.content or ""
             if piece:
@@ -263,6 +266,7 @@ def _describe(problem: BaseException | None) -> str:
 def llm_from_settings(settings: Any, *, on_call: CallObserver | None = None) -> LLM:
     """The client the app uses, from bot.settings.Settings; `on_call` is told of each request (the metrics)."""
     return LLM(settings.ollama_host, {
-        "primary": TierConfig(settings.ollama_model_primary, settings.ollama_primary_local),
-        "fast": TierConfig(settings.ollama_model_fast, settings.ollama_fast_local),
+        "primary": TierConfig(settings.ollama_model_primary, settings.ollama_primary_local,
+                              think=settings.ollama_primary_think),
+        "fast": TierConfig(settings.ollama_model_fast, settings.ollama_fast_local, think=False),
     }, timeout_s=settings.ollama_timeout_s, on_call=on_call)

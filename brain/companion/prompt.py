@@ -59,6 +59,13 @@ get Approve / Reject buttons). Say it is proposed, not done.
 - Ask when something is unclear instead of guessing. Numbers in a tool result's list refer to that list.
 - Messages wrapped in <reminder> come from the system, not from the person; never quote them."""
 
+# What the person's chat shows of the answer's formatting (the platform's adapter renders Markdown, or shows text).
+MARKDOWN, PLAIN = "markdown", "plain"
+FORMATTING_RULES = {
+    MARKDOWN: "- The chat shows Markdown: **bold**, *italics*, `code`, lists and [links](https://example.org). "
+              "It shows nothing else: no headings, tables or pictures.",
+    PLAIN: "- The chat shows plain text only: write no Markdown (no asterisks, backticks or # headings).",
+}
 TASK_RULE = """- For a question that needs several lookups, you may hand it to a helper with the "task" tool; \
 it can only read and returns a short summary."""
 
@@ -230,7 +237,7 @@ async def restore_feedback(brain: Kernel, user_id: uuid.UUID, ids: Sequence[uuid
 
 async def build_chat_prompt(brain: Kernel, llm: LLM, user: User, text: str, data: TurnData, *, tier: Tier,
                             schemas: SchemaCache, context: Context, context_tokens: int, recall_k: int,
-                            with_task: bool) -> Prompt:
+                            with_task: bool, formatting: str = MARKDOWN) -> Prompt:
     """The system prompt and tools of one chat turn; `context` from the ContextCache."""
     render = Renderer(user.locale, user.timezone)
     allow = may_see_sensitive(llm, tier, data.consent)
@@ -238,7 +245,7 @@ async def build_chat_prompt(brain: Kernel, llm: LLM, user: User, text: str, data
     recalled = await _recall(brain, user, text, brain.clock.now(), recall_k) if allow else []
     document = context.document(user, budget_tokens=context_tokens, proposals=pending_lines, sensitive=allow)
     tools = offered_tools(brain.registry, allow_sensitive=allow)
-    parts = [PERSONA.format(language=language_of(user))]
+    parts = [PERSONA.format(language=language_of(user)), FORMATTING_RULES.get(formatting, FORMATTING_RULES[PLAIN])]
     if with_task:
         parts.append(TASK_RULE)
     parts.append(document)

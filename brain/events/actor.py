@@ -22,6 +22,8 @@ class AiActor(BaseModel):
     mission_id: str | None = None
     iteration_id: str | None = None
     rationale: str = ""
+    # The rationale is the person's own message (a chat turn), not a reason the model gave: not shown back to them.
+    quotes_person: bool = False
 
 
 class SystemActor(BaseModel):
@@ -36,8 +38,9 @@ _actor_adapter: TypeAdapter[UserActor | AiActor | SystemActor] = TypeAdapter(Act
 USER = UserActor()
 
 
-def ai(rationale: str = "", mission_id: str | None = None, iteration_id: str | None = None) -> AiActor:
-    return AiActor(rationale=rationale, mission_id=mission_id, iteration_id=iteration_id)
+def ai(rationale: str = "", mission_id: str | None = None, iteration_id: str | None = None, *,
+       quotes_person: bool = False) -> AiActor:
+    return AiActor(rationale=rationale, mission_id=mission_id, iteration_id=iteration_id, quotes_person=quotes_person)
 
 
 def system(source: SystemSource) -> SystemActor:

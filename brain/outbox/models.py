@@ -14,6 +14,11 @@ from sqlalchemy.orm import Mapped, mapped_column
 from brain.store.base import Base
 
 PENDING, SENT, FAILED = "pending", "sent", "failed"
+# The outbox kinds of a turn's messages: our own words ("reply"), the language model's answer ("answer"), which
+# is Markdown that the platform renders as its formatting, and a question whose answer is the person's next message
+# ("question", which Telegram shows with its reply field open).
+REPLY_KIND, ANSWER_KIND, QUESTION_KIND = "reply", "answer", "question"
+TURN_KINDS = (REPLY_KIND, ANSWER_KIND, QUESTION_KIND)
 
 
 class Button(BaseModel):
@@ -29,6 +34,13 @@ class Outbound(BaseModel):
     image_png: bytes | None = None  # a picture sent with the text as its caption (e.g. the /week chart)
     document: bytes | None = None  # a file sent with the text as its caption (e.g. the /export JSON)
     document_name: str | None = None
+    markdown: bool = False  # the text is the model's Markdown (shown formatted), not our own plain words
+    asks_reply: bool = False  # a question the person answers with their next message
+
+    @property
+    def kind(self) -> str:
+        """The outbox kind of a turn's message like this one."""
+        return ANSWER_KIND if self.markdown else QUESTION_KIND if self.asks_reply else REPLY_KIND
 
     def flat_buttons(self) -> list[Button]:
         return [b for row in self.buttons for b in row]
@@ -67,4 +79,5 @@ class OutboxMessage(Base):
 
     def outbound(self) -> Outbound:
         return Outbound(text=self.text, buttons=[[Button(**b) for b in row] for row in self.buttons],
-                        image_png=self.image_png, document=self.document, document_name=self.document_name)
+                        image_png=self.image_png, document=self.document, document_name=self.document_name,
+                        markdown=self.kind == ANSWER_KIND, asks_reply=self.kind == QUESTION_KIND)

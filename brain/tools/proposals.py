@@ -29,8 +29,9 @@ from brain.i18n import Text, tr
 from brain.people.models import User
 from brain.store.unit_of_work import UnitOfWork
 from brain.tools import policy
+from brain.tools.proposal_wording import action_text
 from brain.tools.spec import ToolResult
-from brain.tools.staging import args_summary, describe, short_id
+from brain.tools.staging import args_summary, short_id
 
 if TYPE_CHECKING:
     from brain.kernel import Kernel
@@ -188,7 +189,7 @@ async def reject(
             return _already(proposal)
         proposal.status, proposal.decided_at, proposal.decided_by = "rejected", uow.now, "user"
         proposal.reason, proposal.reason_delivered = reason, False
-        call = describe(proposal)
+        call = action_text(proposal.tool_name, proposal.arguments or {}, year=proposal.created_at.year)
         pid = proposal.id
     if reason:
         return ProposalDecision(True, tr("Rejected: {call}. I'll tell the assistant why: {reason}", call=call,

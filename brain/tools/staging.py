@@ -15,6 +15,7 @@ from brain.companion.models import Proposal
 from brain.events.actor import AiActor
 from brain.i18n import Text, tr
 from brain.store.unit_of_work import UnitOfWork
+from brain.tools.proposal_wording import action_text
 
 DEFAULT_TTL = timedelta(minutes=30)
 SHORT_ID_LENGTH = 8
@@ -70,13 +71,15 @@ def describe(proposal: Proposal) -> Text:
 
 
 def proposed_message(proposal: Proposal) -> Text:
-    """The reply to an AI call that became a proposal (the bot adds Approve / Reject buttons)."""
-    if proposal.rationale:
-        message = tr("I'd like to use {call} because: {why}\nApprove or reject it (proposal {id}).",
-                     call=describe(proposal), why=proposal.rationale[:300], id=short_id(proposal.id))
+    """The reply to an AI call that became a proposal (the bot adds Approve / Reject buttons): the action as a
+    question in the person's words, and the reason only when the model gave one (a chat turn's rationale is the
+    person's own message, which they need not read again)."""
+    action = action_text(proposal.tool_name, proposal.arguments or {}, year=proposal.created_at.year)
+    quoted = bool((proposal.actor or {}).get("quotes_person"))
+    if proposal.rationale and not quoted:
+        message = tr("{action}?\nWhy: {why}", action=action, why=proposal.rationale[:300])
     else:
-        message = tr("I'd like to use {call}.\nApprove or reject it (proposal {id}).",
-                     call=describe(proposal), id=short_id(proposal.id))
+        message = tr("{action}?", action=action)
     if "injection" in (proposal.flags or []):
         message = tr("Careful: some text in this call reads like an instruction to me rather than your own "
                      "words.\n{proposal}", proposal=message)

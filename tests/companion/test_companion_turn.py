@@ -45,7 +45,8 @@ async def test_a_task_from_the_model_becomes_a_proposal_with_buttons(brain: Brai
     alice = person()
     reply = await alice.send("remind me to buy milk")
     assert "I proposed a task for you." in reply
-    assert "create_task (title: Buy milk)" in reply
+    assert "Create the task «Buy milk»?" in reply
+    assert "remind me to buy milk" not in reply  # the person's own words are not read back as a reason
     assert {"Approve", "Reject"} <= set(alice.buttons())
     assert await count_rows(brain, Task) == 0
     assert json.loads(tool_messages(fake.requests[1])[0]["content"])["data"]["status"] == "proposed"

@@ -155,3 +155,20 @@ async def test_embeddings_come_back_per_text(llm: LLM, fake_ollama: FakeOllama) 
     vectors = await llm.embed(["a", "b"], model="nomic-embed-text")
     assert len(vectors) == 2 and len(vectors[0]) == 8
     assert vectors[0] != vectors[1]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_think_is_sent_explicitly_off_for_the_fast_tier_and_as_set_for_the_primary(
+        fake_ollama: FakeOllama, stream: bool) -> None:
+    async def ignore(piece: str) -> None:
+        return None
+
+    sink = ignore if stream else None
+    default = LLM(fake_ollama.url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")}, timeout_s=5)
+    thinking = LLM(fake_ollama.url, {"primary": TierConfig("qwen3:4b", think=True),
+                                     "fast": TierConfig("qwen3:1.7b")}, timeout_s=5)
+    await default.chat("primary", [{"role": "user", "content": "hi"}], on_text=sink)
+    await default.chat("fast", [{"role": "user", "content": "hi"}], on_text=sink)
+    await thinking.chat("primary", [{"role": "user", "content": "hi"}], on_text=sink)
+    await thinking.chat("fast", [{"role": "user", "content": "hi"}], on_text=sink)
+    assert [r["think"] for r in fake_ollama.requests] == [False, False, True, False]

@@ -54,7 +54,8 @@ async def test_a_proposal_result_gets_approve_and_reject_buttons_that_work_once(
                                      message_id="t-1"))
     turn.say_result(result)
     (message,) = await turn.flush()
-    assert "create_task" in message.text and "Buy milk" in message.text and "you ran out of milk" in message.text
+    # the reason the model gave (not the person's own message) is shown
+    assert message.text == "Create the task «Buy milk»?\nWhy: you ran out of milk"
     labels = {b.label: b.token for b in message.flat_buttons()}
     assert set(labels) == {"Approve", "Reject"}
 
@@ -82,14 +83,15 @@ async def test_proposals_lists_the_waiting_ones_with_buttons_and_approve_by_comm
     assert "One proposal is waiting" in listing and "Water the plants" in listing and "Buy milk" not in listing
 
 
-async def test_reject_button_then_reason_by_command_reaches_the_feedback(brain: Brain, person) -> None:
+async def test_reject_button_asks_why_and_the_next_message_reaches_the_feedback(brain: Brain, person) -> None:
     alice = person()
     user = await user_of(brain, alice)
-    proposal_id = await ai_proposes_task(brain, user)
+    await ai_proposes_task(brain, user)
     await alice.send("/proposals")
     answer = await alice.press(alice.buttons()["Reject"])
-    assert "Rejected" in answer and f"/reject {proposal_id[:8]}" in answer
-    noted = await alice.send(f"/reject {proposal_id[:8]} I have oat milk at home")
+    assert answer.startswith("Rejected: Create the task") and answer.endswith("Why? (optional)")
+    assert alice.last[-1].asks_reply and set(alice.buttons()) == {"No reason"}
+    noted = await alice.send("I have oat milk at home")
     assert "I have oat milk at home" in noted
     async with brain.transactions.begin() as uow:
         (feedback,) = await proposals.take_feedback(uow.session, user.id)
@@ -275,7 +277,7 @@ async def test_a_deletion_proposed_before_the_opt_in_was_turned_off_is_withdrawn
     await alice.press(alice.buttons()["Turn on: AI may use destructive tools"])
     proposed = await brain.tools.execute(user.id, "delete_task", {"task": "Old"}, ai("cleanup"))
     assert proposed.ok and proposed.data["status"] == "proposed"
-    assert "delete_task" in await alice.send("/proposals")
+    assert "Delete the task «Old» and its subtasks?" in await alice.send("/proposals")
     approve_token = alice.buttons()["Approve"]
 
     await alice.send("/settings")

@@ -62,6 +62,8 @@ class FakeOllama:
         self.embed_held: Callable[[str], bool] | None = None
         self.embed_release = asyncio.Event()
         self.models = list(MODELS)
+        # How long a thinking model (qwen3) thinks before it answers when the request does not say `think: false`.
+        self.think_s = 0.0
         self.in_flight = 0
         self.max_in_flight = 0
         self._runner: web.AppRunner | None = None
@@ -123,6 +125,8 @@ class FakeOllama:
         try:
             if script.delay_s:
                 await asyncio.sleep(script.delay_s)
+            if self.think_s and body.get("think") is not False:
+                await asyncio.sleep(self.think_s)
             if script.status != 200:
                 return web.json_response({"error": script.error}, status=script.status)
             if script.garbage:

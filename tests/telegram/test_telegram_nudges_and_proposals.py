@@ -77,8 +77,8 @@ async def test_a_proposal_is_approved_and_another_rejected_by_button(
     assert "Buy milk" in milk.text and list(milk.buttons()) == ["Approve", "Reject"]
     (approved,) = await press(api, alice, "Approve", milk)
     assert "Approved" in approved.text
-    (rejected,) = await press(api, alice, "Reject", landlord)
-    assert "reject" in rejected.text.lower()
+    rejected, why = await press(api, alice, "Reject", landlord, replies=2)
+    assert "reject" in rejected.text.lower() and why.text == "Why? (optional)"
     async with brain.transactions.read() as session:
         assert list((await session.scalars(select(Task.title))).all()) == ["Buy milk"]
         decided = sorted((await session.scalars(select(Proposal.status))).all())

@@ -1,0 +1,1 @@
+"""Pure translations of what the bot says into the markup a platform shows."""
