@@ -10,9 +10,9 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from app.tables import target_metadata
 from sqlalchemy import create_engine
 
+from app.tables import target_metadata
 from brain.store.migrate import alembic_config, upgrade
 
 
