@@ -66,7 +66,7 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.delivery.pushes import PushAddress, push_is_for
-from bot.delivery.stream import Editing
+from bot.delivery.stream import Editing, Finishing
 from bot.delivery.transport import (
     ChatHeld,
     OutcomeUnknown,
@@ -186,7 +186,9 @@ class OutboxSender:
         self._paused_until: datetime | None = None  # the platform asked to wait until then (`SenderPaused`)
         self._pause_seconds = 0.0
         self._failed_passes = 0  # passes of `pass_once` that failed one after another
-        # The transport's editing of sent messages (`stream`), on platforms that have it.
+        # How the transport finishes an answer shown while it was written (`stream`), on platforms that show them.
+        self.finishing: Finishing[Any] | None = transport if isinstance(transport, Finishing) else None
+        # How it shows one (`stream.LiveAnswer`), on platforms that can edit what they sent.
         self.editing: Editing[Any] | None = transport if isinstance(transport, Editing) else None
         self._claim = self._head_of_chat()
         self._lean_claim = Lean(self._claim)
@@ -386,7 +388,7 @@ class OutboxSender:
                 return Held(row.not_before)
             outgoing = Outgoing(row.id, row.user_id, chat_id, row.message)
             parts = self.transport.parts(row.message)
-            shown = row.shown if self.editing is not None else []
+            shown = row.shown if self.finishing is not None else []
             for index in range(row.parts_sent or 0, len(parts)):
                 await self.transport.throttle(chat_id)  # before the mark: a kill while waiting here costs nothing
                 try:
@@ -415,9 +417,9 @@ class OutboxSender:
     async def _finish(self, outgoing: Outgoing, message_id: str, part: Any) -> bool:
         """A shown part edited into its final form. False when the platform refuses the edit (the message was
         deleted, or can no longer be edited): the part is then sent as a new message, the words must arrive."""
-        assert self.editing is not None
+        assert self.finishing is not None
         try:
-            await self.editing.finish(outgoing, message_id, part)
+            await self.finishing.finish(outgoing, message_id, part)
         except Refused as refused:
             log.info("%s could not finish shown message %s in %s (%s); sending it anew", self.platform, message_id,
                      outgoing.chat_id, refused)
@@ -425,9 +427,9 @@ class OutboxSender:
         return True
 
     async def _retract(self, chat_id: str, message_id: str) -> None:
-        assert self.editing is not None
+        assert self.finishing is not None
         try:
-            await self.editing.retract(chat_id, message_id)
+            await self.finishing.retract(chat_id, message_id)
         except SendFailure as failure:  # a draft left on screen is untidy, not wrong
             log.info("%s could not remove draft %s in %s: %s", self.platform, message_id, chat_id, failure)
 

@@ -26,9 +26,21 @@ Part = TypeVar("Part", contravariant=True)
 
 
 @runtime_checkable
-class Editing(Protocol[Part]):
-    """What a platform that edits sent messages supplies, besides its `Transport`. Each call raises a
-    `SendFailure` when it did not go through, as `Transport.send` does."""
+class Finishing(Protocol[Part]):
+    """What the sender needs of a platform to deliver an answer that was shown while it was written: each call
+    raises a `SendFailure` when it did not go through, as `Transport.send` does."""
+
+    async def finish(self, outgoing: Outgoing, message_id: str, part: Part) -> None:
+        """Makes a shown message this part of the finished row (text, formatting, buttons). Repeating it has no
+        further effect (an edit to what is shown already is no change)."""
+
+    async def retract(self, chat_id: str, message_id: str) -> None:
+        """Removes a shown message that the finished answer no longer needs."""
+
+
+@runtime_checkable
+class Editing(Finishing[Part], Protocol[Part]):
+    """What a platform that edits sent messages supplies, besides its `Transport`, for `LiveAnswer`."""
 
     def drafts(self, text: str) -> Sequence[str]:
         """An answer being written as the texts of the messages that show it (the platform's split)."""
@@ -40,13 +52,6 @@ class Editing(Protocol[Part]):
 
     async def revise(self, chat_id: str, message_id: str, text: str) -> None:
         """Replaces the text of a shown message with a longer draft."""
-
-    async def finish(self, outgoing: Outgoing, message_id: str, part: Part) -> None:
-        """Makes a shown message this part of the finished row (text, formatting, buttons). Repeating it has no
-        further effect (an edit to what is shown already is no change)."""
-
-    async def retract(self, chat_id: str, message_id: str) -> None:
-        """Removes a shown message that the finished answer no longer needs."""
 
 
 class AnswerStream(Protocol):
