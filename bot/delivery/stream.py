@@ -158,7 +158,8 @@ class LiveAnswer:
 
     async def _wait_for_text(self) -> bool:
         """Until there is text not shown yet (False when closed first)."""
-        await _first(self._grown.wait(), self._closed.wait())
+        if not self._grown.is_set():  # while the model writes, it mostly is: no waiting tasks then
+            await _first(self._grown.wait(), self._closed.wait())
         return not self._closed.is_set()
 
     async def _sync(self) -> None:
