@@ -240,9 +240,10 @@ class TelegramAdapter:
             await self.sender.deliver(inbound.chat_id)
 
     def _live(self, chat_id: str) -> LiveAnswer | None:
-        """A companion answer is shown while the model writes it (`bot.delivery.stream`)."""
+        """A companion answer is shown while the model writes it (`bot.delivery.stream`); not in a group, whose 20
+        messages a minute drafts would use up."""
         editing = self.sender.editing
-        if self.config.stream is None or editing is None or self.brain.companion is None:
+        if self.config.stream is None or editing is None or self.brain.companion is None or chat_id.startswith("-"):
             return None
         return LiveAnswer(editing, chat_id, pace=self.config.stream)
 

@@ -116,12 +116,14 @@ class TelegramTransport:
         return split_text(text)
 
     async def show(self, chat_id: str, text: str) -> str:
+        await self.throttle(chat_id)  # drafts count against the bot's overall rate as messages do
         async with _failures():
             sent = await self.bot.do_api_request("sendMessage", api_kwargs={"chat_id": chat_id, "text": text},
                                                  read_timeout=SEND_READ_TIMEOUT_S)
         return str(sent["message_id"])
 
     async def revise(self, chat_id: str, message_id: str, text: str) -> None:
+        await self.throttle(chat_id)
         await self._edit(chat_id, message_id, {"text": text})
 
     async def finish(self, outgoing: Outgoing, message_id: str, part: Part) -> None:
