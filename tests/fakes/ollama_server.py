@@ -36,6 +36,7 @@ class Script:
     garbage: bool = False  # a body that is not the shape the client expects
     chunks: int = 3  # when streaming: content split into this many pieces
     gate: ChunkGate | None = None  # when streaming: each piece waits until the gate lets it out
+    chunk_delay_s: float = 0.0  # when streaming: the time between two pieces (a benchmark's model speed)
     prompt_tokens: int = 20
     eval_tokens: int = 5
 
@@ -154,6 +155,8 @@ class FakeOllama:
             for index, piece in enumerate(_pieces(script.content, script.chunks)):
                 if script.gate is not None:
                     await script.gate.wait(index)
+                if script.chunk_delay_s and index:
+                    await asyncio.sleep(script.chunk_delay_s)
                 await response.write((json.dumps(_chunk(model, piece)) + "\n").encode())
             if script.tool_calls:
                 calls_chunk = _chunk(model, "")
