@@ -157,3 +157,16 @@ async def test_a_restart_after_the_answer_was_written_finishes_the_shown_message
         await after.stop()
     assert final.text == ANSWER and final.params["message_id"] == shown.params["_message_id"]
     assert [c.text for c in api.calls_of("sendMessage", alice.id)] == [PIECES[0]]  # never sent a second time
+
+
+async def test_a_shown_message_that_cannot_be_edited_any_more_gets_the_answer_as_a_new_message(
+        streaming: TelegramAdapter, api: FakeBotAPI, fake_ollama: FakeOllama, person) -> None:
+    gate = ChunkGate()
+    fake_ollama.script(Script(content=ANSWER, chunks=4, gate=gate))
+    api.fail("editMessageText", status=400, description="Bad Request: message to edit not found",
+             when=lambda params: params.get("parse_mode") == "HTML")  # the person deleted the draft
+    alice = person()
+    shown = await stream_until_shown(api, gate, alice, "count to four")
+    await gate.allow(3)
+    _, again = await api.wait_for("sendMessage", chat_id=alice.id, count=2)
+    assert shown.text == PIECES[0] and again.text == ANSWER  # the words arrive all the same
