@@ -22,6 +22,8 @@ from brain.runtime import freeze_startup_heap
 from tests.fakes.ollama_server import FakeOllama, Script
 
 ASK = "use:"  # the benchmark's message names the tools the fake model calls: "use: a, b"
+SAY = "say:"  # "say: <pieces> <ms between pieces>": a plain answer of that many pieces, written at that pace
+ANSWER_PIECE = "a few words "  # one piece of such an answer
 _received: contextvars.ContextVar[int] = contextvars.ContextVar("received")
 
 
@@ -45,6 +47,10 @@ def respond(body: dict[str, Any], delay_s: float) -> Script:
     _received.set(time.perf_counter_ns())
     messages = [m for m in body["messages"] if not str(m.get("content", "")).startswith("<reminder>")]
     last = messages[-1]
+    if str(last.get("content", "")).startswith(SAY):
+        pieces, every_ms = (float(n) for n in str(last["content"]).removeprefix(SAY).split())
+        return Script(content=ANSWER_PIECE * int(pieces), chunks=int(pieces), delay_s=delay_s,
+                      chunk_delay_s=every_ms / 1000)
     if last["role"] == "tool":
         return Script(content="Done.", delay_s=delay_s)
     names = [n.strip() for n in str(last.get("content", "")).removeprefix(ASK).split(",") if n.strip()]

@@ -22,10 +22,16 @@ PostgreSQL of its own.
 2. Parallel reads: R turns whose round has three read tools of T ms each (registered for the benchmark),
    with parallel read rounds (at most 10 at once) and with one call after another, interleaved;
    `parallel_ms` and `sequential_ms` are the tool rounds' wall times (LoopResult.tool_ms), mean per turn.
-
 3. Thinking: R turns with the primary model told `think: false` (the default) and let think
    (OLLAMA_PRIMARY_THINK), interleaved, against a fake that thinks K ms per answer unless told not to, as qwen3
    does (`--think-ms K`).
+4. Streaming: S turns whose answer is a plain text of P pieces written E ms apart, through the dialog and the
+   Telegram delivery (`Dialog.handle`, then `OutboxSender.deliver` with the Telegram transport against the fake Bot
+   API in a process of its own), with the answer shown while it is written (`LiveAnswer`, first shown after and
+   edited at most every `--stream-every-ms`, the real pacing scaled down to the fake model's speed) and without
+   (one message once it is complete), interleaved turn by turn. The streamed turns pay for the model's streamed
+   reply (one JSON line per piece), the drafts (a message and its edits, counted per turn) and the finished
+   answer's edit instead of a message.
 
 Each part prints the load average before and after it, and this process's CPU time per turn
 (time.process_time: the Python side only, not PostgreSQL's or the fake's; it moves much less with the load of
@@ -33,8 +39,9 @@ the machine than the wall times do). SQL per turn: statements, connection checko
 pre-ping) and commits, counted with SQLAlchemy event listeners.
 
 RESULT overhead_ms=<mean per turn> cpu_ms=<mean per turn> model_ms=<M> load=<1-minute load average at the end>
+stream_cpu_ms=<CPU per streamed turn> plain_cpu_ms=<CPU per turn, not streamed> stream_cpu_pct=<the difference, %>
 parallel_ms=<mean tool round> baseline=<the same, one call after another> ratio=<baseline / parallel>.
-Targets: overhead_ms <= 25, ratio >= 2.5."""
+Targets: overhead_ms <= 25, ratio >= 2.5, stream_cpu_pct <= 10."""
 
 from __future__ import annotations
 
@@ -53,10 +60,17 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
+from telegram import Bot
 
-from benchmarks._fake_model import ASK
+from adapters.telegram.outbound import TelegramTransport, telegram_sender
+from adapters.telegram.request import AiohttpRequest
+from benchmarks._fake_model import ASK, SAY
 from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database
+from bot.delivery.sender import OutboxSender
+from bot.delivery.stream import LiveAnswer, Pace
+from bot.dialog import Dialog
+from bot.inbound import Inbound
 from brain.clock import SystemClock
 from brain.companion.agent import Companion, CompanionConfig, TurnOutcome
 from brain.companion.llm import LLM, TierConfig
@@ -67,6 +81,7 @@ from brain.runtime import freeze_startup_heap
 from brain.store.database import Database
 from brain.tools.spec import ToolContext, ToolResult, ToolSpec
 from rules.wiring import build_brain
+from tests.telegram.fake_bot_api import TOKEN
 
 DATABASE = "companion_bench"
 WARMUP = 5
@@ -75,7 +90,8 @@ LOOKUP = "bench_lookup"
 READ_TOOLS = ("bench_read_a", "bench_read_b", "bench_read_c")
 ROOT = Path(__file__).resolve().parents[1]  # the fake server is imported from tests/
 # 10 turns: two people, one first turn timed
-QUICK = {"turns": 10, "model_ms": 5.0, "tool_ms": 10.0, "rounds": 2, "think_ms": 20.0}
+QUICK = {"turns": 10, "model_ms": 5.0, "tool_ms": 10.0, "rounds": 2, "think_ms": 20.0,
+         "stream_turns": 2, "pieces": 20, "piece_ms": 2.0, "stream_every_ms": 10.0}
 
 
 class SqlCounter:
@@ -145,6 +161,26 @@ def fake_model(delay_s: float, think_s: float = 0.0) -> Iterator[str]:
             server.wait()
 
 
+@contextlib.contextmanager
+def fake_bot_api() -> Iterator[str]:
+    """The fake Telegram Bot API (tests/telegram/fake_bot_api.py) in a process of its own; yields its base URL."""
+    server = subprocess.Popen([sys.executable, "-m", "tests.telegram.fake_bot_api"], cwd=ROOT,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        port = server.stdout.readline().strip()
+        if not port:
+            raise RuntimeError(f"the fake Bot API did not start (exit code {server.poll()})")
+        yield f"http://127.0.0.1:{port}/bot"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
 # ---- the turns ----------------------------------------------------------------------------------------------
 def read_tool(name: str, delay_s: float) -> ToolSpec:
     async def handler(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
@@ -181,8 +217,78 @@ async def timed_turn(companion: Companion, user: User, tools: tuple[str, ...], s
         into.add(wall, cpu_ms, outcome, 2, (after[0] - before[0], after[1] - before[1], after[2] - before[2]))
 
 
-async def measure(url: str, fake_url: str, turns: int, tool_ms: float,
-                  rounds: int) -> tuple[Turns, Turns, Turns, Turns, Turns, Turns, Turns]:
+@dataclass(frozen=True)
+class Streaming:
+    """The size of part 3: turns per variant, the answer's pieces, the model's time between them, the pacing."""
+
+    turns: int
+    pieces: int
+    piece_ms: float
+    every_ms: float
+
+
+@dataclass
+class StreamTurns:
+    wall_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+    requests: list[int] = field(default_factory=list)  # drafts shown and edited (the finished answer not counted)
+    load: list[float] = field(default_factory=list)
+
+
+async def streamed_turn(dialog: Dialog, sender: OutboxSender, transport: TelegramTransport, chat: str,
+                        size: Streaming, into: StreamTurns | None, *, streamed: bool) -> None:
+    """One message answered through the dialog and delivered to the fake Bot API, shown while written or not."""
+    inbound = Inbound(platform="telegram", platform_user_id=chat, chat_id=chat, message_id=uuid.uuid4().hex,
+                      text=f"{SAY} {size.pieces} {size.piece_ms}")
+    pace = Pace(first_after=size.every_ms / 1000, every=size.every_ms / 1000)
+    live = LiveAnswer(transport, chat, pace=pace) if streamed else None
+    started, cpu = time.perf_counter(), time.process_time()
+    sent = await dialog.handle(inbound, live=live)
+    await sender.deliver(chat)
+    await dialog.settle()
+    wall, cpu_ms = (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
+    assert len(sent) == 1 and sent[0].text.count("a few words") == size.pieces, sent
+    if into is not None:
+        into.wall_ms.append(wall)
+        into.cpu_ms.append(cpu_ms)
+        into.requests.append(live.requests if live is not None else 0)
+
+
+async def measure_streaming(brain: Brain, companion: Companion, api_url: str,
+                            size: Streaming) -> tuple[StreamTurns, StreamTurns]:
+    """Part 3 (see the module docstring): streamed and plain turns, interleaved, after a warm-up of each."""
+    brain.companion = companion
+    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    bot = Bot(TOKEN, base_url=api_url, request=AiohttpRequest(connection_pool_size=8))
+    await bot.initialize()
+    sender = telegram_sender(brain, bot, max_rate=0)
+    transport = sender.transport
+    assert isinstance(transport, TelegramTransport)
+    streamed, plain = StreamTurns(), StreamTurns()
+    chats = [str(8_000_000 + index) for index in range(max(1, size.turns // TURNS_PER_PERSON))]
+    try:
+        for index in range(len(chats) + min(WARMUP, size.turns)):  # each person's first message, then a warm-up
+            chat = chats[index % len(chats)]
+            await streamed_turn(dialog, sender, transport, chat, size, None, streamed=True)
+            await streamed_turn(dialog, sender, transport, chat, size, None, streamed=False)
+        streamed.load.append(load_average())
+        for index in range(size.turns):
+            chat = chats[index % len(chats)]
+            await streamed_turn(dialog, sender, transport, chat, size, streamed, streamed=True)
+            await streamed_turn(dialog, sender, transport, chat, size, plain, streamed=False)
+        streamed.load.append(load_average())
+        plain.load = streamed.load
+    finally:
+        await bot.shutdown()
+        brain.companion = None
+    return streamed, plain
+
+
+Measured = tuple[Turns, Turns, Turns, Turns, Turns, Turns, Turns, StreamTurns, StreamTurns]
+
+
+async def measure(url: str, fake_url: str, api_url: str, turns: int, tool_ms: float, rounds: int,
+                  streaming: Streaming) -> Measured:
     db = Database(url)
     brain = build_brain(db, clock=SystemClock())
     sql = SqlCounter(db)
@@ -231,9 +337,11 @@ async def measure(url: str, fake_url: str, turns: int, tool_ms: float,
         for index in range(rounds + 1):
             for target, which in ((no_think, companion), (think, thinking_companion)):
                 await timed_turn(which, reader, (LOOKUP,), sql, target if index else None)  # first: warm-up
+        streamed, plain = await measure_streaming(brain, Companion(brain, llm, CompanionConfig()), api_url,
+                                                  streaming)
     finally:
         await brain.close()
-    return lookup, drinks, first, parallel, sequential, no_think, think
+    return lookup, drinks, first, parallel, sequential, no_think, think, streamed, plain
 
 
 # ---- the report ---------------------------------------------------------------------------------------------
@@ -273,9 +381,12 @@ def loads(turns: Turns) -> str:
 
 
 def report(lookup: Turns, drinks: Turns, first: Turns, parallel: Turns, sequential: Turns, no_think: Turns,
-           think: Turns, model_ms: float, tool_ms: float, think_ms: float) -> str:
+           think: Turns, streamed: StreamTurns, plain: StreamTurns, model_ms: float, tool_ms: float, think_ms: float,
+           streaming: Streaming) -> str:
     header = f"{'per turn, ms':<48}{'mean':>9}{'median':>9}{'max':>9}"
     par, seq = statistics.mean(parallel.tool_ms), statistics.mean(sequential.tool_ms)
+    stream_cpu, plain_cpu = statistics.mean(streamed.cpu_ms), statistics.mean(plain.cpu_ms)
+    stream_pct = (stream_cpu / plain_cpu - 1) * 100
     return "\n".join([
         f"fake model {model_ms:.0f} ms per call, {len(lookup.wall_ms)} turns per variant (tool round + answer), "
         f"{loads(lookup)}",
@@ -306,8 +417,19 @@ def report(lookup: Turns, drinks: Turns, first: Turns, parallel: Turns, sequenti
         row("CPU time per turn, think: false", no_think.cpu_ms),
         row("CPU time per turn, think: true", think.cpu_ms),
         f"think: false saves {statistics.mean(think.wall_ms) - statistics.mean(no_think.wall_ms):.1f} ms per turn",
+        f"{len(streamed.cpu_ms)} turns per variant through the dialog and the Telegram delivery (fake Bot API), an "
+        f"answer of {streaming.pieces} pieces {streaming.piece_ms:.0f} ms apart, shown after and edited at most "
+        f"every {streaming.every_ms:.0f} ms; {loads(streamed)}",
+        header,
+        row("turn wall time, shown while written", streamed.wall_ms),
+        row("turn wall time, sent when complete", plain.wall_ms),
+        row("CPU time per turn, shown while written", streamed.cpu_ms),
+        row("CPU time per turn, sent when complete", plain.cpu_ms),
+        row("drafts per streamed turn (shown and edited)", [float(n) for n in streamed.requests]),
+        f"streaming costs {stream_pct:+.1f} % CPU per turn",
         f"RESULT overhead_ms={statistics.mean(overhead(lookup)):.1f} cpu_ms={statistics.mean(lookup.cpu_ms):.1f} "
-        f"model_ms={model_ms:.0f} load={parallel.load[-1]:.2f} "
+        f"model_ms={model_ms:.0f} load={parallel.load[-1]:.2f} stream_cpu_ms={stream_cpu:.1f} "
+        f"plain_cpu_ms={plain_cpu:.1f} stream_cpu_pct={stream_pct:.1f} "
         f"parallel_ms={par:.1f} baseline={seq:.1f} ratio={seq / par:.2f}",
     ])
 
@@ -320,12 +442,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=10, help="turns per variant of the parallel comparison")
     parser.add_argument("--think-ms", type=float, default=500.0,
                         help="how long the fake model thinks per answer when not told `think: false`")
+    parser.add_argument("--stream-turns", type=int, default=30, help="turns per variant of the streaming comparison")
+    parser.add_argument("--pieces", type=int, default=100, help="pieces of a streamed answer")
+    parser.add_argument("--piece-ms", type=float, default=5.0, help="the fake model's time between two pieces")
+    parser.add_argument("--stream-every-ms", type=float, default=100.0,
+                        help="a streamed answer is first shown after this and edited at most this often")
     add_common_options(parser)
     args = parse_sizes(parser, argv, QUICK)
-    with fake_model(args.model_ms / 1000, args.think_ms / 1000) as fake_url, \
+    streaming = Streaming(args.stream_turns, args.pieces, args.piece_ms, args.stream_every_ms)
+    with fake_model(args.model_ms / 1000, args.think_ms / 1000) as fake_url, fake_bot_api() as api_url, \
             bench_database(DATABASE, prefix="cbc", url=args.database_url) as database:
-        results = asyncio.run(measure(database.url, fake_url, args.turns, args.tool_ms, args.rounds))
-    print(report(*results, args.model_ms, args.tool_ms, args.think_ms))
+        results = asyncio.run(measure(database.url, fake_url, api_url, args.turns, args.tool_ms, args.rounds,
+                                      streaming))
+    print(report(*results, args.model_ms, args.tool_ms, args.think_ms, streaming))
     return 0
 
 

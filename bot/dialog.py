@@ -30,6 +30,7 @@ from bot.commands.proposals import take_reason, waits_for_reason
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import time_note
+from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
 from bot.metrics import message_received, replied
 from bot.parsing.freetext import parse_free_text
@@ -149,10 +150,12 @@ class Dialog:
             return command is not None and command.name in UNQUEUED_COMMANDS
         return bool(text) and inbound.location is None and _identity(inbound) in self._conversing
 
-    async def handle(self, inbound: Inbound, *, on_text: TextSink | None = None,
+    async def handle(self, inbound: Inbound, *, on_text: TextSink | None = None, live: AnswerStream | None = None,
                      take: UpdateClaim | None = None, tell: Tell | None = None) -> list[Outbound]:
-        """Answer one update. `on_text` (for adapters that can edit a sent message) gets the companion's
-        answer piece by piece as the model writes it; the full reply is in the outbox as always. `take`: see
+        """Answer one update. `on_text` gets the companion's answer piece by piece as the model writes it; the full
+        reply is in the outbox as always. `live` (for adapters that show an answer while it is written,
+        `bot.delivery.stream`) gets the first answer's pieces too, and the outbox row of that answer is written with
+        the messages that showed it, so the delivery finishes them instead of sending it again. `take`: see
         `bot.updates.UpdateClaim` (recording the update's id, so a replay has no second effect); an update it drops
         gets no answer and changes nothing. `tell` sends a text straight to the chat: how someone who may not talk to
         the companion is told so (`bot.access`; they have no outbox). The glances of one update, one after another,
@@ -160,7 +163,7 @@ class Dialog:
         started = time.perf_counter()
         with log_context.update_scope():  # log lines name this update's person once known, never another's
             async with self.brain.db.sharing():
-                handled = await self._handle(inbound, on_text, take, tell)
+                handled = await self._handle(inbound, on_text, live, take, tell)
             if handled is None:
                 return []
             turn, sent = handled
@@ -170,8 +173,8 @@ class Dialog:
             self._capture(turn, inbound, sent)
             return sent
 
-    async def _handle(self, inbound: Inbound, on_text: TextSink | None, take: UpdateClaim | None,
-                      tell: Tell | None) -> tuple[Turn, list[Outbound]] | None:
+    async def _handle(self, inbound: Inbound, on_text: TextSink | None, live: AnswerStream | None,
+                      take: UpdateClaim | None, tell: Tell | None) -> tuple[Turn, list[Outbound]] | None:
         verdict = await self.access.gate(inbound)
         if not verdict.admitted:
             if take is not None:
@@ -191,7 +194,7 @@ class Dialog:
         if self._steer(turn, inbound):
             return turn, []
         try:
-            await self._route(turn, inbound, on_text)
+            await self._route(turn, inbound, on_text, live)
         except Exception:
             log.exception("turn failed for %s:%s", inbound.platform, inbound.platform_user_id)
             turn.replies.clear()
@@ -244,7 +247,8 @@ class Dialog:
         while self._captures:
             await asyncio.gather(*list(self._captures), return_exceptions=True)
 
-    async def _route(self, turn: Turn, inbound: Inbound, on_text: TextSink | None = None) -> None:
+    async def _route(self, turn: Turn, inbound: Inbound, on_text: TextSink | None = None,
+                     live: AnswerStream | None = None) -> None:
         if inbound.action is not None:
             await self._press(turn, inbound.action)
             return
@@ -269,7 +273,7 @@ class Dialog:
             # neither the city the onboarding asked for nor the answer to a ritual's step
             if self.brain.companion is not None:
                 async with self.brain.db.unshared():  # no connection held while the model thinks
-                    await self._converse(turn, text, on_text)
+                    await self._converse(turn, text, on_text, live)
             else:
                 await self._free_text(turn, text)
 
@@ -305,37 +309,51 @@ class Dialog:
         control = companion.turns.get(turn.user.id)
         return control is not None and control.steer(text)
 
-    async def _converse(self, turn: Turn, text: str, on_text: TextSink | None) -> None:
-        """A companion turn; messages that arrived after it took its last look are answered by another."""
+    async def _converse(self, turn: Turn, text: str, on_text: TextSink | None, live: AnswerStream | None) -> None:
+        """A companion turn; messages that arrived after it took its last look are answered by another. Only the
+        first answer goes to `live`."""
         companion = self.brain.companion
         assert companion is not None
         key = _identity(turn.inbound)
         self._conversing.add(key)
         try:
-            texts = [text]
-            while texts:
-                message = "\n".join(texts)
-                control = companion.turns.begin(turn.user.id)
-                if control is None:  # another update of this person started a turn: steer it instead
-                    running = companion.turns.get(turn.user.id)
-                    if running is not None and running.steer(message):
-                        return
-                    await self._free_text(turn, message)
-                    return
-                try:
-                    outcome = await companion.respond(turn.user, message, control=control, on_text=on_text,
-                                                      formatting=formatting_of(turn.inbound.platform))
-                finally:
-                    texts = companion.turns.end(turn.user.id, control)
-                if outcome.answered or outcome.calls or outcome.stopped:
-                    say_outcome(turn, outcome)
-                    turn.model_answered = turn.model_answered or outcome.answered
-                    if outcome.tell_model_down:
-                        turn.say(model_down_text())
-                else:  # no model: the rule-based parser does what it can, and says so once
-                    await self._free_text(turn, message, model_down=outcome.tell_model_down)
+            await self._converse_in(turn, text, on_text, live)
         finally:
             self._conversing.discard(key)
+            if live is not None:
+                await live.close()  # a failed turn leaves what was shown as it is
+
+    async def _converse_in(self, turn: Turn, text: str, on_text: TextSink | None, live: AnswerStream | None) -> None:
+        companion = self.brain.companion
+        assert companion is not None
+        texts = [text]
+        while texts:
+            message = "\n".join(texts)
+            control = companion.turns.begin(turn.user.id)
+            if control is None:  # another update of this person started a turn: steer it instead
+                running = companion.turns.get(turn.user.id)
+                if running is not None and running.steer(message):
+                    return
+                await self._free_text(turn, message)
+                return
+            sink = live.piece if live is not None else on_text
+            try:
+                outcome = await companion.respond(turn.user, message, control=control, on_text=sink,
+                                                  formatting=formatting_of(turn.inbound.platform))
+            finally:
+                texts = companion.turns.end(turn.user.id, control)
+            shown = await live.close() if live is not None else None
+            live = None
+            if outcome.answered or outcome.calls or outcome.stopped:
+                answer = len(turn.replies)
+                say_outcome(turn, outcome)
+                if shown is not None and not outcome.stopped and outcome.text.strip():
+                    turn.replies[answer].shown = shown.ids  # the answer's reply: finished where it was shown
+                turn.model_answered = turn.model_answered or outcome.answered
+                if outcome.tell_model_down:
+                    turn.say(model_down_text())
+            else:  # no model: the rule-based parser does what it can, and says so once
+                await self._free_text(turn, message, model_down=outcome.tell_model_down)
 
     async def _free_text(self, turn: Turn, text: str, *, model_down: bool = False) -> None:
         """What the rule-based parser makes of a free text. `model_down`: the model could not be reached and the

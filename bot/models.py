@@ -38,7 +38,8 @@ class ProcessedUpdate(Base):
 class DeliveryState(Base):
     """An outbox row its platform has not fully taken (`bot.delivery`): a long reply goes out as several messages,
     and a retry continues after the last part that arrived; `not_before` holds a flood wait or the backoff after
-    an error. Only rows that needed a second try, or whose part is being sent, have one."""
+    an error. Only rows that needed a second try, whose part is being sent, or that were shown while the model
+    wrote them (`shown`) have one."""
 
     __tablename__ = "telegram_deliveries"
 
@@ -46,8 +47,11 @@ class DeliveryState(Base):
     outbox_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("outbox.id", ondelete="CASCADE"),
                                            primary_key=True)
     parts_sent: Mapped[int] = mapped_column(Integer, default=0)
-    not_before: Mapped[datetime] = mapped_column()
+    not_before: Mapped[datetime | None] = mapped_column()  # NULL: it may go at once
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    # The platform's ids of the messages that showed this answer while it was written (`bot.delivery.stream`),
+    # one per part: the row is delivered by editing them, never by sending the answer a second time.
+    shown: Mapped[list[str] | None] = mapped_column(ARRAY(String(255)))
     # Part `parts_sent` is being sent: committed before the request, cleared in the transaction that settles
     # it. Found set by the next sender, it means the process died with the request in flight.
     in_flight: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())

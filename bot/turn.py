@@ -9,7 +9,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from sqlalchemy.dialects.postgresql import insert
+
 from bot.inbound import Inbound
+from bot.models import DeliveryState
 from brain.actions.service import DEFAULT_TTL
 from brain.core import Brain
 from brain.events.actor import USER
@@ -43,6 +46,7 @@ class Reply:
     document_name: str | None = None
     markdown: bool = False  # the language model's answer: Markdown the platform shows formatted
     asks_reply: bool = False  # a question the person answers with their next message
+    shown: list[str] | None = None  # the messages that showed it while it was written (`bot.delivery.stream`)
 
 
 class Turn:
@@ -108,7 +112,9 @@ class Turn:
 
     async def flush(self) -> list[Outbound]:
         """Persist replies to the outbox, each with its buttons' tokens in the same statement. One reply commits
-        on its own; several go in one transaction, so no reply is stored without the others."""
+        on its own; several go in one transaction, so no reply is stored without the others. A reply shown while
+        it was written is stored with the ids of the messages that showed it, in the same transaction: the delivery
+        finishes those messages instead of sending the reply again."""
         if not self.replies:
             return []
         expires = self.brain.clock.now() + DEFAULT_TTL
@@ -121,15 +127,20 @@ class Turn:
                                      document=reply.document, document_name=reply.document_name,
                                      markdown=reply.markdown, asks_reply=reply.asks_reply), tokens))
         db = self.brain.db
-        if len(pending) > 1:
+        alone = len(pending) == 1 and self.replies[0].shown is None
+        if not alone:
             await db.release()  # not two connections at once (`Database.sharing`)
-        async with db.autocommit() if len(pending) == 1 else db.engine.begin() as connection:
-            for index, (message, tokens) in enumerate(pending):
-                await enqueue(
+        async with db.autocommit() if alone else db.engine.begin() as connection:
+            for index, ((message, tokens), reply) in enumerate(zip(pending, self.replies, strict=True)):
+                row = await enqueue(
                     connection, self.user.id, message, kind=message.kind,
                     slot=f"{self.inbound.platform}:{self.inbound.chat_id}:{self.inbound.message_id}:{index}",
                     platform=self.inbound.platform, chat_id=self.inbound.chat_id, tokens=tokens, expires_at=expires,
                 )
+                if row is not None and reply.shown:
+                    await connection.execute(insert(DeliveryState).values(
+                        user_id=self.user.id, outbox_id=row, parts_sent=0, not_before=None, in_flight=False,
+                        shown=reply.shown))
         return [message for message, _ in pending]
 
 

@@ -1,7 +1,8 @@
 """Terminal chat adapter. Reads lines until end of input (so it can be scripted with a pipe), hands
 each to the dialog, then prints this person's pending outbox rows through the one outbox delivery
-(`bot.delivery`; the terminal is the transport, the person's chat is their name). A bare number picks one
-of the numbered buttons of the last reply."""
+(`bot.delivery`; the terminal is the transport, the person's chat is their name). A companion answer is printed
+as the model writes it (`PrintedAnswer`); its outbox row then prints only what follows the words (its buttons).
+A bare number picks one of the numbered buttons of the last reply."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import TextIO
 
 from bot.delivery.pushes import PrivateChat
 from bot.delivery.sender import OutboxSender
+from bot.delivery.stream import Shown
 from bot.delivery.transport import Outgoing
 from bot.dialog import Dialog
 from bot.inbound import Inbound
@@ -85,7 +87,8 @@ class ConsoleChat:
                 inbound = self._inbound(action=self.choices[int(text) - 1].token)
             else:
                 inbound = self._inbound(text=text)
-            await self.dialog.handle(inbound)
+            live = PrintedAnswer(self.stdout) if self.brain.companion is not None else None
+            await self.dialog.handle(inbound, live=live)
             await self.drain()
         if interactive:
             self.stdout.write("\n")
@@ -110,9 +113,18 @@ class ConsoleChat:
     async def send(self, outgoing: Outgoing, part: Outbound) -> None:
         self._print(part, self._printed)
 
-    def _print(self, message: Outbound, choices: list[Button]) -> None:
-        # A model's answer shows its words without the Markdown markers (a terminal shows no formatting).
-        self.stdout.write((plain_text(message.text) if message.markdown else message.text) + "\n")
+    # ---- an answer printed while it was written (`bot.delivery.stream.Finishing`) ---------------------------
+    async def finish(self, outgoing: Outgoing, message_id: str, part: Outbound) -> None:
+        """Its words are on the screen already: what follows them (buttons, a picture)."""
+        self._print(part, self._printed, words=False)
+
+    async def retract(self, chat_id: str, message_id: str) -> None:
+        """Printed lines stay."""
+
+    def _print(self, message: Outbound, choices: list[Button], *, words: bool = True) -> None:
+        if words:
+            # A model's answer shows its words without the Markdown markers (a terminal shows no formatting).
+            self.stdout.write((plain_text(message.text) if message.markdown else message.text) + "\n")
         if message.image_png is not None:
             # A terminal cannot show the picture: save it and say where it is.
             self.pictures_dir.mkdir(parents=True, exist_ok=True)
@@ -132,6 +144,36 @@ class ConsoleChat:
                 choices.append(button)
                 labels.append(f"[{len(choices)}] {button.label}")
             self.stdout.write("  " + "   ".join(labels) + "\n")
+
+
+class PrintedAnswer:
+    """A companion answer printed as the model writes it (`bot.delivery.stream.AnswerStream`): its outbox row is
+    then shown already, and only its buttons follow."""
+
+    PRINTED = "printed"  # the one "message" of a terminal
+
+    def __init__(self, stdout: TextIO) -> None:
+        self.stdout = stdout
+        self.text = ""
+        self._closed = False
+
+    async def piece(self, text: str) -> None:
+        if self._closed:
+            return
+        if not self.text:
+            text = text.lstrip()  # the answer is stored stripped
+        if text:
+            self.stdout.write(text)
+            self.stdout.flush()
+            self.text += text
+
+    async def close(self) -> Shown | None:
+        if not self.text:
+            return None
+        if not self._closed:
+            self._closed = True
+            self.stdout.write("\n")
+        return Shown([self.PRINTED], [self.text])
 
 
 def _local_person() -> str:

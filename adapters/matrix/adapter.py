@@ -17,8 +17,10 @@ some inbound (a decision on a proposal, say) pass the queue while a long turn ru
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +39,7 @@ from nio import (
     RoomMessageMedia,
     RoomMessageText,
     RoomMessageUnknown,
+    RoomTypingResponse,
     SyncError,
     SyncResponse,
 )
@@ -47,6 +50,7 @@ from adapters.matrix.render import message_content, parse_geo_uri, strip_reply_f
 from adapters.matrix.session import MatrixLoginError, SavedSession, SessionFile, log_in
 from bot.access import Sender, Tell
 from bot.delivery.choices import latest_choices, reacted_choices
+from bot.delivery.stream import LiveAnswer, Pace
 from bot.dialog import Dialog
 from bot.health import Liveness
 from bot.inbound import Inbound
@@ -72,6 +76,10 @@ SYNC_FILTER: dict[str, Any] = {
 }
 MAX_SYNC_BACKOFF_S = 60.0
 SHUTDOWN_GRACE_S = 10.0
+STREAM_PACE = Pace()  # an answer is shown after about 1 s and edited at most once a second
+TYPING_AFTER_S = 0.3
+TYPING_TIMEOUT_MS = 30_000  # how long a typing notice lasts unless renewed or ended
+TYPING_RENEW_S = 25.0
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,8 @@ class MatrixConfig:
     sync_timeout_ms: int = 30_000
     poll_seconds: float = 2.0
     concurrency: int = 16  # events handled at once, over all rooms
+    stream: Pace | None = STREAM_PACE  # how a companion answer is shown while it is written; None: not at all
+    typing_after: float = TYPING_AFTER_S  # a message handled faster than this shows no typing notice
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MatrixConfig:
@@ -505,11 +515,67 @@ class MatrixAdapter:
         return tell
 
     async def _turn(self, room_id: str, inbound: Inbound, direct: bool) -> None:
+        """The dialog's answer to one event: a typing notice while it is worked on (a written message), the answer
+        shown while the model writes it (free text), and a read receipt once it is handled."""
         try:
-            await self.dialog.handle(inbound, tell=self._teller(room_id))
+            async with self._typing(room_id, inbound):
+                await self.dialog.handle(inbound, tell=self._teller(room_id), live=self._live(room_id, inbound))
             # Registered after the turn: a /link in it may have moved this Matrix id to another person.
             await wrote_in_room(self.brain, inbound.platform_user_id, room_id, direct=direct)
         except Exception:
             log.exception("Matrix: handling %s in %s failed", inbound.message_id, room_id)
         finally:
             self.delivery.wake()
+        await self._read(room_id, inbound.message_id)
+
+    def _live(self, room_id: str, inbound: Inbound) -> LiveAnswer | None:
+        editing = self.delivery.sender.editing
+        if self.config.stream is None or editing is None or self.brain.companion is None \
+                or inbound.text is None or inbound.is_command:
+            return None
+        return LiveAnswer(editing, room_id, pace=self.config.stream)
+
+    @contextlib.asynccontextmanager
+    async def _typing(self, room_id: str, inbound: Inbound) -> AsyncIterator[None]:
+        """A typing notice in the room while a written message is worked on: from `typing_after` on, renewed
+        before it lapses, ended when the work is done (only if it was shown)."""
+        if inbound.text is None:  # a reaction or a location: answered at once
+            yield
+            return
+        done = asyncio.Event()
+        shown = False
+
+        async def keep_typing() -> None:
+            nonlocal shown
+            delay = self.config.typing_after
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(done.wait(), timeout=delay)
+                if done.is_set():
+                    return
+                shown = await self._notice(room_id, typing=True) or shown
+                delay = TYPING_RENEW_S
+
+        typing = asyncio.create_task(keep_typing())
+        try:
+            yield
+        finally:
+            done.set()
+            await asyncio.gather(typing, return_exceptions=True)
+            if shown:
+                await self._notice(room_id, typing=False)
+
+    async def _notice(self, room_id: str, *, typing: bool) -> bool:
+        try:
+            response = await self.client.room_typing(room_id, typing_state=typing, timeout=TYPING_TIMEOUT_MS)
+        except (OSError, TimeoutError, aiohttp.ClientError) as error:
+            log.debug("Matrix: typing notice in %s failed: %s", room_id, error)
+            return False
+        return isinstance(response, RoomTypingResponse)
+
+    async def _read(self, room_id: str, event_id: str) -> None:
+        """A read receipt on the handled event."""
+        try:
+            await self.client.update_receipt_marker(room_id, event_id)
+        except (OSError, TimeoutError, aiohttp.ClientError) as error:
+            log.debug("Matrix: read receipt in %s failed: %s", room_id, error)

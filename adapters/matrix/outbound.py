@@ -13,9 +13,11 @@ homeserver out of reach pauses it for a while that grows with each failure in a 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
-from collections.abc import Sequence
+import uuid
+from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -23,11 +25,18 @@ import aiohttp
 from nio import AsyncClient, LocalProtocolError, RoomSendResponse, SendRetryError, UploadResponse
 
 from adapters.matrix.choices import reaction_keys
-from adapters.matrix.render import closed_content, image_content, message_content, reaction_content
+from adapters.matrix.render import closed_content, image_content, message_content, reaction_content, replacement
 from bot.delivery.choices import choices_for, sent_with_choices, settled_choices
 from bot.delivery.pushes import DirectRoom
 from bot.delivery.sender import OutboxSender
-from bot.delivery.transport import NotDelivered, Outgoing, SenderPaused
+from bot.delivery.transport import (
+    ChatHeld,
+    NotDelivered,
+    OutcomeUnknown,
+    Outgoing,
+    Refused,
+    SenderPaused,
+)
 from bot.rooms import PLATFORM
 from brain.core import Brain
 from brain.i18n import Renderer, tr
@@ -60,7 +69,8 @@ def no_backoff(attempts: int) -> timedelta:
 
 class MatrixTransport:
     """Sends outbox rows to Matrix rooms (`bot.delivery.transport.Transport`), and any other event the adapter
-    sends (`send`)."""
+    sends (`send`); shows an answer while it is written and finishes it with edits (`m.replace`,
+    `bot.delivery.stream.Editing`)."""
 
     platform = PLATFORM
     idempotent = True
@@ -90,12 +100,47 @@ class MatrixTransport:
             raise SenderPaused(delay, str(error)) from error
         self._unreachable = 0
 
-    async def _send_row(self, outgoing: Outgoing, outbound: Outbound) -> None:
+    # ---- an answer shown while it is written (`bot.delivery.stream.Editing`) ---------------------------------
+    def drafts(self, text: str) -> list[str]:
+        return [text]  # an event holds far more than an answer
+
+    async def show(self, chat_id: str, text: str) -> str:
+        async with _draft_failures():
+            return await self.send_event(chat_id, "m.room.message", message_content(text), _draft_txn())
+
+    async def revise(self, chat_id: str, message_id: str, text: str) -> None:
+        async with _draft_failures():
+            await self.send_event(chat_id, "m.room.message", replacement(message_id, message_content(text)),
+                                  _draft_txn())
+
+    async def finish(self, outgoing: Outgoing, message_id: str, part: Outbound) -> None:
+        """The shown event edited into the row's message, with its choices (their reactions go on the shown
+        event, which a reaction or a number then answers). Its transaction ids are the row's, as in `send`."""
+        try:
+            await self._send_row(outgoing, part, shown=message_id)
+        except SendFailed as error:
+            raise Refused(str(error)) from error  # e.g. the event is gone: the sender sends the row anew
+        except RateLimited as limited:
+            raise SenderPaused(limited.retry_after_s, str(limited)) from limited
+        except Unreachable as error:
+            raise SenderPaused(min(MAX_BACKOFF_S, 2.0), str(error)) from error
+
+    async def retract(self, chat_id: str, message_id: str) -> None:
+        try:
+            await self.client.room_redact(chat_id, message_id)
+        except (OSError, TimeoutError, aiohttp.ClientError) as error:
+            raise NotDelivered(str(error) or type(error).__name__) from error
+
+    async def _send_row(self, outgoing: Outgoing, outbound: Outbound, *, shown: str | None = None) -> None:
         room_id = outgoing.chat_id
         choices, expires_at = await choices_for(self.brain, outbound)
         txn = f"companion-{outgoing.id}"
         content = message_content(outbound.text, choices, markdown=outbound.markdown)
-        event_id = await self.send_event(room_id, "m.room.message", content, txn)
+        if shown is None:
+            event_id = await self.send_event(room_id, "m.room.message", content, txn)
+        else:
+            await self.send_event(room_id, "m.room.message", replacement(shown, content), f"{txn}-finished")
+            event_id = shown
         if choices:
             await sent_with_choices(self.brain, user_id=outgoing.user_id, event_id=event_id, room_id=room_id,
                                     outbox_id=outgoing.id, text=outbound.text, choices=choices,
@@ -222,6 +267,25 @@ class MatrixDelivery:
             return delay
         self._failures = 0
         return 0.0
+
+
+def _draft_txn() -> str:
+    """A draft's transaction id: drafts are not repeated, each is new."""
+    return f"companion-draft-{uuid.uuid4().hex}"
+
+
+@contextlib.asynccontextmanager
+async def _draft_failures() -> AsyncIterator[None]:
+    """What a failed draft means for the live answer: a rate limit holds the drafts, a homeserver out of reach
+    leaves it unknown whether the event arrived, a refusal ends them."""
+    try:
+        yield
+    except RateLimited as limited:
+        raise ChatHeld(limited.retry_after_s, str(limited)) from limited
+    except Unreachable as error:
+        raise OutcomeUnknown(str(error)) from error
+    except SendFailed as error:
+        raise Refused(str(error)) from error
 
 
 def _failure(response: Any) -> Exception:

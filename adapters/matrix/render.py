@@ -34,17 +34,22 @@ def message_content(text: str, choices: Sequence[Choice] = (), *, markdown: bool
     return {"msgtype": "m.text", "body": body, "format": HTML_FORMAT, "formatted_body": formatted}
 
 
-def closed_content(event_id: str, text: str, note: str) -> dict[str, Any]:
-    """An edit of `event_id`: its text without the choices, and a note in italics (what was chosen, or
-    that the choices expired). Clients without edit support show the fallback starting with '* '."""
-    new = {"msgtype": "m.text", "body": f"{text}\n\n{note}", "format": HTML_FORMAT,
-           "formatted_body": f"{_html(text)}<br><br><em>{_html(note)}</em>"}
+def replacement(event_id: str, new: dict[str, Any]) -> dict[str, Any]:
+    """An edit (`m.replace`) of `event_id` into the message `new`. Clients without edit support show the fallback
+    starting with '* '."""
     return {
         "msgtype": "m.text", "body": "* " + new["body"], "format": HTML_FORMAT,
         "formatted_body": "* " + new["formatted_body"],
         "m.new_content": new,
         "m.relates_to": {"rel_type": "m.replace", "event_id": event_id},
     }
+
+
+def closed_content(event_id: str, text: str, note: str) -> dict[str, Any]:
+    """An edit of `event_id`: its text without the choices, and a note in italics (what was chosen, or
+    that the choices expired)."""
+    return replacement(event_id, {"msgtype": "m.text", "body": f"{text}\n\n{note}", "format": HTML_FORMAT,
+                                  "formatted_body": f"{_html(text)}<br><br><em>{_html(note)}</em>"})
 
 
 def reaction_content(event_id: str, key: str) -> dict[str, Any]:

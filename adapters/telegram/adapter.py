@@ -11,7 +11,8 @@ dialog (which writes the outbox), and the chat's pending rows are sent (`bot.del
   process that owns its chat, which puts it into its own update queue as if it had polled it.
 
 Per update: claim its id (in the transaction that looks up the sender; a replay stops there), show "typing"
-while free text is handled, let the dialog answer, then send this chat's pending rows. A button press is
+while free text is handled, let the dialog answer (a companion answer is shown while the model writes it and
+edited as it grows, `bot.delivery.stream`), then send this chat's pending rows. A button press is
 answered at once (the spinner stops), handled in a lane of its own so it never waits behind a long turn of the
 same chat, and a pressed message whose buttons cannot act any more loses its keyboard."""
 
@@ -39,6 +40,7 @@ from adapters.telegram.scaleout import RoutingQueue
 from adapters.telegram.webhook import WebhookEndpoint
 from bot.access import NotAdmitted, Tell
 from bot.delivery.sender import OutboxSender
+from bot.delivery.stream import LiveAnswer
 from bot.dialog import Dialog
 from bot.health import Liveness
 from bot.inbound import Inbound
@@ -263,7 +265,7 @@ class TelegramAdapter:
                 tell = self._teller(inbound.chat_id)
                 if is_free_text(inbound):
                     async with self._typing(inbound.chat_id, claim):
-                        await self.dialog.handle(inbound, take=claim, tell=tell)
+                        await self.dialog.handle(inbound, take=claim, tell=tell, live=self._live(inbound.chat_id))
                 else:
                     await self.dialog.handle(inbound, take=claim, tell=tell)
             except DATABASE_DOWN:
@@ -276,6 +278,14 @@ class TelegramAdapter:
                 async with self.brain.db.unshared():  # no connection held during the request
                     await self._remove_keyboard(press)
             await self.sender.deliver(inbound.chat_id)
+
+    def _live(self, chat_id: str) -> LiveAnswer | None:
+        """A companion answer is shown while the model writes it (`bot.delivery.stream`); not in a group, whose 20
+        messages a minute drafts would use up."""
+        editing = self.sender.editing
+        if self.config.stream is None or editing is None or self.brain.companion is None or chat_id.startswith("-"):
+            return None
+        return LiveAnswer(editing, chat_id, pace=self.config.stream)
 
     async def _on_update(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """PTB's one handler (polling, and the updates a worker process is passed): `handle_update`."""

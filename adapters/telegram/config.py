@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from bot.delivery.stream import Pace
+
 if TYPE_CHECKING:
     from adapters.telegram.scaleout import Shares
     from bot.settings import Settings
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
 # connections and were slower on a small machine than one process alone.
 LANES = 16
 TYPING_AFTER_S = 0.3  # a reply faster than this needs no "typing" (and saves a request)
+STREAM_PACE = Pace()  # an answer is shown after about 1 s and edited at most once a second
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class TelegramConfig:
     poll_timeout: float = 30.0
     sender_poll_interval: float = 2.0
     typing_after: float = TYPING_AFTER_S
+    stream: Pace | None = STREAM_PACE  # how a companion answer is shown while it is written; None: not at all
     other_platforms: tuple[str, ...] = ()
     shares: Shares | None = None
     fed: bool = False

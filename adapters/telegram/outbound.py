@@ -11,9 +11,10 @@ certainly did not arrive and is retried with backoff (`NotDelivered`). Rates: an
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import warnings
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -34,7 +35,7 @@ from telegram.warnings import PTBUserWarning
 
 from adapters.telegram import request
 from adapters.telegram.inbound import PLATFORM
-from adapters.telegram.render import Part, render
+from adapters.telegram.render import Part, render, split_text
 from bot.delivery.pushes import PrivateChat
 from bot.delivery.sender import OutboxSender
 from bot.delivery.transport import ChatHeld, NotDelivered, OutcomeUnknown, Outgoing, Refused, SendFailure
@@ -54,9 +55,10 @@ _NOT_SENT: tuple[type[BaseException], ...] = (httpx.ConnectError, httpx.ConnectT
 # Telegram refused the request for good (blocked by the person, chat gone, bad request, bad token; a bad token
 # comes as EndPointNotFound through `do_api_request`).
 _REFUSED = (BadRequest, Forbidden, ChatMigrated, InvalidToken, EndPointNotFound)
-# A text message goes through `Bot.do_api_request`, which hands back Telegram's JSON instead of building a
-# `Message` we would not read (see `_call`); PTB warns that `send_message` exists, on every call.
-warnings.filterwarnings("ignore", message=r"Please use 'Bot\.sendMessage'", category=PTBUserWarning)
+# A text message (and an edit) goes through `Bot.do_api_request`, which hands back Telegram's JSON instead of
+# building a `Message` we would not read (see `_call`); PTB warns that `send_message` exists, on every call.
+warnings.filterwarnings("ignore", message=r"Please use 'Bot\.(sendMessage|editMessageText|deleteMessage)'",
+                        category=PTBUserWarning)
 
 
 def retry_after_seconds(flood: RetryAfter) -> float:
@@ -80,7 +82,8 @@ def markup_json(rows: list[list[Button]]) -> dict[str, Any] | None:
 
 
 class TelegramTransport:
-    """Sends the parts of outbox rows to Telegram (`bot.delivery.transport.Transport`)."""
+    """Sends the parts of outbox rows to Telegram (`bot.delivery.transport.Transport`), and shows an answer while
+    it is written by editing its messages (`bot.delivery.stream.Editing`)."""
 
     platform = PLATFORM
     idempotent = False  # Telegram has no request ids: a repeated sendMessage shows the message twice
@@ -107,6 +110,52 @@ class TelegramTransport:
             raise ChatHeld(retry_after_seconds(flood), str(flood)) from flood
         except TelegramError as error:
             raise failure_of(error) from error
+
+    # ---- an answer shown while it is written (`bot.delivery.stream.Editing`) ---------------------------------
+    def drafts(self, text: str) -> list[str]:
+        return split_text(text)
+
+    async def show(self, chat_id: str, text: str) -> str:
+        await self.throttle(chat_id)  # drafts count against the bot's overall rate as messages do
+        async with _failures():
+            sent = await self.bot.do_api_request("sendMessage", api_kwargs={"chat_id": chat_id, "text": text},
+                                                 read_timeout=SEND_READ_TIMEOUT_S)
+        return str(sent["message_id"])
+
+    async def revise(self, chat_id: str, message_id: str, text: str) -> None:
+        await self.throttle(chat_id)
+        await self._edit(chat_id, message_id, {"text": text})
+
+    async def finish(self, outgoing: Outgoing, message_id: str, part: Part) -> None:
+        if part.photo is not None or part.document is not None:
+            raise Refused("a text message cannot become a photo or a file")
+        params: dict[str, Any] = {"text": part.html, "parse_mode": ParseMode.HTML}
+        keyboard = markup_json(part.keyboard)
+        if keyboard is not None:
+            params["reply_markup"] = keyboard
+        try:
+            await self._edit(outgoing.chat_id, message_id, params)
+        except Refused as refused:
+            if "parse" not in str(refused).lower():
+                raise
+            log.warning("telegram rejected the HTML of an edit in %s (%s); plain text", outgoing.chat_id, refused)
+            await self._edit(outgoing.chat_id, message_id, {**params, "text": part.plain, "parse_mode": None})
+
+    async def retract(self, chat_id: str, message_id: str) -> None:
+        async with _failures():
+            await self.bot.do_api_request("deleteMessage", api_kwargs={"chat_id": chat_id, "message_id": message_id})
+
+    async def _edit(self, chat_id: str, message_id: str, params: dict[str, Any]) -> None:
+        """editMessageText; an edit to what the message shows already (a repeated one) is no change, and fine."""
+        kwargs = {k: v for k, v in params.items() if v is not None}
+        try:
+            async with _failures():
+                await self.bot.do_api_request("editMessageText",
+                                              api_kwargs={"chat_id": chat_id, "message_id": message_id, **kwargs},
+                                              read_timeout=SEND_READ_TIMEOUT_S)
+        except Refused as refused:
+            if "not modified" not in str(refused).lower():
+                raise
 
     async def _send_part(self, chat_id: str, part: Part) -> None:
         try:
@@ -141,6 +190,17 @@ class TelegramTransport:
             elif part.force_reply:
                 params["reply_markup"] = {"force_reply": True}
             await self.bot.do_api_request("sendMessage", api_kwargs=params, read_timeout=SEND_READ_TIMEOUT_S)
+
+
+@contextlib.asynccontextmanager
+async def _failures() -> AsyncIterator[None]:
+    """Telegram's errors as the `SendFailure` they mean (429: `ChatHeld`)."""
+    try:
+        yield
+    except RetryAfter as flood:
+        raise ChatHeld(retry_after_seconds(flood), str(flood)) from flood
+    except TelegramError as error:
+        raise failure_of(error) from error
 
 
 def failure_of(error: TelegramError) -> SendFailure:

@@ -21,7 +21,10 @@ row's lock), and fails the row instead of sending it again: a reply the person m
 they get twice (the write behind it is done either way). A send that certainly did not arrive (connection
 refused, pool timeout, an error answer from the platform) is retried with backoff and marked failed after
 `max_attempts`. A long reply is sent as several parts; a retry continues after the last part that arrived
-(`DeliveryState.parts_sent`). A platform that drops repeated requests itself (`Transport.idempotent`: Matrix
+(`DeliveryState.parts_sent`). An answer shown while the model wrote it (`stream`, `DeliveryState.shown`) is sent
+by editing the messages that showed it into their final form: an edit may be repeated, so it needs no in-flight
+mark, and a restart after the answer was written finishes those messages instead of sending it again.
+A platform that drops repeated requests itself (`Transport.idempotent`: Matrix
 derives each event's transaction id from the row) needs no in-flight mark: a request sent again after a crash has
 no second effect there.
 
@@ -63,6 +66,7 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.delivery.pushes import PushAddress, push_is_for
+from bot.delivery.stream import Editing, Finishing
 from bot.delivery.transport import (
     ChatHeld,
     OutcomeUnknown,
@@ -129,6 +133,8 @@ class Claimed:
     not_before: datetime | None
     in_flight: bool
     more: bool
+    shown: list[str]
+
 
     @classmethod
     def of(cls, row: Row[Any], more: bool) -> Claimed:
@@ -136,7 +142,7 @@ class Claimed:
                            image_png=row.image_png, document=row.document, document_name=row.document_name,
                            markdown=row.kind == ANSWER_KIND, asks_reply=row.kind == QUESTION_KIND)
         return cls(id=row.id, user_id=row.user_id, attempts=row.attempts, message=message, parts_sent=row.parts_sent,
-                   not_before=row.not_before, in_flight=bool(row.in_flight), more=more)
+                   not_before=row.not_before, in_flight=bool(row.in_flight), more=more, shown=list(row.shown or ()))
 
 
 @dataclass
@@ -182,6 +188,10 @@ class OutboxSender:
         self._paused_until: datetime | None = None  # the platform asked to wait until then (`SenderPaused`)
         self._pause_seconds = 0.0
         self._failed_passes = 0  # passes of `pass_once` that failed one after another
+        # How the transport finishes an answer shown while it was written (`stream`), on platforms that show them.
+        self.finishing: Finishing[Any] | None = transport if isinstance(transport, Finishing) else None
+        # How it shows one (`stream.LiveAnswer`), on platforms that can edit what they sent.
+        self.editing: Editing[Any] | None = transport if isinstance(transport, Editing) else None
         self._claim = self._head_of_chat()
         self._lean_claim = Lean(self._claim)
 
@@ -343,7 +353,7 @@ class OutboxSender:
             select(OutboxMessage.id, OutboxMessage.user_id, OutboxMessage.attempts, OutboxMessage.kind,
                    OutboxMessage.text, OutboxMessage.buttons, OutboxMessage.image_png, OutboxMessage.document,
                    OutboxMessage.document_name, DeliveryState.parts_sent, DeliveryState.not_before,
-                   DeliveryState.in_flight)
+                   DeliveryState.in_flight, DeliveryState.shown)
             .outerjoin(DeliveryState, (DeliveryState.user_id == OutboxMessage.user_id)
                        & (DeliveryState.outbox_id == OutboxMessage.id))
             .where(chat_locked.scalar_subquery(), OutboxMessage.status == pending,
@@ -380,12 +390,16 @@ class OutboxSender:
                 return Held(row.not_before)
             outgoing = Outgoing(row.id, row.user_id, chat_id, row.message)
             parts = self.transport.parts(row.message)
+            shown = row.shown if self.finishing is not None else []
             for index in range(row.parts_sent or 0, len(parts)):
                 await self.transport.throttle(chat_id)  # before the mark: a kill while waiting here costs nothing
-                if not self.transport.idempotent:
-                    await self._mark_in_flight(row, index)
                 try:
-                    await self.transport.send(outgoing, parts[index])
+                    # A part shown while it was written is finished by an edit: repeating one shows nothing twice.
+                    finished = index < len(shown) and await self._finish(outgoing, shown[index], parts[index])
+                    if not finished:
+                        if not self.transport.idempotent:
+                            await self._mark_in_flight(row, index)
+                        await self.transport.send(outgoing, parts[index])
                 except ChatHeld as flood:
                     until = self.wall_clock() + timedelta(seconds=flood.seconds)
                     log.info("%s flood control for chat %s: retry after %s", self.platform, chat_id, until)
@@ -397,9 +411,30 @@ class OutboxSender:
                     return Paused(paused.seconds)
                 except SendFailure as failure:
                     return await self._failed(connection, chat_id, row, index, failure)
+            for message_id in shown[len(parts):]:  # the finished answer needs fewer messages than its drafts
+                await self._retract(chat_id, message_id)
             await _SETTLE_SENT.run(connection, {"owner": row.user_id, "row": row.id, "at": self.brain.clock.now()})
             message_sent(self.platform)
             return None if row.more else Held()
+
+    async def _finish(self, outgoing: Outgoing, message_id: str, part: Any) -> bool:
+        """A shown part edited into its final form. False when the platform refuses the edit (the message was
+        deleted, or can no longer be edited): the part is then sent as a new message, the words must arrive."""
+        assert self.finishing is not None
+        try:
+            await self.finishing.finish(outgoing, message_id, part)
+        except Refused as refused:
+            log.info("%s could not finish shown message %s in %s (%s); sending it anew", self.platform, message_id,
+                     outgoing.chat_id, refused)
+            return False
+        return True
+
+    async def _retract(self, chat_id: str, message_id: str) -> None:
+        assert self.finishing is not None
+        try:
+            await self.finishing.retract(chat_id, message_id)
+        except SendFailure as failure:  # a draft left on screen is untidy, not wrong
+            log.info("%s could not remove draft %s in %s: %s", self.platform, message_id, chat_id, failure)
 
     async def _failed(self, connection: AsyncConnection, chat_id: str, row: Claimed, index: int,
                       failure: SendFailure) -> Held | None:

@@ -102,3 +102,45 @@ def test_bad_setting_stops_the_start_with_a_clear_message() -> None:
                           check=False)
     assert done.returncode == 2
     assert "DEFAULT_TIMEZONE" in done.stderr and "IANA" in done.stderr
+
+
+class Screen(io.StringIO):
+    """The terminal: what was written, and a wait for a text to appear."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changed = asyncio.Event()
+
+    def write(self, text: str) -> int:
+        self.changed.set()
+        return super().write(text)
+
+    async def shows(self, text: str, within: float = 10.0) -> None:
+        async with asyncio.timeout(within):
+            while text not in self.getvalue():
+                self.changed.clear()
+                await self.changed.wait()
+
+
+async def test_the_terminal_prints_a_companion_answer_as_it_is_written_and_only_once(brain, dialog, llm,
+                                                                                     fake_ollama) -> None:
+    from brain.companion.agent import Companion, CompanionConfig
+    from tests.fakes.ollama_server import ChunkGate, Script, call
+
+    brain.companion = Companion(brain, llm, CompanionConfig())
+    gate = ChunkGate()
+    fake_ollama.script(Script(content="One, two, three, four.", chunks=4, gate=gate,
+                              tool_calls=[call("create_task", title="Call mom")]),
+                       Script(content="Proposed."))
+    screen = Screen()
+    chat = ConsoleChat(brain, dialog, ConsoleConfig(io.StringIO("count to four\n"), screen, person="tester"))
+    running = asyncio.create_task(chat.run())
+    await gate.allow(1)
+    await screen.shows("One, t")
+    assert "wo, th" not in screen.getvalue()  # the rest is not written yet
+    await gate.allow(3)
+    assert await running == 0
+    printed = screen.getvalue()
+    assert printed.count("One, two, three, four.") == 1  # printed as it came, not again by its outbox row
+    assert printed.startswith("One, two, three, four.\n\nProposed.\n")
+    assert "[1] Approve   [2] Reject" in printed  # the proposal after it, with its buttons

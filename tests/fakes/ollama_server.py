@@ -35,8 +35,39 @@ class Script:
     error: str = "boom"
     garbage: bool = False  # a body that is not the shape the client expects
     chunks: int = 3  # when streaming: content split into this many pieces
+    gate: ChunkGate | None = None  # when streaming: each piece waits until the gate lets it out
+    chunk_delay_s: float = 0.0  # when streaming: the time between two pieces (a benchmark's model speed)
     prompt_tokens: int = 20
     eval_tokens: int = 5
+
+
+class ChunkGate:
+    """Lets the pieces of a streamed answer out one at a time, when the test says so (`allow`): a slow model
+    without sleeping. `waiting` is how many pieces the server holds back at this moment."""
+
+    def __init__(self) -> None:
+        self.allowed = 0
+        self.waiting = 0
+        self._changed = asyncio.Condition()
+
+    async def allow(self, pieces: int = 1) -> None:
+        async with self._changed:
+            self.allowed += pieces
+            self._changed.notify_all()
+
+    async def held(self, within: float = 10.0) -> None:
+        """Until the server holds a piece back."""
+        async with asyncio.timeout(within), self._changed:
+            await self._changed.wait_for(lambda: self.waiting > 0)
+
+    async def wait(self, index: int) -> None:
+        async with self._changed:
+            self.waiting += 1
+            self._changed.notify_all()
+            try:
+                await self._changed.wait_for(lambda: index < self.allowed)
+            finally:
+                self.waiting -= 1
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -136,7 +167,11 @@ class FakeOllama:
                 return web.json_response(_final(model, script, script.content, with_calls=True))
             response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
             await response.prepare(request)
-            for piece in _pieces(script.content, script.chunks):
+            for index, piece in enumerate(_pieces(script.content, script.chunks)):
+                if script.gate is not None:
+                    await script.gate.wait(index)
+                if script.chunk_delay_s and index:
+                    await asyncio.sleep(script.chunk_delay_s)
                 await response.write((json.dumps(_chunk(model, piece)) + "\n").encode())
             if script.tool_calls:
                 calls_chunk = _chunk(model, "")

@@ -46,6 +46,7 @@ class MatrixPerson:
                                       config=AsyncClientConfig(encryption_enabled=False))
         self.client.restore_login(account.user_id, account.device_id, account.access_token)
         self.seen: list[Seen] = []
+        self.ephemeral: list[Seen] = []  # typing notices and read receipts, in the order they came
         self._changed = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
 
@@ -76,6 +77,8 @@ class MatrixPerson:
                 for room_id, info in response.rooms.join.items():
                     for event in info.timeline.events:
                         self.seen.append(Seen(len(self.seen), room_id, event))
+                    for event in info.ephemeral:
+                        self.ephemeral.append(Seen(len(self.ephemeral), room_id, event))
                 for room_id, info in response.rooms.leave.items():
                     for event in info.timeline.events:
                         self.seen.append(Seen(len(self.seen), room_id, event))
@@ -108,6 +111,19 @@ class MatrixPerson:
         except TimeoutError:
             recent = [f"{s.event.sender}: {getattr(s.event, 'body', type(s.event).__name__)}" for s in self.seen[-8:]]
             raise AssertionError(f"{self.user_id} did not see the expected event; last ones: {recent}") from None
+
+    async def wait_ephemeral(self, match: Callable[[Seen], bool], *, within: float = WAIT_S) -> Seen:
+        """The first typing notice or receipt that `match`es."""
+        async def found() -> Seen:
+            async with self._changed:
+                while (seen := next((s for s in self.ephemeral if match(s)), None)) is None:
+                    await self._changed.wait()
+                return seen
+
+        try:
+            return await asyncio.wait_for(found(), within)
+        except TimeoutError:
+            raise AssertionError(f"{self.user_id} did not see the expected typing notice or receipt") from None
 
     async def wait_for(self, match: Callable[[Seen], bool], *, after: int = 0, within: float = WAIT_S) -> Seen:
         """The first event after the mark that `match`es."""
