@@ -14,10 +14,12 @@ from datetime import timedelta
 import app.tables  # noqa: F401
 from bot.dialog import Dialog
 from bot.settings import Settings
+from bot.voice import VoiceLimits, VoiceNotes
 from brain.clock import Clock
 from brain.companion.agent import CompanionConfig
 from brain.companion.llm import LLM, llm_from_settings
 from brain.core import Brain
+from brain.media.speech import SpeechConfig, SpeechToText
 from brain.memory.api import Memory
 from brain.memory.embedder import EmbedderChoice, build_embedder
 from brain.memory.reembed import reembed_all
@@ -59,7 +61,9 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
         # The long-term memory with the embedder of the settings (loaded on first use) and a buffered pipeline log.
         brain = build_brain(Database(url), clock=clock, embedder=embedder_from_settings(settings).embedder,
                             llm=model_client(settings), companion=companion_config(settings))
-        dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone)
+        voice = voice_notes(settings)
+        dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone,
+                        voice=voice)
         freeze_startup_heap()
         reembedding = asyncio.create_task(reembed_in_background(brain.memory))
         try:
@@ -68,6 +72,7 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
             reembedding.cancel()  # a batch cut short is done again at the next start
             await asyncio.gather(reembedding, return_exceptions=True)
             await dialog.settle()  # memory captures of the last messages
+            await voice.close()
             if brain.memory is not None and brain.memory.log is not None:
                 await brain.memory.log.close()  # the last buffered pipeline log rows
             await brain.close()
@@ -77,6 +82,14 @@ def model_client(settings: Settings) -> LLM | None:
     """The language model client of the companion, unless COMPANION_LLM=false. No model server is contacted here:
     the first message finds out whether one answers (and the person is told once if not)."""
     return llm_from_settings(settings) if settings.companion_enabled else None
+
+
+def voice_notes(settings: Settings) -> VoiceNotes:
+    """Voice notes with the speech-to-text server of STT_URL (none: they are answered with why not) and the limits
+    VOICE_MAX_SECONDS and VOICE_MAX_MB."""
+    speech = None if settings.stt_url is None else SpeechToText(SpeechConfig(
+        settings.stt_url, settings.stt_model, local=settings.stt_local, timeout_s=settings.stt_timeout_s))
+    return VoiceNotes(speech, VoiceLimits(settings.voice_max_seconds, int(settings.voice_max_mb * 1024 * 1024)))
 
 
 def embedder_from_settings(settings: Settings) -> EmbedderChoice:

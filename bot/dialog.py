@@ -10,6 +10,7 @@ a chat's updates ask `bypasses_queue` which updates must not wait behind a runni
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -26,9 +27,10 @@ from bot.commands.places import shared_location
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import time_note
-from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
+from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.parsing.freetext import parse_free_text
 from bot.turn import Turn
+from bot.voice import VoiceNotes
 from brain import log_context
 from brain.actions.service import redeem_action
 from brain.companion.loop import TextSink
@@ -65,10 +67,12 @@ _FLOWS = Lean(select(
 ))  # run lean (`Lean`)
 
 class Dialog:
-    def __init__(self, brain: Brain, *, default_locale: str = "en", default_timezone: str = "UTC") -> None:
+    def __init__(self, brain: Brain, *, default_locale: str = "en", default_timezone: str = "UTC",
+                 voice: VoiceNotes | None = None) -> None:
         self.brain = brain
         self.default_locale = default_locale
         self.default_timezone = default_timezone
+        self.voice = voice or VoiceNotes()  # without a speech-to-text server: voice notes are answered with why not
         self.commands: dict[str, Command] = command_table()
         # Button kinds: those of the command modules (`ACTIONS`), and "command", which runs a command of this
         # dialog's table as if typed.
@@ -143,7 +147,7 @@ class Dialog:
             if handled is None:
                 return []
             turn, sent = handled
-            self._capture(turn, inbound, sent)
+            self._capture(turn, turn.inbound, sent)  # a voice note's inbound carries its transcript by now
             return sent
 
     async def _handle(self, inbound: Inbound, on_text: TextSink | None,
@@ -153,10 +157,15 @@ class Dialog:
             return None
         log_context.concerns(user.id)
         turn = Turn(self.brain, user, inbound)
-        if self._steer(turn, inbound):
+        if inbound.media is None and self._steer(turn, inbound):
             return turn, []
         try:
-            await self._route(turn, inbound, on_text)
+            if inbound.media is not None and inbound.media.kind == "voice":
+                heard = await self._heard(turn, inbound.media)
+                if heard is not None and not self._steer(turn, heard):
+                    await self._route(turn, heard, on_text)
+            else:
+                await self._route(turn, inbound, on_text)
         except Exception:
             log.exception("turn failed for %s:%s", inbound.platform, inbound.platform_user_id)
             turn.replies.clear()
@@ -164,6 +173,15 @@ class Dialog:
         for reply in turn.replies:  # a model's answer may carry a NUL byte: the outbox cannot store one
             reply.text = _readable(reply.text)
         return turn, await turn.flush()
+
+    async def _heard(self, turn: Turn, media: Media) -> Inbound | None:
+        """A voice note's words as the inbound the dialog handles from here on, exactly as if typed (and kept as
+        the turn's, so memory capture sees the person's words); None when there are none (the person was told)."""
+        heard = await self.voice.listen(turn, media)
+        if heard is None:
+            return None
+        turn.inbound = dataclasses.replace(turn.inbound, text=heard, media=None)
+        return turn.inbound
 
     def _capture(self, turn: Turn, inbound: Inbound, sent: list[Outbound]) -> None:
         """Every conversational message, and the model's answer to it, go to the short-term memory after the reply

@@ -64,6 +64,15 @@ class Settings(BaseSettings):
     embedding_model: str = Field(default="nomic-embed-text", validation_alias=AliasChoices("EMBEDDING_MODEL"))
     embedding_dim: int | None = Field(default=None, ge=32, le=4000, validation_alias=AliasChoices("EMBEDDING_DIM"))
 
+    # Voice notes: a speech-to-text server with the OpenAI-compatible /v1/audio/transcriptions (none: voice notes
+    # are answered with "type it instead"), and how long and large a voice note may be.
+    stt_url: str | None = Field(default=None, validation_alias=AliasChoices("STT_URL"))
+    stt_model: str = Field(default="Systran/faster-whisper-small", validation_alias=AliasChoices("STT_MODEL"))
+    stt_local: bool = Field(default=True, validation_alias=AliasChoices("STT_LOCAL"))
+    stt_timeout_s: float = Field(default=120.0, gt=0, le=600, validation_alias=AliasChoices("STT_TIMEOUT_S"))
+    voice_max_seconds: int = Field(default=300, ge=1, le=3600, validation_alias=AliasChoices("VOICE_MAX_SECONDS"))
+    voice_max_mb: float = Field(default=20.0, gt=0, le=2000, validation_alias=AliasChoices("VOICE_MAX_MB"))
+
     telegram_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_TOKEN"))
     telegram_base_url: str | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_BASE_URL"))
     telegram_webhook_url: str | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_WEBHOOK_URL"))
@@ -111,7 +120,7 @@ class Settings(BaseSettings):
             raise ValueError("must be an IANA time zone such as Europe/Berlin") from None
         return value
 
-    @field_validator("ollama_host", "telegram_base_url", "matrix_homeserver")
+    @field_validator("ollama_host", "telegram_base_url", "matrix_homeserver", "stt_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is None or not value.strip():
