@@ -13,6 +13,7 @@ from datetime import timedelta
 # Every table, the adapters' too: the brain's data rights and linking find a person's rows in all of them.
 import app.tables  # noqa: F401
 from bot.dialog import Dialog
+from bot.photos import Photos
 from bot.settings import Settings
 from bot.voice import VoiceLimits, VoiceNotes
 from brain.clock import Clock
@@ -20,6 +21,7 @@ from brain.companion.agent import CompanionConfig
 from brain.companion.llm import LLM, llm_from_settings
 from brain.core import Brain
 from brain.media.speech import SpeechConfig, SpeechToText
+from brain.media.vision import Vision, VisionConfig
 from brain.memory.api import Memory
 from brain.memory.embedder import EmbedderChoice, build_embedder
 from brain.memory.reembed import reembed_all
@@ -63,7 +65,7 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
                             llm=model_client(settings), companion=companion_config(settings))
         voice = voice_notes(settings)
         dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone,
-                        voice=voice)
+                        voice=voice, photos=photos(settings))
         freeze_startup_heap()
         reembedding = asyncio.create_task(reembed_in_background(brain.memory))
         try:
@@ -90,6 +92,13 @@ def voice_notes(settings: Settings) -> VoiceNotes:
     speech = None if settings.stt_url is None else SpeechToText(SpeechConfig(
         settings.stt_url, settings.stt_model, local=settings.stt_local, timeout_s=settings.stt_timeout_s))
     return VoiceNotes(speech, VoiceLimits(settings.voice_max_seconds, int(settings.voice_max_mb * 1024 * 1024)))
+
+
+def photos(settings: Settings) -> Photos:
+    """Photos with the vision model OLLAMA_MODEL_VISION on OLLAMA_HOST (none: "tell me what you ate")."""
+    model = settings.ollama_model_vision
+    return Photos(None if model is None else Vision(VisionConfig(
+        settings.ollama_host, model, local=settings.ollama_vision_local, timeout_s=settings.ollama_timeout_s)))
 
 
 def embedder_from_settings(settings: Settings) -> EmbedderChoice:

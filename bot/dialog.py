@@ -29,6 +29,7 @@ from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import time_note
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.parsing.freetext import parse_free_text
+from bot.photos import Photos
 from bot.turn import Turn
 from bot.voice import VoiceNotes
 from brain import log_context
@@ -68,11 +69,12 @@ _FLOWS = Lean(select(
 
 class Dialog:
     def __init__(self, brain: Brain, *, default_locale: str = "en", default_timezone: str = "UTC",
-                 voice: VoiceNotes | None = None) -> None:
+                 voice: VoiceNotes | None = None, photos: Photos | None = None) -> None:
         self.brain = brain
         self.default_locale = default_locale
         self.default_timezone = default_timezone
         self.voice = voice or VoiceNotes()  # without a speech-to-text server: voice notes are answered with why not
+        self.photos = photos or Photos()  # without a vision model: photos are answered with "tell me what you ate"
         self.commands: dict[str, Command] = command_table()
         # Button kinds: those of the command modules (`ACTIONS`), and "command", which runs a command of this
         # dialog's table as if typed.
@@ -164,6 +166,8 @@ class Dialog:
                 heard = await self._heard(turn, inbound.media)
                 if heard is not None and not self._steer(turn, heard):
                     await self._route(turn, heard, on_text)
+            elif inbound.media is not None:
+                await self.photos.look(turn, inbound.media)
             else:
                 await self._route(turn, inbound, on_text)
         except Exception:

@@ -21,6 +21,7 @@ class Media:
     mime: str | None = None
     file_name: str | None = None
     caption: str | None = None  # the text sent with a photo
+    media_id: str | None = None  # the platform's stable id of the file (not its content)
 
 
 @dataclass(frozen=True)

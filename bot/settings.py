@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     ollama_model_fast: str = Field(default="qwen3:1.7b", validation_alias=AliasChoices("OLLAMA_MODEL_FAST"))
     ollama_primary_local: bool = Field(default=True, validation_alias=AliasChoices("OLLAMA_PRIMARY_LOCAL"))
     ollama_fast_local: bool = Field(default=True, validation_alias=AliasChoices("OLLAMA_FAST_LOCAL"))
+    # A vision-capable model on the same Ollama server for photos (none: photos get "tell me what you ate").
+    ollama_model_vision: str | None = Field(default=None, validation_alias=AliasChoices("OLLAMA_MODEL_VISION"))
+    ollama_vision_local: bool = Field(default=True, validation_alias=AliasChoices("OLLAMA_VISION_LOCAL"))
     ollama_timeout_s: float = Field(default=60.0, gt=0, le=600, validation_alias=AliasChoices("OLLAMA_TIMEOUT_S"))
     companion_enabled: bool = Field(default=True, validation_alias=AliasChoices("COMPANION_LLM"))
     companion_input_tokens: int = Field(default=8000, ge=1000, le=1_000_000,
@@ -91,6 +94,11 @@ class Settings(BaseSettings):
     matrix_allow_group_rooms: bool = Field(default=False, validation_alias=AliasChoices("MATRIX_ALLOW_GROUP_ROOMS"))
     matrix_allowed_users: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_ALLOWED_USERS"))
     matrix_e2e: bool = Field(default=False, validation_alias=AliasChoices("MATRIX_E2E"))
+
+    @field_validator("ollama_model_vision")
+    @classmethod
+    def _vision_model(cls, value: str | None) -> str | None:
+        return value.strip() if value and value.strip() else None
 
     @field_validator("database_url")
     @classmethod

@@ -1,5 +1,5 @@
 """A Telegram update as an `Inbound` for the dialog: a text or command, a shared location, a voice note (voice or
-audio) as `Media` whose download runs only when the dialog asks for it, any other message (the dialog says it
+audio) or a photo as `Media` whose download runs only when the dialog asks for it, any other message (the dialog says it
 reads text only), or a button press whose callback data is the action token. Pure functions over
 python-telegram-bot's objects; updates the bot does not act on give None."""
 
@@ -48,13 +48,19 @@ def message_inbound(message: Message) -> Inbound | None:
 
 
 def _media(message: Message) -> Media | None:
-    """A voice note (`voice`) or a sent audio file (`audio`), described as Telegram reports it."""
+    """A voice note (`voice`), a sent audio file (`audio`) or a photo (its largest size), described as Telegram
+    reports it."""
+    if message.photo:
+        largest = message.photo[-1]
+        return Media(kind="photo", fetch=_download(message, largest.file_id), size=largest.file_size,
+                     mime="image/jpeg", file_name="photo.jpg", caption=message.caption,
+                     media_id=largest.file_unique_id)
     sound = message.voice or message.audio
     if sound is None:
         return None
     name = getattr(sound, "file_name", None) or ("voice.ogg" if message.voice is not None else "audio")
     return Media(kind="voice", fetch=_download(message, sound.file_id), duration_s=_seconds(sound),
-                 size=sound.file_size, mime=sound.mime_type, file_name=name)
+                 size=sound.file_size, mime=sound.mime_type, file_name=name, media_id=sound.file_unique_id)
 
 
 def _seconds(sound: Voice | Audio) -> int:

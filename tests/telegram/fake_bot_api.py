@@ -201,6 +201,18 @@ class FakeBotAPI:
         return {"message": {"message_id": next(self._message_ids), "date": int(time.time()), "chat": person.chat,
                             "from": person.user, "audio" if audio else "voice": sound}}
 
+    def photo(self, person: Person, content: bytes, *, caption: str | None = None) -> dict[str, Any]:
+        """A photo (two sizes, the larger one holding `content`), with an optional caption."""
+        small, large = self._file(b"thumbnail"), self._file(content)
+        message: dict[str, Any] = {
+            "message_id": next(self._message_ids), "date": int(time.time()), "chat": person.chat, "from": person.user,
+            "photo": [{"file_id": small, "file_unique_id": f"u{small}", "width": 90, "height": 90, "file_size": 9},
+                      {"file_id": large, "file_unique_id": f"u{large}", "width": 1280, "height": 960,
+                       "file_size": len(content)}]}
+        if caption:
+            message["caption"] = caption
+        return {"message": message}
+
     def resend(self, update: dict[str, Any]) -> dict[str, Any]:
         """The same message (the same file) sent once more, as a new message."""
         return {"message": {**update["message"], "message_id": next(self._message_ids)}}
