@@ -236,6 +236,8 @@ def doctor() -> None:
     except Exception:
         console.print(f"[yellow]![/yellow] no model server at {settings.ollama_host}: commands and buttons work, "
                       "free text uses the rule-based parser only")
+    for line in asyncio.run(media_checks(settings)):
+        console.print(line)
     telegram_mode = f"webhook at {settings.telegram_webhook_url}" if settings.telegram_webhook_url else "long polling"
     if settings.telegram_processes > 1:
         telegram_mode += f" in {settings.telegram_processes} processes"
@@ -244,6 +246,36 @@ def doctor() -> None:
     console.print("[green]✓[/green] Matrix configured" if settings.matrix_enabled
                    else "[yellow]![/yellow] Matrix not configured (MATRIX_HOMESERVER, MATRIX_USER_ID)")
     raise typer.Exit(0 if ok else 1)
+
+
+async def media_checks(settings: Settings) -> list[str]:
+    """What `doctor` says about voice notes (the speech-to-text server) and photos (the vision model). Neither is
+    needed: without them the bot says so to the person, so a missing one is a warning, not a failure."""
+    from app.wiring import photos, voice_notes
+
+    lines = []
+    voice = voice_notes(settings)
+    try:
+        if voice.speech is None:
+            lines.append("[yellow]![/yellow] voice notes: no speech-to-text server (STT_URL); they are answered "
+                         "with \"type it instead\"")
+        else:
+            problem = await voice.speech.check()
+            where = f"{settings.stt_url}{'' if settings.stt_local else ', remote: only with consent'}"
+            lines.append(f"[green]✓[/green] speech-to-text server at {where}" if problem is None
+                         else f"[yellow]![/yellow] speech-to-text server at {settings.stt_url} does not answer: "
+                              f"{problem}; voice notes are answered with \"try again later\"")
+    finally:
+        await voice.close()
+    vision = photos(settings).vision
+    if vision is None:
+        lines.append("[yellow]![/yellow] photos: no vision model (OLLAMA_MODEL_VISION); they are answered with "
+                     "\"tell me what you ate\"")
+    else:
+        problem = await vision.check()
+        lines.append(f"[green]✓[/green] vision model {settings.ollama_model_vision}" if problem is None
+                     else f"[yellow]![/yellow] vision model {settings.ollama_model_vision}: {problem}")
+    return lines
 
 
 def _check_embedder(settings: Settings, console: Console) -> None:
