@@ -17,7 +17,8 @@ async def test_doctor_names_the_servers_that_answer(fake_ollama: FakeOllama) -> 
                                                  OLLAMA_MODEL_VISION="qwen2.5vl:3b"))
     finally:
         await stt.stop()
-    assert lines == [f"[green]✓[/green] speech-to-text server at {stt.url}", "[green]✓[/green] vision model qwen2.5vl:3b"]
+    assert lines == [f"[green]✓[/green] speech-to-text server at {stt.url}",
+                     "[green]✓[/green] vision model qwen2.5vl:3b"]
 
 
 async def test_doctor_warns_about_a_server_down_a_missing_model_and_what_is_not_set(fake_ollama: FakeOllama) -> None:
