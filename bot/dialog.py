@@ -164,8 +164,10 @@ class Dialog:
         try:
             if inbound.media is not None and inbound.media.kind == "voice":
                 heard = await self._heard(turn, inbound.media)
-                if heard is not None and not self._steer(turn, heard):
-                    await self._route(turn, heard, on_text)
+                if heard is not None:
+                    if not self._steer(turn, heard):
+                        await self._route(turn, heard, on_text)
+                    self.voice.show(turn, str(heard.text))
             elif inbound.media is not None:
                 await self.photos.look(turn, inbound.media)
             else:

@@ -47,8 +47,8 @@ class VoiceNotes:
         self.timings = VoiceTimings()
 
     async def listen(self, turn: Turn, media: Media) -> str | None:
-        """The words of the voice note, shown back to the person ("🎙 …"); None after one message that says why
-        there are none. The checks that need no download come first; the audio is dropped when this returns."""
+        """The words of the voice note; None after one message that says why there are none. The checks that need
+        no download come first; the audio is dropped when this returns."""
         speech = self.speech
         if speech is None:
             turn.say(tr("I can't listen to voice notes yet: no speech-to-text server is set up. "
@@ -100,10 +100,19 @@ class VoiceNotes:
             timings.download_ms += (downloaded - started) * 1000
             timings.transcribe_ms += (time.perf_counter() - downloaded) * 1000
             timings.notes += 1
-        text = heard.text
-        shown = text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS].rstrip() + "…"
-        turn.say(tr("🎙 {transcript}", transcript=shown))
-        return text
+        return heard.text
+
+    @staticmethod
+    def show(turn: Turn, transcript: str) -> None:
+        """The words heard, shown to the person ("🎙 …") on top of the first reply to them, so a voice note is
+        answered in as many messages as the same words typed."""
+        shown = transcript if len(transcript) <= SHOWN_CHARACTERS else transcript[:SHOWN_CHARACTERS].rstrip() + "…"
+        line = turn.t(tr("🎙 {transcript}", transcript=shown))
+        if turn.replies:
+            first = turn.replies[0]
+            first.text = f"{line}\n\n{first.text}" if first.text else line
+        else:
+            turn.say(line)
 
     def _too_long(self, turn: Turn, seconds: int) -> None:
         turn.say(tr("That voice note is too long ({seconds} s; at most {max} s). Nothing was saved; please send "

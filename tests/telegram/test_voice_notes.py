@@ -86,9 +86,8 @@ async def test_a_voice_note_becomes_a_model_turn_that_logs_a_drink(
     fake_ollama.script(Script(tool_calls=[call("log_drink", drink_type="coffee", count=2)]), Script(content=answer))
     speaker = person(language_code=language)
     async with serve(voice_notes(stt.url)):
-        shown, answered = await speak(api, speaker, api.voice(speaker, fake_audio(words)), replies=2)
-    assert shown.text == f"🎙 {words}"
-    assert answered.text == answer
+        (answered,) = await speak(api, speaker, api.voice(speaker, fake_audio(words)), replies=1)
+    assert answered.text == f"🎙 {words}\n\n{answer}"  # the words heard, on top of the answer to them
     assert [kind for kind, _ in await drinks(brain)] == ["coffee", "coffee"]
     # The language of the person is the hint; the model got the words as the person's message.
     (request,) = stt.requests
@@ -105,9 +104,9 @@ async def test_a_german_voice_note_without_a_model_logs_the_drink_the_parser_rea
         brain: Brain, api: FakeBotAPI, stt: FakeSpeechServer, serve, person) -> None:
     hans = person("Hans", language_code="de")
     async with serve(voice_notes(stt.url)):
-        shown, logged = await speak(api, hans, api.voice(hans, fake_audio("zwei Kaffee")), replies=2)
-    assert shown.text == "🎙 zwei Kaffee"
-    assert "Kaffee" in logged.text and logged.keyboard  # the drink's quick buttons, as for typed text
+        (logged,) = await speak(api, hans, api.voice(hans, fake_audio("zwei Kaffee")), replies=1)
+    assert logged.text.startswith("🎙 zwei Kaffee\n\n2 × 150 ml Kaffee")
+    assert logged.keyboard  # the drink's quick buttons, as for typed text
     assert [kind for kind, _ in await drinks(brain)] == ["coffee", "coffee"]
     assert stt.requests[0].language == "de"
 
@@ -116,8 +115,8 @@ async def test_an_audio_file_is_transcribed_like_a_voice_note(
         brain: Brain, api: FakeBotAPI, stt: FakeSpeechServer, serve, person) -> None:
     alice = person()
     async with serve(voice_notes(stt.url)):
-        shown, _ = await speak(api, alice, api.voice(alice, fake_audio("250 ml water"), audio=True), replies=2)
-    assert shown.text == "🎙 250 ml water"
+        (shown,) = await speak(api, alice, api.voice(alice, fake_audio("250 ml water"), audio=True), replies=1)
+    assert shown.text.startswith("🎙 250 ml water\n\nLogged 250 ml water")
     assert await drinks(brain) == [("water", 250)]
     assert stt.requests[0].file_name == "note.mp3"
 
@@ -126,8 +125,8 @@ async def test_a_spoken_command_runs_as_the_command(
         brain: Brain, api: FakeBotAPI, stt: FakeSpeechServer, serve, person) -> None:
     alice = person()
     async with serve(voice_notes(stt.url)):
-        _, helped = await speak(api, alice, api.voice(alice, fake_audio("/help")), replies=2)
-    assert "What I understand" in helped.text
+        (helped,) = await speak(api, alice, api.voice(alice, fake_audio("/help")), replies=1)
+    assert helped.text.startswith("🎙 /help\n\nWhat I understand")
 
 
 # ---- every failure: one message, nothing stored, and the same voice note works later ------------------------
@@ -161,8 +160,8 @@ async def test_a_server_that_is_down_is_told_and_the_same_voice_note_works_later
         text = await fails_cleanly(brain, api, alice, note)
         assert "can't reach the speech-to-text server" in text
         assert await drinks(brain) == []
-        shown, _ = await speak(api, alice, api.resend(note), replies=2)
-    assert shown.text == "🎙 two coffees"
+        (shown,) = await speak(api, alice, api.resend(note), replies=1)
+    assert shown.text.startswith("🎙 two coffees\n\nLogged 2 × 150 ml coffee")
     assert [kind for kind, _ in await drinks(brain)] == ["coffee", "coffee"]
 
 
@@ -226,7 +225,7 @@ async def test_a_remote_server_hears_nothing_without_consent(
         assert stt.requests == [] and api.downloads == []
         async with brain.transactions.begin() as uow:
             uow.session.add(CompanionSettings(user_id=await user_id_of(brain, alice), remote_consent=True))
-        shown, _ = await speak(api, alice, api.voice(alice, fake_audio("two coffees")), replies=2)
-    assert shown.text == "🎙 two coffees"
+        (shown,) = await speak(api, alice, api.voice(alice, fake_audio("two coffees")), replies=1)
+    assert shown.text.startswith("🎙 two coffees\n\n")
     assert len(stt.requests) == 1
 
