@@ -201,6 +201,8 @@ class Dialog:
             return
         at = turn.now
         answer = "\n".join(m.text for m in sent if m.text).strip() if turn.model_answered else ""
+        if turn.heard_line is not None:
+            answer = answer.removeprefix(turn.heard_line).strip()
         key = f"{inbound.platform}:{inbound.chat_id}:{inbound.message_id}"
 
         said = [Message(text, "user", key)]

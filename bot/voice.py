@@ -107,7 +107,7 @@ class VoiceNotes:
         """The words heard, shown to the person ("🎙 …") on top of the first reply to them, so a voice note is
         answered in as many messages as the same words typed."""
         shown = transcript if len(transcript) <= SHOWN_CHARACTERS else transcript[:SHOWN_CHARACTERS].rstrip() + "…"
-        line = turn.t(tr("🎙 {transcript}", transcript=shown))
+        line = turn.heard_line = turn.t(tr("🎙 {transcript}", transcript=shown))
         if turn.replies:
             first = turn.replies[0]
             first.text = f"{line}\n\n{first.text}" if first.text else line

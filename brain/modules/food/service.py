@@ -157,7 +157,7 @@ async def log_meal_from_photo(
     text = _clean_description(description)
     _check_kcal(kcal)
     _check_type(meal_type)
-    if await uow.session.get(Meal, meal_id) is not None:
+    if await uow.session.scalar(select(Meal.id).where(Meal.user_id == user.id, Meal.id == meal_id)) is not None:
         raise DomainError(tr("That meal is already logged."), code="duplicate")
     local = local_now(user, uow.now)
     meal = Meal(id=meal_id, user_id=user.id, meal_type=meal_type, input_type="photo", description=text,
