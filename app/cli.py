@@ -265,6 +265,8 @@ def doctor() -> None:
         _check_embedder(settings, console)
     report(check_models(settings) if settings.companion_enabled
            else Finding(OK, "language model off (COMPANION_LLM=false)"))
+    for line in asyncio.run(media_checks(settings)):  # voice notes and photos: warnings at most
+        console.print(line)
     report(check_telegram(settings) if settings.telegram_enabled
            else Finding("warn", "Telegram not configured (TELEGRAM_TOKEN)"))
     report(check_matrix(settings) if settings.matrix_enabled
@@ -317,6 +319,36 @@ def health() -> None:
         _say(settings, tr("Not ready."), "red")
         raise typer.Exit(1)
     _say(settings, tr("Ready."))
+
+
+async def media_checks(settings: Settings) -> list[str]:
+    """What `doctor` says about voice notes (the speech-to-text server) and photos (the vision model). Neither is
+    needed: without them the bot says so to the person, so a missing one is a warning, not a failure."""
+    from app.wiring import photos, voice_notes
+
+    lines = []
+    voice = voice_notes(settings)
+    try:
+        if voice.speech is None:
+            lines.append("[yellow]![/yellow] voice notes: no speech-to-text server (STT_URL); they are answered "
+                         "with \"type it instead\"")
+        else:
+            problem = await voice.speech.check()
+            where = f"{settings.stt_url}{'' if settings.stt_local else ', remote: only with consent'}"
+            lines.append(f"[green]✓[/green] speech-to-text server at {where}" if problem is None
+                         else f"[yellow]![/yellow] speech-to-text server at {settings.stt_url} does not answer: "
+                              f"{problem}; voice notes are answered with \"try again later\"")
+    finally:
+        await voice.close()
+    vision = photos(settings).vision
+    if vision is None:
+        lines.append("[yellow]![/yellow] photos: no vision model (OLLAMA_MODEL_VISION); they are answered with "
+                     "\"tell me what you ate\"")
+    else:
+        problem = await vision.check()
+        lines.append(f"[green]✓[/green] vision model {settings.ollama_model_vision}" if problem is None
+                     else f"[yellow]![/yellow] vision model {settings.ollama_model_vision}: {problem}")
+    return lines
 
 
 def _check_embedder(settings: Settings, console: Console) -> None:

@@ -15,11 +15,15 @@ import app.tables  # noqa: F401
 from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from bot.metrics import model_called
+from bot.photos import Photos
 from bot.settings import Settings
+from bot.voice import VoiceLimits, VoiceNotes
 from brain.clock import Clock
 from brain.companion.agent import CompanionConfig
 from brain.companion.llm import LLM, llm_from_settings
 from brain.core import Brain
+from brain.media.speech import SpeechConfig, SpeechToText
+from brain.media.vision import Vision, VisionConfig
 from brain.memory.api import Memory
 from brain.memory.embedder import EmbedderChoice, build_embedder
 from brain.memory.reembed import reembed_all
@@ -61,8 +65,9 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
         # The long-term memory with the embedder of the settings (loaded on first use) and a buffered pipeline log.
         brain = build_brain(Database(url), clock=clock, embedder=embedder_from_settings(settings).embedder,
                             llm=model_client(settings), companion=companion_config(settings))
+        voice = voice_notes(settings)
         dialog = Dialog(brain, default_locale=settings.default_locale, default_timezone=settings.default_timezone,
-                        access=AccessPolicy.from_settings(settings))
+                        access=AccessPolicy.from_settings(settings), voice=voice, photos=photos(settings))
         freeze_startup_heap()
         reembedding = asyncio.create_task(reembed_in_background(brain.memory))
         try:
@@ -71,6 +76,7 @@ async def open_app(settings: Settings, *, clock: Clock | None = None) -> AsyncIt
             reembedding.cancel()  # a batch cut short is done again at the next start
             await asyncio.gather(reembedding, return_exceptions=True)
             await dialog.settle()  # memory captures of the last messages
+            await voice.close()
             if brain.memory is not None and brain.memory.log is not None:
                 await brain.memory.log.close()  # the last buffered pipeline log rows
             await brain.close()
@@ -80,6 +86,21 @@ def model_client(settings: Settings) -> LLM | None:
     """The language model client of the companion, unless COMPANION_LLM=false. No model server is contacted here:
     the first message finds out whether one answers (and the person is told once if not)."""
     return llm_from_settings(settings, on_call=model_called) if settings.companion_enabled else None
+
+
+def voice_notes(settings: Settings) -> VoiceNotes:
+    """Voice notes with the speech-to-text server of STT_URL (none: they are answered with why not) and the limits
+    VOICE_MAX_SECONDS and VOICE_MAX_MB."""
+    speech = None if settings.stt_url is None else SpeechToText(SpeechConfig(
+        settings.stt_url, settings.stt_model, local=settings.stt_local, timeout_s=settings.stt_timeout_s))
+    return VoiceNotes(speech, VoiceLimits(settings.voice_max_seconds, int(settings.voice_max_mb * 1024 * 1024)))
+
+
+def photos(settings: Settings) -> Photos:
+    """Photos with the vision model OLLAMA_MODEL_VISION on OLLAMA_HOST (none: "tell me what you ate")."""
+    model = settings.ollama_model_vision
+    return Photos(None if model is None else Vision(VisionConfig(
+        settings.ollama_host, model, local=settings.ollama_vision_local, timeout_s=settings.ollama_timeout_s)))
 
 
 def embedder_from_settings(settings: Settings) -> EmbedderChoice:

@@ -10,6 +10,7 @@ a chat's updates ask `bypasses_queue` which updates must not wait behind a runni
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from dataclasses import replace
@@ -31,10 +32,12 @@ from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import time_note
 from bot.delivery.stream import AnswerStream
-from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
+from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
 from bot.parsing.freetext import parse_free_text
+from bot.photos import Photos
 from bot.turn import NO_REASON, Turn
+from bot.voice import VoiceNotes
 from brain import log_context
 from brain.actions.models import ActionToken
 from brain.actions.service import redeem_action
@@ -80,12 +83,15 @@ _FLOWS = Lean(select(
 
 class Dialog:
     def __init__(self, brain: Brain, *, default_locale: str = "en", default_timezone: str = "UTC",
-                 access: Access | AccessPolicy | None = None) -> None:
+                 access: Access | AccessPolicy | None = None, voice: VoiceNotes | None = None,
+                 photos: Photos | None = None) -> None:
         """`access`: who may talk (`bot.access`); by default the closed one, where only invited accounts do."""
         self.brain = brain
         self.access = access if isinstance(access, Access) else Access(brain, access)
         self.default_locale = default_locale
         self.default_timezone = default_timezone
+        self.voice = voice or VoiceNotes()  # without a speech-to-text server: voice notes are answered with why not
+        self.photos = photos or Photos()  # without a vision model: photos are answered with "tell me what you ate"
         self.commands: dict[str, Command] = command_table()
         # Button kinds: those of the command modules (`ACTIONS`), and "command", which runs a command of this
         # dialog's table as if typed.
@@ -170,7 +176,7 @@ class Dialog:
             message_received(inbound.platform)
             if sent:
                 replied(inbound.platform, time.perf_counter() - started)
-            self._capture(turn, inbound, sent)
+            self._capture(turn, turn.inbound, sent)  # a voice note's inbound carries its transcript by now
             return sent
 
     async def _handle(self, inbound: Inbound, on_text: TextSink | None, live: AnswerStream | None,
@@ -191,10 +197,19 @@ class Dialog:
         turn = Turn(self.brain, user, inbound)
         if verdict.welcome:
             turn.say(*verdict.welcome)
-        if self._steer(turn, inbound):
+        if inbound.media is None and self._steer(turn, inbound):
             return turn, []
         try:
-            await self._route(turn, inbound, on_text, live)
+            if inbound.media is not None and inbound.media.kind == "voice":
+                heard = await self._heard(turn, inbound.media)
+                if heard is not None:
+                    if not self._steer(turn, heard):
+                        await self._route(turn, heard, on_text, live)
+                    self.voice.show(turn, str(heard.text))
+            elif inbound.media is not None:
+                await self.photos.look(turn, inbound.media)
+            else:
+                await self._route(turn, inbound, on_text, live)
         except Exception:
             log.exception("turn failed for %s:%s", inbound.platform, inbound.platform_user_id)
             turn.replies.clear()
@@ -212,6 +227,14 @@ class Dialog:
         except Exception as problem:
             log.warning("telling %s:%s about access failed: %s", inbound.platform, inbound.platform_user_id,
                         type(problem).__name__)
+    async def _heard(self, turn: Turn, media: Media) -> Inbound | None:
+        """A voice note's words as the inbound the dialog handles from here on, exactly as if typed (and kept as
+        the turn's, so memory capture sees the person's words); None when there are none (the person was told)."""
+        heard = await self.voice.listen(turn, media)
+        if heard is None:
+            return None
+        turn.inbound = dataclasses.replace(turn.inbound, text=heard, media=None)
+        return turn.inbound
 
     def _capture(self, turn: Turn, inbound: Inbound, sent: list[Outbound]) -> None:
         """Every conversational message, and the model's answer to it, go to the short-term memory after the reply
@@ -225,6 +248,8 @@ class Dialog:
             return
         at = turn.now
         answer = "\n".join(m.text for m in sent if m.text).strip() if turn.model_answered else ""
+        if turn.heard_line is not None:
+            answer = answer.removeprefix(turn.heard_line).strip()
         key = f"{inbound.platform}:{inbound.chat_id}:{inbound.message_id}"
 
         said = [Message(text, "user", key)]

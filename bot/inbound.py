@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Literal
 
 MAX_TEXT_LENGTH = 4000
+
+
+@dataclass(frozen=True)
+class Media:
+    """A voice note or a photo, as the platform described it; its bytes are fetched only when needed (`fetch`,
+    the adapter's download), after the limits and the person's consent allow it, and are never stored."""
+
+    kind: Literal["voice", "photo"]
+    fetch: Callable[[], Awaitable[bytes]] = field(compare=False, repr=False)
+    duration_s: int | None = None  # as the platform reports it (voice)
+    size: int | None = None  # bytes, as the platform reports it
+    mime: str | None = None
+    file_name: str | None = None
+    caption: str | None = None  # the text sent with a photo
+    media_id: str | None = None  # the platform's stable id of the file (not its content)
 
 
 @dataclass(frozen=True)
@@ -19,6 +36,7 @@ class Inbound:
     language_code: str | None = None
     location: tuple[float, float] | None = None  # a shared position: (latitude, longitude)
     username: str | None = None  # the platform's @username of the sender, where it has one (Telegram)
+    media: Media | None = None  # a voice note or a photo (then `text` is None)
 
     @property
     def is_command(self) -> bool:

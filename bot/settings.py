@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     ollama_primary_local: bool = Field(default=True, validation_alias=AliasChoices("OLLAMA_PRIMARY_LOCAL"))
     ollama_fast_local: bool = Field(default=True, validation_alias=AliasChoices("OLLAMA_FAST_LOCAL"))
     ollama_primary_think: bool = Field(default=False, validation_alias=AliasChoices("OLLAMA_PRIMARY_THINK"))
+    # A vision-capable model on the same Ollama server for photos (none: photos get "tell me what you ate").
+    ollama_model_vision: str | None = Field(default=None, validation_alias=AliasChoices("OLLAMA_MODEL_VISION"))
+    ollama_vision_local: bool = Field(default=True, validation_alias=AliasChoices("OLLAMA_VISION_LOCAL"))
     ollama_timeout_s: float = Field(default=60.0, gt=0, le=600, validation_alias=AliasChoices("OLLAMA_TIMEOUT_S"))
     companion_enabled: bool = Field(default=True, validation_alias=AliasChoices("COMPANION_LLM"))
     companion_input_tokens: int = Field(default=8000, ge=1000, le=1_000_000,
@@ -73,6 +76,14 @@ class Settings(BaseSettings):
     # only reachable from a private network).
     companion_access: Literal["pairing", "open"] = Field(default="pairing",
                                                          validation_alias=AliasChoices("COMPANION_ACCESS"))
+    # Voice notes: a speech-to-text server with the OpenAI-compatible /v1/audio/transcriptions (none: voice notes
+    # are answered with "type it instead"), and how long and large a voice note may be.
+    stt_url: str | None = Field(default=None, validation_alias=AliasChoices("STT_URL"))
+    stt_model: str = Field(default="Systran/faster-whisper-small", validation_alias=AliasChoices("STT_MODEL"))
+    stt_local: bool = Field(default=True, validation_alias=AliasChoices("STT_LOCAL"))
+    stt_timeout_s: float = Field(default=120.0, gt=0, le=600, validation_alias=AliasChoices("STT_TIMEOUT_S"))
+    voice_max_seconds: int = Field(default=300, ge=1, le=3600, validation_alias=AliasChoices("VOICE_MAX_SECONDS"))
+    voice_max_mb: float = Field(default=20.0, gt=0, le=2000, validation_alias=AliasChoices("VOICE_MAX_MB"))
 
     telegram_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_TOKEN"))
     telegram_allowed_users: str | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_ALLOWED_USERS"))
@@ -93,6 +104,11 @@ class Settings(BaseSettings):
     matrix_allow_group_rooms: bool = Field(default=False, validation_alias=AliasChoices("MATRIX_ALLOW_GROUP_ROOMS"))
     matrix_allowed_users: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_ALLOWED_USERS"))
     matrix_e2e: bool = Field(default=False, validation_alias=AliasChoices("MATRIX_E2E"))
+
+    @field_validator("ollama_model_vision")
+    @classmethod
+    def _vision_model(cls, value: str | None) -> str | None:
+        return value.strip() if value and value.strip() else None
 
     @field_validator("database_url")
     @classmethod
@@ -122,7 +138,7 @@ class Settings(BaseSettings):
             raise ValueError("must be an IANA time zone such as Europe/Berlin") from None
         return value
 
-    @field_validator("ollama_host", "telegram_base_url", "matrix_homeserver")
+    @field_validator("ollama_host", "telegram_base_url", "matrix_homeserver", "stt_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is None or not value.strip():

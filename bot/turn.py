@@ -59,6 +59,8 @@ class Turn:
         # Whether the companion's model answered (its words are conversation worth remembering; a canned reply such
         # as "Logged 250 ml water" or "I didn't understand that" is not).
         self.model_answered = False
+        # A voice note's words as shown on top of the first reply ("🎙 …"): the person's words, not the answer.
+        self.heard_line: str | None = None
 
     @property
     def now(self) -> datetime:

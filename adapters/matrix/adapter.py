@@ -29,13 +29,16 @@ import aiohttp
 from nio import (
     AsyncClient,
     AsyncClientConfig,
+    DownloadError,
     InviteMemberEvent,
     JoinError,
     MegolmEvent,
     ReactionEvent,
     RoomGetStateResponse,
     RoomMemberEvent,
+    RoomMessageAudio,
     RoomMessageEmote,
+    RoomMessageImage,
     RoomMessageMedia,
     RoomMessageText,
     RoomMessageUnknown,
@@ -45,6 +48,7 @@ from nio import (
 )
 
 from adapters.matrix.choices import choice_for_key, choice_for_number
+from adapters.matrix.media import media_of
 from adapters.matrix.outbound import MatrixDelivery
 from adapters.matrix.render import message_content, parse_geo_uri, strip_reply_fallback
 from adapters.matrix.session import MatrixLoginError, SavedSession, SessionFile, log_in
@@ -447,6 +451,9 @@ class MatrixAdapter:
         elif isinstance(event, RoomMessageUnknown) and event.msgtype == "m.location":
             inbound = self._inbound(room_id, event.sender, event.event_id,
                                     location=parse_geo_uri(str(event.content.get("geo_uri", ""))))
+        elif isinstance(event, RoomMessageAudio | RoomMessageImage):  # a voice note or a photo
+            inbound = replace(self._inbound(room_id, event.sender, event.event_id),
+                              media=media_of(event, self._download))
         elif isinstance(event, RoomMessageMedia | RoomMessageUnknown):
             inbound = self._inbound(room_id, event.sender, event.event_id)  # "I can only read text" from the dialog
         elif isinstance(event, MegolmEvent):
@@ -477,6 +484,16 @@ class MatrixAdapter:
         name = room.user_name(sender) if room is not None else None
         return Inbound(platform=PLATFORM, platform_user_id=sender, chat_id=room_id, message_id=event_id,
                        text=text, action=action, display_name=name, location=location)
+
+    async def _download(self, mxc: str) -> bytes:
+        """The content of an mxc:// URI from the homeserver's media repository, in memory."""
+        response = await self.client.download(mxc=mxc)
+        if isinstance(response, DownloadError):
+            raise RuntimeError(f"download of {mxc} failed: {response.message}")
+        body = response.body
+        if not isinstance(body, bytes):
+            raise RuntimeError(f"download of {mxc} was not kept in memory")
+        return body
 
     async def _text(self, room_id: str, sender: str, event_id: str, text: str) -> Inbound:
         """A typed number answers the person's latest message with choices; anything else is text."""

@@ -399,4 +399,5 @@ def keyboard_is_spent(before: TokenState, press: Press) -> bool:
 
 
 def is_free_text(inbound: Inbound) -> bool:
-    return inbound.text is not None and not inbound.is_command
+    """Free text, or a voice note or photo (which becomes words for the model): "typing" while it is handled."""
+    return inbound.media is not None or (inbound.text is not None and not inbound.is_command)

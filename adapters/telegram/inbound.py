@@ -1,14 +1,19 @@
-"""A Telegram update as an `Inbound` for the dialog: a text or command, a shared location, any other message
-(the dialog says it reads text only), or a button press whose callback data is the action token. Pure
-functions over python-telegram-bot's objects; updates the bot does not act on give None."""
+"""A Telegram update as an `Inbound` for the dialog: a text or command, a shared location, a voice note (voice or
+audio) or a photo as `Media` whose download runs only when the dialog asks for it, any other message (the dialog says it
+reads text only), or a button press whose callback data is the action token. Pure functions over
+python-telegram-bot's objects; updates the bot does not act on give None."""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
-from telegram import CallbackQuery, Message, User
+from telegram import Audio, CallbackQuery, Message, User, Voice
+from telegram.warnings import PTBDeprecationWarning
 
-from bot.inbound import Inbound
+from bot.inbound import Inbound, Media
 
 PLATFORM = "telegram"
 
@@ -38,7 +43,42 @@ def message_inbound(message: Message) -> Inbound | None:
         message_id=str(message.message_id), text=text, display_name=_display_name(sender) or None,
         language_code=sender.language_code, username=sender.username,
         location=(location.latitude, location.longitude) if location is not None and text is None else None,
+        media=_media(message) if text is None else None,
     )
+
+
+def _media(message: Message) -> Media | None:
+    """A voice note (`voice`), a sent audio file (`audio`) or a photo (its largest size), described as Telegram
+    reports it."""
+    if message.photo:
+        largest = message.photo[-1]
+        return Media(kind="photo", fetch=_download(message, largest.file_id), size=largest.file_size,
+                     mime="image/jpeg", file_name="photo.jpg", caption=message.caption,
+                     media_id=largest.file_unique_id)
+    sound = message.voice or message.audio
+    if sound is None:
+        return None
+    name = getattr(sound, "file_name", None) or ("voice.ogg" if message.voice is not None else "audio")
+    return Media(kind="voice", fetch=_download(message, sound.file_id), duration_s=_seconds(sound),
+                 size=sound.file_size, mime=sound.mime_type, file_name=name, media_id=sound.file_unique_id)
+
+
+def _seconds(sound: Voice | Audio) -> int:
+    """The duration in whole seconds, whichever type this version of the library reports it as."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)  # the int form is deprecated in favour of timedelta
+        duration = sound.duration
+    return int(duration.total_seconds()) if isinstance(duration, timedelta) else int(duration)
+
+
+def _download(message: Message, file_id: str) -> Callable[[], Awaitable[bytes]]:
+    """getFile, then the file's bytes (in memory only), through the bot the update came with."""
+
+    async def fetch() -> bytes:
+        found = await message.get_bot().get_file(file_id)
+        return bytes(await found.download_as_bytearray())
+
+    return fetch
 
 
 def press_inbound(query: CallbackQuery) -> Press | None:

@@ -1,15 +1,22 @@
-"""/meal: log a meal with optional type and nutrition ("/meal lunch Pasta 650 kcal")."""
+"""/meal: log a meal with optional type and nutrition ("/meal lunch Pasta 650 kcal"); and the buttons of a meal
+proposed from a photo (`bot.photos`): Approve logs it (MealFromPhotoLogged), Edit shows it as a /meal line to
+change and send, Reject drops it."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from bot.commands import Command
 from bot.commands.calendar import DELETE_WORDS
 from bot.parsing.freetext import KCAL_RE, MEAL_WORDS, PROTEIN_RE, parse_meal
+from bot.photos import APPROVE, EDIT, REJECT
 from bot.turn import Turn
-from brain.i18n import N_, tr
-from brain.modules.food.service import MEAL_LABELS
+from brain.errors import DomainError
+from brain.events.actor import USER
+from brain.i18n import N_, Percent, tr
+from brain.modules.food import service
+from brain.modules.food.service import MEAL_LABELS, meal_label
 
 
 async def meal(turn: Turn, args: str) -> None:
@@ -38,6 +45,36 @@ async def meal(turn: Turn, args: str) -> None:
     result = await turn.tool("log_meal", call)
     turn.say_result(result)
 
+
+async def photo_meal_approved(turn: Turn, payload: dict[str, Any]) -> None:
+    """The meal the vision model saw, logged as the person approved it (the middle of its energy range)."""
+    try:
+        async with turn.brain.transactions.begin() as uow:
+            meal, totals = await service.log_meal_from_photo(
+                uow, turn.user, USER, str(payload["description"]), meal_id=uuid.UUID(str(payload["meal_id"])),
+                meal_type=str(payload["meal_type"]), kcal=int(payload["kcal"]),
+                confidence=float(payload.get("confidence") or 0.5), photo_media_id=str(payload.get("media_id") or ""),
+                foods=[str(f) for f in payload.get("foods") or []])
+    except DomainError as refused:
+        turn.say(refused.text)
+        return
+    turn.say(tr("Logged {meal}: {description}. Today: {kcal} of {goal} kcal ({percent}).",
+                meal=meal_label(meal.meal_type), description=meal.description, kcal=totals.calories,
+                goal=totals.calorie_goal, percent=Percent(totals.calorie_percent)))
+
+
+async def photo_meal_edit(turn: Turn, payload: dict[str, Any]) -> None:
+    """The proposal as a /meal line: the person changes what is wrong and sends it (nothing is logged until then)."""
+    word = turn.t(tr(MEAL_LABELS.get(str(payload["meal_type"]), MEAL_LABELS["snack"])))
+    line = f"/meal {word} {payload['description']} {payload['kcal']} kcal"
+    turn.say(tr("Nothing was logged yet. Change what's wrong and send it:"), line)
+
+
+async def photo_meal_rejected(turn: Turn, payload: dict[str, Any]) -> None:
+    turn.say(tr("Not logged."))
+
+
+ACTIONS = {APPROVE: photo_meal_approved, EDIT: photo_meal_edit, REJECT: photo_meal_rejected}
 
 COMMANDS = (
     Command("meal", N_("/meal lunch Pasta 650 kcal"), N_("Log a meal"), meal, aliases=("essen", "food")),

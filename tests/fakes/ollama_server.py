@@ -6,11 +6,15 @@ tool calls, streaming chunks, errors, slowness, garbage), and a record of every 
     ...; fake.requests[0]["messages"]; await fake.stop()
 
 Replies are taken from the script queue in order; when it is empty, `default` answers (a callable receives
-the request body, so a test or benchmark can answer by content)."""
+the request body, so a test or benchmark can answer by content). Images sent with a message (a vision model's
+`images`, base64 in the body) are checked like Ollama does (not base64: a 400) and can be read back decoded
+(`images`)."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import hashlib
 import json
 import math
@@ -23,7 +27,7 @@ from typing import Any
 
 from aiohttp import web
 
-MODELS = ("qwen3:4b", "qwen3:1.7b", "nomic-embed-text:latest")
+MODELS = ("qwen3:4b", "qwen3:1.7b", "nomic-embed-text:latest", "qwen2.5vl:3b")
 
 
 @dataclass
@@ -137,6 +141,11 @@ class FakeOllama:
         """Everything one chat request carried (all message contents), for 'was X sent?' assertions."""
         return "\n".join(str(m.get("content", "")) for m in self.requests[index].get("messages", []))
 
+    def images(self, index: int = -1) -> list[bytes]:
+        """The images one chat request carried, decoded, in message order."""
+        return [base64.b64decode(image) for m in self.requests[index].get("messages", [])
+                for image in m.get("images") or []]
+
     def all_sent_text(self) -> str:
         return "\n".join(self.sent_text(i) for i in range(len(self.requests)))
 
@@ -150,6 +159,12 @@ class FakeOllama:
         body = await request.json()
         if self.keep_requests:
             self.requests.append(body)
+        for message in body.get("messages") or []:
+            for image in message.get("images") or []:
+                try:
+                    base64.b64decode(image, validate=True)
+                except (binascii.Error, TypeError):
+                    return web.json_response({"error": "illegal base64 data in images"}, status=400)
         script = self._next(body)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)

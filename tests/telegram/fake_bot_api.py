@@ -1,6 +1,7 @@
 """A fake Telegram Bot API on 127.0.0.1 (aiohttp) for driving the real python-telegram-bot through
 `base_url`: getMe, getUpdates (long polling with offsets), sendMessage, sendPhoto, sendDocument, editMessageText,
-editMessageReplyMarkup, answerCallbackQuery, sendChatAction, deleteWebhook, setWebhook. It serves
+editMessageReplyMarkup, answerCallbackQuery, sendChatAction, deleteWebhook, setWebhook, getFile and the file
+download (`/file/bot<token>/<path>`) of what a test put there (`voice`, `photo`). It serves
 scripted updates, records every call with its time, and can fail scripted calls (429 with retry_after,
 a 400 for bad HTML, ...).
 
@@ -119,11 +120,14 @@ class FakeBotAPI:
         self._runner: web.AppRunner | None = None
         self._scheduled: set[asyncio.Task[None]] = set()
         self.messages: dict[tuple[str, int], dict[str, Any]] = {}
+        self.files: dict[str, bytes] = {}  # file_id -> content, served through getFile and the file download
+        self.downloads: list[str] = []  # file paths downloaded, in order
 
     # ---- server ----------------------------------------------------------------------------------------
     async def start(self, port: int = 0) -> FakeBotAPI:
         app = web.Application(client_max_size=20 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._download)
         app.router.add_post("/_control/schedule", self._control_schedule)
         app.router.add_get("/_control/report", self._control_report)
         app.router.add_post("/_control/reset", self._control_reset)
@@ -183,6 +187,40 @@ class FakeBotAPI:
     def location(self, person: Person, lat: float, lng: float) -> dict[str, Any]:
         return {"message": {"message_id": next(self._message_ids), "date": int(time.time()), "chat": person.chat,
                             "from": person.user, "location": {"latitude": lat, "longitude": lng}}}
+
+    def voice(self, person: Person, content: bytes, *, duration: int = 3, audio: bool = False,
+              size: int | None = None) -> dict[str, Any]:
+        """A voice note (or, with `audio`, an audio file) whose file holds `content`; `size` is what Telegram
+        reports as its file size (the length of `content` unless given)."""
+        file_id = self._file(content)
+        sound: dict[str, Any] = {"file_id": file_id, "file_unique_id": f"u{file_id}", "duration": duration,
+                                 "mime_type": "audio/ogg" if not audio else "audio/mpeg",
+                                 "file_size": len(content) if size is None else size}
+        if audio:
+            sound["file_name"] = "note.mp3"
+        return {"message": {"message_id": next(self._message_ids), "date": int(time.time()), "chat": person.chat,
+                            "from": person.user, "audio" if audio else "voice": sound}}
+
+    def photo(self, person: Person, content: bytes, *, caption: str | None = None) -> dict[str, Any]:
+        """A photo (two sizes, the larger one holding `content`), with an optional caption."""
+        small, large = self._file(b"thumbnail"), self._file(content)
+        message: dict[str, Any] = {
+            "message_id": next(self._message_ids), "date": int(time.time()), "chat": person.chat, "from": person.user,
+            "photo": [{"file_id": small, "file_unique_id": f"u{small}", "width": 90, "height": 90, "file_size": 9},
+                      {"file_id": large, "file_unique_id": f"u{large}", "width": 1280, "height": 960,
+                       "file_size": len(content)}]}
+        if caption:
+            message["caption"] = caption
+        return {"message": message}
+
+    def resend(self, update: dict[str, Any]) -> dict[str, Any]:
+        """The same message (the same file) sent once more, as a new message."""
+        return {"message": {**update["message"], "message_id": next(self._message_ids)}}
+
+    def _file(self, content: bytes) -> str:
+        file_id = f"file{next(self._message_ids)}"
+        self.files[file_id] = content
+        return file_id
 
     def press(self, person: Person, data: str, message: Call) -> dict[str, Any]:
         """A press of a button (callback data `data`) under a message the bot sent (a recorded call)."""
@@ -289,6 +327,10 @@ class FakeBotAPI:
         if method == "getUpdates":
             await self._record(call)
             return _ok(await self._get_updates(params))
+        if method == "getFile" and str(params.get("file_id")) not in self.files:
+            await self._record(call)
+            return web.json_response({"ok": False, "error_code": 400,
+                                      "description": "Bad Request: invalid file_id"}, status=400)
         result = self._answer(method, params)
         await self._record(call)
         return _ok(result)
@@ -363,7 +405,21 @@ class FakeBotAPI:
                 message.pop("reply_markup", None)
             self.messages[key] = message
             return message
+        if method == "getFile":
+            file_id = str(params.get("file_id"))
+            return {"file_id": file_id, "file_unique_id": f"u{file_id}", "file_size": len(self.files[file_id]),
+                    "file_path": f"media/{file_id}"}
         return True  # answerCallbackQuery, sendChatAction, deleteWebhook, setWebhook, ...
+
+    async def _download(self, request: web.Request) -> web.StreamResponse:
+        path = request.match_info["path"]
+        if request.match_info["token"] != self.token:
+            return web.Response(status=401)
+        self.downloads.append(path)
+        content = self.files.get(path.removeprefix("media/"))
+        if content is None:
+            return web.Response(status=404, text="Not Found")
+        return web.Response(body=content, content_type="application/octet-stream")
 
     # ---- control (for a load generator in another process) ---------------------------------------------
     async def _control_schedule(self, request: web.Request) -> web.Response:

@@ -11,7 +11,14 @@ from sqlalchemy import delete, func, select, true
 from sqlalchemy.dialects.postgresql import insert
 
 from brain.errors import DomainError
-from brain.events.catalog import ActorT, DailyCalorieGoalReached, MealDeleted, MealLogged, NutritionGoalSet
+from brain.events.catalog import (
+    ActorT,
+    DailyCalorieGoalReached,
+    MealDeleted,
+    MealFromPhotoLogged,
+    MealLogged,
+    NutritionGoalSet,
+)
 from brain.i18n import N_, Text, tr
 from brain.modules.food.models import Meal, NutritionGoal
 from brain.people.local_time import local_date, local_now
@@ -122,18 +129,52 @@ async def log_meal(
     local = local_now(user, uow.now)
     kind = meal_type or infer_meal_type(local.time())
     _check_type(kind)
-    day = local.date()
-    before = await day_totals(uow, user, day)
     meal = Meal(
         id=uuid.uuid4(), user_id=user.id, meal_type=kind, input_type="text", description=text, calories=kcal,
-        protein=protein, carbs=carbs, fat=fat, logged_at=uow.now, local_date=day,
+        protein=protein, carbs=carbs, fat=fat, logged_at=uow.now, local_date=local.date(),
     )
+    event = MealLogged(meal_id=meal.id, meal_type=kind, input_type="text", description=text, calories=kcal,
+                       protein=protein, carbs=carbs, fat=fat, date=meal.local_date)
+    return meal, await _add_meal(uow, user, actor, meal, event)
+
+
+async def log_meal_from_photo(
+    uow: UnitOfWork,
+    user: User,
+    actor: ActorT,
+    description: str,
+    *,
+    meal_id: uuid.UUID,
+    meal_type: str,
+    kcal: int | None,
+    confidence: float,
+    photo_media_id: str,
+    foods: list[str] | None = None,
+) -> tuple[Meal, DayTotals]:
+    """A meal the person approved after a vision model looked at their photo (the photo itself is not kept;
+    `photo_media_id` is the platform's id of it). `meal_id` is fixed when the proposal is made, so approving the
+    same proposal twice is refused instead of logging the meal twice."""
+    text = _clean_description(description)
+    _check_kcal(kcal)
+    _check_type(meal_type)
+    if await uow.session.scalar(select(Meal.id).where(Meal.user_id == user.id, Meal.id == meal_id)) is not None:
+        raise DomainError(tr("That meal is already logged."), code="duplicate")
+    local = local_now(user, uow.now)
+    meal = Meal(id=meal_id, user_id=user.id, meal_type=meal_type, input_type="photo", description=text,
+                calories=kcal, logged_at=uow.now, local_date=local.date())
+    event = MealFromPhotoLogged(meal_id=meal.id, meal_type=meal_type, photo_media_id=photo_media_id[:200],
+                                confidence=min(max(confidence, 0.0), 1.0), calories=kcal, foods=(foods or [])[:20])
+    return meal, await _add_meal(uow, user, actor, meal, event)
+
+
+async def _add_meal(uow: UnitOfWork, user: User, actor: ActorT, meal: Meal,
+                    event: MealLogged | MealFromPhotoLogged) -> DayTotals:
+    """Stores the meal with its event; the day's totals after it (and the calorie goal reached, once a day)."""
+    day = meal.local_date
+    before = await day_totals(uow, user, day)
     uow.session.add(meal)
-    uow.emit(
-        MealLogged(meal_id=meal.id, meal_type=kind, input_type="text", description=text, calories=kcal,
-                   protein=protein, carbs=carbs, fat=fat, date=day),
-        user_id=user.id, record_id=meal.id, actor=actor,
-    )
+    uow.emit(event, user_id=user.id, record_id=meal.id, actor=actor)
+    kcal, protein, carbs, fat = meal.calories, meal.protein, meal.carbs, meal.fat
     after = DayTotals(
         day=day, meal_count=before.meal_count + 1, calories=before.calories + (kcal or 0),
         protein=before.protein + (protein or 0), carbs=before.carbs + (carbs or 0), fat=before.fat + (fat or 0),
@@ -144,7 +185,7 @@ async def log_meal(
     if before.calories < before.calorie_goal <= after.calories:
         uow.emit(DailyCalorieGoalReached(date=day, goal=before.calorie_goal, actual=after.calories),
                  user_id=user.id, record_id=f"calories:{day.isoformat()}", actor=actor)
-    return meal, after
+    return after
 
 
 async def delete_meal(uow: UnitOfWork, user: User, actor: ActorT, meal_ref: uuid.UUID | str) -> Meal:

@@ -1,0 +1,1 @@
+"""What the person sends besides text: voice notes (speech to text) and photos (a vision model)."""
