@@ -4,8 +4,8 @@ An answer streamed to the chat is already on screen when its outbox row is writt
 the platform's ids of those messages (`shown`), so the sender finishes them by editing instead of sending the answer
 again, also after a restart. Such a row may go at once: `not_before` may be NULL.
 
-Revision ID: 0031_stream
-Revises: 0030
+Revision ID: 0036
+Revises: 0035
 Create Date: 2026-12-02 06:10:00.000000
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = '0031_stream'
-down_revision: str | Sequence[str] | None = '0030'
+revision: str = '0036'
+down_revision: str | Sequence[str] | None = '0035'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
