@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "basics", "today", "tasks", "drinks", "food", "calendar", "places", "streaks", "goals", "week", "pulse", "memory",
     "undo", "proposals", "activity", "ai_settings", "companion", "missions", "onboarding", "rituals", "link",
     "data",
+    "reminders",
 )
 
 

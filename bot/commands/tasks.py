@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, time
 from typing import Any
 
 from bot.commands import Command
-from bot.parsing.dates import DueAtTime, cut, due_at_time, find_date, find_dateish, with_time_of_day
+from bot.parsing.dates import DueAtTime, cut, due_at_time, find_date, find_dateish, time_with_day, with_time_of_day
 from bot.turn import PendingButton, Turn
 from brain.i18n import N_, Text, ntr, tr
 from brain.people.local_time import local_now
+from brain.tools.spec import ToolResult
 
 LIST_LIMIT = 15  # shown; the count of the rest is said
 FETCH_LIMIT = 100  # read (the task list's maximum), to count what is not shown
@@ -24,32 +25,41 @@ async def task(turn: Turn, args: str) -> None:
     note: Text | None = None  # why a time said with no day made the task due when it is
     found = find_date(args, turn.today)
     if found is not None:
-        title = cut(args, *with_time_of_day(args, found))  # a task has a due day, no time
+        title = cut(args, *with_time_of_day(args, found))  # the day and its time leave the title
         if title:
             call = {"title": title, "due_date": found.value.isoformat()}
+            said = time_with_day(args, found)
+            if said is not None:
+                call["due_time"] = said.isoformat(timespec="minutes")
     elif (at_time := due_at_time(args, turn.today, local_now(turn.user, turn.now).time())) is not None:
-        # "Report at 3pm": the day of the next 3pm is the due day.
-        call = {"title": at_time.title, "due_date": at_time.due.isoformat()}
+        # "Report at 3pm": due at the next 3pm.
+        call = {"title": at_time.title, "due_date": at_time.due.isoformat(),
+                "due_time": at_time.meant.isoformat(timespec="minutes")}
         note = time_note(at_time, turn.today)
     bad_day = find_dateish(call["title"], turn.today)
     if bad_day is not None:  # "Meeting prep 31.02.": a question, not a task with the wrong date in its title
         turn.say(tr("I couldn't read the date \"{text}\". Write it like 24.12., 24.12.2026 or 2026-12-24.",
                     text=bad_day[:20]))
         return
-    result = await turn.tool("create_task", call)
-    if note is not None and result.ok and result.message is not None:
-        turn.say(result.message, note)
+    say_task(turn, await turn.tool("create_task", call), note)
+
+
+def say_task(turn: Turn, result: ToolResult, note: Text | None = None) -> None:
+    """A new task's reply; one due at a time gets a button that sets a reminder for then."""
+    if not result.ok or result.message is None:
+        turn.say_result(result)
         return
-    turn.say_result(result)
+    buttons = [[turn.tool_button(tr("⏰ Remind me then"), "set_task_reminder", task=str(result.data["id"]))]] \
+        if result.data.get("due_time") else None
+    turn.say(result.message, note, buttons=buttons)
 
 
-def time_note(at_time: DueAtTime, today: date) -> Text:
-    """Said after a task made due by a time with no day ("Report at 3pm", by /task or as a to-do in free text): the
-    time, which a task does not keep, is not dropped without a word."""
+def time_note(at_time: DueAtTime, today: date) -> Text | None:
+    """Said after a task made due by a time with no day ("Report at 3pm", by /task or as a to-do in free text) when
+    that time has passed today: the task is tomorrow's, which the person may not have meant."""
     if at_time.due == today:
-        return tr("A task keeps a day, not a time: {time} is still ahead today, so it is due today.",
-                  time=at_time.meant)
-    return tr("A task keeps a day, not a time: {time} has passed today, so it is due tomorrow.", time=at_time.meant)
+        return None
+    return tr("{time} has passed today, so it is due tomorrow.", time=at_time.meant)
 
 
 async def tasks(turn: Turn, args: str) -> None:
@@ -82,12 +92,13 @@ def _task_line(turn: Turn, position: int, item: dict[str, Any]) -> str:
     line = f"{position}. {item['title']}"
     due = item.get("due_date")
     if due:
-        from datetime import date
-
         due_day = date.fromisoformat(due)
         label = tr("overdue since {date}", date=due_day) if due_day < turn.today else (
             tr("today") if due_day == turn.today else tr("due {date}", date=due_day))
-        line += f" ({turn.t(label)})"
+        line += f" ({turn.t(label)}"
+        if item.get("due_time"):
+            line += ", " + turn.render.format_value(time.fromisoformat(item["due_time"]))
+        line += ")"
     return line
 
 

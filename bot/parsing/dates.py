@@ -336,6 +336,23 @@ def with_time_of_day(text: str, found: Found) -> tuple[int, int]:
     return start, end
 
 
+def time_with_day(text: str, found: Found) -> time | None:
+    """The clock time said next to a day phrase (the one `with_time_of_day` cuts out with it), in the part of the day
+    said with the day ("tomorrow evening at 7" is 19:00, "Freitag 18" 18:00); None when there is none."""
+    start, end = with_time_of_day(text, found)
+    if (start, end) == (found.start, found.end):
+        return None
+    said = find_time(text[start:found.start] + " " + text[found.end:end])
+    if said is None:
+        bare = find_bare_hour(text, found.end)
+        said = bare if bare is not None and bare.end == end else None
+    if said is None:
+        return None
+    if found.part is not None and said.open_meridiem:
+        return said.value.replace(hour=in_part_of_day(said.value.hour, found.part))
+    return said.value
+
+
 def find_time_at_edge(text: str) -> FoundTime | None:
     """A clock time at the end or the start of a text ("Report at 3pm", "Bericht um 15 Uhr", "3pm call Anna"): with no
     day said, the time the text is for. A time inside it stays the title's ("Book the 9am train"), as does "1.10" (see

@@ -18,6 +18,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from bot.settings import Settings
 from brain.core import Brain
 from brain.optional_import import optional_module
+from brain.reminders.sending import ReminderReport, send_due_reminders
 from brain.rituals.runner import ritual_runner
 from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY
 from brain.schedules.pushes import PushReport, send_due_pushes
@@ -60,6 +61,14 @@ class ScheduledJobs:
         if report.sent:
             log.info("scheduled pushes: %d sent, %d already sent, missed %s", report.sent, report.already_sent,
                      dict(report.missed))
+            await self._deliver_now()
+        return report
+
+    async def reminders(self) -> ReminderReport:
+        """The reminders people asked for that are due now."""
+        report = await send_due_reminders(self.brain, self.brain.clock.now())
+        if report.sent:
+            log.info("reminders: %d sent, %d held %s", report.sent, sum(report.held.values()), dict(report.held))
             await self._deliver_now()
         return report
 
@@ -169,6 +178,10 @@ async def pulse_tick() -> None:
     await _jobs().pulse_tick()
 
 
+async def reminders() -> None:
+    await _jobs().reminders()
+
+
 async def goal_periods() -> None:
     await _jobs().goal_periods()
 
@@ -207,6 +220,7 @@ def job_definitions(jobs: ScheduledJobs) -> list[JobDefinition]:
     found = [
         # At second 0 of every minute, so a push for 08:00 leaves at 08:00.
         JobDefinition("pushes", f"{__name__}:pushes", CronTrigger(second=0, timezone=utc)),
+        JobDefinition("reminders", f"{__name__}:reminders", CronTrigger(second=0, timezone=utc)),
         JobDefinition("pulse_tick", f"{__name__}:pulse_tick",
                       IntervalTrigger(seconds=settings.pulse_tick_seconds, timezone=utc)),
         JobDefinition("goal_periods", f"{__name__}:goal_periods", CronTrigger(second=30, timezone=utc)),

@@ -94,6 +94,34 @@ class ReminderDeleted(_Todo):
     reminder_id: uuid.UUID
 
 
+# ---- reminders the person asked for ----------------------------------------------------------
+class _Reminders(EventPayload):
+    module: ClassVar[str] = "reminders"
+    collection: ClassVar[str] = "reminders"
+
+
+class ReminderCreated(_Reminders):
+    reminder_id: uuid.UUID
+    text: str
+    at: datetime
+    task_id: uuid.UUID | None = None
+
+
+class ReminderCancelled(_Reminders):
+    reminder_id: uuid.UUID
+    text: str
+
+
+class ReminderDone(_Reminders):
+    reminder_id: uuid.UUID
+    text: str
+
+
+class ReminderSnoozed(_Reminders):
+    reminder_id: uuid.UUID
+    until: datetime
+
+
 # ---- calendar ---------------------------------------------------------------------------------
 class _Calendar(EventPayload):
     module: ClassVar[str] = "calendar"
@@ -392,6 +420,7 @@ EVENT_TYPES: dict[str, type[EventPayload]] = {
     for cls in (
         TaskCreated, TaskCompleted, TaskUncompleted, TaskUpdated, TaskDeleted, TaskRescheduled,
         SubtasksUpdated, ReminderSet, ReminderDeleted,
+        ReminderCreated, ReminderCancelled, ReminderDone, ReminderSnoozed,
         CalendarEventCreated, CalendarEventUpdated, CalendarEventDeleted, CalendarEventMoved,
         DrinkLogged, DrinkEntryDeleted, DrinkEntryUndone, DrinkGoalSet, DrinkGoalReached,
         MealLogged, MealFromPhotoLogged, MealDeleted, NutritionGoalSet, DailyCalorieGoalReached,

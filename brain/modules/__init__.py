@@ -11,6 +11,7 @@ MODULES: tuple[str, ...] = ("todo", "calendar", "drink", "food", "places")
 TOOL_PROVIDERS: tuple[str, ...] = (
     *(f"brain.modules.{name}" for name in MODULES), "brain.goals", "brain.projections", "brain.pulse",
     "brain.rituals",
+    "brain.reminders",
 )
 
 

@@ -15,6 +15,7 @@ MODEL_PACKAGES = (
     *(f"brain.modules.{name}" for name in MODULES), "brain.goals", "brain.projections", "brain.pulse",
     "brain.feedback", "brain.memory", "brain.companion", "brain.onboarding", "adapters.telegram", "adapters.matrix",
     "brain.schedules", "brain.rituals",
+    "brain.reminders",
 )
 
 for _package in MODEL_PACKAGES:

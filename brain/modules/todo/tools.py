@@ -15,7 +15,8 @@ from brain.tools.spec import ToolContext, ToolParam, ToolResult, ToolSpec
 def task_data(task: Task, position: int | None = None) -> dict[str, Any]:
     return {
         "id": str(task.id), "position": position, "title": task.title,
-        "due_date": task.due_date.isoformat() if task.due_date else None, "priority": task.priority,
+        "due_date": task.due_date.isoformat() if task.due_date else None,
+        "due_time": task.due_time.isoformat(timespec="minutes") if task.due_time else None, "priority": task.priority,
         "done": task.completed_at is not None,
         "parent_id": str(task.parent_id) if task.parent_id else None,
     }
@@ -23,8 +24,12 @@ def task_data(task: Task, position: int | None = None) -> dict[str, Any]:
 
 async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     task = await service.create_task(ctx.uow, ctx.user, ctx.actor, args["title"], due_date=args.get("due_date"),
-                                     priority=args.get("priority", 0), description=args.get("description"))
-    if task.due_date is not None:
+                                     due_time=args.get("due_time"), priority=args.get("priority", 0),
+                                     description=args.get("description"))
+    if task.due_date is not None and task.due_time is not None:
+        message = tr("Added the task {title}, due {date} at {time}.", title=task.title, date=task.due_date,
+                     time=task.due_time)
+    elif task.due_date is not None:
         message = tr("Added the task {title}, due {date}.", title=task.title, date=task.due_date)
     else:
         message = tr("Added the task {title}.", title=task.title)
@@ -45,7 +50,8 @@ async def _uncomplete(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
 
 async def _update(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     ref = await service.find_task(ctx.uow, ctx.user, args["task"], status="any")
-    changes: dict[str, Any] = {k: args[k] for k in ("title", "description", "priority", "due_date") if k in args}
+    changes: dict[str, Any] = {k: args[k] for k in ("title", "description", "priority", "due_date", "due_time")
+                               if k in args}
     task, changed = await service.update_task(ctx.uow, ctx.user, ctx.actor, ref.task.id, **changes)
     message = (tr("Updated the task {title}.", title=task.title) if changed
                else tr("{title} already looks like that; nothing changed.", title=task.title))
@@ -57,6 +63,14 @@ async def _reschedule(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     task = await service.reschedule_task(ctx.uow, ctx.user, ctx.actor, ref.task.id, args["due_date"])
     return ToolResult.success(tr("{title} is now due {date}.", title=task.title, date=args["due_date"]),
                               **task_data(task))
+
+
+async def _remind(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    ref = await service.find_task(ctx.uow, ctx.user, args["task"], status="open")
+    minutes = args.get("minutes_before", 0)
+    reminder = await service.set_reminder(ctx.uow, ctx.user, ctx.actor, ref.task.id, minutes)
+    return ToolResult.success(tr("I'll remind you of {title} at {time}.", title=ref.task.title,
+                                 time=reminder.occurrence_at), reminder_id=str(reminder.id), **task_data(ref.task))
 
 
 async def _delete(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
@@ -111,21 +125,26 @@ _TASK = ToolParam("task", "string", "Which task: its number in the task list, it
                   required=True, max_length=MAX_TITLE)
 _TITLE = ToolParam("title", "string", "What is to be done.", required=True, max_length=MAX_TITLE)
 _DUE = ToolParam("due_date", "date", "Day the task is due (YYYY-MM-DD, or today/tomorrow).")
+_DUE_TIME = ToolParam("due_time", "time", "Local time of day on the due day it is due at (HH:MM), if one was said.")
 _PRIORITY = ToolParam("priority", "integer", "Priority from 0 (none) to 3 (highest).", minimum=MIN_PRIORITY,
                       maximum=MAX_PRIORITY)
 _DESCRIPTION = ToolParam("description", "string", "Longer notes for the task.", max_length=service.MAX_DESCRIPTION)
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("create_task", "todo", "Add a task to the person's to-do list.",
-             (_TITLE, _DUE, _PRIORITY, _DESCRIPTION), "write", _create),
+             (_TITLE, _DUE, _DUE_TIME, _PRIORITY, _DESCRIPTION), "write", _create),
     ToolSpec("complete_task", "todo", "Mark an open task as done.", (_TASK,), "write", _complete),
     ToolSpec("uncomplete_task", "todo", "Mark a done task as open again.", (_TASK,), "write", _uncomplete),
     ToolSpec("update_task", "todo", "Change a task's title, notes, priority or due date.",
              (_TASK, ToolParam("title", "string", "New title.", max_length=MAX_TITLE),
               ToolParam("description", "string", "New notes; empty text removes them.",
                         max_length=service.MAX_DESCRIPTION),
-              _PRIORITY, ToolParam("due_date", "date", "New due day (YYYY-MM-DD).")),
+              _PRIORITY, ToolParam("due_date", "date", "New due day (YYYY-MM-DD)."), _DUE_TIME),
              "write", _update),
+    ToolSpec("set_task_reminder", "todo", "Remind the person of a task with a due time, some minutes before it.",
+             (_TASK, ToolParam("minutes_before", "integer", "How many minutes before the due time (default 0).",
+                               minimum=0, maximum=service.MAX_REMINDER_MINUTES)),
+             "write", _remind),
     ToolSpec("reschedule_task", "todo", "Move an open task to another due day.",
              (_TASK, ToolParam("due_date", "date", "New due day (YYYY-MM-DD, or today/tomorrow).", required=True)),
              "write", _reschedule),
