@@ -84,13 +84,17 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
         if user.id in report.sent_to | report.notified | reminded.sent_to or pushed.sent:
             await chat.drain(user.id)
         await jobs.goal_periods()
+        await jobs.calendar_series()
+        await jobs.learning()
+        await jobs.model_facts()
         await jobs.memory_promotion()
         await jobs.ritual_timeouts()
         if brain.companion is not None:
             # Missions that are due; their runs go to the outbox.
             from bot.commands.missions import run_missions
 
-            if any(run.user_id == user.id for run in await run_missions(brain, brain.clock.now())):
+            runs = await run_missions(brain, brain.clock.now(), idle_hold=jobs.engine.idle_hold, grace=jobs.grace)
+            if any(run.user_id == user.id for run in runs):
                 await chat.drain(user.id)
         if once:
             stop.set()

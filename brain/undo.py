@@ -93,6 +93,7 @@ INVERSES: dict[str, Inverse] = {
     "PlaceVisited": ("delete_visit", lambda p: {"visit": p["visit_id"]}),
     "PulseResumed": ("pause_pulse", lambda p: {} if p.get("open_ended") else None),
     "ReminderCreated": ("delete_reminder", lambda p: {"reminder": p["reminder_id"]}),
+    "CalendarSeriesCreated": ("delete_event", lambda p: {"event": p["first_event_id"], "scope": "series"}),
 }
 
 
@@ -102,6 +103,7 @@ INVERSES: dict[str, Inverse] = {
 FINAL: frozenset[str] = frozenset({
     "TaskDeleted", "ReminderDeleted", "CalendarEventDeleted", "DrinkEntryDeleted", "MealDeleted", "PlaceDeleted",
     "PlaceVisitDeleted", "GoalAbandoned", "StreakDaySkipped", "MemoryForgotten", "ReminderCancelled",
+    "CalendarSeriesDeleted", "FactForgotten",
 })
 
 

@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "undo", "proposals", "activity", "ai_settings", "companion", "missions", "onboarding", "rituals", "link",
     "data",
     "reminders",
+    "facts",
 )
 
 

@@ -16,6 +16,7 @@ from brain.events.actor import USER
 from brain.i18n import N_, Text, tr
 from brain.people.local_time import local_now
 from brain.pulse.nudges import snooze_until
+from brain.recurrence import describe
 from brain.reminders import service
 from brain.reminders.models import Reminder
 from brain.reminders.sending import REMINDER_KIND
@@ -45,7 +46,10 @@ async def remind(turn: Turn, args: str) -> None:
 
 async def set_reminder(turn: Turn, request: ReminderRequest) -> None:
     """Stores what a phrase asked for and says when it comes (and that it is tomorrow's, if the time had passed)."""
-    result = await turn.tool("create_reminder", {"text": request.text, "at": request.at.isoformat()})
+    call = {"text": request.text, "at": request.at.isoformat()}
+    if request.rule is not None:
+        call["repeat"] = request.rule
+    result = await turn.tool("create_reminder", call)
     if not result.ok or result.message is None:
         turn.say_result(result)
         return
@@ -67,7 +71,8 @@ async def _list(turn: Turn) -> None:
     zone = ZoneInfo(turn.user.timezone)
     for item in items:
         at = datetime.fromisoformat(item["at"]).astimezone(zone)
-        lines.append(f"{item['position']}. {turn.render.format_value(at)} {item['text']}")
+        repeats = f" 🔁 {describe(item['repeat'], turn.render)}" if item.get("repeat") else ""
+        lines.append(f"{item['position']}. {turn.render.format_value(at)} {item['text']}{repeats}")
         buttons.append(turn.tool_button(f"✕ {item['position']}", "delete_reminder", reminder=item["id"]))
     lines.append(turn.t(tr("✕ deletes one; /remind delete 2 does too.")))
     turn.say("\n".join(lines), buttons=[buttons[i:i + 5] for i in range(0, len(buttons), 5)])
@@ -90,19 +95,19 @@ async def reminder_pressed(turn: Turn, payload: dict[str, Any]) -> None:
             turn.say(refused or tr("That button is not valid."))
             return
         if op == "done":
-            await service.mark_done(uow, turn.user, USER, reminder)
+            await service.mark_done(uow, turn.user, USER, reminder, key)
             turn.say(tr("Done: {text}.", text=reminder.text))
             return
         quiet = (turn.user.quiet_start, turn.user.quiet_end)
         if op == "snooze":
             until = snooze_until(local_now(turn.user, uow.now), minutes=int(payload.get("minutes", 15)), quiet=quiet)
         elif op == "tomorrow":
-            until = snooze_until(service.tomorrow_at(reminder).astimezone(ZoneInfo(turn.user.timezone)),
+            until = snooze_until(service.tomorrow_at(reminder, key).astimezone(ZoneInfo(turn.user.timezone)),
                                  minutes=0, quiet=quiet)
         else:
             turn.say(tr("That button is not valid."))
             return
-        await service.snooze(uow, turn.user, USER, reminder, until)
+        await service.snooze(uow, turn.user, USER, reminder, key, until)
     turn.say(tr("Okay, I'll remind you again at {time}.", time=until))
 
 

@@ -7,8 +7,11 @@ from typing import Any
 
 from bot.commands import Command
 from bot.parsing.dates import DueAtTime, cut, due_at_time, find_date, find_dateish, time_with_day, with_time_of_day
+from bot.parsing.recurrence import find_repetition
 from bot.turn import PendingButton, Turn
+from brain.errors import DomainError
 from brain.i18n import N_, Text, ntr, tr
+from brain.modules.todo.service import find_task
 from brain.people.local_time import local_now
 from brain.tools.spec import ToolResult
 
@@ -17,10 +20,21 @@ FETCH_LIMIT = 100  # read (the task list's maximum), to count what is not shown
 BUTTON_LIMIT = 8
 
 
+DELETE_WORDS = frozenset({"delete", "remove", "löschen", "loeschen", "entfernen"})
+
+
 async def task(turn: Turn, args: str) -> None:
     if not args:
         turn.say(tr("Usage: /task <what> [until when], e.g. /task Buy milk by Friday"))
         return
+    verb, _, reference = args.partition(" ")
+    if verb.casefold() in DELETE_WORDS and reference.strip():
+        await _delete(turn, reference.strip())
+        return
+    # "rent monthly on the 1st", "Yoga jeden zweiten Dienstag": the rest is read as the first occurrence.
+    repetition = find_repetition(args, turn.today)
+    if repetition is not None:
+        args = repetition.cut_from(args)
     call: dict[str, Any] = {"title": args}
     note: Text | None = None  # why a time said with no day made the task due when it is
     found = find_date(args, turn.today)
@@ -36,12 +50,31 @@ async def task(turn: Turn, args: str) -> None:
         call = {"title": at_time.title, "due_date": at_time.due.isoformat(),
                 "due_time": at_time.meant.isoformat(timespec="minutes")}
         note = time_note(at_time, turn.today)
+    if repetition is not None:
+        call["repeat"] = repetition.rule
     bad_day = find_dateish(call["title"], turn.today)
     if bad_day is not None:  # "Meeting prep 31.02.": a question, not a task with the wrong date in its title
         turn.say(tr("I couldn't read the date \"{text}\". Write it like 24.12., 24.12.2026 or 2026-12-24.",
                     text=bad_day[:20]))
         return
     say_task(turn, await turn.tool("create_task", call), note)
+
+
+async def _delete(turn: Turn, reference: str) -> None:
+    """Deletes the task; of a repeating one, asks first: skip this occurrence, or end the series?"""
+    try:
+        async with turn.brain.transactions.begin() as uow:
+            found = await find_task(uow, turn.user, reference, status="any")
+    except DomainError as refused:
+        turn.say(refused.text)
+        return
+    if found.task.recurrence is None or found.task.completed_at is not None:
+        turn.say_result(await turn.tool("delete_task", {"task": str(found.task.id)}))
+        return
+    turn.say(tr("{title} repeats. Skip only this one, or delete the whole series?", title=found.task.title),
+             buttons=[[turn.tool_button(tr("Only this one"), "delete_task", task=str(found.task.id), scope="this"),
+                       turn.tool_button(tr("The whole series"), "delete_task", task=str(found.task.id),
+                                        scope="series")]])
 
 
 def say_task(turn: Turn, result: ToolResult, note: Text | None = None) -> None:
@@ -89,7 +122,7 @@ async def tasks(turn: Turn, args: str) -> None:
 
 
 def _task_line(turn: Turn, position: int, item: dict[str, Any]) -> str:
-    line = f"{position}. {item['title']}"
+    line = f"{position}. {item['title']}" + (" 🔁" if item.get("repeat") else "")
     due = item.get("due_date")
     if due:
         due_day = date.fromisoformat(due)
@@ -111,7 +144,8 @@ async def done(turn: Turn, args: str) -> None:
 
 
 COMMANDS = (
-    Command("task", N_("/task Buy milk by Friday"), N_("Add a task"), task, aliases=("todo", "aufgabe")),
+    Command("task", N_("/task Buy milk by Friday"), N_("Add a task (/task delete 2 removes one)"), task,
+            aliases=("todo", "aufgabe")),
     Command("tasks", "/tasks", N_("Open tasks"), tasks, aliases=("aufgaben",)),
     Command("done", "/done 1", N_("Complete a task (number, or part of its title)"), done, aliases=("erledigt",)),
 )

@@ -8,7 +8,7 @@ first decides whether a free text asks for one at all (None when it does not).""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 
 from bot.parsing.amounts import parse_count, parse_number
@@ -28,6 +28,7 @@ from bot.parsing.dates import (
     next_day_at,
     written_with_minutes,
 )
+from bot.parsing.recurrence import find_repetition
 from brain.i18n import Text, tr
 
 # What asks for a reminder in free text, and what it leaves in front of the reminder's words.
@@ -58,6 +59,7 @@ class ReminderRequest:
     at: datetime  # aware, in the person's zone
     # Said with a time of day only, which had passed today, so it is tomorrow's: the reply says so.
     rolled: bool = False
+    rule: str | None = None  # repeats ("every day at 8", "jeden Montag um 9"): an RRULE from `at` on
 
 
 def free_text_reminder(text: str, now: datetime) -> ReminderRequest | Text | None:
@@ -75,6 +77,26 @@ def free_text_reminder(text: str, now: datetime) -> ReminderRequest | Text | Non
 
 def read_reminder(phrase: str, now: datetime) -> ReminderRequest | Text:
     """The reminder `phrase` asks for, relative to the person's local `now` (aware), or what to ask them."""
+    repetition = find_repetition(phrase, now.date())
+    if repetition is None:
+        return _read_once(phrase, now)
+    rest = repetition.cut_from(phrase)
+    read = _read_once(rest, now, repeating=True)
+    if isinstance(read, ReminderRequest):
+        return replace(read, rule=repetition.rule)
+    if read.msgid.startswith("When should I remind you?"):
+        # "every Monday: bins": a repeating reminder without a time comes in the morning.
+        first = datetime.combine(now.date(), time(DEFAULT_HOUR), tzinfo=now.tzinfo)
+        if first <= now:
+            first += timedelta(days=1)
+        words = _finish(rest, first)
+        return replace(words, rule=repetition.rule) if isinstance(words, ReminderRequest) else words
+    return read
+
+
+def _read_once(phrase: str, now: datetime, *, repeating: bool = False) -> ReminderRequest | Text:
+    """`read_reminder` for one time. `repeating`: a time alone is the series' time of day as written ("every day
+    at 8" is 8:00), its first one today or tomorrow; no afternoon is guessed and no "tomorrow" note is due."""
     body = phrase.strip()
     relative = _RELATIVE_RE.search(body)
     if relative is not None and (delta := _delta(relative)) is not None:
@@ -107,9 +129,12 @@ def read_reminder(phrase: str, now: datetime) -> ReminderRequest | Text:
             return tr("I couldn't read the time \"{text}\". Write it like 14:00 or 2:30 pm.", text=unreadable[:20])
         return tr("When should I remind you? e.g. /remind 15:00 call mom, /remind tomorrow 9:00 dentist or "
                   "/remind in 20 min tea.")
+    rest = cut(body, found.start, found.end)
+    if repeating:
+        first = datetime.combine(now.date(), found.value, tzinfo=now.tzinfo)
+        return _finish(rest, first if first > now else first + timedelta(days=1))
     on, at = next_day_at(body, found, now.date(), now.time().replace(second=0, microsecond=0))
-    return _finish(cut(body, found.start, found.end), datetime.combine(on, at, tzinfo=now.tzinfo),
-                   rolled=on > now.date())
+    return _finish(rest, datetime.combine(on, at, tzinfo=now.tzinfo), rolled=on > now.date())
 
 
 def _finish(rest: str, at: datetime, *, rolled: bool = False) -> ReminderRequest | Text:

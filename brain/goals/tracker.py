@@ -27,6 +27,7 @@ from brain.events.store import EventRecord
 from brain.goals.models import Goal, GoalPeriod
 from brain.goals.periods import local_date_at, period_bounds
 from brain.people.models import User
+from brain.pulse.vacation import vacation_days_between
 from brain.store.lean import Lean
 from brain.store.unit_of_work import UnitOfWork
 
@@ -350,6 +351,10 @@ async def _roll_over(brain: Brain, user_id: uuid.UUID, now: datetime) -> tuple[i
             if goal.status == "active" and row.reached_at is None and is_met(goal.comparison, row.value, goal.target):
                 await uow.session.flush()
                 reached += await reach(uow, user, goal, row.period_start, None)
+            elif row.reached_at is None:
+                # Mostly on vacation: paused, not failed.
+                away = await vacation_days_between(uow, user_id, row.period_start, row.period_end)
+                row.paused = away * 2 >= (row.period_end - row.period_start).days
         opened = 0
         for goal in goals.values():
             if goal.status == "active" and goal.id not in has_current:

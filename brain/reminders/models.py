@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, Integer, SmallInteger, String
+from sqlalchemy import ForeignKey, Index, Integer, SmallInteger, String, Text
 from sqlalchemy import text as sql_text
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -29,6 +29,11 @@ class Reminder(Base):
     # The zone the person meant its time in (theirs when they asked): its occurrences keep their wall time there.
     timezone: Mapped[str] = mapped_column(String(64))
     occurrence_at: Mapped[datetime] = mapped_column()
+    # A repeating reminder: its RRULE (brain.recurrence), expanded in `timezone` from the wall time of `starts_at`.
+    rrule: Mapped[str | None] = mapped_column(Text)
+    starts_at: Mapped[datetime | None] = mapped_column()
+    # The last occurrence the person answered (Done or Snooze) of a repeating one: its buttons then count no more.
+    answered_key: Mapped[str | None] = mapped_column(String(16))
     due_at: Mapped[datetime | None] = mapped_column()
     held: Mapped[str | None] = mapped_column(String(8))
     # Deliveries of the current occurrence so far: a snoozed one goes out again under a new outbox key.

@@ -32,7 +32,7 @@ from brain.people.models import User
 from brain.pulse.activity import in_quiet_hours, quiet_hours_end
 from brain.pulse.models import PulseState
 from brain.reminders.models import DONE, HELD_PAUSED, HELD_QUIET, SENT, SNOOZED, WAITING, Reminder
-from brain.reminders.service import occurrence_key
+from brain.reminders.service import following, occurrence_key
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +63,8 @@ class _Due:
     text: str
     zone: str
     occurrence_at: datetime
+    rrule: str | None
+    starts_at: datetime | None
     held: str | None
     deliveries: int
     minutes_before: int | None
@@ -71,6 +73,7 @@ class _Due:
     user_zone: str
     quiet: tuple[time, time]
     paused: bool
+    paused_from: datetime | None
     paused_until: datetime | None
 
 
@@ -85,6 +88,8 @@ class _Change:
     held: str | None
     deliveries: int
     sent_at: datetime | None
+    occurrence_at: datetime
+    sends: bool = False  # this run sends it (its current occurrence)
 
 
 async def send_due_reminders(brain: Any, now: datetime, *, batch: int = BATCH) -> ReminderReport:
@@ -98,10 +103,11 @@ async def send_due_reminders(brain: Any, now: datetime, *, batch: int = BATCH) -
 
 
 _DUE = (
-    select(Reminder.id, Reminder.user_id, Reminder.text, Reminder.timezone, Reminder.occurrence_at, Reminder.held,
+    select(Reminder.id, Reminder.user_id, Reminder.text, Reminder.timezone, Reminder.occurrence_at, Reminder.rrule,
+           Reminder.starts_at, Reminder.held,
            Reminder.deliveries, Reminder.minutes_before, Task.completed_at.is_not(None).label("task_done"),
            User.locale, User.timezone.label("user_zone"), User.quiet_start, User.quiet_end,
-           PulseState.paused, PulseState.paused_until)
+           PulseState.paused, PulseState.paused_from, PulseState.paused_until)
     .join(User, User.id == Reminder.user_id)
     .outerjoin(Task, Task.id == Reminder.task_id)
     .outerjoin(PulseState, PulseState.user_id == Reminder.user_id)
@@ -116,16 +122,17 @@ async def _run_batch(session: AsyncSession, now: datetime, batch: int, report: R
     found = (await session.execute(_DUE, {"now": now, "batch": batch})).all()
     if not found:
         return 0
-    due = [_Due(r.id, r.user_id, r.text, r.timezone, r.occurrence_at, r.held, r.deliveries, r.minutes_before,
+    due = [_Due(r.id, r.user_id, r.text, r.timezone, r.occurrence_at, r.rrule, r.starts_at, r.held, r.deliveries,
+                r.minutes_before,
                 bool(r.task_done), r.locale, r.user_zone, (r.quiet_start, r.quiet_end), bool(r.paused),
-                r.paused_until)
+                r.paused_from, r.paused_until)
            for r in found]
     changes: list[_Change] = []
     sends: list[_Due] = []
     for item in due:
         change = _decide(item, now, report)
         changes.append(change)
-        if change.status == SENT:
+        if change.sends:
             sends.append(item)
     await _enqueue(session, sends, now, report)
     await _store(session, changes, now)
@@ -133,20 +140,27 @@ async def _run_batch(session: AsyncSession, now: datetime, batch: int, report: R
 
 
 def _decide(item: _Due, now: datetime, report: ReminderReport) -> _Change:
-    """Send it now, hold it (quiet hours, a pause), or end it (its task is done)."""
+    """Send it now, hold it (quiet hours, a pause), or end it (its task is done). A repeating reminder that is sent
+    waits for its next occurrence (occurrences missed meanwhile are not sent one by one)."""
     if item.task_done:
         report.ended += 1
-        return _Change(item.id, item.user_id, DONE, None, None, item.deliveries, None)
-    if item.paused and (item.paused_until is None or now < item.paused_until):
+        return _Change(item.id, item.user_id, DONE, None, None, item.deliveries, None, item.occurrence_at)
+    if item.paused and (item.paused_from is None or now >= item.paused_from) \
+            and (item.paused_until is None or now < item.paused_until):
         report.held[HELD_PAUSED] += 1
         return _Change(item.id, item.user_id, WAITING, item.paused_until or now + OPEN_PAUSE_RECHECK,
-                       _kept_hold(item, HELD_PAUSED), item.deliveries, None)
+                       _kept_hold(item, HELD_PAUSED), item.deliveries, None, item.occurrence_at)
     local = now.astimezone(ZoneInfo(item.user_zone))
     if in_quiet_hours(local.time(), *item.quiet):
         report.held[HELD_QUIET] += 1
         return _Change(item.id, item.user_id, WAITING, quiet_hours_end(local, *item.quiet).astimezone(UTC),
-                       _kept_hold(item, HELD_QUIET), item.deliveries, None)
-    return _Change(item.id, item.user_id, SENT, None, item.held, item.deliveries + 1, now)
+                       _kept_hold(item, HELD_QUIET), item.deliveries, None, item.occurrence_at)
+    if item.rrule is not None and item.starts_at is not None:
+        upcoming = following(item.rrule, item.starts_at, item.zone, max(item.occurrence_at, now))
+        if upcoming is not None:
+            return _Change(item.id, item.user_id, WAITING, upcoming, None, 0, now, upcoming, sends=True)
+    return _Change(item.id, item.user_id, SENT, None, item.held, item.deliveries + 1, now, item.occurrence_at,
+                   sends=True)
 
 
 def _kept_hold(item: _Due, reason: str) -> str:
@@ -226,11 +240,11 @@ async def _enqueue(session: AsyncSession, sends: Sequence[_Due], now: datetime, 
 _STORE = text("""
     UPDATE reminders AS r
     SET status = v.status, due_at = v.due_at, held = v.held, deliveries = v.deliveries,
-        sent_at = COALESCE(v.sent_at, r.sent_at), updated_at = :now
+        sent_at = COALESCE(v.sent_at, r.sent_at), occurrence_at = v.occurrence_at, updated_at = :now
     FROM unnest(CAST(:users AS uuid[]), CAST(:ids AS uuid[]), CAST(:statuses AS text[]),
                 CAST(:due AS timestamptz[]), CAST(:held AS text[]), CAST(:deliveries AS smallint[]),
-                CAST(:sent AS timestamptz[]))
-         AS v(user_id, id, status, due_at, held, deliveries, sent_at)
+                CAST(:sent AS timestamptz[]), CAST(:occurrences AS timestamptz[]))
+         AS v(user_id, id, status, due_at, held, deliveries, sent_at, occurrence_at)
     WHERE r.user_id = v.user_id AND r.id = v.id
 """)
 
@@ -242,4 +256,5 @@ async def _store(session: AsyncSession, changes: Sequence[_Change], now: datetim
         "statuses": [c.status for c in changes],
         "due": [c.due_at for c in changes], "held": [c.held for c in changes],
         "deliveries": [c.deliveries for c in changes], "sent": [c.sent_at for c in changes],
+        "occurrences": [c.occurrence_at for c in changes],
     })

@@ -17,6 +17,7 @@ from brain.errors import DomainError
 from brain.events.catalog import ActorT, ReminderCancelled, ReminderCreated, ReminderDone, ReminderSnoozed
 from brain.i18n import Text, tr
 from brain.people.models import User
+from brain.recurrence import RuleError, next_after, normalize
 from brain.reminders.models import CANCELLED, DONE, SENT, SNOOZED, WAITING, Reminder
 from brain.store.unit_of_work import UnitOfWork
 from brain.tools.coercion import LAST_YEAR
@@ -60,24 +61,45 @@ def _future(at: datetime, now: datetime) -> datetime:
     return at.astimezone(UTC).replace(second=0, microsecond=0)
 
 
-async def create_reminder(uow: UnitOfWork, user: User, actor: ActorT, text: str, at: datetime) -> Reminder:
-    """A reminder of `text` at the instant `at` (aware), kept in the person's zone."""
-    reminder = store_reminder(uow, user, text, at)
-    uow.emit(ReminderCreated(reminder_id=reminder.id, text=reminder.text, at=reminder.occurrence_at),
-             user_id=user.id, record_id=reminder.id, actor=actor)
+async def create_reminder(uow: UnitOfWork, user: User, actor: ActorT, text: str, at: datetime, *,
+                          rrule: str | None = None) -> Reminder:
+    """A reminder of `text` at the instant `at` (aware), kept in the person's zone; with `rrule` it repeats from
+    then on (its first time is the first occurrence at or after `at`)."""
+    reminder = store_reminder(uow, user, text, at, rrule=rrule)
+    uow.emit(ReminderCreated(reminder_id=reminder.id, text=reminder.text, at=reminder.occurrence_at,
+                             rrule=reminder.rrule), user_id=user.id, record_id=reminder.id, actor=actor)
     return reminder
 
 
 def store_reminder(uow: UnitOfWork, user: User, text: str, at: datetime, *, task_id: uuid.UUID | None = None,
-                   minutes_before: int | None = None) -> Reminder:
+                   minutes_before: int | None = None, rrule: str | None = None) -> Reminder:
     """The new row, checked; the caller emits the event that says what it is for (a task's is ReminderSet)."""
     clean = _text(text)
     when = _future(at, uow.now)
-    reminder = Reminder(id=uuid.uuid4(), user_id=user.id, text=clean, timezone=user.timezone, occurrence_at=when,
-                        due_at=when, held=None, deliveries=0, status=WAITING, task_id=task_id,
-                        minutes_before=minutes_before, sent_at=None, created_at=uow.now, updated_at=uow.now)
+    rule, first = None, when
+    if rrule:
+        try:
+            rule = normalize(rrule)
+        except RuleError as bad:
+            raise DomainError(bad.text, code="bad_rule") from None
+        zone = ZoneInfo(user.timezone)
+        found = next_after(rule, when.astimezone(zone).replace(tzinfo=None), zone, when - timedelta(seconds=1))
+        if found is None:
+            raise DomainError(tr("That repetition has no dates from now on. Check its days or its end."),
+                              code="no_occurrences")
+        first = found
+    reminder = Reminder(id=uuid.uuid4(), user_id=user.id, text=clean, timezone=user.timezone, occurrence_at=first,
+                        due_at=first, held=None, deliveries=0, status=WAITING, task_id=task_id,
+                        minutes_before=minutes_before, rrule=rule, starts_at=when if rule else None,
+                        answered_key=None, sent_at=None, created_at=uow.now, updated_at=uow.now)
     uow.session.add(reminder)
     return reminder
+
+
+def following(reminder_rule: str, starts_at: datetime, zone: str, after: datetime) -> datetime | None:
+    """The occurrence of a repeating reminder after the instant `after`."""
+    tz = ZoneInfo(zone)
+    return next_after(reminder_rule, starts_at.astimezone(tz).replace(tzinfo=None), tz, after)
 
 
 async def _locked(uow: UnitOfWork, user_id: uuid.UUID, reminder_id: uuid.UUID) -> Reminder:
@@ -108,34 +130,46 @@ async def end_reminder(uow: UnitOfWork, user: User, reminder_id: uuid.UUID) -> R
 
 def answer_refused(reminder: Reminder | None, key: str, delivery: int) -> Text | None:
     """Why a pressed button of one delivery of a reminder no longer counts (None: it does): the reminder is gone,
-    answered, or snoozed since that delivery."""
+    answered, or snoozed since that delivery. A repeating one takes one answer per occurrence."""
     if reminder is None or reminder.status == CANCELLED:
         return tr("That reminder was deleted.")
+    if reminder.rrule is not None:
+        return tr("This reminder was already answered.") if reminder.answered_key == key else None
     current = occurrence_key(reminder.occurrence_at, reminder.timezone)
     if reminder.status != SENT or current != key or reminder.deliveries != delivery + 1:
         return tr("This reminder was already answered.")
     return None
 
 
-async def mark_done(uow: UnitOfWork, user: User, actor: ActorT, reminder: Reminder) -> None:
-    reminder.status, reminder.due_at, reminder.held, reminder.updated_at = DONE, None, None, uow.now
+async def mark_done(uow: UnitOfWork, user: User, actor: ActorT, reminder: Reminder, key: str) -> None:
+    """The occurrence `key` is done: a one-off reminder ends; a repeating one goes on with its next."""
+    if reminder.rrule is not None:
+        reminder.answered_key = key
+    if reminder.rrule is None or reminder.status == SENT:  # the last one of a series that has ended
+        reminder.status, reminder.due_at, reminder.held = DONE, None, None
+    reminder.updated_at = uow.now
     uow.emit(ReminderDone(reminder_id=reminder.id, text=reminder.text), user_id=user.id, record_id=reminder.id,
              actor=actor)
 
 
-async def snooze(uow: UnitOfWork, user: User, actor: ActorT, reminder: Reminder, until: datetime) -> None:
-    """The sent occurrence comes again at `until` (a new delivery, with fresh buttons)."""
-    reminder.status, reminder.due_at, reminder.held, reminder.updated_at = WAITING, until.astimezone(UTC), SNOOZED, \
-        uow.now
+async def snooze(uow: UnitOfWork, user: User, actor: ActorT, reminder: Reminder, key: str, until: datetime) -> None:
+    """The sent occurrence comes again at `until` (a new delivery, with fresh buttons). Of a repeating reminder, the
+    occurrence comes again as a one-off reminder of its own, and the series goes on as it was."""
+    if reminder.rrule is not None:
+        reminder.answered_key, reminder.updated_at = key, uow.now
+        again = store_reminder(uow, user, reminder.text, until)
+        again.held = SNOOZED
+    else:
+        reminder.status, reminder.due_at, reminder.held = WAITING, until.astimezone(UTC), SNOOZED
+        reminder.updated_at = uow.now
     uow.emit(ReminderSnoozed(reminder_id=reminder.id, until=until), user_id=user.id, record_id=reminder.id,
              actor=actor)
 
 
-def tomorrow_at(reminder: Reminder) -> datetime:
-    """The same wall time as the reminder's occurrence, on the day after today in its zone."""
-    zone = ZoneInfo(reminder.timezone)
-    local = reminder.occurrence_at.astimezone(zone)
-    return wall_time(local.date() + timedelta(days=1), local.time(), zone)
+def tomorrow_at(reminder: Reminder, key: str) -> datetime:
+    """The wall time of the occurrence `key` ("2026-11-30T15:00"), a day later, in the reminder's zone."""
+    local = datetime.fromisoformat(key)
+    return wall_time(local.date() + timedelta(days=1), local.time(), ZoneInfo(reminder.timezone))
 
 
 def wall_time(day: date, at: time, zone: ZoneInfo) -> datetime:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from brain.i18n import ntr, tr
+from brain.i18n import Renderer, ntr, tr
+from brain.recurrence import describe
 from brain.reminders import service
 from brain.reminders.models import Reminder
 from brain.reminders.service import MAX_LIST, MAX_TEXT
@@ -18,11 +19,17 @@ def reminder_data(reminder: Reminder, position: int | None = None) -> dict[str, 
     at = reminder.due_at or reminder.occurrence_at
     return {"id": str(reminder.id), "position": position, "text": reminder.text,
             "at": at.astimezone(ZoneInfo(reminder.timezone)).isoformat(), "status": reminder.status,
-            "task_id": str(reminder.task_id) if reminder.task_id else None}
+            "task_id": str(reminder.task_id) if reminder.task_id else None, "repeat": reminder.rrule}
 
 
 async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    reminder = await service.create_reminder(ctx.uow, ctx.user, ctx.actor, args["text"], args["at"])
+    reminder = await service.create_reminder(ctx.uow, ctx.user, ctx.actor, args["text"], args["at"],
+                                             rrule=args.get("repeat"))
+    if reminder.rrule is not None:
+        return ToolResult.success(
+            tr("I'll remind you of {text} {repeats}, first at {time}.", text=reminder.text,
+               repeats=describe(reminder.rrule, Renderer(ctx.user.locale, ctx.user.timezone)),
+               time=reminder.occurrence_at), **reminder_data(reminder))
     return ToolResult.success(tr("I'll remind you of {text} at {time}.", text=reminder.text,
                                  time=reminder.occurrence_at), **reminder_data(reminder))
 
@@ -45,7 +52,10 @@ TOOLS: tuple[ToolSpec, ...] = (
              "Remind the person of something at a time (a message with Done and Snooze buttons arrives then).",
              (ToolParam("text", "string", "What to remind of, in the person's words.", required=True,
                         max_length=MAX_TEXT),
-              ToolParam("at", "datetime", "When, local time (YYYY-MM-DDTHH:MM).", required=True)),
+              ToolParam("at", "datetime", "When, local time (YYYY-MM-DDTHH:MM); of a repeating one, the first time.",
+                        required=True),
+              ToolParam("repeat", "string", "For a repeating reminder: an RFC 5545 RRULE from `at` on, e.g. FREQ=DAILY "
+                        "or FREQ=WEEKLY;BYDAY=MO,TH;COUNT=10 (UNTIL as local YYYYMMDD).", max_length=200)),
              "write", _create),
     ToolSpec("list_reminders", "reminders", "The person's reminders still to come; numbers refer to them.",
              (ToolParam("limit", "integer", "At most this many (default 20).", minimum=1, maximum=MAX_LIST),),

@@ -16,6 +16,7 @@ MODEL_PACKAGES = (
     "brain.feedback", "brain.memory", "brain.companion", "brain.onboarding", "adapters.telegram", "adapters.matrix",
     "brain.schedules", "brain.rituals",
     "brain.reminders",
+    "brain.learning",
 )
 
 for _package in MODEL_PACKAGES:

@@ -25,6 +25,11 @@ class Task(Base):
     # The local time of day on `due_date` it is due at, when one was said ("Report at 3pm"): what a reminder counts
     # back from.
     due_time: Mapped[time | None] = mapped_column(Time)
+    # A repeating task: its RRULE over due days from `series_start`. Each occurrence is a task of its own, made when
+    # the one before is done (or skipped); they share `series_id` (the first one's id).
+    recurrence: Mapped[str | None] = mapped_column(Text)
+    series_id: Mapped[uuid.UUID | None] = mapped_column()
+    series_start: Mapped[date | None] = mapped_column()
     priority: Mapped[int] = mapped_column(SmallInteger, default=0)
     completed_at: Mapped[datetime | None] = mapped_column()
     # clock_timestamp, not now(): tasks created in one transaction still keep their order in lists.

@@ -32,6 +32,7 @@ from brain.i18n import tr
 from brain.modules.todo.models import Task
 from brain.people.local_time import day_bounds, local_date
 from brain.people.models import User
+from brain.recurrence import RuleError, first_day, next_day, normalize
 from brain.reminders import service as reminders
 from brain.reminders.models import CANCELLED, WAITING, Reminder
 from brain.store.unit_of_work import UnitOfWork
@@ -126,10 +127,21 @@ async def create_task(
     priority: int = 0,
     description: str | None = None,
     parent_id: uuid.UUID | None = None,
+    recurrence: str | None = None,
 ) -> Task:
     """A new open task; with `parent_id` a subtask, which also updates the parent's counts. A due time needs a due
-    day."""
+    day. With `recurrence` (an RRULE over due days) it repeats: due on its first day from `due_date` (or today)."""
     clean_title, clean_description, clean_priority = _title(title), _description(description), _priority(priority)
+    rule: str | None = None
+    if recurrence:
+        if parent_id is not None:
+            raise DomainError(tr("A subtask cannot repeat on its own."), code="subtask_repeats")
+        rule = _rule(recurrence)
+        start = due_date or local_date(user, uow.now)
+        due_date = first_day(rule, start, start)
+        if due_date is None:
+            raise DomainError(tr("That repetition has no dates from now on. Check its days or its end."),
+                              code="no_occurrences")
     _check_due_time(due_date, due_time)
     if parent_id is not None:
         parent = await _get(uow, user, parent_id)
@@ -138,14 +150,23 @@ async def create_task(
     task = Task(
         id=uuid.uuid4(), user_id=user.id, parent_id=parent_id, title=clean_title, description=clean_description,
         due_date=due_date, due_time=_minute(due_time), priority=clean_priority, completed_at=None, updated_at=uow.now,
+        recurrence=rule, series_start=due_date if rule else None,
     )
+    task.series_id = task.id if rule else None
     uow.session.add(task)
     uow.emit(TaskCreated(task_id=task.id, title=task.title, due_date=due_date, priority=clean_priority,
-                         parent_id=parent_id),
+                         parent_id=parent_id, recurrence=rule),
              user_id=user.id, record_id=task.id, actor=actor)
     if parent_id is not None:
         await _emit_subtask_counts(uow, user, actor, parent_id)
     return task
+
+
+def _rule(recurrence: str) -> str:
+    try:
+        return normalize(recurrence)
+    except RuleError as bad:
+        raise DomainError(bad.text, code="bad_rule") from None
 
 
 def _check_due_time(due_date: date | None, due_time: time | None) -> None:
@@ -173,6 +194,7 @@ async def add_subtask(
 
 
 async def complete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID) -> Task:
+    """Done; a repeating task's next occurrence is made (`next_occurrence`)."""
     task = await _get(uow, user, task_id)
     if task.completed_at is not None:
         raise DomainError(tr("{title} is already done.", title=task.title), code="already_done")
@@ -185,7 +207,48 @@ async def complete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uui
              user_id=user.id, record_id=task.id, actor=actor)
     if task.parent_id is not None:
         await _emit_subtask_counts(uow, user, actor, task.parent_id)
+    await next_occurrence(uow, user, actor, task)
     return task
+
+
+async def next_occurrence(uow: UnitOfWork, user: User, actor: ActorT, done: Task) -> Task | None:
+    """The occurrence after `done` of a repeating task, as a new open task with the same title, notes, priority, due
+    time and reminders (minutes before); days already past are skipped, never piled up. None when the series ends."""
+    if done.recurrence is None or done.due_date is None:
+        return None
+    start = done.series_start or done.due_date
+    following = next_day(done.recurrence, start, done.due_date)
+    today = local_date(user, uow.now)
+    if following is not None and following < today:
+        following = first_day(done.recurrence, start, today)
+    if following is None:
+        return None
+    task = Task(
+        id=uuid.uuid4(), user_id=user.id, parent_id=None, title=done.title, description=done.description,
+        due_date=following, due_time=done.due_time, priority=done.priority, completed_at=None, updated_at=uow.now,
+        recurrence=done.recurrence, series_id=done.series_id or done.id, series_start=start,
+    )
+    uow.session.add(task)
+    uow.emit(TaskCreated(task_id=task.id, title=task.title, due_date=following, priority=task.priority,
+                         recurrence=task.recurrence), user_id=user.id, record_id=task.id, actor=actor)
+    due = due_instant(user, task)
+    if due is not None:
+        before = set((await uow.session.scalars(select(Reminder.minutes_before).where(
+            Reminder.user_id == user.id, Reminder.task_id == done.id, Reminder.status != CANCELLED))).all())
+        for minutes in sorted(m for m in before if m is not None):
+            if due - timedelta(minutes=minutes) > uow.now:
+                reminders.store_reminder(uow, user, task.title, due - timedelta(minutes=minutes), task_id=task.id,
+                                         minutes_before=minutes)
+    return task
+
+
+async def open_occurrence(uow: UnitOfWork, user: User, task: Task) -> Task | None:
+    """The open occurrence of the task's series other than `task` (the next one, once `task` is done or skipped)."""
+    if task.series_id is None:
+        return None
+    return await uow.session.scalar(select(Task).where(
+        Task.user_id == user.id, Task.series_id == task.series_id, Task.completed_at.is_(None), Task.id != task.id)
+        .order_by(Task.due_date).limit(1))
 
 
 async def uncomplete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID) -> Task:
@@ -290,10 +353,14 @@ async def _retime_reminders(uow: UnitOfWork, user: User, task: Task) -> None:
         row.updated_at = uow.now
 
 
-async def delete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID) -> list[Task]:
+async def delete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID, *,
+                      whole_series: bool = False) -> list[Task]:
     """Deletes the task for good, and with a parent its subtasks (one TaskDeleted each, subtasks
-    first). Deleting a subtask updates its parent's counts. Returns the deleted tasks."""
+    first). Deleting a subtask updates its parent's counts. Returns the deleted tasks. An open occurrence of a
+    repeating task is skipped: the next one is made, unless `whole_series` ends the repetition."""
     task = await _get(uow, user, task_id)
+    if task.recurrence is not None and task.completed_at is None and not whole_series:
+        await next_occurrence(uow, user, actor, task)
     subtasks = list((await uow.session.scalars(
         select(Task).where(Task.user_id == user.id, Task.parent_id == task.id).order_by(*_ORDER).with_for_update()
     )).all())
@@ -481,6 +548,9 @@ def _one(reference: str, candidates: Sequence[ListedTask]) -> ListedTask:
     exact = [c for c in candidates if c.task.title.lower() == reference.lower()]
     if len(exact) == 1:
         return exact[0]
+    if len({c.task.series_id for c in candidates}) == 1 and candidates[0].task.series_id is not None:
+        # Occurrences of one repeating task (the done ones and the open one): the open one.
+        return next((c for c in candidates if c.task.completed_at is None), candidates[0])
     choices = ", ".join(f"{c.position}. {c.task.title[:60]}" for c in candidates[:5])
     raise DomainError(tr("{reference} matches several tasks: {choices}. Which one do you mean?",
                          reference=reference[:100], choices=choices), code="ambiguous")
