@@ -32,12 +32,15 @@ run: install
 
 lint: install
 	$(BIN)/ruff check $(LINTED)
+	$(BIN)/lint-imports
 	$(BIN)/mypy $(TYPED)
 
-# What CI runs: the linters and the whole suite, every benchmark at its quick size among it. mypy runs beside
-# the tests (it needs one core for half a minute; the tests leave that much idle while they wait on processes).
+# What CI runs: the linters (ruff, the import contracts of pyproject.toml) and the whole suite, every benchmark at its
+# quick size among it. mypy runs beside the tests (it needs one core for half a minute; the tests leave that much idle
+# while they wait on processes).
 test: install
 	$(BIN)/ruff check $(LINTED)
+	$(BIN)/lint-imports
 	@$(BIN)/mypy $(TYPED) > $(VENV)/mypy.log 2>&1 & typing=$$!; \
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS); tests=$$?; \
 	wait $$typing; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; \
@@ -48,7 +51,7 @@ test-fast: install
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not slow"
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
 
 # Re-extract message ids and update the German and English catalogues (see scripts/sync_locales.py).
 locales-sync: $(STAMP)

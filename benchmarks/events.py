@@ -2,14 +2,14 @@
 against the same rows written through a unit of work (ORM session, `uow.emit`, event record,
 publication on the bus after commit), on an embedded PostgreSQL of its own.
 
-    python -m benchmarks.events [--events N] [--batch B] [--rounds R]
+    python -m benchmarks.events [--events N] [--batch B] [--rounds R] [--quick] [--database-url URL]
 
 Variants, each on emptied tables, one transaction per B drinks (B=1: one per logged drink), run in R
 interleaved rounds of N/R drinks so drift in machine load hits all variants alike:
   plain inserts  the drink_entries and events rows as Core INSERTs on the same async engine, no bus
   emit           DrinkEntry + uow.emit(DrinkLogged(...)) in `transactions.begin()`, bus subscriber counting
   log_drink      brain.modules.drink.service.log_drink (adds its day-progress query and goal check)
-The RESULT line compares `emit` with `plain inserts`: ratio = emit time / plain time.
+Last line: `RESULT events_per_s=<emit> baseline=<plain inserts> ratio=<emit time / plain time>`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, insert, select, text
 
+from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database
 from brain.clock import SystemClock
 from brain.events.actor import USER
@@ -41,6 +42,7 @@ from brain.store.unit_of_work import Transactions
 DATABASE = "events_bench"
 WARMUP = 200
 DEFAULT_EVENTS = 4000
+QUICK = {"events": 30, "rounds": 2}
 
 
 @dataclass
@@ -163,8 +165,9 @@ async def run(url: str, events: int, batch: int, rounds: int) -> list[Measuremen
             user = await resolve_identity(session, "bench", f"bench-{uuid.uuid4()}", default_locale="en",
                                           default_timezone="Europe/Berlin")
         bench = Bench(db, user, batch)
+        warm_units = max(1, min(WARMUP, events) // batch)  # a quick run warms up on no more than it measures
         for name in VARIANTS:  # warm the pool, the statement caches and psycopg's prepared statements
-            await bench.run_variant(name, max(1, WARMUP // batch), Measurement(name))
+            await bench.run_variant(name, warm_units, Measurement(name))
         results = {name: Measurement(name) for name in VARIANTS}
         units, extra = divmod(-(-events // batch), rounds)
         for r in range(rounds):
@@ -196,10 +199,11 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"drinks logged per variant (default {DEFAULT_EVENTS})")
     parser.add_argument("--batch", type=int, default=1, help="drinks per transaction (default 1)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per variant (default 5)")
-    args = parser.parse_args(argv)
+    add_common_options(parser)
+    args = parse_sizes(parser, argv, QUICK)
     if min(args.events, args.batch, args.rounds) < 1:
         parser.error("--events, --batch and --rounds must be at least 1")
-    with bench_database(DATABASE, prefix="cbe") as database:
+    with bench_database(DATABASE, prefix="cbe", url=args.database_url) as database:
         results = asyncio.run(run(database.url, args.events, args.batch, args.rounds))
     print(report(results, args.batch))
     return 0

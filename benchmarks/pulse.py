@@ -2,7 +2,7 @@
 people with months of history, our batched way against a naive per-day re-scan, on an embedded
 PostgreSQL of its own.
 
-    python -m benchmarks.pulse [--users 1000] [--days 90] [--sample 50] [--rounds 3]
+    python -m benchmarks.pulse [--users 1000] [--days 90] [--sample 50] [--rounds 3] [--quick] [--database-url URL]
 
 History (not timed): N people in mixed time zones with D days of drinks, meals and tasks, bulk-loaded with
 COPY, plus the streak state rows the incremental projection keeps (folded from the same days), then ANALYZE.
@@ -12,6 +12,8 @@ COPY, plus the streak state rows the incremental projection keeps (folded from t
   naive  per person, the last D days re-scanned day by day: one query per day and module (drinks, meals,
          tasks done) to rebuild streaks and habit strength, plus today's snapshot queries, then the same
          decisions. Measured on a sample of people and extrapolated per person (it is that slow).
+
+Last line: `RESULT users_per_s=<ours> baseline=<naive> ratio=<ours / naive>` (people per second).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from zoneinfo import ZoneInfo
 import psycopg
 from sqlalchemy import and_, func, or_, select
 
+from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database
 from brain.clock import FixedClock
 from brain.core import Brain
@@ -48,12 +51,14 @@ from brain.pulse.nudges import NudgeDraft
 from brain.store.database import Database
 from rules import RuleContext
 from rules.engine import RuleEngine
+from rules.wiring import build_brain
 
 DATABASE = "pulse_bench"
 ZONES = ("Europe/Berlin", "America/New_York", "Asia/Tokyo", "UTC", "Australia/Sydney", "America/Los_Angeles",
          "Asia/Kolkata", "Europe/London")
 NOW = datetime(2026, 11, 30, 14, 0, tzinfo=UTC)
 DEFAULT_KCAL_GOAL = 2000
+QUICK = {"users": 24, "days": 7, "sample": 3, "rounds": 1}
 
 
 # ---- history (not timed) --------------------------------------------------------------------------------
@@ -283,7 +288,7 @@ class Results:
 
 
 async def measure(url: str, history: History, load_s: float, sample: int, rounds: int, days: int) -> Results:
-    brain = Brain(Database(url, pool_size=2), clock=FixedClock(NOW))
+    brain = build_brain(Database(url, pool_size=2), clock=FixedClock(NOW))
     try:
         async with brain.transactions.read() as session:
             users = list((await session.scalars(select(User).order_by(User.id))).all())
@@ -343,10 +348,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--days", type=int, default=90, help="days of history each (default 90)")
     parser.add_argument("--sample", type=int, default=50, help="people the naive way is measured on (default 50)")
     parser.add_argument("--rounds", type=int, default=3, help="timed passes of our way (median; default 3)")
-    args = parser.parse_args(argv)
+    add_common_options(parser)
+    args = parse_sizes(parser, argv, QUICK)
     if min(args.users, args.days, args.sample, args.rounds) < 1:
         parser.error("--users, --days, --sample and --rounds must be at least 1")
-    with bench_database(DATABASE, prefix="cbp") as database:
+    with bench_database(DATABASE, prefix="cbp", url=args.database_url) as database:
         start = clock.perf_counter()
         with psycopg.connect(database.libpq_uri) as conn:
             history = generate(conn, args.users, args.days)

@@ -2,7 +2,7 @@
 three-quarter hour offsets) with morning summaries at their own local times, one UTC hour of the `pushes` job
 run minute by minute against the same outbox rows inserted directly, on an embedded PostgreSQL of its own.
 
-    python -m benchmarks.scheduler [--users 10000] [--rounds 3] [--with-tasks 0.3]
+    python -m benchmarks.scheduler [--users 10000] [--rounds 3] [--with-tasks 0.3] [--quick] [--database-url URL]
 
 Setup (not timed): N people (English and German, 24 zones), a morning summary each at 07:00-09:00 local (most at
 08:00), evening reflections off; a share of them with a task due today; then one run of the job just before the
@@ -15,6 +15,8 @@ hour, so every schedule is planned. The UTC hour with the most morning slots is 
              `enqueue` (one statement per message), one transaction per minute that has any.
   bulk       for reference: the same rows as one multi-row INSERT per such minute (the floor of writing them).
 Rounds are interleaved; the database is reset to the state before the hour between runs.
+
+Last line: `RESULT enqueue_s=<scheduler, best round> baseline=<enqueue, best round> ratio=<scheduler / enqueue>`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import insert, select, text
 
+from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database
 from bot.scheduler.jobs import ScheduledJobs
 from bot.settings import Settings
@@ -43,6 +46,7 @@ from brain.people.models import User
 from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY, PushSchedule
 from brain.schedules.slots import LocalSchedule, occurrences
 from brain.store.database import Database
+from rules.wiring import build_brain
 
 DATABASE = "scheduler_bench"
 ZONES = (
@@ -54,6 +58,7 @@ ZONES = (
 )
 MORNINGS = (time(7), time(7, 15), time(7, 30), time(7, 45), time(8), time(8), time(8), time(8), time(8, 30), time(9))
 DAY = datetime(2026, 11, 30, tzinfo=UTC)  # a Monday
+QUICK = {"users": 240, "rounds": 1}
 
 
 def assign(users: int, with_tasks: float, seed: int) -> list[tuple[str, time, bool]]:
@@ -160,7 +165,7 @@ async def run_bulk(db: Database, batches: list[list[dict]]) -> float:
 async def run(url: str, users: int, rounds: int, with_tasks: float, seed: int) -> str:
     db = Database(url, pool_size=4)
     fixed = FixedClock(DAY)
-    brain = Brain(db, clock=fixed)
+    brain = build_brain(db, clock=fixed)
     people = assign(users, with_tasks, seed)
     hour = busiest_hour(people)
     try:
@@ -194,7 +199,7 @@ def report(people: int, hour: datetime, sent: int, minutes: int, times: dict[str
         per = best[name] / sent * 1000 if sent else 0.0
         lines.append(f"{name:<10} {best[name]:>16.3f} {per:>8.2f}ms {best[name] / best['enqueue']:>10.2f}x "
                      f"{best[name] / best['bulk']:>7.2f}x   {', '.join(f'{v:.3f}' for v in times[name])}")
-    lines.append(f"RESULT enqueue_s={best['scheduler']:.3f} baseline_s={best['enqueue']:.3f} "
+    lines.append(f"RESULT enqueue_s={best['scheduler']:.3f} baseline={best['enqueue']:.3f} "
                  f"ratio={best['scheduler'] / best['enqueue']:.2f}")
     return "\n".join(lines)
 
@@ -205,10 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="rounds per variant (default 3)")
     parser.add_argument("--with-tasks", type=float, default=0.3, help="share of people with a task due (default 0.3)")
     parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args(argv)
+    add_common_options(parser)
+    args = parse_sizes(parser, argv, QUICK)
     if args.users < 1 or args.rounds < 1 or not 0 <= args.with_tasks <= 1:
         parser.error("--users and --rounds must be at least 1, --with-tasks between 0 and 1")
-    with bench_database(DATABASE, prefix="cbs") as database:
+    with bench_database(DATABASE, prefix="cbs", url=args.database_url) as database:
         print(asyncio.run(run(database.url, args.users, args.rounds, args.with_tasks, args.seed)))
     return 0
 

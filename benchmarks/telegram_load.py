@@ -5,7 +5,7 @@ arriving there, against the dialog alone (the same messages through `Dialog.hand
 same run, on an embedded PostgreSQL of its own.
 
     python -m benchmarks.telegram_load [--chats 1000] [--rate 0] [--rounds 1] [--concurrency 16] [--floor]
-        [--event-loop auto|uvloop|asyncio]
+        [--processes 1] [--webhook] [--memory] [--event-loop auto|uvloop|asyncio] [--quick] [--database-url URL]
 
 Each chat sends one message per round, from a mix of commands and free text (`MESSAGES`). `--rate 0`: all
 chats write at the same moment (the throughput test; latencies then include the wait in the queue);
@@ -24,7 +24,8 @@ outbox rows, chats without a reply.
 sendMessage per message, no database, no dialog) on the same fake, the same rounds: what the library and the
 fake cost per message, the part of the budget our code cannot shrink.
 
-Last line: `RESULT msgs_per_s=<telegram> p95_ms=<telegram> baseline_p95_ms=<dialog alone> ratio=<p95 ratio>`.
+Last line: `RESULT msgs_per_s=<telegram> p95_ms=<telegram> baseline=<p95 ms of the dialog alone> ratio=<p95 ratio>`.
+The exit code is 1 if there were errors or messages without a reply.
 """
 
 from __future__ import annotations
@@ -36,10 +37,9 @@ import functools
 import logging
 import multiprocessing
 import os
-import shutil
 import socket
+import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -50,9 +50,11 @@ from typing import Any
 import aiohttp
 from sqlalchemy import func, select, text, update
 
-from adapters.telegram.runner import LANES, TYPING_AFTER_S, TelegramAdapter, Webhook, lanes_per_process
+from adapters.telegram.adapter import TelegramAdapter
+from adapters.telegram.config import LANES, TYPING_AFTER_S, TelegramConfig, Webhook, lanes_per_process
 from adapters.telegram.scaleout import Shares, serve_fed, share_of
-from benchmarks._pg import postmaster_of, process_cpu_s, server_cpu_s
+from benchmarks._options import add_common_options, parse_sizes
+from benchmarks._pg import bench_database, postmaster_of, process_cpu_s, server_cpu_s
 from bot import event_loop
 from bot.dialog import Dialog
 from bot.inbound import Inbound
@@ -61,15 +63,16 @@ from brain.clock import SystemClock
 from brain.core import Brain
 from brain.outbox.models import OutboxMessage
 from brain.store.database import Database
-from brain.store.embedded import EmbeddedPostgres
-from brain.store.migrate import upgrade
-from tests.telegram.fake_bot_api import TOKEN, serve_forever
+from rules.wiring import build_brain
+from tests.telegram.fake_bot_api import TOKEN
 
 MESSAGES: tuple[str, ...] = ("250 ml water", "/water 250", "/today", "zwei Kaffee", "/tasks")
 FIRST_CHAT = 100_000
 HOOK_PATH = "telegram/hook"
 SECRET = "telegram-load-shared-secret"
 REPLY_TIMEOUT_S = 300.0
+ROOT = Path(__file__).resolve().parents[1]  # the fakes are imported from tests/
+QUICK = {"chats": 20}
 
 
 @dataclass
@@ -269,13 +272,13 @@ async def failed_rows(brain: Brain) -> int:
 async def run(url: str, port: int, fake: int | None, args: argparse.Namespace) -> tuple[list[Round], int]:
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
-    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     async with brain.transactions.read() as session:
         meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
     dialog = bench_dialog(brain)
     base = f"http://127.0.0.1:{port}"
-    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
-                              poll_timeout=10.0)
+    adapter = TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, base_url=base, max_rate=0.0,
+                                                            concurrency=args.concurrency, poll_timeout=10.0))
     chats = [FIRST_CHAT + n for n in range(args.chats)]
     await adapter.start()
     try:
@@ -337,14 +340,15 @@ def bot_process(conn: Connection, url: str, base: str, hook_port: int | None, co
 async def _serve_bot(conn: Connection, url: str, base: str, hook_port: int | None, concurrency: int) -> None:
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
-    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     dialog = bench_dialog(brain)
     adapter = None
     if hook_port is not None:
         hook = Webhook(url=f"https://companion.example.test/{HOOK_PATH}", listen="127.0.0.1", port=hook_port,
                        secret=SECRET)
-        adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, webhook=hook, max_rate=0.0,
-                                  concurrency=concurrency, poll_timeout=10.0)
+        adapter = TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, base_url=base, webhook=hook,
+                                                                max_rate=0.0, concurrency=concurrency,
+                                                                poll_timeout=10.0))
         await adapter.start()
     conn.send("ready")
     try:
@@ -443,7 +447,7 @@ async def run_processes(url: str, port: int, fake: int | None, args: argparse.Na
     turn, as a load balancer would), sharing the inbox; the dialog alone runs in the same N processes."""
     base = f"http://127.0.0.1:{port}"
     bots = Bots.spawn(url, base, [free_port() for _ in range(args.processes)], args)
-    brain = Brain(Database(url, pool_size=2), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=2), clock=SystemClock())
     rounds: list[Round] = []
     errors = 0
     try:
@@ -479,10 +483,11 @@ def bench_share(settings: Settings, url: str, index: int, connection: Connection
 async def _bench_share(settings: Settings, url: str, connection: Connection, concurrency: int) -> int:
     errors = ErrorCount()
     logging.getLogger().addHandler(errors)
-    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     dialog = bench_dialog(brain)
-    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=settings.telegram_base_url, max_rate=0.0,
-                              concurrency=concurrency, poll_timeout=10.0, fed=True)
+    adapter = TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, base_url=settings.telegram_base_url,
+                                                            max_rate=0.0, concurrency=concurrency,
+                                                            poll_timeout=10.0, fed=True))
     try:
         await serve_fed(adapter, connection)
     finally:
@@ -501,14 +506,15 @@ async def run_shares(url: str, port: int, fake: int | None, args: argparse.Names
     n = args.processes
     base = f"http://127.0.0.1:{port}"
     helpers = Bots.spawn(url, base, [None] * (n - 1), args)
-    brain = Brain(Database(url, pool_size=10), clock=SystemClock())
+    brain = build_brain(Database(url, pool_size=10), clock=SystemClock())
     async with brain.transactions.read() as session:
         meters = Meters(postmaster_of(int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)), fake)
     dialog = bench_dialog(brain)
     settings = load_settings().model_copy(update={"telegram_base_url": base, "event_loop": args.event_loop})
     shares = Shares(settings, url, n, target=functools.partial(bench_share, concurrency=args.concurrency))
-    adapter = TelegramAdapter(brain, dialog, TOKEN, base_url=base, max_rate=0.0, concurrency=args.concurrency,
-                              poll_timeout=10.0, shares=shares)
+    adapter = TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, base_url=base, max_rate=0.0,
+                                                            concurrency=args.concurrency, poll_timeout=10.0,
+                                                            shares=shares))
     chats = [FIRST_CHAT + i for i in range(args.chats)]
     worker_errors = 0
     await helpers.ready()
@@ -588,28 +594,36 @@ def summarize(rounds: list[Round]) -> Round:
 
 
 @contextlib.contextmanager
-def fake_telegram_and_database(prefix: str) -> Iterator[tuple[str, int, int | None]]:
-    """A migrated embedded PostgreSQL of its own and the fake Bot API in a process of its own (like Telegram, it
-    takes no CPU from the bot's event loop): yields the database URL, the fake's port and its process id."""
-    root = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
-    embedded = EmbeddedPostgres(root)
-    ports: Any = multiprocessing.get_context("spawn").Queue()
-    fake = multiprocessing.get_context("spawn").Process(target=serve_forever, kwargs={"ready": ports.put},
-                                                        daemon=True)
+def fake_telegram() -> Iterator[tuple[int, int]]:
+    """The fake Bot API in a process of its own (like Telegram, it takes no CPU from the bot's event loop), started
+    from its own module: a multiprocessing child would import this whole benchmark, the bot with it, and carry that
+    heap through every garbage collection. Yields its port and process id."""
+    fake = subprocess.Popen([sys.executable, "-m", "tests.telegram.fake_bot_api"], cwd=ROOT, stdout=subprocess.PIPE,
+                            text=True)
     try:
-        url = embedded.start()
-        upgrade(url)
-        fake.start()
-        yield url, int(ports.get(timeout=60)), fake.pid
+        assert fake.stdout is not None
+        port = fake.stdout.readline().strip()
+        if not port.isdigit():
+            raise RuntimeError(f"the fake Bot API did not start (exit code {fake.poll()})")
+        yield int(port), fake.pid
     finally:
-        if fake.pid is not None:
-            fake.terminate()
-            fake.join(timeout=10)
-        embedded.stop()
-        shutil.rmtree(root, ignore_errors=True)
+        fake.terminate()
+        try:
+            fake.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            fake.kill()
+            fake.wait()
 
 
-def main() -> None:
+@contextlib.contextmanager
+def fake_telegram_and_database(prefix: str, url: str | None = None) -> Iterator[tuple[str, int, int]]:
+    """A migrated database (on an embedded PostgreSQL of its own, or the empty one at `url`) and the fake Bot API:
+    yields the database URL, the fake's port and its process id."""
+    with bench_database(f"{prefix}_bench", prefix=prefix, url=url) as database, fake_telegram() as (port, pid):
+        yield database.url, port, pid
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chats", type=int, default=1000)
     parser.add_argument("--rate", type=float, default=0.0, help="messages per second offered (0: all at once)")
@@ -627,7 +641,8 @@ def main() -> None:
                         help="with the long-term memory's capture of free text, as `companion run` (CPU includes it)")
     parser.add_argument("--floor", action="store_true",
                         help="also time python-telegram-bot alone (an echo bot, no database) on the same fake")
-    args = parser.parse_args()
+    add_common_options(parser)
+    args = parse_sizes(parser, argv, QUICK)
     if args.memory:
         os.environ[MEMORY] = "1"
     logging.basicConfig(level=logging.WARNING)
@@ -637,7 +652,7 @@ def main() -> None:
     if args.processes > 1 and not args.webhook:
         args.concurrency = lanes_per_process(args.concurrency, args.processes)  # each process's part
     load_before = os.getloadavg()
-    with fake_telegram_and_database("tgb") as (url, port, fake):
+    with fake_telegram_and_database("tgb", args.database_url) as (url, port, fake):
         if args.processes > 1 and args.webhook:
             rounds, errors = event_loop.run(run_processes(url, port, fake, args), args.event_loop)
         elif args.processes > 1:
@@ -673,8 +688,9 @@ def main() -> None:
     print(f"errors: {errors} (ERROR log records + failed outbox rows), messages without a reply: {missing}")
     ratio = telegram.percentile(95) / alone.percentile(95) if alone.latencies_ms else float("nan")
     print(f"RESULT msgs_per_s={telegram.per_second:.1f} p95_ms={telegram.percentile(95):.1f} "
-          f"baseline_p95_ms={alone.percentile(95):.1f} ratio={ratio:.2f}")
+          f"baseline={alone.percentile(95):.1f} ratio={ratio:.2f}")
+    return 1 if errors or missing else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

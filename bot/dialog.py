@@ -12,25 +12,26 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.commands import ActionHandler, Command, action_handlers, command_table, waiting_handlers
-from bot.commands.basics import set_locale
+from bot.commands import ActionHandler, Command
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.drinks import after_drink_buttons
 from bot.commands.onboarding import take_typed_answer, waiting_step
 from bot.commands.places import shared_location
 from bot.commands.reminders import set_reminder
 from bot.commands.rituals import answer_free_text
+from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import say_task, time_note
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, split_command
 from bot.parsing.freetext import parse_free_text
 from bot.parsing.reminders import free_text_reminder
 from bot.turn import Turn
+from brain import log_context
 from brain.actions.service import redeem_action
 from brain.companion.loop import TextSink
 from brain.core import Brain
@@ -47,6 +48,9 @@ from brain.rituals.runner import has_running_run
 from brain.store.lean import Lean
 from brain.tools.coercion import UNSTORABLE
 
+if TYPE_CHECKING:
+    from bot.updates import UpdateClaim
+
 log = logging.getLogger(__name__)
 
 # Commands that must be handled at once, even while the person's companion turn runs.
@@ -62,28 +66,15 @@ _FLOWS = Lean(select(
     has_running_run(_PERSON).label("ritual"),
 ))  # run lean (`Lean`)
 
-class Take(Protocol):
-    """An adapter's step on the connection that resolves the person, before the update is handled (e.g. recording
-    its update id, so a replay has no second effect): False drops the update. Each statement of it commits on its
-    own for a known person (see `Dialog._person`); sharing that connection spares a checkout per update. `noting`,
-    when not None, is the time to note the message at (`note_inbound_in`): the take does it too, only for an update
-    it keeps (in the same statement, so one commit for both)."""
-
-    async def __call__(self, connection: AsyncConnection, user: User, noting: datetime | None) -> bool:
-        """The step for a person just created (a first contact, in the transaction that creates them)."""
-
-    async def known(self, connection: AsyncConnection, noting: datetime | None) -> tuple[User, bool] | None:
-        """The sender looked up (`IDENTITY_LOOKUP`), taken and noted in one statement: the person and whether the
-        update was kept; None when the sender is unknown (nothing taken: the first contact follows)."""
-
-
 class Dialog:
     def __init__(self, brain: Brain, *, default_locale: str = "en", default_timezone: str = "UTC") -> None:
         self.brain = brain
         self.default_locale = default_locale
         self.default_timezone = default_timezone
         self.commands: dict[str, Command] = command_table()
-        self.actions: dict[str, ActionHandler] = action_handlers()
+        # Button kinds: those of the command modules (`ACTIONS`), and "command", which runs a command of this
+        # dialog's table as if typed.
+        self.actions: dict[str, ActionHandler] = {**action_handlers(), "command": self._command_pressed}
         self.waiting: frozenset[str] = waiting_handlers()  # run `unshared`: they wait on a model
         self._captures: set[asyncio.Task[None]] = set()
         self._conversing: set[str] = set()  # "platform:id" of people whose companion turn runs
@@ -95,10 +86,11 @@ class Dialog:
         assert user is not None
         return user
 
-    async def _person(self, inbound: Inbound, *, writing: bool, take: Take | None = None) -> User | None:
-        """`user_for`, with the adapter's `take`; None when `take` dropped the update. Someone known (every message
-        but a first contact) needs no transaction: the lookup, the take and the note are one statement (a dropped
-        update notes nothing). A first contact creates the person, takes and notes in one transaction."""
+    async def _person(self, inbound: Inbound, *, writing: bool, take: UpdateClaim | None = None) -> User | None:
+        """`user_for`, with the adapter's claim of the update (`take`); None when it dropped the update. Someone
+        known (every message but a first contact) needs no transaction: the lookup, the claim and the note are one
+        statement (a dropped update notes nothing). A first contact creates the person, claims and notes in one
+        transaction."""
         async with self.brain.db.autocommit() as connection:  # lean statements: no session needed
             noting = self.brain.clock.now() if writing else None
             if take is not None:
@@ -121,7 +113,7 @@ class Dialog:
 
     @staticmethod
     async def _admit(connection: AsyncConnection, user: User, now: datetime, *, writing: bool,
-                     take: Take | None) -> User | None:
+                     take: UpdateClaim | None) -> User | None:
         if take is not None:
             return user if await take(connection, user, now if writing else None) else None
         if writing:
@@ -141,24 +133,27 @@ class Dialog:
         return bool(text) and inbound.location is None and _identity(inbound) in self._conversing
 
     async def handle(self, inbound: Inbound, *, on_text: TextSink | None = None,
-                     take: Take | None = None) -> list[Outbound]:
+                     take: UpdateClaim | None = None) -> list[Outbound]:
         """Answer one update. `on_text` (for adapters that can edit a sent message) gets the companion's
         answer piece by piece as the model writes it; the full reply is in the outbox as always. `take`: see
-        `Take`; an update it drops gets no answer and changes nothing. The glances of one update, one after
-        another, share a pooled connection (`Database.sharing`); the memory capture starts after that scope."""
-        async with self.brain.db.sharing():
-            handled = await self._handle(inbound, on_text, take)
-        if handled is None:
-            return []
-        turn, sent = handled
-        self._capture(turn, inbound, sent)
-        return sent
+        `bot.updates.UpdateClaim` (recording the update's id, so a replay has no second effect); an update it drops
+        gets no answer and changes nothing. The glances of one update, one after another, share a pooled connection
+        (`Database.sharing`); the memory capture starts after that scope."""
+        with log_context.update_scope():  # log lines name this update's person once known, never another's
+            async with self.brain.db.sharing():
+                handled = await self._handle(inbound, on_text, take)
+            if handled is None:
+                return []
+            turn, sent = handled
+            self._capture(turn, inbound, sent)
+            return sent
 
     async def _handle(self, inbound: Inbound, on_text: TextSink | None,
-                      take: Take | None) -> tuple[Turn, list[Outbound]] | None:
+                      take: UpdateClaim | None) -> tuple[Turn, list[Outbound]] | None:
         user = await self._person(inbound, writing=True, take=take)
         if user is None:
             return None
+        log_context.concerns(user.id)
         turn = Turn(self.brain, user, inbound)
         if self._steer(turn, inbound):
             return turn, []
@@ -337,20 +332,19 @@ class Dialog:
             turn.say(refused.text)
             return
         payload: dict[str, Any] = action.payload
-        if action.kind == "tool":
-            turn.say_result(await turn.tool(str(payload["name"]), dict(payload.get("args", {}))))
-        elif action.kind == "command":
-            await self._command(turn, str(payload["text"]))
-        elif action.kind == "set_locale":
-            await set_locale(turn, str(payload["locale"]))
-        elif action.kind in self.waiting:
-            async with self.brain.db.unshared():
-                await self.actions[action.kind](turn, payload)
-        elif action.kind in self.actions:
-            await self.actions[action.kind](turn, payload)
-        else:
+        handler = self.actions.get(action.kind)
+        if handler is None:
             log.warning("unknown action kind %s", action.kind)
             turn.say(tr("That button is not valid."))
+        elif action.kind in self.waiting:
+            async with self.brain.db.unshared():
+                await handler(turn, payload)
+        else:
+            await handler(turn, payload)
+
+    async def _command_pressed(self, turn: Turn, payload: dict[str, Any]) -> None:
+        """A "command" button: its command runs as if typed (a command that waits on a model, unshared)."""
+        await self._command(turn, str(payload["text"]))
 
 
 def _can_store(text: str) -> bool:

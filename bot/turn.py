@@ -13,12 +13,16 @@ from bot.inbound import Inbound
 from brain.actions.service import DEFAULT_TTL
 from brain.core import Brain
 from brain.events.actor import USER
-from brain.i18n import Renderer, Text
+from brain.i18n import Renderer, Text, tr
 from brain.outbox.models import Button, Outbound
 from brain.outbox.service import enqueue
 from brain.people.local_time import local_date
 from brain.people.models import User
 from brain.tools.spec import ToolResult
+
+# The action kinds of a proposal's Approve and Reject buttons (handled by bot.commands.proposals).
+APPROVE = "proposal_approve"
+REJECT = "proposal_reject"
 
 
 @dataclass
@@ -77,15 +81,18 @@ class Turn:
         return await self.brain.tools.execute(self.user.id, name, args or {}, USER, caused_by=caused_by,
                                               user=self.user)
 
+    def proposal_buttons(self, proposal_id: str | uuid.UUID) -> list[list[PendingButton]]:
+        """One row: Approve and Reject for this proposal (the action token checks the owner when pressed)."""
+        pid = str(proposal_id)
+        return [[self.button(tr("Approve"), APPROVE, proposal_id=pid),
+                 self.button(tr("Reject"), REJECT, proposal_id=pid)]]
+
     def say_result(self, result: ToolResult, buttons: list[list[PendingButton]] | None = None) -> None:
         """Say a tool's result; a staged AI call (data `proposal_id`) gets its Approve / Reject buttons."""
         if result.message is None:
             return
         if result.ok and result.data.get("proposal_id"):
-            # Imported here: bot.commands imports this module.
-            from bot.commands.proposals import proposal_buttons
-
-            buttons = [*proposal_buttons(self, str(result.data["proposal_id"])), *(buttons or [])]
+            buttons = [*self.proposal_buttons(str(result.data["proposal_id"])), *(buttons or [])]
         self.say(result.message, buttons=buttons if result.ok else None)
 
     async def flush(self) -> list[Outbound]:

@@ -4,7 +4,6 @@ within a token budget by dropping the least important lines first (whole lines, 
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,12 +18,10 @@ from brain.people.local_time import local_date
 from brain.people.models import User
 
 if TYPE_CHECKING:
-    from brain.core import Brain
+    from brain.kernel import Kernel
     from brain.projections.correlations import Correlation
     from brain.projections.day_snapshot import DaySnapshot, EventSummary
     from brain.projections.streaks import StreakView
-
-log = logging.getLogger(__name__)
 
 DEFAULT_BUDGET_TOKENS = 500
 MAX_CORRELATIONS = 3
@@ -234,18 +231,18 @@ class ContextSources:
     correlations: Sequence[Correlation]
 
 
-async def read_context_sources(brain: Brain, user: User) -> ContextSources:
-    """Today's snapshot, goals, streaks and correlations of `user`, in one read session. Goals and streaks are
-    optional parts of the brain: a missing package leaves its section empty."""
+async def read_context_sources(brain: Kernel, user: User) -> ContextSources:
+    """Today's snapshot, goals, streaks and correlations of `user`, in one read session."""
     from brain.projections.correlations import correlations as find_correlations
     from brain.projections.day_snapshot import day_snapshot
+    from brain.projections.streaks import streaks_for
 
     now = brain.clock.now()
     today = local_date(user, now)
     async with brain.transactions.read() as session:
         snapshot = await day_snapshot(session, user, now)
-        streaks = await _optional_streaks(session, user, now)
-        goals = await _optional_goals(session, user, now)
+        streaks = await streaks_for(session, user, today)
+        goals = await _goal_lines(session, user, now)
         found = await find_correlations(session, user, today)
     return ContextSources(snapshot, goals, streaks, found)
 
@@ -267,7 +264,7 @@ def render_context_document(
 
 
 async def context_document(
-    brain: Brain,
+    brain: Kernel,
     user: User,
     *,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
@@ -281,30 +278,9 @@ async def context_document(
                                    patterns=patterns, proposals=proposals, sensitive=sensitive)
 
 
-def _absent(missing: ModuleNotFoundError, *modules: str) -> bool:
-    """True when the import failed because one of `modules` itself is missing, not something it imports."""
-    return missing.name in modules
+async def _goal_lines(session: AsyncSession, user: User, now: datetime) -> list[GoalLine]:
+    from brain.goals.service import goals_progress
 
-
-async def _optional_streaks(session: AsyncSession, user: User, now: datetime) -> list[StreakView]:
-    try:
-        from brain.projections.streaks import streaks_for
-    except ModuleNotFoundError as missing:
-        if not _absent(missing, "brain.projections", "brain.projections.streaks"):
-            raise
-        log.debug("context document without streaks: %s", missing)
-        return []
-    return await streaks_for(session, user, local_date(user, now))
-
-
-async def _optional_goals(session: AsyncSession, user: User, now: datetime) -> list[GoalLine]:
-    try:
-        from brain.goals.service import goals_progress
-    except ModuleNotFoundError as missing:
-        if not _absent(missing, "brain.goals", "brain.goals.service"):
-            raise
-        log.debug("context document without goals: %s", missing)
-        return []
     progress = await goals_progress(session, user, now)
     return [
         GoalLine(title=g.title, value=g.value, target=g.target, comparison=g.comparison, period=g.period,

@@ -1,23 +1,33 @@
-"""The brain as one object: database, clock, event bus, transactions, tool registry and executor.
-Built once by the app and passed to the bot; tests build it over their own database and clock."""
+"""The brain as one object: the kernel the parts work through (database, clock, event bus, transactions, tool
+registry and executor, long-term memory) and the parts: streaks and goals kept from the bus, the day-snapshot cache,
+the ritual runner and the language-model companion. Built once by the app (`rules.wiring.build_brain` adds the
+pulse's event rules) and passed to the bot; tests build it over their own database and clock."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from brain.clock import Clock, SystemClock
+from brain.companion.agent import Companion, CompanionConfig
+from brain.companion.llm import LLM
 from brain.events.bus import EventBus
-from brain.optional_import import optional_module
+from brain.goals import subscribers as goal_subscribers
+from brain.memory.api import Memory
+from brain.memory.embedder import Embedder
+from brain.pipeline_log import PipelineLog
+from brain.projections import subscribers as projection_subscribers
+from brain.projections.day_snapshot import SnapshotCache
+from brain.rituals import tools as ritual_tools
+from brain.rituals.runner import RitualRunner
 from brain.store.database import Database
 from brain.store.unit_of_work import Transactions
+from brain.tools.catalog import LIFE_TOOLS
 from brain.tools.executor import ToolExecutor
-from brain.tools.registry import ToolRegistry, default_registry
-
-if TYPE_CHECKING:
-    from brain.companion.agent import Companion
+from brain.tools.registry import ToolRegistry
 
 
 class Brain:
+    """`embedder`: the long-term memory with this embedder and a buffered pipeline log (none without). `llm`: the
+    companion on this model client, configured by `companion` (none without)."""
+
     def __init__(
         self,
         db: Database,
@@ -25,6 +35,9 @@ class Brain:
         clock: Clock | None = None,
         bus: EventBus | None = None,
         registry: ToolRegistry | None = None,
+        embedder: Embedder | None = None,
+        llm: LLM | None = None,
+        companion: CompanionConfig = CompanionConfig(),
     ) -> None:
         self.db = db
         self.clock: Clock = clock or SystemClock()
@@ -32,22 +45,20 @@ class Brain:
         self.transactions = Transactions(db, self.bus, self.clock)
         self.registry = registry or default_registry()
         self.tools = ToolExecutor(self.transactions, self.registry)
-        self.snapshots: Any = None  # a SnapshotCache, attached by brain.projections.subscribers
-        self.memory: Any = None  # a brain.memory.api.Memory, built by the app (app.wiring.open_app)
-        self.companion: Companion | None = None  # the LLM companion, built by the app when a model is configured
-        install_subscribers(self)
+        self.memory: Memory | None = None
+        if embedder is not None:
+            self.memory = Memory(self, embedder, log=PipelineLog(db.sessions, self.clock))
+        # Streaks are updated before goals read them (rules.wiring adds the rules, which react to both, after them).
+        projection_subscribers.subscribe(self)
+        self.snapshots = SnapshotCache(self)
+        goal_subscribers.subscribe(self)
+        self.rituals = RitualRunner(self)
+        self.companion: Companion | None = None if llm is None else Companion(self, llm, companion)
 
     async def close(self) -> None:
         await self.db.dispose()
 
 
-# Packages whose `subscribers.subscribe(brain)` attaches projections, trackers and event rules to the
-# bus, in this order (streaks are updated before goals read them, goals before rules react to them).
-SUBSCRIBER_PACKAGES: tuple[str, ...] = ("brain.projections", "brain.goals", "brain.pulse")
-
-
-def install_subscribers(brain: Brain) -> None:
-    for package in SUBSCRIBER_PACKAGES:
-        module = optional_module(f"{package}.subscribers")
-        if module is not None:
-            module.subscribe(brain)
+def default_registry() -> ToolRegistry:
+    """Every tool the brain offers: the life logs' and what is kept over them, and the rituals'."""
+    return ToolRegistry([*LIFE_TOOLS, *ritual_tools.TOOLS])

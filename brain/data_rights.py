@@ -1,9 +1,10 @@
 """A person's data rights: everything stored about them as one JSON document (/export), and all of it erased
 (/delete_me). Knows no chat platform: the bot turns the export into a file and the goodbye into a message.
 
-The tables are discovered from `target_metadata`, so a table added later is exported and erased without code
-changes: a table is personal when it has a `user_id` column, or a foreign key to a personal table (its rows
-are the person's through that parent); the `events` store has `user_id` without a foreign key. A few personal
+The tables are discovered from the metadata of every model (`brain.tables`), so a table added later is exported
+and erased without code changes: a table is personal when it has a `user_id` column, or a foreign key to a
+personal table (its rows are the person's through that parent); the `events` store has `user_id` without a
+foreign key. A few personal
 tables are left out of the export on purpose (EXPORT_EXCLUDED, each with its reason); they are erased all the
 same.
 
@@ -41,7 +42,7 @@ from brain.outbox.models import Outbound, OutboxMessage
 from brain.outbox.service import enqueue
 from brain.people.local_time import local_date
 from brain.people.models import User
-from brain.store.metadata import target_metadata
+from brain.tables import metadata as known_tables
 
 FORMAT = "companion-export"
 VERSION = 1
@@ -95,7 +96,7 @@ class PersonalTable:
         return self.via.in_(select(fk.column).where(self.parent.scope(user_id)))
 
 
-def personal_tables(metadata: MetaData = target_metadata) -> list[PersonalTable]:
+def personal_tables(metadata: MetaData = known_tables) -> list[PersonalTable]:
     """Every table of the metadata that holds a person's rows, parents before children (the `users` table
     itself is not among them)."""
     found: dict[str, PersonalTable] = {}
@@ -134,7 +135,7 @@ async def export_person(brain: Brain, user_id: uuid.UUID) -> tuple[bytes, str]:
 
 
 async def _collect(session: AsyncSession, user_id: uuid.UUID, now: datetime) -> dict[str, Any]:
-    users = target_metadata.tables["users"]
+    users = known_tables.tables["users"]
     user_row = (await session.execute(select(users).where(users.c.id == user_id))).mappings().first()
     render = Renderer(user_row["locale"], user_row["timezone"]) if user_row is not None else Renderer("en")
     tables: dict[str, list[dict[str, Any]]] = {}
@@ -223,11 +224,11 @@ async def erase_person(brain: Brain, user_id: uuid.UUID, goodbye: str, *, platfo
                        slot: str) -> None:
     """Deletes everything of the person but the bare `users` row, which carries the `goodbye` to
     (platform, chat_id) and is removed once that is settled (see the module docstring)."""
-    memory = getattr(brain, "memory", None)
-    log = getattr(memory, "log", None)
+    memory = brain.memory
+    log = memory.log if memory is not None else None
     if log is not None:
         log.discard(user_id)  # buffered pipeline log rows must not come back after the erasure
-    users = target_metadata.tables["users"]
+    users = known_tables.tables["users"]
     async with brain.transactions.begin() as uow:
         session = uow.session
         # Locked first: a concurrent erasure of the same person waits here and then finds nothing to do.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -17,6 +18,7 @@ from sqlalchemy import delete, insert, literal, select
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from brain import log_context
 from brain.clock import Clock
 from brain.memory.models import LOG_KINDS, PipelineLogEntry
 
@@ -90,12 +92,13 @@ class PipelineLog:
     async def span(self, name: str, *, user_id: uuid.UUID | None, turn_id: uuid.UUID | None,
                    parent: Span | uuid.UUID | None = None) -> AsyncIterator[Span]:
         """span_start on entry, span_end on exit ({"status": "ok"}, or "error" plus an error row if the body
-        raised; the exception propagates)."""
+        raised; the exception propagates). Log lines written inside are about the span's person and turn."""
         parent_id = parent.span_id if isinstance(parent, Span) else parent
         span = Span(self, name, user_id, turn_id, parent_id)
         span.log("span_start", name)
         try:
-            yield span
+            with log_context.about(user_id, turn_id):
+                yield span
         except BaseException as failure:
             span.log("error", name, {"type": type(failure).__name__, "message": str(failure)[:500]})
             span.status = {"status": "error"}
@@ -139,7 +142,8 @@ class PipelineLog:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # no loop (synchronous caller): rows wait for flush()/close()
-        self._task = loop.create_task(self._run(), name="pipeline-log-writer")
+        # In a context of its own: the writer outlives the span that started it and is about nobody.
+        self._task = loop.create_task(self._run(), name="pipeline-log-writer", context=contextvars.Context())
 
     async def _run(self) -> None:
         while not self._closed:

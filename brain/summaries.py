@@ -20,8 +20,9 @@ from sqlalchemy.sql import column
 
 from brain.context import GOAL_PERIODS
 from brain.events.store import EventRecord
+from brain.goals.models import Goal
+from brain.goals.service import GoalProgress, goals_progress
 from brain.i18n import Renderer, Text, ntr, tr
-from brain.optional_import import optional_module
 from brain.people.local_time import local_date
 from brain.people.models import User
 from brain.projections.day_snapshot import DaySnapshot, day_snapshots
@@ -29,7 +30,6 @@ from brain.projections.streaks import StreakView, streak_label, streaks_for_user
 from brain.schedules.message import PushButton, PushMessage
 
 if TYPE_CHECKING:
-    from brain.goals.service import GoalProgress
     from brain.projections.correlations import Correlation
 
 log = logging.getLogger(__name__)
@@ -188,18 +188,13 @@ async def evening_data(session: AsyncSession, users: Sequence[User], now: dateti
 
 
 async def _goals(session: AsyncSession, users: Sequence[User], now: datetime) -> dict[uuid.UUID, list[GoalProgress]]:
-    service = optional_module("brain.goals.service")
-    models = optional_module("brain.goals.models")
-    if service is None or models is None:
-        return {}
-    goal = models.Goal
     with_goals = set((await session.scalars(
-        select(goal.user_id).where(goal.user_id.in_([u.id for u in users]), goal.status == "active").distinct()
+        select(Goal.user_id).where(Goal.user_id.in_([u.id for u in users]), Goal.status == "active").distinct()
     )).all())
     result: dict[uuid.UUID, list[GoalProgress]] = {}
     for user in users:
         if user.id in with_goals:
-            result[user.id] = await service.goals_progress(session, user, now)
+            result[user.id] = await goals_progress(session, user, now)
     return result
 
 

@@ -9,13 +9,20 @@ from sqlalchemy import pool
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from brain.store.metadata import target_metadata
+from app.tables import target_metadata
 
 config = context.config
 
 
+# The HNSW index of a vector space other than the default one is made by the running memory when an installation
+# changes its embedder (brain.memory.space.ensure_index), not by a migration.
+_RUNTIME_INDEX_PREFIX = "ix_memory_nodes_hnsw_"
+
+
 def include_object(obj, name, type_, reflected, compare_to):  # type: ignore[no-untyped-def]
     # The alembic version table and pgvector's own objects are not ours to compare.
+    if type_ == "index" and reflected and compare_to is None and str(name).startswith(_RUNTIME_INDEX_PREFIX):
+        return False
     return not (type_ == "table" and name == "alembic_version")
 
 

@@ -25,6 +25,11 @@ from brain.core import Brain
 from brain.store.database import Database
 from brain.store.embedded import EmbeddedPostgres, to_sqlalchemy_url
 from brain.store.migrate import upgrade
+from rules.wiring import build_brain
+
+# The memory's embedder in every test and every process a test starts: WordLlama loads in a second and embeds a text
+# in well under a millisecond; the default, multilingual-e5-small, only where a test is about it.
+os.environ.setdefault("EMBEDDER", "wordllama")
 
 TEMPLATE_DB = "companion_template"
 _counter = itertools.count()
@@ -198,7 +203,7 @@ def clock() -> FixedClock:
 
 @pytest.fixture
 async def brain(database_url: str, clock: FixedClock) -> AsyncIterator[Brain]:
-    b = Brain(Database(database_url, pool_size=5), clock=clock)
+    b = build_brain(Database(database_url, pool_size=5), clock=clock)
     try:
         yield b
     finally:

@@ -1,35 +1,64 @@
 """Terminal chat adapter. Reads lines until end of input (so it can be scripted with a pipe), hands
-each to the dialog, then drains this person's outbox rows and prints them. A bare number picks one
+each to the dialog, then prints this person's pending outbox rows through the one outbox delivery
+(`bot.delivery`; the terminal is the transport, the person's chat is their name). A bare number picks one
 of the numbered buttons of the last reply."""
 
 from __future__ import annotations
 
 import asyncio
 import getpass
+import sys
 import tempfile
 import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from bot.delivery.pushes import PrivateChat
+from bot.delivery.sender import OutboxSender
+from bot.delivery.transport import Outgoing
 from bot.dialog import Dialog
 from bot.inbound import Inbound
+from bot.settings import Settings
 from brain.core import Brain
 from brain.outbox.models import Button, Outbound
-from brain.outbox.service import claim_pending, mark_sent
 
 PLATFORM = "console"
 
 
+@dataclass(frozen=True)
+class ConsoleConfig:
+    """Where the chat reads and writes, who is writing (the machine's user by default), and where pictures and
+    files are saved (a terminal cannot show them)."""
+
+    stdin: TextIO = field(default_factory=lambda: sys.stdin)
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    person: str | None = None
+    pictures_dir: Path | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ConsoleConfig:
+        return cls(pictures_dir=settings.data_dir / "pictures")
+
+
 class ConsoleChat:
-    def __init__(self, brain: Brain, dialog: Dialog, stdin: TextIO, stdout: TextIO,
-                 person: str | None = None, pictures_dir: Path | None = None) -> None:
+    """The terminal chat of one person, and its outbox transport: a message is printed in one part."""
+
+    platform = PLATFORM
+    idempotent = False  # a line printed again after a crash would read as said twice
+
+    def __init__(self, brain: Brain, dialog: Dialog, config: ConsoleConfig) -> None:
         self.brain = brain
         self.dialog = dialog
-        self.stdin = stdin
-        self.stdout = stdout
-        self.person = person or _local_person()
+        self.config = config
+        self.stdin = config.stdin
+        self.stdout = config.stdout
+        self.person = config.person or _local_person()
         self.choices: list[Button] = []
-        self.pictures_dir = pictures_dir or Path(tempfile.gettempdir()) / "companion-pictures"
+        self.pictures_dir = config.pictures_dir or Path(tempfile.gettempdir()) / "companion-pictures"
+        self.sender = OutboxSender(brain, self, PrivateChat(PLATFORM))
+        self._printed: list[Button] = []  # the numbered buttons of the drain under way
 
     def _inbound(self, *, text: str | None = None, action: str | None = None) -> Inbound:
         return Inbound(platform=PLATFORM, platform_user_id=self.person, chat_id=self.person,
@@ -38,7 +67,7 @@ class ConsoleChat:
     async def run(self) -> int:
         interactive = self.stdin.isatty()
         loop = asyncio.get_running_loop()
-        user = await self.dialog.user_for(self._inbound())
+        await self.dialog.user_for(self._inbound())  # the person exists before the first line (their pushes)
         if interactive:
             self.stdout.write("Companion — /help for commands, Ctrl-D to quit.\n")
         while True:
@@ -55,26 +84,30 @@ class ConsoleChat:
                 inbound = self._inbound(action=self.choices[int(text) - 1].token)
             else:
                 inbound = self._inbound(text=text)
-            # Looked up per line: after /delete_me the next line starts a new person, whose replies these are.
-            user = await self.dialog.user_for(inbound)
             await self.dialog.handle(inbound)
-            await self.drain(user.id)
+            await self.drain()
         if interactive:
             self.stdout.write("\n")
         return 0
 
-    async def drain(self, user_id: uuid.UUID) -> None:
-        """Print and settle every pending console message of this person, oldest first."""
-        async with self.brain.transactions.begin() as uow:
-            rows = await claim_pending(uow.session, platform=PLATFORM, user_id=user_id, limit=200)
-            messages = [row.outbound() for row in rows]
-            for row in rows:
-                await mark_sent(uow.session, row.id, uow.now)
-        choices: list[Button] = []
-        for message in messages:
-            self._print(message, choices)
-        self.choices = choices
+    async def drain(self) -> None:
+        """Print and settle every pending message of this chat, oldest first: the person's replies and pushes
+        (after /delete_me, also the goodbye to the person who was). A bare number then picks among the buttons
+        printed by this drain."""
+        self._printed = []
+        await self.sender.deliver(self.person)
+        self.choices = self._printed
         self.stdout.flush()
+
+    # ---- the outbox transport (`bot.delivery.transport.Transport`) ----------------------------------------
+    def parts(self, message: Outbound) -> Sequence[Outbound]:
+        return [message]
+
+    async def throttle(self, chat_id: str) -> None:
+        """A terminal takes any rate."""
+
+    async def send(self, outgoing: Outgoing, part: Outbound) -> None:
+        self._print(part, self._printed)
 
     def _print(self, message: Outbound, choices: list[Button]) -> None:
         self.stdout.write(message.text + "\n")

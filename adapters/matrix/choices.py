@@ -1,17 +1,16 @@
-"""Buttons in a chat without buttons: a message's choices, the reactions the bot puts under it, and which
-choice a reaction or a typed number picks. Pure functions; the tokens' meaning stays on the server.
+"""Buttons in a chat without buttons: the reactions the bot puts under a message with choices
+(`bot.delivery.choices`), and which choice a reaction or a typed number picks. Pure functions; the tokens' meaning
+stays on the server.
 
 ✅ picks the approving choice (or the first one), ❌ the rejecting or dismissing one, 💤 the first snooze,
-1️⃣..🔟 a choice by position. Roles are read from the action token's kind and payload, so a new kind of
-button gets the shortcuts when its names say what it does (`proposal_approve`, `{"op": "dismiss"}`)."""
+1️⃣..🔟 a choice by position."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
 
-APPROVE, REJECT, SNOOZE = "approve", "reject", "snooze"
+from bot.delivery.choices import APPROVE, REJECT, SNOOZE, Choice
+
 APPROVE_KEY, REJECT_KEY, SNOOZE_KEY = "✅", "❌", "💤"
 KEYCAPS = ("1️⃣", "2️⃣", "3️⃣", "4️⃣", "5️⃣", "6️⃣", "7️⃣", "8️⃣", "9️⃣", "🔟")
 ROLE_KEYS = {APPROVE: APPROVE_KEY, REJECT: REJECT_KEY, SNOOZE: SNOOZE_KEY}
@@ -21,36 +20,7 @@ KEY_ROLES = {
     REJECT_KEY: REJECT, "👎": REJECT, "✖": REJECT, "❎": REJECT,
     SNOOZE_KEY: SNOOZE, "⏰": SNOOZE,
 }
-_APPROVE_OPS = {"approve", "yes", "confirm", "accept"}
-_REJECT_OPS = {"reject", "dismiss", "no", "cancel", "decline"}
 _SELECTORS = dict.fromkeys(map(ord, "\ufe0f\ufe0e"))
-
-
-@dataclass(frozen=True)
-class Choice:
-    label: str
-    token: str
-    role: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "token": self.token, "role": self.role}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Choice:
-        return cls(label=str(data["label"]), token=str(data["token"]), role=data.get("role"))
-
-
-def role_of(kind: str, payload: Mapping[str, Any]) -> str | None:
-    """approve / reject / snooze for a button's action token, or None for an ordinary choice."""
-    kind = kind.lower()
-    op = str(payload.get("op") or payload.get("decision") or "").lower()
-    if "approve" in kind or op in _APPROVE_OPS:
-        return APPROVE
-    if "reject" in kind or "dismiss" in kind or op in _REJECT_OPS:
-        return REJECT
-    if "snooze" in kind or op == "snooze":
-        return SNOOZE
-    return None
 
 
 def _normalize(key: str) -> str:

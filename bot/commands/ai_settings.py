@@ -15,8 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.commands import Command
 from bot.turn import Turn
 from brain.companion.models import CompanionSettings
-from brain.companion.policy import DECISIONS
 from brain.i18n import N_, Text, tr
+from brain.tools.policy import DECISIONS
 
 TOGGLE = "ai_setting_toggle"
 
@@ -72,7 +72,7 @@ async def show(turn: Turn, *first: Text) -> None:
             continue
         tool = turn.brain.registry.get(name)
         if decision == "auto" and tool is not None and tool.policy == "destructive":
-            # What really happens: a tool that deletes never runs unseen (brain.companion.policy).
+            # What really happens: a tool that deletes never runs unseen (brain.tools.policy).
             lines.append(tr("• {tool}: {decision} (it deletes things)", tool=name,
                             decision=tr(DECISION_NAMES["propose"])))
         else:

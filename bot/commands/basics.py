@@ -1,6 +1,8 @@
-"""/help, /lang and /tz: the command list, language and time zone (/start is the onboarding)."""
+"""/lang and /tz: language and time zone (/help is the command table's, /start the onboarding)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from bot.commands import Command
 from bot.turn import Turn
@@ -11,21 +13,6 @@ from brain.people.models import User
 from brain.people.service import parse_locale, parse_timezone, set_timezone
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
-
-
-async def help_(turn: Turn, args: str) -> None:
-    from bot.commands import command_table
-
-    seen: set[str] = set()
-    lines = [turn.t(tr("What I understand:"))]
-    for command in command_table().values():
-        if command.name in seen:
-            continue
-        seen.add(command.name)
-        lines.append(f"{turn.t(tr(command.usage))} — {turn.t(tr(command.summary))}")
-    lines.append(turn.t(tr("You can also just write, e.g. \"250 ml water\", \"two coffees\" or "
-                           "\"Buy milk by Friday\".")))
-    turn.say(*lines)
 
 
 async def lang(turn: Turn, args: str) -> None:
@@ -51,6 +38,11 @@ async def set_locale(turn: Turn, locale: str) -> None:
     turn.say(tr("I'll speak English with you from now on."))
 
 
+async def locale_pressed(turn: Turn, payload: dict[str, Any]) -> None:
+    """A language button of /lang (and of the setup's language step)."""
+    await set_locale(turn, str(payload["locale"]))
+
+
 async def tz(turn: Turn, args: str) -> None:
     if not args:
         turn.say(tr("Your time zone is {zone}. Change it with /tz Europe/Berlin.", zone=turn.user.timezone))
@@ -72,7 +64,7 @@ async def tz(turn: Turn, args: str) -> None:
 
 
 COMMANDS = (
-    Command("help", "/help", N_("This list"), help_, aliases=("hilfe",)),
     Command("lang", "/lang de|en", N_("Change the language"), lang, aliases=("language", "sprache")),
     Command("tz", "/tz Europe/Berlin", N_("Set your time zone"), tz, aliases=("timezone", "zeitzone")),
 )
+ACTIONS = {"set_locale": locale_pressed}

@@ -5,7 +5,7 @@ the AI over the last 7 days; only for the identities in COMPANION_ADMINS)."""
 from __future__ import annotations
 
 from bot.commands import Command
-from bot.turn import PendingButton, Turn
+from bot.turn import Turn
 from brain.companion.agent import TurnOutcome
 from brain.i18n import N_, Text, ntr, tr
 
@@ -32,13 +32,7 @@ def say_outcome(turn: Turn, outcome: TurnOutcome) -> None:
     for call in outcome.proposals:
         assert call.proposal_id is not None
         message: Text | str = call.result.message if call.result is not None and call.result.message else call.message
-        turn.say(message, buttons=_proposal_buttons(turn, call.proposal_id))
-
-
-def _proposal_buttons(turn: Turn, proposal_id: str) -> list[list[PendingButton]]:
-    from bot.commands.proposals import proposal_buttons
-
-    return proposal_buttons(turn, proposal_id)
+        turn.say(message, buttons=turn.proposal_buttons(call.proposal_id))
 
 
 async def stop(turn: Turn, args: str) -> None:

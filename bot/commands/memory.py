@@ -8,6 +8,7 @@ from typing import Any
 from bot.commands import Command
 from bot.turn import Turn
 from brain.i18n import N_, Percent, Text, tr
+from brain.memory.api import Memory
 from brain.memory.capture import is_question
 from brain.memory.models import ASSISTANT
 from brain.tools.coercion import visible
@@ -19,8 +20,8 @@ MAX_MEMORY_NUMBER = 2**63 - 1  # memory numbers are bigint ids; a longer number 
 SNIPPET_CHARS = 200
 
 
-def _memory(turn: Turn) -> Any:
-    memory = getattr(turn.brain, "memory", None)
+def _memory(turn: Turn) -> Memory | None:
+    memory = turn.brain.memory
     if memory is None:
         turn.say(tr("The long-term memory is not switched on here."))
     return memory

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from bot.commands import Command
-from bot.turn import PendingButton, Turn
+from bot.turn import APPROVE, REJECT, PendingButton, Turn
 from brain.actions.models import ActionToken
 from brain.actions.service import DEFAULT_TTL
 from brain.companion.missions import (
@@ -220,8 +220,6 @@ async def run_missions(brain: Brain, now: datetime, *, idle_hold: timedelta = ti
 
 async def deliver_run(brain: Brain, run: MissionRun) -> None:
     """The run's summary, then each proposal with Approve / Reject, into the person's outbox."""
-    from bot.commands.proposals import APPROVE, REJECT
-
     async with brain.transactions.begin() as uow:
         user = await uow.session.get(User, run.user_id)
         if user is None:

@@ -3,23 +3,15 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from bot.commands import Command
-from bot.turn import PendingButton, Turn
-from brain.companion.proposals import ProposalDecision, approve, describe, pending, reject, short_id
+from bot.turn import APPROVE, REJECT, Turn
 from brain.i18n import N_, Text, ntr, tr
+from brain.tools.proposals import ProposalDecision, approve, pending, reject
+from brain.tools.staging import describe, short_id
 
-APPROVE = "proposal_approve"
-REJECT = "proposal_reject"
 LIST_LIMIT = 10
-
-
-def proposal_buttons(turn: Turn, proposal_id: str | uuid.UUID) -> list[list[PendingButton]]:
-    """One row: Approve and Reject for this proposal (the action token checks the owner when pressed)."""
-    pid = str(proposal_id)
-    return [[turn.button(tr("Approve"), APPROVE, proposal_id=pid), turn.button(tr("Reject"), REJECT, proposal_id=pid)]]
 
 
 def _say_decision(turn: Turn, decision: ProposalDecision) -> None:
@@ -66,7 +58,7 @@ async def proposals_command(turn: Turn, args: str) -> None:
             lines.append(tr("Careful: some text in this call reads like an instruction to me rather than your own "
                             "words."))
         lines.append(tr("Expires at {time}.", time=turn.render.time_of(proposal.expires_at)))
-        turn.say(*lines, buttons=proposal_buttons(turn, proposal.id))
+        turn.say(*lines, buttons=turn.proposal_buttons(proposal.id))
 
 
 # ---- buttons -------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from babel.dates import get_day_names
@@ -13,6 +14,7 @@ from bot.commands.onboarding import parse_quiet_hours
 from bot.inbound import split_command
 from bot.parsing.amounts import parse_count
 from bot.parsing.dates import find_date_range
+from bot.scheduler.jobs import PULSE_RULES
 from bot.turn import PendingButton, Turn
 from brain.events.actor import USER
 from brain.feedback.learning import active_adaptations, combine, shifted
@@ -31,7 +33,6 @@ from brain.pulse.nudges import (
     snooze_nudge,
     snooze_until,
 )
-from brain.pulse.subscribers import pulse_engine
 from rules import DailyAt, EventTrigger, Every, Rule, Weekly
 
 UNDO_ACTION = "pulse_undo"
@@ -63,13 +64,12 @@ def _change(adaptation: RuleAdaptation) -> Text:
 
 
 async def pulse(turn: Turn, args: str) -> None:
-    engine = pulse_engine(turn.brain)
     async with turn.brain.transactions.read() as session:
         state = (await pulse_states(session, [turn.user.id])).get(turn.user.id)
         adaptations = await active_adaptations(session, turn.user.id)
     lines: list[Text | str] = [tr("Your reminders:")]
     buttons: list[list[PendingButton]] = []
-    for rule in engine.rules:
+    for rule in PULSE_RULES:
         mine = [a for a in adaptations if a.rule == rule.name]
         tuning = combine(mine)
         line = f"• {turn.t(tr(rule.label))}: {_schedule(turn, rule, tuning.offset_minutes)}"
@@ -135,7 +135,7 @@ async def undo_pressed(turn: Turn, payload: dict[str, Any]) -> None:
 
 
 # ---- nudge buttons -------------------------------------------------------------------------------------
-async def nudge_pressed(turn: Turn, payload: dict[str, Any]) -> None:
+async def nudge_pressed(turn: Turn, payload: dict[str, Any], commands: Mapping[str, Command]) -> None:
     try:
         nudge_id = uuid.UUID(str(payload["nudge_id"]))
         delivery = int(payload.get("n", 0))
@@ -166,23 +166,21 @@ async def nudge_pressed(turn: Turn, payload: dict[str, Any]) -> None:
             turn.say(tr("That button is not valid."))
             return
         action = actions[index]
-    if await _act(turn, action):
+    if await _act(turn, action, commands):
         async with turn.brain.transactions.begin() as uow:
             nudge = await lock_nudge(uow.session, turn.user.id, nudge_id)
             if nudge is not None and nudge.status == SENT and nudge.snoozes == delivery:
                 await decide_nudge(uow, nudge, ACTED, USER)
 
 
-async def _act(turn: Turn, action: NudgeAction) -> bool:
+async def _act(turn: Turn, action: NudgeAction, commands: Mapping[str, Command]) -> bool:
     if action.tool is not None:
         result = await turn.tool(action.tool, dict(action.args))
         turn.say_result(result)
         return result.ok
     if action.command is not None:
-        from bot.commands import command_table
-
         name, args = split_command(action.command)
-        command = command_table().get(name)
+        command = commands.get(name)
         if command is not None:
             await command.handler(turn, args)
             return True
@@ -198,4 +196,6 @@ COMMANDS = (
             aliases=("urlaub",)),
     Command("resume", "/resume", N_("Turn reminders back on"), resume, aliases=("weiter",)),
 )
-ACTIONS = {"nudge": nudge_pressed, UNDO_ACTION: undo_pressed}
+# The nudges' own buttons (`nudge_pressed`, kind "nudge") run commands: bot.commands.table registers them with the
+# command table.
+ACTIONS = {UNDO_ACTION: undo_pressed}

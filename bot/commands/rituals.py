@@ -22,7 +22,7 @@ from brain.i18n import N_, Text, ntr, tr
 from brain.pulse.activity import in_quiet_hours
 from brain.rituals.info import info_lines
 from brain.rituals.models import ACTIVE, FINISHED, Ritual
-from brain.rituals.runner import Outcome, Progress, ritual_logs, ritual_runner
+from brain.rituals.runner import Outcome, Progress, ritual_logs
 from brain.rituals.service import (
     ListedRitual,
     archive_ritual,
@@ -76,7 +76,7 @@ def _schedule_text(turn: Turn, listed: ListedRitual) -> str:
 
 # ---- /ritual ----------------------------------------------------------------------------------------------
 async def ritual(turn: Turn, args: str) -> None:
-    runner = ritual_runner(turn.brain)
+    runner = turn.brain.rituals
     text = args.strip()
     word = text.split(" ", 1)[0].lower() if text else ""
     current = await runner.current(turn.user)
@@ -129,7 +129,7 @@ async def answer_free_text(turn: Turn, text: str, *, running: bool) -> bool:
     a run going (the dialog reads it with its other free-text checks)."""
     if not running:  # the usual case
         return False
-    runner = ritual_runner(turn.brain)
+    runner = turn.brain.rituals
     current = await runner.current(turn.user)
     if current is None or not isinstance(current.step, TextInputStep | NumberInputStep):
         return False
@@ -145,7 +145,7 @@ async def _typed_answer(turn: Turn, current: Progress, text: str) -> None:
         if value is None:
             turn.say(tr("Please give a number from {min} to {max}.", min=step.minimum, max=step.maximum))
             return
-    await _show(turn, await ritual_runner(turn.brain).answer(turn.user, current.run.id, current.index, value=value))
+    await _show(turn, await turn.brain.rituals.answer(turn.user, current.run.id, current.index, value=value))
 
 
 async def _overview(turn: Turn, current: Progress | None) -> None:
@@ -212,7 +212,7 @@ async def _by_reference(turn: Turn, text: str) -> None:
     except DomainError as refused:
         turn.say(refused.text)
         return
-    await _show(turn, await ritual_runner(turn.brain).start(turn.user, ritual_id))
+    await _show(turn, await turn.brain.rituals.start(turn.user, ritual_id))
 
 
 def _split_reference(text: str) -> tuple[str, str]:
@@ -249,7 +249,7 @@ def _parse_when(text: str) -> tuple[time, int] | None:
 
 # ---- buttons ------------------------------------------------------------------------------------------------
 async def ritual_pressed(turn: Turn, payload: dict[str, Any]) -> None:
-    runner = ritual_runner(turn.brain)
+    runner = turn.brain.rituals
     op = str(payload.get("op", ""))
     # A token's payload is written by us, but read it as if it were not: a bad one does nothing.
     run_id = ritual_id = None

@@ -10,15 +10,7 @@ from bot.commands.streaks import load_streaks, streak_summary
 from bot.turn import Turn
 from brain.i18n import N_, Percent, tr
 from brain.people.local_time import local_date
-from brain.projections.day_snapshot import DaySnapshot, EventSummary, day_snapshot
-
-
-async def _snapshot(turn: Turn) -> DaySnapshot:
-    if turn.brain.snapshots is not None:
-        snapshot: DaySnapshot = await turn.brain.snapshots.get(turn.user)
-        return snapshot
-    async with turn.brain.transactions.read() as session:
-        return await day_snapshot(session, turn.user, turn.now)
+from brain.projections.day_snapshot import DaySnapshot, EventSummary
 
 
 def _when(turn: Turn, event: EventSummary, day: date) -> str:
@@ -51,7 +43,7 @@ def _calendar_lines(turn: Turn, snap: DaySnapshot) -> list[str]:
 
 
 async def today(turn: Turn, args: str) -> None:
-    snap = await _snapshot(turn)
+    snap = await turn.brain.snapshots.get(turn.user)
     lines = [turn.t(tr("Today, {date}", date=turn.render.long_date_of(snap.day)))]
 
     lines.append(turn.t(tr("Tasks: {open} open · {done} done today · {overdue} overdue", open=snap.tasks_open,

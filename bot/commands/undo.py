@@ -11,7 +11,7 @@ from brain.undo import UNDO_WINDOW, last_step_at, undo_last
 
 
 async def undo(turn: Turn, args: str) -> None:
-    memory = getattr(turn.brain, "memory", None)
+    memory = turn.brain.memory
     if memory is not None:
         # A memory asked for is not an event: without this, /undo right after /remember took back an older entry.
         asked = await memory.latest_asked_for(turn.user.id, turn.now - UNDO_WINDOW)

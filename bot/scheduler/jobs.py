@@ -9,19 +9,24 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from bot.commands.missions import deliver_run
 from bot.settings import Settings
+from brain.companion.llm import LLM
+from brain.companion.missions import run_due_missions
 from brain.core import Brain
-from brain.optional_import import optional_module
+from brain.goals.rollover import close_periods
 from brain.reminders.sending import ReminderReport, send_due_reminders
-from brain.rituals.runner import ritual_runner
 from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY
 from brain.schedules.pushes import PushReport, send_due_pushes
+from rules import Rule
+from rules.engine import ALL_RULES, RuleEngine
 
 log = logging.getLogger(__name__)
 
@@ -29,26 +34,28 @@ Deliver = Callable[[], Awaitable[Any]]
 # The pulse rules whose pushes the scheduler sends itself (at the person's own time, through `pushes`); the
 # rule engine's tick leaves them out so nobody gets them twice.
 SENT_BY_SCHEDULER = frozenset({MORNING_SUMMARY, EVENING_REFLECTION})
+# The rules the pulse's ticks run (and /pulse lists).
+PULSE_RULES: tuple[Rule, ...] = tuple(rule for rule in ALL_RULES if rule.name not in SENT_BY_SCHEDULER)
 UPKEEP_EVERY = timedelta(minutes=10)
 
 
 class ScheduledJobs:
-    def __init__(self, brain: Brain, settings: Settings, *, llm: Any = None, deliver: Deliver | None = None) -> None:
+    def __init__(self, brain: Brain, settings: Settings, *, llm: LLM | None = None,
+                 deliver: Deliver | None = None) -> None:
         self.brain = brain
         self.settings = settings
         # The mission runner needs a model client: the one given, else the companion's.
-        self.llm = llm if llm is not None else getattr(getattr(brain, "companion", None), "llm", None)
+        self.llm = llm if llm is not None or brain.companion is None else brain.companion.llm
         self.deliver = deliver
         self.grace = timedelta(minutes=settings.scheduler_grace_minutes)
-        self.rituals = ritual_runner(brain)
+        self.rituals = brain.rituals
         self.rituals.timeout = timedelta(minutes=settings.ritual_timeout_minutes)
-        self.engine = _pulse_engine(brain, settings)
-        self.missions_module = optional_module("brain.companion.missions")
+        self.engine = RuleEngine(brain, PULSE_RULES, idle_hold=timedelta(minutes=settings.idle_hold_minutes))
         self._upkeep_at: datetime | None = None
 
     @property
     def has_missions(self) -> bool:
-        return self.missions_module is not None and self.llm is not None
+        return self.llm is not None
 
     async def pushes(self) -> PushReport:
         now = self.brain.clock.now()
@@ -121,9 +128,7 @@ class ScheduledJobs:
         async with self.brain.transactions.begin() as uow:
             await keep_streaks_in_pauses(uow, uow.now)
         # A "<= 2000 kcal" day is only decided when it is over; idempotent.
-        tracker = optional_module("brain.goals.tracker")
-        if tracker is not None:
-            await tracker.close_periods(self.brain, self.brain.clock.now())
+        await close_periods(self.brain, self.brain.clock.now())
 
     async def memory_promotion(self) -> None:
         if self.brain.memory is not None:
@@ -153,7 +158,7 @@ class ScheduledJobs:
     async def proposal_expiry(self) -> None:
         """Marks overdue proposals expired, so /activity and the prompt say so (deciding one checks its expiry
         itself; this keeps the table honest for everything that only reads it)."""
-        from brain.companion.proposals import expire_proposals
+        from brain.tools.proposals import expire_proposals
 
         async with self.brain.transactions.begin() as uow:
             expired = await expire_proposals(uow.session, uow.now)
@@ -161,29 +166,16 @@ class ScheduledJobs:
             log.info("proposal expiry: %d expired", expired)
 
     async def missions(self) -> None:
-        if self.missions_module is not None and self.llm is not None:
+        if self.llm is not None:
             # A mission's result is a push too: it waits until the person is not in a conversation.
-            await self.missions_module.run_due_missions(self.brain, self.llm, self.brain.clock.now(),
-                                                        idle_hold=timedelta(minutes=self.settings.idle_hold_minutes),
-                                                        grace=self.grace)
+            await run_due_missions(self.brain, self.llm, self.brain.clock.now(),
+                                   deliver=partial(deliver_run, self.brain),
+                                   idle_hold=timedelta(minutes=self.settings.idle_hold_minutes), grace=self.grace)
 
     async def outbox_retry(self) -> None:
         """Hands pending outbox rows (scheduled pushes among them, and rows whose sending failed) to the adapters."""
         if self.deliver is not None:
             await self.deliver()
-
-
-def _pulse_engine(brain: Brain, settings: Settings) -> Any:
-    """The rule engine without the rules the scheduler sends itself, installed on the brain so /pulse lists
-    what the pulse really does."""
-    from brain.pulse.subscribers import ENGINE_ATTRIBUTE, pulse_engine
-    from rules.engine import RuleEngine
-
-    current = pulse_engine(brain)
-    engine = RuleEngine(brain, [r for r in current.rules if r.name not in SENT_BY_SCHEDULER],
-                        idle_hold=timedelta(minutes=settings.idle_hold_minutes))
-    setattr(brain, ENGINE_ATTRIBUTE, engine)
-    return engine
 
 
 # ---- the jobs as APScheduler stores them --------------------------------------------------------------------

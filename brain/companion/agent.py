@@ -17,10 +17,10 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from brain.companion.compaction import KEEP_TURNS, compact, needs_compaction
 from brain.companion.conversation import History, message_tokens, store_turn
@@ -36,13 +36,11 @@ from brain.companion.prompt import (
     may_see_sensitive,
     restore_feedback,
 )
-from brain.core import Brain
+from brain.companion.subagent import run_subagent
 from brain.events.actor import ai
+from brain.kernel import Kernel
 from brain.people.models import User
 from brain.pipeline_log import PipelineLog, Span
-
-if TYPE_CHECKING:
-    from brain.companion.missions import MissionRun
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +126,7 @@ class RunningTurns:
 
 
 class Companion:
-    def __init__(self, brain: Brain, llm: LLM, config: CompanionConfig = CompanionConfig(), *,
+    def __init__(self, brain: Kernel, llm: LLM, config: CompanionConfig = CompanionConfig(), *,
                  log: PipelineLog | None = None) -> None:
         self.brain = brain
         self.llm = llm
@@ -138,14 +136,12 @@ class Companion:
         self.contexts = ContextCache(brain)
         self._log = log
         self._told_down: set[uuid.UUID] = set()
-        # How a finished mission run reaches the person (set by the bot; the brain knows no chat).
-        self.deliver_mission: Callable[[MissionRun], Awaitable[None]] | None = None
 
     @property
     def log(self) -> PipelineLog | None:
         if self._log is not None:
             return self._log
-        return getattr(self.brain.memory, "log", None) if self.brain.memory is not None else None
+        return self.brain.memory.log if self.brain.memory is not None else None
 
     def is_admin(self, platform: str, platform_user_id: str) -> bool:
         return f"{platform}:{platform_user_id}" in self.config.admins
@@ -172,7 +168,7 @@ class Companion:
                 limits=LoopLimits(max_rounds=self.config.chat_rounds, subagent_rounds=self.config.subagent_rounds,
                                   stale_after=self.config.stale_after, max_parallel=self.config.max_parallel),
                 control=control, on_text=on_text, span=span, context_at=prompt.context_at,
-                pending_proposals=prompt.pending, compacted=compacted)
+                pending_proposals=prompt.pending, compacted=compacted, helper=run_subagent)
             result = await loop.run([{"role": "system", "content": prompt.system}, *history], text)
             await self._finish(user, turn_id, prompt, result, span)
         return self._outcome(user, turn_id, result)

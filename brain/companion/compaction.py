@@ -19,7 +19,7 @@ from brain.companion.models import ConversationMessage
 
 if TYPE_CHECKING:
     from brain.companion.llm import LLM, Tier
-    from brain.core import Brain
+    from brain.kernel import Kernel
 
 COMPACT_RATIO = 0.6
 KEEP_TURNS = 3
@@ -69,7 +69,7 @@ def shaped_summary(text: str) -> str:
     return f"{SECTIONS[0]}\n-\n{SECTIONS[1]}\n{text or '-'}\n{SECTIONS[2]}\n-"
 
 
-async def compact(brain: Brain, llm: LLM, user_id: uuid.UUID, history: History, *, allow_sensitive: bool,
+async def compact(brain: Kernel, llm: LLM, user_id: uuid.UUID, history: History, *, allow_sensitive: bool,
                   consent: bool, keep_turns: int = KEEP_TURNS, tier: Tier = "fast") -> Compaction | None:
     """Fold the history (see the module docstring); None when there is nothing to fold. Raises the LLM's
     ModelUnavailable when the summariser does not answer (nothing is changed then)."""

@@ -33,12 +33,13 @@ from brain.people.models import User
 from brain.tools.spec import ToolResult
 
 if TYPE_CHECKING:
-    from brain.core import Brain
+    from brain.kernel import Kernel
     from brain.pipeline_log import Span
 
 log = logging.getLogger(__name__)
 
 TASK_TOOL = "task"
+MAX_TASK_CHARS = 2000
 MAX_PARALLEL = 10
 MAX_RESULT_CHARS = 6000  # of one tool message; longer data is cut, the message stays
 MAX_STEERING_CALLS = 2  # extra model calls for messages that arrive after the model answered
@@ -178,10 +179,37 @@ class _Stream:
         await self.sink(text)
 
 
+# Runs a "task" call of a loop: a helper loop, whose summary is the call's outcome.
+Helper = Callable[["AgentLoop", Any], Awaitable["CallOutcome"]]
+
+
+def task_schema() -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": TASK_TOOL,
+            "description": ("Hand a self-contained question to a helper that can only read the person's data "
+                            "(tasks, calendar, drinks, ...) and returns a short summary. Use it when answering "
+                            "needs several lookups."),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "description": {"type": "string", "description": "A few words on what the helper does.",
+                                    "maxLength": 100},
+                    "prompt": {"type": "string", "description": "The full question, with everything the helper "
+                               "needs to know (it does not see this conversation).", "maxLength": MAX_TASK_CHARS},
+                },
+                "required": ["prompt"],
+            },
+        },
+    }
+
+
+
 class AgentLoop:
     def __init__(
         self,
-        brain: Brain,
+        brain: Kernel,
         llm: LLM,
         user: User,
         actor: AiActor,
@@ -199,7 +227,9 @@ class AgentLoop:
         context_at: datetime | None = None,
         pending_proposals: int = 0,
         compacted: bool = False,
+        helper: Helper | None = None,
     ) -> None:
+        """`helper` runs a "task" call (brain.companion.subagent.run_subagent): offered to the model at depth 0."""
         self.brain = brain
         self.llm = llm
         self.user = user
@@ -219,9 +249,8 @@ class AgentLoop:
         self.render = Renderer(user.locale, user.timezone)
         self._stream = _Stream(on_text)
         self._steps = 0
-        if limits.depth == 0 and TASK_TOOL not in {t["function"]["name"] for t in self.tools}:
-            from brain.companion.subagent import task_schema
-
+        self.helper = helper
+        if helper is not None and limits.depth == 0 and TASK_TOOL not in {t["function"]["name"] for t in self.tools}:
             self.tools.append(task_schema())
 
     # -- the loop ---------------------------------------------------------------------------------------
@@ -390,12 +419,10 @@ class AgentLoop:
                                           limit=self.limits.max_steps), "step_limit")
         try:
             if call.name == TASK_TOOL:
-                if self.limits.depth >= 1:
+                if self.limits.depth >= 1 or self.helper is None:
                     return self._refused(call, tr("A helper cannot start another helper. Do the work yourself."),
                                          "sub_agent_depth")
-                from brain.companion.subagent import run_subagent
-
-                return await run_subagent(self, call.arguments)
+                return await self.helper(self, call.arguments)
             tool = self.brain.registry.get(call.name)
             if tool is not None and call.name not in self.offered:
                 await self._record_not_offered(call.name)

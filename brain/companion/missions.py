@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from brain.companion.loop import AgentLoop, CallOutcome, LoopLimits, LoopResult
 from brain.companion.models import CompanionSettings, Mission, MissionIteration, Proposal
 from brain.companion.prompt import SchemaCache, language_of, may_see_sensitive, offered_tools
+from brain.companion.subagent import run_subagent
 from brain.context import context_document
 from brain.events.actor import ai
 from brain.i18n import N_, Renderer, Text, ntr, tr
@@ -37,7 +38,7 @@ from brain.pulse.models import PulseState
 
 if TYPE_CHECKING:
     from brain.companion.llm import LLM
-    from brain.core import Brain
+    from brain.kernel import Kernel
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ def mission_title(objective: str) -> str:
 
 
 # ---- the person's missions ----------------------------------------------------------------------------------
-async def create_mission(brain: Brain, user: User, objective: str, cadence: Cadence) -> Mission:
+async def create_mission(brain: Kernel, user: User, objective: str, cadence: Cadence) -> Mission:
     async with brain.transactions.begin() as uow:
         mission = Mission(id=uuid.uuid4(), user_id=user.id, title=mission_title(objective), objective=objective.strip(),
                           cadence=cadence.to_json(), state="active",
@@ -148,7 +149,7 @@ async def list_missions(session: AsyncSession, user_id: uuid.UUID) -> list[Missi
         .order_by(Mission.created_at, Mission.id))).all())
 
 
-async def change_mission(brain: Brain, user: User, mission_id: uuid.UUID, action: Action) -> Mission | None:
+async def change_mission(brain: Kernel, user: User, mission_id: uuid.UUID, action: Action) -> Mission | None:
     """Pause, resume, run now (due at once) or delete one of the person's missions; None if they have no such
     mission. Deleting removes it with its iterations; its proposals stay (they are the person's record)."""
     async with brain.transactions.begin() as uow:
@@ -189,14 +190,12 @@ class MissionRun:
 Deliver = Callable[[MissionRun], Awaitable[None]]
 
 
-async def run_due_missions(brain: Brain, llm: LLM, now: datetime, *, deliver: Deliver | None = None,
+async def run_due_missions(brain: Kernel, llm: LLM, now: datetime, *, deliver: Deliver | None = None,
                            limit: int = 10, idle_hold: timedelta = timedelta(0),
                            grace: timedelta | None = None) -> list[MissionRun]:
-    """Claim the missions due at `now` and run them one after another; `deliver` (by default the one the
-    bot attached to the companion) gets each finished run. A mission of a person who wrote within `idle_hold` waits
-    (its result would interrupt them), at most until `grace` after it was due."""
-    if deliver is None and brain.companion is not None:
-        deliver = brain.companion.deliver_mission
+    """Claim the missions due at `now` and run them one after another; `deliver` (the bot's) gets each finished
+    run. A mission of a person who wrote within `idle_hold` waits (its result would interrupt them), at most until
+    `grace` after it was due."""
     claims = await claim_due(brain, now, limit, idle_hold=idle_hold, grace=grace)
     runs: list[MissionRun] = []
     for mission_id, iteration_id in claims:
@@ -217,7 +216,7 @@ async def run_due_missions(brain: Brain, llm: LLM, now: datetime, *, deliver: De
     return runs
 
 
-async def claim_due(brain: Brain, now: datetime, limit: int = 10, *, idle_hold: timedelta = timedelta(0),
+async def claim_due(brain: Kernel, now: datetime, limit: int = 10, *, idle_hold: timedelta = timedelta(0),
                     grace: timedelta | None = None) -> list[tuple[uuid.UUID, uuid.UUID]]:
     """Marks up to `limit` due missions as running and opens an iteration for each; another runner skips
     them (locked rows are skipped, claimed ones are filtered out by `running_since`). One whose person wrote within
@@ -243,7 +242,7 @@ async def claim_due(brain: Brain, now: datetime, limit: int = 10, *, idle_hold: 
     return claims
 
 
-async def run_mission(brain: Brain, llm: LLM, mission_id: uuid.UUID, iteration_id: uuid.UUID,
+async def run_mission(brain: Kernel, llm: LLM, mission_id: uuid.UUID, iteration_id: uuid.UUID,
                       now: datetime) -> MissionRun | None:
     """The planner turn of one claimed mission, recorded in its iteration; None if the mission is gone."""
     async with brain.transactions.begin() as uow:
@@ -264,7 +263,7 @@ async def run_mission(brain: Brain, llm: LLM, mission_id: uuid.UUID, iteration_i
         tools=SchemaCache(brain.registry).schemas(tools), offered=frozenset(t.name for t in tools), tier="primary",
         allow_sensitive=allow, consent=consent, sensitive=allow,
         limits=LoopLimits(max_rounds=PLANNER_ROUNDS, max_steps=MAX_PLAN_STEPS, max_input_chars=MAX_INPUT_CHARS),
-        context_at=brain.clock.now())
+        context_at=brain.clock.now(), helper=run_subagent)
     system = planner_prompt(user, mission, document, earlier, feedback)
     try:
         result = await asyncio.wait_for(loop.run([{"role": "system", "content": system}],
@@ -317,7 +316,7 @@ async def _attach_feedback(session: AsyncSession, mission: Mission,
                            earlier: Sequence[MissionIteration]) -> list[str]:
     """The person's rejections of this mission's proposals: attached to the iterations that proposed them
     (as their `user_feedback`), and returned as lines for the prompt."""
-    from brain.companion.proposals import args_summary
+    from brain.tools.staging import args_summary
 
     rejected = (await session.scalars(
         select(Proposal).where(and_(Proposal.user_id == mission.user_id, Proposal.mission_id == mission.id,
@@ -374,7 +373,7 @@ def _step(call: CallOutcome) -> dict[str, Any]:
             "error": call.error_code}
 
 
-async def _release(brain: Brain, mission_id: uuid.UUID, iteration_id: uuid.UUID, now: datetime, status: str, *,
+async def _release(brain: Kernel, mission_id: uuid.UUID, iteration_id: uuid.UUID, now: datetime, status: str, *,
                    plan: list[dict[str, Any]] | None = None, summary: str | None = None,
                    error: str | None = None) -> None:
     """Finish the iteration, free the mission and schedule its next run."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, exists, select, update
 
-from brain.companion import privacy, proposals
+from brain.companion import privacy
 from brain.companion.conversation import History, load_history
 from brain.companion.models import CompanionSettings, Proposal
 from brain.context import ContextSources, read_context_sources, render_context_document
@@ -27,12 +27,14 @@ from brain.i18n import Renderer
 from brain.memory.models import ASSISTANT
 from brain.people.local_time import local_date
 from brain.people.models import User
+from brain.tools import proposals
 from brain.tools.registry import ToolRegistry
 from brain.tools.spec import ToolSpec
+from brain.tools.staging import describe, short_id
 
 if TYPE_CHECKING:
     from brain.companion.llm import LLM, Tier
-    from brain.core import Brain
+    from brain.kernel import Kernel
     from brain.memory.recall import Recalled
 
 log = logging.getLogger(__name__)
@@ -144,7 +146,7 @@ class ContextCache:
     Most chat turns change nothing, so most turns render the document from memory. Like the SnapshotCache it
     hears only this process's bus; the minute bounds what another process's writes can leave stale."""
 
-    def __init__(self, brain: Brain, ttl: timedelta = CONTEXT_TTL) -> None:
+    def __init__(self, brain: Kernel, ttl: timedelta = CONTEXT_TTL) -> None:
         self.brain = brain
         self.ttl = ttl
         self._entries: dict[uuid.UUID, tuple[str, date, datetime, Context]] = {}
@@ -185,7 +187,7 @@ def language_of(user: User) -> str:
     return LANGUAGES.get(Renderer(user.locale, user.timezone).locale, "English")
 
 
-async def load_turn_data(brain: Brain, user_id: uuid.UUID, *, with_feedback: bool = True) -> TurnData:
+async def load_turn_data(brain: Kernel, user_id: uuid.UUID, *, with_feedback: bool = True) -> TurnData:
     """One transaction: the person's AI settings, pending proposals, undelivered rejections (marked delivered
     here; `restore_feedback` undoes that if the model never saw them) and the history."""
     async with brain.transactions.begin() as uow:
@@ -217,7 +219,7 @@ _STATE = select(
 )
 
 
-async def restore_feedback(brain: Brain, user_id: uuid.UUID, ids: Sequence[uuid.UUID]) -> None:
+async def restore_feedback(brain: Kernel, user_id: uuid.UUID, ids: Sequence[uuid.UUID]) -> None:
     """The turn never reached the model: the rejections are due again next time."""
     if not ids:
         return
@@ -226,13 +228,13 @@ async def restore_feedback(brain: Brain, user_id: uuid.UUID, ids: Sequence[uuid.
                                   .values(reason_delivered=False))
 
 
-async def build_chat_prompt(brain: Brain, llm: LLM, user: User, text: str, data: TurnData, *, tier: Tier,
+async def build_chat_prompt(brain: Kernel, llm: LLM, user: User, text: str, data: TurnData, *, tier: Tier,
                             schemas: SchemaCache, context: Context, context_tokens: int, recall_k: int,
                             with_task: bool) -> Prompt:
     """The system prompt and tools of one chat turn; `context` from the ContextCache."""
     render = Renderer(user.locale, user.timezone)
     allow = may_see_sensitive(llm, tier, data.consent)
-    pending_lines = [f"{proposals.short_id(p.id)}: {render(proposals.describe(p))}" for p in data.pending]
+    pending_lines = [f"{short_id(p.id)}: {render(describe(p))}" for p in data.pending]
     recalled = await _recall(brain, user, text, brain.clock.now(), recall_k) if allow else []
     document = context.document(user, budget_tokens=context_tokens, proposals=pending_lines, sensitive=allow)
     tools = offered_tools(brain.registry, allow_sensitive=allow)
@@ -271,7 +273,7 @@ def _feedback_line(feedback: Any) -> str:
     return f"- The person rejected {call}. Their reason: {reason}"
 
 
-async def _recall(brain: Brain, user: User, text: str, at: datetime, k: int) -> list[Recalled]:
+async def _recall(brain: Kernel, user: User, text: str, at: datetime, k: int) -> list[Recalled]:
     memory = brain.memory
     if memory is None or k <= 0:
         return []

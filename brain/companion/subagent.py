@@ -3,42 +3,20 @@ another agent loop with fresh messages (none of the parent's history), only the 
 use, its own small round budget and depth 1 (it cannot start a helper itself). The parent gets back only
 the helper's summary, so a long search does not fill the parent's context (agent-improvements §8).
 
-"task" is handled inside the loop, not by the registry: it runs no handler of its own and writes nothing."""
+"task" is handled inside the loop, not by the registry: it runs no handler of its own and writes nothing. The
+chat and mission loops get `run_subagent` as their helper."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
 
-from brain.companion.loop import TASK_TOOL, AgentLoop, CallOutcome
+from brain.companion.loop import MAX_TASK_CHARS, TASK_TOOL, AgentLoop, CallOutcome
 from brain.companion.prompt import SchemaCache, offered_tools, subagent_system_prompt
 from brain.events.actor import ai
 from brain.i18n import tr
 
-MAX_TASK_CHARS = 2000
 MAX_SUMMARY_CHARS = 2000
-
-
-def task_schema() -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": TASK_TOOL,
-            "description": ("Hand a self-contained question to a helper that can only read the person's data "
-                            "(tasks, calendar, drinks, ...) and returns a short summary. Use it when answering "
-                            "needs several lookups."),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "description": {"type": "string", "description": "A few words on what the helper does.",
-                                    "maxLength": 100},
-                    "prompt": {"type": "string", "description": "The full question, with everything the helper "
-                               "needs to know (it does not see this conversation).", "maxLength": MAX_TASK_CHARS},
-                },
-                "required": ["prompt"],
-            },
-        },
-    }
 
 
 async def run_subagent(parent: AgentLoop, arguments: Any) -> CallOutcome:

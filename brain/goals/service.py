@@ -29,11 +29,13 @@ from brain.goals.tracker import (
     open_period,
     reach,
     replay,
-    streaks_module,
 )
 from brain.i18n import N_, Renderer, tr
-from brain.optional_import import optional_module
+from brain.modules.drink import service as drink
+from brain.modules.food import service as food
+from brain.modules.food.models import NutritionGoal
 from brain.people.models import User
+from brain.projections.streaks import streaks_for
 from brain.store.unit_of_work import UnitOfWork
 
 METRICS: tuple[str, ...] = ("event_count", "event_sum", "streak_days")
@@ -290,17 +292,15 @@ async def _keep_daily_target(uow: UnitOfWork, user: User, actor: ActorT, goal: G
     was."""
     target = _daily_target(goal)
     if target == "kcal":
-        food = optional_module("brain.modules.food.service")
-        if food is None or not food.MIN_GOAL_KCAL <= goal.target <= food.MAX_GOAL_KCAL:
+        if not food.MIN_GOAL_KCAL <= goal.target <= food.MAX_GOAL_KCAL:
             return
         macros = (await uow.session.execute(
-            select(food.NutritionGoal.daily_protein, food.NutritionGoal.daily_carbs, food.NutritionGoal.daily_fat)
-            .where(food.NutritionGoal.user_id == user.id))).first()
+            select(NutritionGoal.daily_protein, NutritionGoal.daily_carbs, NutritionGoal.daily_fat)
+            .where(NutritionGoal.user_id == user.id))).first()
         protein, carbs, fat = macros if macros is not None else (None, None, None)
         await food.set_nutrition_goal(uow, user, actor, round(goal.target), protein=protein, carbs=carbs, fat=fat)
     elif target == "water":
-        drink = optional_module("brain.modules.drink.service")
-        if drink is None or not drink.MIN_GOAL_ML <= goal.target <= drink.MAX_GOAL_ML:
+        if not drink.MIN_GOAL_ML <= goal.target <= drink.MAX_GOAL_ML:
             return
         await drink.set_goal(uow, user, actor, round(goal.target))
 
@@ -325,14 +325,12 @@ async def _release_daily_target(uow: UnitOfWork, user: User, actor: ActorT, goal
     if target_set is None or target_set.payload.get(field) != round(goal.target):
         return
     if target == "kcal":
-        food = optional_module("brain.modules.food.service")
-        if food is None or (await food.day_totals(uow, user)).calorie_goal != round(goal.target):
+        if (await food.day_totals(uow, user)).calorie_goal != round(goal.target):
             return
         await food.restore_nutrition_goal(uow, user, actor, target_set.payload.get("previous"),
                                           caused_by=target_set.id)
     else:
-        drink = optional_module("brain.modules.drink.service")
-        if drink is None or await drink.goal_ml(uow, user) != round(goal.target):
+        if await drink.goal_ml(uow, user) != round(goal.target):
             return
         await drink.restore_goal(uow, user, actor, target_set.payload.get("previous_ml"), caused_by=target_set.id)
 
@@ -340,7 +338,7 @@ async def _release_daily_target(uow: UnitOfWork, user: User, actor: ActorT, goal
 async def _value_so_far(uow: UnitOfWork, user: User, goal: Goal, today: date) -> float:
     """The current period's value from the event store (bounded: one period's events of one type)."""
     if goal.metric == "streak_days":
-        return float(await current_streak(uow.session, user, goal.field or "", today) or 0)
+        return float(await current_streak(uow.session, user, goal.field or "", today))
     since, until = period_instants(goal.period, today, user.timezone)
     reversals = [name for name, original in REVERSALS.items() if original == goal.event_type]
     events = await query_events(uow.session, user.id, types=[goal.event_type, *reversals], since=since,
@@ -485,10 +483,8 @@ async def goals_progress(session: AsyncSession, user: User, now: datetime) -> li
     )).all()}
     streak_values: dict[str, int] = {}
     if any(goal.metric == "streak_days" for goal in goals):
-        module = streaks_module()
-        if module is not None:
-            streak_values = {v.streak: (v.current if v.status != "broken" else 0)
-                             for v in await module.streaks_for(session, user, today)}
+        streak_values = {v.streak: (v.current if v.status != "broken" else 0)
+                         for v in await streaks_for(session, user, today)}
     progress = []
     for goal in goals:
         row = rows.get(goal.id)

@@ -8,20 +8,22 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import delete, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from brain.clock import Clock
 from brain.companion.models import ConversationMessage
 from brain.events.actor import USER
 from brain.events.catalog import MemoryForgotten
+from brain.goals.service import goals_progress
 from brain.memory.capture import Message, capture_many, read_emotion, tokenize
 from brain.memory.capture import capture as capture_entry
-from brain.memory.embedder import Embedder
+from brain.memory.embedder import Embedder, on_scale, space_of
 from brain.memory.models import (
     MemoryEdge,
     MemoryEntity,
@@ -45,13 +47,12 @@ from brain.memory.recall import (
 )
 from brain.memory.reinforcement import answer_similarities, choose_used, reinforce_nodes
 from brain.memory.settings import MemorySettings
+from brain.memory.space import ensure_index
 from brain.memory.timeline import find_time_anchor
 from brain.outbox.models import SENT, OutboxMessage
 from brain.people.models import User
 from brain.pipeline_log import PipelineLog, Span
-
-if TYPE_CHECKING:
-    from brain.core import Brain
+from brain.store.unit_of_work import Transactions
 
 __all__ = ["Memory", "Recalled"]
 
@@ -76,16 +77,28 @@ class _Person:
     read_at: datetime
 
 
+class MemoryHost(Protocol):
+    """What the memory works through: transactions on the brain's database, and its clock (a Brain is one)."""
+
+    @property
+    def transactions(self) -> Transactions: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+
 class Memory:
-    def __init__(self, brain: Brain, embedder: Embedder, settings: MemorySettings = MemorySettings(), *,
+    def __init__(self, brain: MemoryHost, embedder: Embedder, settings: MemorySettings = MemorySettings(), *,
                  log: PipelineLog | None = None) -> None:
         self.brain = brain
         self.embedder = embedder
-        self.settings = settings
+        # Every statement compares vectors of the embedder's space only (see brain.memory.space).
+        self.settings = calibrated(settings, embedder)
         self.log = log
         self._goal_vectors: dict[str, list[float]] = {}
         self._people: dict[uuid.UUID, _Person] = {}
         self._shares: tuple[datetime, dict[str, float]] | None = None
+        self._index_ready = False
 
     # -- write path -------------------------------------------------------------------------------------
 
@@ -106,9 +119,20 @@ class Memory:
                                           log=self.log)
         return [entry.id for entry in captured]
 
+    async def ensure_index(self) -> None:
+        """Makes the HNSW index of the embedder's vector space if it is missing (once per process): the default
+        space's comes with the migrations, another's is made when an installation changes to it."""
+        if self._index_ready:
+            return
+        async with self.brain.transactions.begin() as uow:
+            if await ensure_index(uow.session, self.settings.space):
+                logger.info("made the vector index of %s", self.settings.space.key)
+        self._index_ready = True
+
     async def ingest_until_promoted(self, user_id: uuid.UUID | None = None) -> int:
         """Runs promotion until no mature entry is left (for one person, or for everyone). Returns how many
         entries left the queue into a node (new, duplicate or reactivated)."""
+        await self.ensure_index()
         total = 0
         while True:
             report = await promote_pending(self.brain.transactions, self.settings, user_id=user_id, log=self.log)
@@ -127,7 +151,8 @@ class Memory:
             raise ValueError(f"unknown recall mode {mode!r}; one of {', '.join(MODES)}")
         if not query.strip() or k <= 0:
             return []
-        [raw] = self.embedder.embed([query])
+        await self.ensure_index()
+        [raw] = self.embedder.embed_queries([query])
         sector = read_emotion(query, tokenize(query))[1]
         # Outside a transaction (see `UnitOfWork.glance`): a recall only reads, each statement sees the committed
         # state as a READ COMMITTED transaction would, and BEGIN and ROLLBACK would be two round trips more.
@@ -180,16 +205,13 @@ class Memory:
 
     async def _goal_pulls(self, session: AsyncSession, user: User, at: datetime) -> list[GoalPull]:
         """Active goals as perception sees them: their titles' vectors, each wanted fully (motivation 1.0)."""
-        try:
-            from brain.goals.service import goals_progress
-        except ModuleNotFoundError:
-            return []
         titles = [goal.title for goal in await goals_progress(session, user, at) if goal.status == "active"]
         missing = [title for title in dict.fromkeys(titles) if title not in self._goal_vectors]
         if missing:
             if len(self._goal_vectors) + len(missing) > GOAL_VECTOR_CACHE:
                 self._goal_vectors.clear()
-            self._goal_vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+            # Goals pull the query toward them (gravitation), so they are embedded as queries are.
+            self._goal_vectors.update(zip(missing, self.embedder.embed_queries(missing), strict=True))
         return [GoalPull(title, self._goal_vectors[title], 1.0) for title in titles]
 
     # -- usage reinforcement ----------------------------------------------------------------------------
@@ -207,7 +229,8 @@ class Memory:
             return []
         [vector] = self.embedder.embed([answer])
         async with self.brain.transactions.begin() as uow:
-            similarities = await answer_similarities(uow.session, user_id, vector, [item.id for item in recalled])
+            similarities = await answer_similarities(uow.session, user_id, vector, [item.id for item in recalled],
+                                                     self.settings.space)
             decision = choose_used(similarities, self.settings.reinforce_similarity, self.settings.reinforce_max)
             chosen = await reinforce_nodes(uow.session, self.settings, user_id, decision.chosen, uow.now)
         self._note(user_id, {
@@ -336,6 +359,23 @@ class Memory:
     def _note(self, user_id: uuid.UUID, content: dict[str, Any]) -> None:
         if self.log is not None:
             self.log.log("calculation", "memory.reinforcement", content, user_id=user_id)
+
+
+def calibrated(settings: MemorySettings, embedder: Embedder) -> MemorySettings:
+    """The settings for this embedder: its vector space, and the cosine thresholds (duplicate, embedding layer,
+    anchor, usage) on its scale (see `embedder.on_scale`)."""
+    floor = settings.cosine_floor
+
+    def moved(threshold: float) -> float:
+        return round(on_scale((threshold - floor) / (1.0 - floor), embedder), 6)
+
+    if settings.space == space_of(embedder) and floor == embedder.unrelated_cosine:
+        return settings
+    return replace(settings, space=space_of(embedder), cosine_floor=embedder.unrelated_cosine,
+                   duplicate_cosine=moved(settings.duplicate_cosine),
+                   embedding_threshold=moved(settings.embedding_threshold),
+                   anchor_min_similarity=moved(settings.anchor_min_similarity),
+                   reinforce_similarity=moved(settings.reinforce_similarity))
 
 
 @dataclass(frozen=True)

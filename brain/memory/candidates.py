@@ -18,8 +18,8 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.memory.models import HALF_VECTOR
 from brain.memory.settings import MemorySettings
+from brain.memory.space import VectorSpace
 from brain.memory.weights import MagnetFields, timeline_window_days
 
 # Why a node is a candidate, as bit flags: one node may come through several indexes.
@@ -74,28 +74,26 @@ def unit_vector(vector: Sequence[float]) -> np.ndarray:
     return array / norm if norm > 0 else array
 
 
-def vector_literal(vector: Sequence[float]) -> str:
-    return "[" + ",".join(f"{float(x):.8g}" for x in vector) + "]"
-
-
 # One row per (entry, candidate). Each part keeps its own limit; the flags say which parts a node came through, so
 # the batch's own nodes can be merged in under the same limits. Entities and themes: the newest active nodes sharing
 # one of the entry's, from memory_node_entities and memory_node_themes (see `candidates_sql`); a common entity or
 # theme costs no more than a rare one. The nearest are chosen on the HNSW index, which holds the embeddings in half
 # precision, so they are ordered by its expression; every cosine returned is computed on the full vectors (the
-# duplicate threshold and the edge weights keep their meaning).
+# duplicate threshold and the edge weights keep their meaning). Only nodes of the memory's vector space are compared
+# by cosine: a node not re-embedded yet after a change of embedder can still come by entity, theme or time, at
+# cosine 0. The probes' vectors come as one `vector[]` parameter (pgvector's dumper), in probe order.
 _CANDIDATES = """
     WITH probe AS MATERIALIZED (
-        SELECT e.i, coalesce(CAST(e.vector AS vector), (
+        SELECT e.i, coalesce((CAST(:vectors AS vector[]))[e.i + 1], (
                    SELECT st.embedding FROM memory_short_term st WHERE st.id = e.entry AND st.user_id = :user_id)
                ) AS v, e.entities, e.themes, e.prec, e.start, e.low, e.high
         FROM jsonb_to_recordset(CAST(:probes AS jsonb))
-             AS e(i int, entry uuid, vector text, entities uuid[], themes text[], prec text, start timestamptz,
+             AS e(i int, entry uuid, entities uuid[], themes text[], prec text, start timestamptz,
                   low timestamptz, high timestamptz)
     ), nearest AS (
         SELECT p.i, c.id, 1 AS kind FROM probe p CROSS JOIN LATERAL (
-            SELECT n.id FROM memory_nodes n WHERE n.user_id = :user_id
-            ORDER BY CAST(n.embedding AS {half}) <=> CAST(p.v AS {half}) LIMIT :nearest) AS c
+            SELECT n.id FROM memory_nodes n WHERE n.user_id = :user_id AND n.embedder = {space}
+            ORDER BY {nearest} LIMIT :nearest) AS c
     ), sharing_entity AS (
         {sharing_entity}
     ), sharing_theme AS (
@@ -118,7 +116,8 @@ _CANDIDATES = """
             UNION ALL SELECT * FROM sharing_theme UNION ALL SELECT * FROM near_in_time) AS u
         GROUP BY u.i, u.id
     )
-    SELECT (SELECT json_agg(json_build_array(pr.i, pr.id, pr.kinds, 1 - (n.embedding <=> p.v)))
+    SELECT (SELECT json_agg(json_build_array(pr.i, pr.id, pr.kinds,
+                                             CASE WHEN n.embedder = {space} THEN 1 - (n.embedding <=> p.v) ELSE 0 END))
             FROM pairs pr JOIN probe p ON p.i = pr.i JOIN memory_nodes n ON n.id = pr.id
             WHERE n.user_id = :user_id) AS pairs,
            (SELECT json_agg(json_build_array(n.id, n.speaker, n.active, n.w_abs,
@@ -153,12 +152,12 @@ def _sharing(kind: int, table: str, column: str, keys: str, limit: str, slots: i
 
 
 @functools.lru_cache(maxsize=256)
-def candidates_sql(entity_slots: int = 0, theme_slots: int = 0) -> Any:
+def candidates_sql(space: VectorSpace, entity_slots: int = 0, theme_slots: int = 0) -> Any:
     """The candidate statement for a chunk whose entries name at most `entity_slots` entities and have at most
     `theme_slots` themes. Each entity or theme of an entry is one backward scan of memory_node_entities or
     memory_node_themes."""
     return text(_CANDIDATES.format(
-        half=HALF_VECTOR,
+        space=space.literal, nearest=space.nearest("n.embedding", "p.v"),
         sharing_entity=_sharing(ENTITY, "memory_node_entities", "entity_id", "entities", "entities", entity_slots),
         sharing_theme=_sharing(THEME, "memory_node_themes", "theme", "themes", "themes", theme_slots)))
 
@@ -166,9 +165,7 @@ def candidates_sql(entity_slots: int = 0, theme_slots: int = 0) -> Any:
 def _probe_row(settings: MemorySettings, i: int, probe: Probe) -> dict[str, Any]:
     magnets = probe.magnets
     row: dict[str, Any] = {"i": i, "entities": [str(e) for e in magnets.entity_ids], "themes": list(magnets.themes)}
-    if probe.vector is not None:
-        row["vector"] = vector_literal(probe.vector)
-    else:
+    if probe.vector is None:
         row["entry"] = str(probe.entry_id)
     if magnets.timeline_start is not None and magnets.timeline_precision is not None:
         half = timedelta(days=timeline_window_days(magnets.timeline_precision, settings.timeline_tolerance))
@@ -186,7 +183,8 @@ async def gather_candidates(session: AsyncSession, settings: MemorySettings, use
     params = {"probes": json.dumps([_probe_row(settings, i, p) for i, p in enumerate(probes)]),
               "user_id": user_id, "nearest": settings.ann_candidates, "entities": settings.entity_candidates,
               "themes": settings.theme_candidates,
-              "timeline": settings.timeline_candidates}
+              "timeline": settings.timeline_candidates,
+              "vectors": [None if p.vector is None else np.asarray(p.vector, np.float32) for p in probes]}
     # A candidate's entities matter only where they meet a probe's (the entity layer and the shared entities of
     # an edge): it carries just those, which keeps the uuids of unrelated people and places off the wire.
     params["named"] = sorted({str(e) for probe in probes for e in probe.magnets.entity_ids})
@@ -194,7 +192,7 @@ async def gather_candidates(session: AsyncSession, settings: MemorySettings, use
     # decoding as many typed rows, and each node's fields come once however many entries it is a candidate for.
     entity_slots = max(len(probe.magnets.entity_ids) for probe in probes)
     theme_slots = max(len(probe.magnets.themes) for probe in probes)
-    result = (await session.execute(candidates_sql(entity_slots, theme_slots), params)).one()
+    result = (await session.execute(candidates_sql(settings.space, entity_slots, theme_slots), params)).one()
     nodes = {node_id: (speaker, active, w_abs, MagnetFields(entity_ids or [], themes or [],
                                                            datetime.fromisoformat(start) if start else None,
                                                            precision), None if marks is None else tuple(marks))

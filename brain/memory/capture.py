@@ -19,7 +19,7 @@ from sqlalchemy import Table, Text, any_, bindparam, func, literal, literal_colu
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.memory.embedder import Embedder
+from brain.memory.embedder import Embedder, space_of
 from brain.memory.lexicon import (
     DEMONYMS,
     DENIALS,
@@ -705,6 +705,14 @@ def speaker_of(value: str) -> str:
     return name
 
 
+def embedded_text(speaker: str, text: str) -> str:
+    """What is embedded of a message: its text, and for another participant's words (an imported chat, a chat between
+    two people) who said them first, "Caroline: I went to the support group". A question names the person it asks
+    about ("When did Caroline go ..."), and the words alone do not say who it was; the person's own words and the
+    companion's replies need no name (there is only one of each)."""
+    return text if speaker in SPEAKERS else f"{speaker}: {text}"
+
+
 def _check(speaker: str, text: str) -> str:
     """The speaker as stored (see `speaker_of`), once the text is known not to be empty."""
     if not text.strip():
@@ -744,7 +752,8 @@ async def capture_many(
         return []
     zone = await user_zone(session, user_id) if zone is None else zone_named(zone) if isinstance(zone, str) else zone
     texts = [message.text.strip() for message in messages]
-    vectors = embedder.embed(texts)
+    vectors = embedder.embed([embedded_text(speaker, text) for speaker, text in zip(speakers, texts, strict=True)])
+    space = space_of(embedder).key
     rows: list[dict[str, Any]] = []
     captured: list[Captured] = []
     for message, speaker, text, vector in zip(messages, speakers, texts, vectors, strict=True):
@@ -755,7 +764,7 @@ async def capture_many(
         entry_id = uuid.uuid4()
         rows.append({
             "id": entry_id, "user_id": user_id, "speaker": speaker, "text": text, "at": when,
-            "embedding": vector, "entity_ids": entity_ids, "themes": magnets.themes,
+            "embedding": vector, "embedder": space, "entity_ids": entity_ids, "themes": magnets.themes,
             "timeline_start": anchor.start if anchor else None, "timeline_end": anchor.end if anchor else None,
             "timeline_precision": anchor.precision if anchor else None, "emotion": magnets.emotion,
             "sector": magnets.sector, "salience": magnets.salience, "source_key": message.source_key,

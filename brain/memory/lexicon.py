@@ -52,6 +52,13 @@ hätte hätten wäre wären sollte könnten müsste gesagt gegangen bekommen vie
 
 STOPWORDS = STOPWORDS_EN | STOPWORDS_DE
 
+# How the lexical channel folds a word before it is indexed and looked up, alike in Python (`recall.fold_word`) and
+# in PostgreSQL (the `memory_fold` function of migration 0030, which copies these letters): lower case, ß as ss,
+# accents and umlauts off, and an e after a, o or u dropped, so "Jürgen", "Juergen" and "Jurgen" are one word (the
+# e-rule is applied to every word, on both sides, so it only ever merges spellings, it never splits one).
+FOLD_FROM = "äöüáàâãåéèêëíìîïóòôõúùûýÿçñ"
+FOLD_TO = "aouaaaaaeeeeiiiioooouuuyycn"
+
 # Words that tell which language a message is in (for rules that only hold in one of them).
 LANGUAGE_MARKERS = {
     "de": frozenset("ich und nicht der die das ist mit auf für ein eine mein meine war habe bin wir sie es".split()),

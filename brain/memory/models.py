@@ -29,12 +29,12 @@ from sqlalchemy import text as sql_text
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR, UUID
 from sqlalchemy.orm import Mapped, mapped_column
 
+from brain.memory.space import DEFAULT_SPACE
 from brain.names import name_key
 from brain.store.base import Base
 
-EMBEDDING_DIM = 256
-# The type the HNSW index holds the embeddings as (see MemoryNode); statements that search it cast both sides to it.
-HALF_VECTOR = f"halfvec({EMBEDDING_DIM})"
+# The longest vector space key (brain.memory.space.VectorSpace.key) a row can carry.
+EMBEDDER_CHARS = 80
 
 # Who said a remembered message: the person ("user") or the companion ("assistant"), the two roles of a chat with the
 # companion; a memory may also hold the words of another participant (an imported chat, a benchmark of chats between
@@ -84,7 +84,10 @@ class ShortTermEntry(Base):
     # unreadable can be kept as 'rejected' evidence instead of being silently given "now".
     at: Mapped[datetime | None] = mapped_column()
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
-    embedding: Mapped[Any | None] = mapped_column(Vector(EMBEDDING_DIM))
+    # Without a fixed length: vectors of the old and the new embedder live side by side while a change of embedder
+    # re-embeds the memories (brain.memory.reembed); `embedder` says whose each one is.
+    embedding: Mapped[Any | None] = mapped_column(Vector())
+    embedder: Mapped[str | None] = mapped_column(String(EMBEDDER_CHARS))
     entity_ids: Mapped[list[uuid.UUID]] = _uuid_array()
     themes: Mapped[list[str]] = _text_array()
     timeline_start: Mapped[datetime | None] = mapped_column()
@@ -114,7 +117,9 @@ class MemoryNode(Base):
     source_key: Mapped[str] = mapped_column(Text)
     speaker: Mapped[str] = mapped_column(String(SPEAKER_CHARS))
     text: Mapped[str] = mapped_column(Text)
-    embedding: Mapped[Any] = mapped_column(Vector(EMBEDDING_DIM))
+    embedding: Mapped[Any] = mapped_column(Vector())
+    # The vector space (embedder and length) of `embedding`, see brain.memory.space.
+    embedder: Mapped[str] = mapped_column(String(EMBEDDER_CHARS))
     themes: Mapped[list[str]] = _text_array()
     entity_ids: Mapped[list[uuid.UUID]] = _uuid_array()
     timeline_start: Mapped[datetime | None] = mapped_column()
@@ -135,8 +140,10 @@ class MemoryNode(Base):
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
     reinforced_at: Mapped[datetime] = mapped_column(server_default=func.now())
     decayed_at: Mapped[datetime] = mapped_column(server_default=func.now())
-    # 'simple' keeps words unstemmed: people mix German and English, one stemmer would mangle the other.
-    search: Mapped[Any] = mapped_column(TSVECTOR, Computed("to_tsvector('simple'::regconfig, text)", persisted=True))
+    # 'simple' keeps words unstemmed: people mix German and English, one stemmer would mangle the other. The words are
+    # folded first (memory_fold, migration 0030: case, umlauts, accents; see lexicon.FOLD_FROM).
+    search: Mapped[Any] = mapped_column(
+        TSVECTOR, Computed("to_tsvector('simple'::regconfig, memory_fold(text))", persisted=True))
 
     __table_args__ = (
         UniqueConstraint("user_id", "source_key"),
@@ -147,15 +154,17 @@ class MemoryNode(Base):
         # filter thousands of day-precision rows.
         Index("ix_memory_nodes_user_precision_timeline", "user_id", "timeline_precision", "timeline_start"),
         Index("ix_memory_nodes_search", "search", postgresql_using="gin"),
-        # Approximate index for anchors and edge candidates; per-user filtering needs
-        # `SET LOCAL hnsw.iterative_scan = relaxed_order` at query time. It holds the embeddings in half
-        # precision (migration 0021), which makes inserting and searching cheaper; a statement that wants it orders
-        # by `CAST(n.embedding AS halfvec(256)) <=> <the query as halfvec(256)>`. Only the choice of the nearest
-        # nodes comes from it: every similarity a statement returns is computed on the full vectors.
+        # Approximate index for anchors and edge candidates, one per vector space (the default one's here; another
+        # space's is made when an installation changes to it, brain.memory.space.ensure_index). Per-user filtering
+        # needs `SET LOCAL hnsw.iterative_scan = relaxed_order` at query time. It holds the embeddings in half
+        # precision, which makes inserting and searching cheaper; a statement that wants it orders by
+        # `VectorSpace.nearest` and names the space literally. Only the choice of the nearest nodes comes from it:
+        # every similarity a statement returns is computed on the full vectors.
         Index(
-            "ix_memory_nodes_embedding_half_hnsw", cast(sql_column("embedding"), HALFVEC(EMBEDDING_DIM)).label("half"),
+            DEFAULT_SPACE.index_name, cast(sql_column("embedding"), HALFVEC(DEFAULT_SPACE.dim)).label("half"),
             postgresql_using="hnsw", postgresql_with={"m": 16, "ef_construction": 64},
             postgresql_ops={"half": "halfvec_cosine_ops"},
+            postgresql_where=sql_text(f"embedder = {DEFAULT_SPACE.literal}"),
         ),
     )
 

@@ -119,10 +119,18 @@ async def pending_entries(session: AsyncSession, user_id: uuid.UUID | None = Non
     return int(await session.scalar(stmt) or 0)
 
 
-async def users_with_pending(session: AsyncSession, cutoff: datetime, limit: int = 100) -> list[uuid.UUID]:
+def _of_space(settings: MemorySettings) -> Any:
+    """Entries the memory can promote now: embedded by its embedder (an entry captured before a change of embedder
+    waits until brain.memory.reembed has re-embedded it), or without a vector (which promotion rejects)."""
+    return or_(ShortTermEntry.embedder == settings.space.key, ShortTermEntry.embedding.is_(None))
+
+
+async def users_with_pending(session: AsyncSession, cutoff: datetime, limit: int = 100,
+                             settings: MemorySettings = MemorySettings()) -> list[uuid.UUID]:
     """Whose queues have mature work. Lists ids only; every query on memory content stays per person."""
     stmt = (select(ShortTermEntry.user_id)
-            .where(ShortTermEntry.status == "pending", or_(ShortTermEntry.at.is_(None), ShortTermEntry.at <= cutoff))
+            .where(ShortTermEntry.status == "pending", or_(ShortTermEntry.at.is_(None), ShortTermEntry.at <= cutoff),
+                   _of_space(settings))
             .group_by(ShortTermEntry.user_id).limit(limit))
     return list((await session.scalars(stmt)).all())
 
@@ -141,7 +149,8 @@ async def promote_pending(
         users = [user_id]
     else:
         async with transactions.read() as session:
-            users = await users_with_pending(session, transactions.clock.now() - _maturity(settings))
+            users = await users_with_pending(session, transactions.clock.now() - _maturity(settings),
+                                             settings=settings)
     for uid in users:
         report.add(await _promote_user(transactions, settings, uid, batch or settings.promotion_batch, log))
     return report
@@ -182,7 +191,8 @@ async def _promote_user(transactions: Transactions, settings: MemorySettings, us
         entries = list((await session.scalars(
             select(ShortTermEntry)
             .where(ShortTermEntry.user_id == user_id, ShortTermEntry.status == "pending",
-                   or_(ShortTermEntry.at.is_(None), ShortTermEntry.at <= now - _maturity(settings)))
+                   or_(ShortTermEntry.at.is_(None), ShortTermEntry.at <= now - _maturity(settings)),
+                   _of_space(settings))
             .order_by(ShortTermEntry.at.asc().nulls_first(), ShortTermEntry.created_at, ShortTermEntry.id)
             .limit(batch)
             .with_for_update(skip_locked=True)
@@ -657,10 +667,11 @@ _SEP = "\x1f"
 # theme and entity candidates are read from there).
 _INSERT_NODES = text(f"""
     WITH inserted AS (
-    INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, themes, entity_ids, timeline_start,
-                              timeline_end, timeline_precision, emotion, sector, salience, w_raw, w_abs, w_decay,
-                              frequency, active, captured_at, created_at, reinforced_at, decayed_at, fact_marks)
-    SELECT :user_id, n.source_key, n.speaker, n.text, st.embedding,
+    INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, embedder, themes, entity_ids,
+                              timeline_start, timeline_end, timeline_precision, emotion, sector, salience, w_raw,
+                              w_abs, w_decay, frequency, active, captured_at, created_at, reinforced_at,
+                              decayed_at, fact_marks)
+    SELECT :user_id, n.source_key, n.speaker, n.text, st.embedding, st.embedder,
            string_to_array(n.themes, '{_SEP}'), string_to_array(n.entity_ids, '{_SEP}')::uuid[], n.timeline_start,
            n.timeline_end, n.timeline_precision, n.emotion, n.sector, n.salience, n.w_raw, n.w_abs, n.w_abs, 1, true,
            n.captured_at, :now, :now, :now, string_to_array(n.fact_marks, '{_SEP}')

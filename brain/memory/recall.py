@@ -18,13 +18,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
 from sqlalchemy import column, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.memory.lexicon import STOPWORDS
-from brain.memory.models import ASSISTANT, HALF_VECTOR
+from brain.memory.lexicon import FOLD_FROM, FOLD_TO, STOPWORDS
+from brain.memory.models import ASSISTANT
 from brain.memory.models import SPEAKERS as ROLES
 from brain.memory.settings import MemorySettings
+from brain.memory.space import DEFAULT_SPACE, VectorSpace
 from brain.memory.weights import decayed, sector_factor
 from brain.store.lean import Lean, session_connection
 
@@ -33,21 +35,26 @@ MODES = ("command", "chat", "reflection", "instruction")
 # Okapi BM25 constants as published (Robertson et al.); deliberately not fitted to any data set.
 BM25_K1 = 1.2
 BM25_B = 0.75
-# Weight of the vector channel in the fused match. Relative score fusion (as Weaviate's hybrid search, with
-# its default weight): each channel is scaled to [0, 1] over the candidates, then blended. The embedding
-# carries meaning; the lexical channel is there for names and rare words the embedding blurs.
-VECTOR_SHARE = 0.75
-# Only rare query words go to the lexical channel: found in at most this share of the person's memories, and
-# in fewer than LEXICAL_MAX_DF of them however many there are. Common words are the embedding's job, and in a
-# chat history they mostly match chatter ("I was wondering if you could ...") rather than the memory meant.
-# The absolute bound also bounds the work: counting a word stops one past it, and BM25 scores at most that
-# many memories per word.
-LEXICAL_MAX_SHARE = 0.02
+# Weight of the vector channel in the fused match. Each channel's scores are z-normalised over the query's direct
+# candidates (so a channel is weighed by how far its best hits stand out from the rest, not by its scale: cosines of
+# one embedder crowd into a narrow band, BM25 scores spread wide), then blended with equal weights. A channel that
+# sees nothing special in a query (flat scores) adds little; one that finds a clear outlier carries the match, so
+# the blend does not lose to the better channel. One global constant, set before measuring, not fitted.
+VECTOR_SHARE = 0.5
+# Where a candidate sits in the period the query names, its lexical part counts at least this many standard
+# deviations (and as much as the best lexical hit): being said then is as telling as a rare word.
+WINDOW_Z = 1.0
+# Query words go to the lexical channel unless they are common: found in more than this share of the person's
+# memories, or in LEXICAL_MAX_DF of them or more however many there are. BM25 gives a common word little weight
+# anyway; leaving it out bounds the work: counting a word stops one past the limit, and BM25 scores at most that
+# many memories per word. A conversation of a few hundred turns keeps all but its commonest words, a memory of
+# 100,000 only its rare ones.
+LEXICAL_MAX_SHARE = 0.25
 LEXICAL_MIN_DF_LIMIT = 2
 LEXICAL_MAX_DF = 200
 # At most this many postings are read per query, shared among its words: a long message has meaning enough
 # for the embedding, so each of its words must be rarer to count.
-LEXICAL_BUDGET = 600
+LEXICAL_BUDGET = 1200
 # A word that the table's statistics (ANALYZE's most common lexemes of the full-text column) put in at least this
 # many times the rare limit of the person's memories is left out without asking the index: a GIN lookup reads the
 # word's whole posting list, the dearest part of the lexical channel, only to find the word common.
@@ -291,9 +298,12 @@ def presence_at(w_abs: float, reinforced_at: datetime, at: datetime, rate: float
     return decayed(w_abs, (at - reinforced_at).total_seconds() / 86400.0, rate)
 
 
-def fused_match(vector: float, lexical: float) -> float:
-    """The blend of the two channels, each already scaled to [0, 1] (see `Fusion`)."""
-    return VECTOR_SHARE * min(max(vector, 0.0), 1.0) + (1.0 - VECTOR_SHARE) * min(max(lexical, 0.0), 1.0)
+def fused_match(vector_z: float, lexical_z: float) -> float:
+    """The blend of the two channels' z-scores (see `Fusion`), mapped into (0, 1) by the logistic function: the
+    ranking multiplies the match by presence, shell and sector factors, which needs a positive match that keeps
+    the blend's order."""
+    blended = VECTOR_SHARE * vector_z + (1.0 - VECTOR_SHARE) * lexical_z
+    return 1.0 / (1.0 + math.exp(-max(min(blended, 50.0), -50.0)))
 
 
 def rank_score(match: float, presence: float, cap: float, shell: float, sector: float) -> float:
@@ -358,36 +368,66 @@ class _Candidate:
     sector: str | None
     vector: float
     lexical: float = 0.0  # BM25 relative to the best lexical hit of this query
+    bm25: float = 0.0  # BM25 as scored
+    embedded: bool = True  # its vector is of the query's space (see `_node_columns`)
     in_window: bool = False  # captured in, or about, the period the query names ("last weekend")
 
 
 class Fusion:
-    """Relative score fusion over one query's candidates: cosine scaled min..max of the direct candidates to
-    [0, 1], lexical relative to the best lexical hit; a memory in the period the query names counts like the
-    best lexical hit (both say "this is the one meant")."""
+    """Score fusion over one query's direct candidates: each channel z-normalised over them (cosine; BM25, 0 where a
+    candidate has none of the query's rare words), then blended (`fused_match`). A candidate without a vector of the
+    query's space (not re-embedded yet) counts as the least similar; one in the period the query names as at least
+    the best lexical hit (see WINDOW_Z)."""
 
     def __init__(self, candidates: Iterable[_Candidate]) -> None:
-        vectors = [c.vector for c in candidates]
-        self.low = min(vectors, default=0.0)
-        self.high = max(vectors, default=1.0)
+        pool = list(candidates)
+        vectors = [c.vector for c in pool if c.embedded]
+        self.floor = min(vectors, default=0.0)
+        self.vector_mean, self.vector_sd = _mean_sd([c.vector if c.embedded else self.floor for c in pool])
+        self.lexical_mean, self.lexical_sd = _mean_sd([c.bm25 for c in pool])
+        self.window_z = max(max((self.lexical_z_of(c.bm25) for c in pool), default=0.0), WINDOW_Z)
 
-    def vector(self, candidate: _Candidate) -> float:
-        if self.high - self.low < 1e-9:
-            return 1.0 if candidate.vector >= self.high - 1e-9 else 0.0
-        return min(max((candidate.vector - self.low) / (self.high - self.low), 0.0), 1.0)
+    def vector_z(self, candidate: _Candidate) -> float:
+        value = candidate.vector if candidate.embedded else self.floor
+        return (value - self.vector_mean) / self.vector_sd if self.vector_sd > 0 else 0.0
+
+    def lexical_z_of(self, bm25: float) -> float:
+        return (bm25 - self.lexical_mean) / self.lexical_sd if self.lexical_sd > 0 else 0.0
+
+    def lexical_z(self, candidate: _Candidate) -> float:
+        z = self.lexical_z_of(candidate.bm25)
+        return max(z, self.window_z) if candidate.in_window else z
 
     def __call__(self, candidate: _Candidate) -> float:
-        return fused_match(self.vector(candidate), 1.0 if candidate.in_window else candidate.lexical)
+        return fused_match(self.vector_z(candidate), self.lexical_z(candidate))
 
 
-_NODE_COLUMNS = """n.id, n.text, n.speaker, n.captured_at, n.w_abs, n.reinforced_at, n.sector,
-                   1 - (n.embedding <=> CAST(:q AS vector)) AS vector"""
+def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
+    if not values:
+        return 0.0, 0.0
+    mean = sum(values) / len(values)
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
-# What a statement orders by to use the HNSW index, which holds the embeddings in half precision: which memories are
-# the nearest comes from it, their match (`vector` above) from the full vectors. The query is cast to vector first:
-# PostgreSQL gives a parameter used in several places one type, and a bare `CAST(:q AS halfvec)` could make :q a
-# halfvec everywhere in the statement, the full-precision match included.
-_NEAREST_ON_INDEX = f"CAST(n.embedding AS {HALF_VECTOR}) <=> CAST(CAST(:q AS vector) AS {HALF_VECTOR})"
+
+def _node_columns(space: VectorSpace) -> str:
+    """A candidate's columns; its match by meaning only if its vector is of the query's space (NULL for a memory not
+    re-embedded yet after a change of embedder, which only the lexical channel and the period can find)."""
+    return f"""n.id, n.text, n.speaker, n.captured_at, n.w_abs, n.reinforced_at, n.sector,
+                   CASE WHEN n.embedder = {space.literal} THEN 1 - (n.embedding <=> CAST(:q AS vector)) END AS vector"""
+
+
+def _distance(space: VectorSpace) -> str:
+    """Cosine distance to the query, the farthest possible (2) for a vector of another space."""
+    return f"CASE WHEN n.embedder = {space.literal} THEN n.embedding <=> CAST(:q AS vector) ELSE 2 END"
+
+
+def _nearest_on_index(space: VectorSpace) -> str:
+    """What a statement orders by to use the space's HNSW index, which holds the embeddings in half precision: which
+    memories are the nearest comes from it, their match (`vector` above) from the full vectors. The query is cast to
+    vector first: PostgreSQL gives a parameter used in several places one type, and a bare `CAST(:q AS halfvec)`
+    could make :q a halfvec everywhere in the statement, the full-precision match included. The statement must also
+    name the space (`n.embedder = ...`), which is the index's predicate."""
+    return space.nearest("n.embedding", ":q")
 
 _POPULATION_SQL = text("SELECT count(*) FROM memory_nodes WHERE user_id = :user_id AND active")
 # The most common lexemes of all memories with the share of memories holding each; the frequencies array ends with
@@ -410,9 +450,10 @@ def _compact(sql: str) -> str:
     return _SQL_TIGHT.sub(r"\1", _SQL_SPACE.sub(" ", _SQL_COMMENT.sub("", sql))).strip()
 
 
-# The outgoing edges of the node `f.id` (see `_EDGES_SQL`), for a lateral join.
-_OUTGOING_EDGES = f"""
-        SELECT e.id AS edge_id, e.a_id, e.b_id, e.w_abs AS edge_weight, e.reasons, {_NODE_COLUMNS}
+def _outgoing_edges(space: VectorSpace) -> str:
+    """The outgoing edges of the node `f.id` (see `edges_sql`), for a lateral join."""
+    return f"""
+        SELECT e.id AS edge_id, e.a_id, e.b_id, e.w_abs AS edge_weight, e.reasons, {_node_columns(space)}
         FROM (
             SELECT e.id, e.a_id, e.b_id, e.w_abs, e.reasons FROM memory_edges e
             WHERE e.user_id = :user_id AND e.a_id = f.id
@@ -429,7 +470,7 @@ _ROUNDING = 1e-6
 
 
 @functools.lru_cache(maxsize=128)
-def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
+def candidates_sql(lexical: bool, window: bool, first_hop: bool = False, space: VectorSpace = DEFAULT_SPACE) -> Any:
     """All direct candidates of a query in one statement (one round trip), each channel a CTE:
 
     vector   the nearest memories by cosine (HNSW index, iterative scan for the per-person filter)
@@ -458,8 +499,8 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
     """
     ctes = [f"""vec AS (
         SELECT n.id FROM memory_nodes n
-        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at
-        ORDER BY {_NEAREST_ON_INDEX}
+        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at AND n.embedder = {space.literal}
+        ORDER BY {_nearest_on_index(space)}
         LIMIT :limit)"""]
     sources = ["SELECT id FROM vec"]
     if lexical:
@@ -510,11 +551,11 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
             FROM (SELECT FROM memory_short_term e WHERE {said_then} LIMIT :exact_max + 1) AS e
         ), win AS (
             (SELECT w.id FROM (
-                SELECT n.id, n.embedding <=> CAST(:q AS vector) AS distance
+                SELECT n.id, {_distance(space)} AS distance
                 FROM memory_short_term e JOIN memory_nodes n ON n.id = e.node_id
                 WHERE (SELECT entries FROM said_then) <= :exact_max AND {said_then} AND {in_period}
                 UNION
-                SELECT n.id, n.embedding <=> CAST(:q AS vector)
+                SELECT n.id, {_distance(space)}
                 FROM unnest(CAST(:precisions AS text[]), CAST(:longest AS interval[])) AS p(precision, longest)
                 JOIN memory_nodes n ON n.user_id = :user_id AND n.timeline_precision = p.precision
                   AND n.timeline_start < :end AND n.timeline_start >= CAST(:start AS timestamptz) - p.longest
@@ -524,13 +565,13 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
              LIMIT :limit)
             UNION ALL
             (SELECT n.id FROM memory_nodes n
-             WHERE (SELECT entries FROM said_then) > :exact_max AND {in_period}
-             ORDER BY {_NEAREST_ON_INDEX}
+             WHERE (SELECT entries FROM said_then) > :exact_max AND {in_period} AND n.embedder = {space.literal}
+             ORDER BY {_nearest_on_index(space)}
              LIMIT :limit))""")
         sources.append("SELECT id FROM win")
     bm25 = "s.bm25" if lexical else "NULL::float8"
     direct = f"""
-    SELECT {_NODE_COLUMNS}, {bm25} AS bm25, {"w.id IS NOT NULL" if window else "false"} AS in_window
+    SELECT {_node_columns(space)}, {bm25} AS bm25, {"w.id IS NOT NULL" if window else "false"} AS in_window
     FROM ({" UNION ".join(sources)}) AS found
     JOIN memory_nodes n ON n.id = found.id
     {"LEFT JOIN scored s ON s.id = n.id" if lexical else ""}
@@ -540,17 +581,24 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
     return text(_compact(f"""
     WITH {", ".join(ctes)}, direct AS ({direct}
     ), channels AS (
-        SELECT d.id, d.vector, d.in_window, min(d.vector) OVER () AS low, max(d.vector) OVER () AS high,
+        SELECT d.id, d.vector, d.in_window, coalesce(CAST(d.bm25 AS float8), 0) AS bm25,
+               coalesce(d.vector, min(d.vector) OVER (), 0) AS v,
                coalesce(CAST(d.bm25 AS float8) / nullif(max(CAST(d.bm25 AS float8)) OVER (), 0), 0) AS lexical
         FROM direct d
-    ), fused AS (
-        SELECT c.id, c.vector, c.lexical, c.in_window,
-               {VECTOR_SHARE} * CASE WHEN c.high - c.low < 1e-9
-                                     THEN CASE WHEN c.vector >= c.high - 1e-9 THEN 1 ELSE 0 END
-                                     ELSE least(greatest((c.vector - c.low) / (c.high - c.low), 0), 1) END
-               + {1.0 - VECTOR_SHARE} * CASE WHEN c.in_window THEN 1 ELSE least(greatest(c.lexical, 0), 1) END
-               AS match
+    ), scaled AS (
+        SELECT c.*, avg(c.v) OVER () AS v_mean, stddev_pop(c.v) OVER () AS v_sd,
+               avg(c.bm25) OVER () AS b_mean, stddev_pop(c.bm25) OVER () AS b_sd
         FROM channels c
+    ), zs AS (
+        SELECT s.id, s.vector, s.lexical, s.in_window,
+               CASE WHEN s.v_sd > 0 THEN (s.v - s.v_mean) / s.v_sd ELSE 0 END AS vz,
+               CASE WHEN s.b_sd > 0 THEN (s.bm25 - s.b_mean) / s.b_sd ELSE 0 END AS bz
+        FROM scaled s
+    ), fused AS (
+        SELECT z.id, z.vector, z.lexical, z.in_window,
+               {VECTOR_SHARE} * z.vz + {1.0 - VECTOR_SHARE} * CASE WHEN z.in_window
+                   THEN greatest(z.bz, (SELECT greatest(max(y.bz), {WINDOW_Z}) FROM zs y)) ELSE z.bz END AS match
+        FROM zs z
     ), likely AS (
         SELECT f.id FROM fused f
         WHERE f.match >= coalesce((SELECT g.match FROM fused g ORDER BY g.match DESC LIMIT 1 OFFSET :anchors - 1),
@@ -564,16 +612,18 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False) -> Any:
     SELECT hop.id, hop.text, hop.speaker, hop.captured_at, hop.w_abs, hop.reinforced_at, hop.sector, hop.vector,
            NULL, false, false, hop.edge_id, hop.a_id, hop.b_id, hop.edge_weight, hop.reasons
     FROM likely f
-    CROSS JOIN LATERAL ({_OUTGOING_EDGES}) AS hop"""))
+    CROSS JOIN LATERAL ({_outgoing_edges(space)}) AS hop"""))
 
 
 # The k+1 strongest outgoing edges of each frontier node to active nodes known at `at` (one more than
 # needed, because the predecessor lock may drop one of them). The edges are sorted by weight before their targets are
 # looked up, so only the targets of the strongest few are read, not those of all of the node's edges.
-_EDGES_SQL = text(_compact(f"""
+@functools.lru_cache(maxsize=16)
+def edges_sql(space: VectorSpace) -> Any:
+    return text(_compact(f"""
     SELECT hop.*
     FROM unnest(CAST(:frontier AS bigint[])) AS f(id)
-    CROSS JOIN LATERAL ({_OUTGOING_EDGES}) AS hop"""))
+    CROSS JOIN LATERAL ({_outgoing_edges(space)}) AS hop"""))
 
 # The columns of a candidate row, of an edge row (its target's columns after the edge's), and of the candidate
 # statement's rows when the first shell's edges come along.
@@ -590,22 +640,25 @@ def _lean(statement: Any, columns: Sequence[str]) -> Lean:
     return Lean(statement.columns(*(column(name) for name in columns)), prepare=False)
 
 
-_EDGES = _lean(_EDGES_SQL, _EDGE_COLUMNS)
+@functools.lru_cache(maxsize=16)
+def _edges_lean(space: VectorSpace) -> Lean:
+    return _lean(edges_sql(space), _EDGE_COLUMNS)
 
 
 @functools.lru_cache(maxsize=128)
-def _candidates_lean(lexical: bool, window: bool, first_hop: bool) -> Lean:
-    return _lean(candidates_sql(lexical, window, first_hop), _WITH_HOP_COLUMNS if first_hop else _DIRECT_COLUMNS)
+def _candidates_lean(lexical: bool, window: bool, first_hop: bool, space: VectorSpace) -> Lean:
+    return _lean(candidates_sql(lexical, window, first_hop, space), _WITH_HOP_COLUMNS if first_hop else _DIRECT_COLUMNS)
 
 
-def _vector_literal(vector: Sequence[float]) -> str:
-    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+def query_vector(vector: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The query as a statement parameter: pgvector's dumper sends a numpy array as a `vector` (brain.store.vectors)."""
+    return np.asarray(vector, dtype=np.float32)
 
 
 def _candidate(row: Any) -> _Candidate:
     return _Candidate(node_id=row.id, text=row.text, speaker=row.speaker, captured_at=row.captured_at,
                       w_abs=row.w_abs, reinforced_at=row.reinforced_at, sector=row.sector,
-                      vector=float(row.vector))
+                      vector=0.0 if row.vector is None else float(row.vector), embedded=row.vector is not None)
 
 
 # Where a pooled connection notes the recall settings it holds for its whole session (see `_use_index_scan`); the
@@ -677,11 +730,20 @@ def exact_window_limit(limit: int, population: int) -> int:
     return max(int(math.sqrt(max(limit, 1) * max(population, 1))), limit)
 
 
+_FOLD = str.maketrans(FOLD_FROM, FOLD_TO)
+_SPELLED_UMLAUT = re.compile(r"(?<=[aou])e+")
+
+
+def fold_word(word: str) -> str:
+    """A word as the full-text column stores it (see lexicon.FOLD_FROM and migration 0030's memory_fold)."""
+    return _SPELLED_UMLAUT.sub("", word.lower().replace("ß", "ss").translate(_FOLD))
+
+
 def query_lexemes(query_text: str) -> list[str]:
-    """The query's words as the 'simple' text search configuration stores them (lowercased, unstemmed),
-    without function words: those never make a memory stand out, and their posting lists are long."""
+    """The query's words as the full-text column stores them (folded, unstemmed), without German and English
+    function words: those never make a memory stand out, and their posting lists are long."""
     words = _WORD.findall(query_text.lower())
-    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOPWORDS))
+    return list(dict.fromkeys(fold_word(w) for w in words if len(w) > 1 and w not in STOPWORDS))
 
 
 def rare_word_limit(population: int, words: int = 1) -> int:
@@ -716,14 +778,14 @@ async def count_population(session: AsyncSession, user_id: uuid.UUID) -> int:
 async def direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_text: str, query: Sequence[float],
                             at: datetime, limit: int, *, window: tuple[datetime, datetime] | None = None,
                             population: int | None = None, shares: Mapping[str, float] | None = None,
-                            query_literal: str | None = None) -> list[_Candidate]:
+                            space: VectorSpace = DEFAULT_SPACE) -> list[_Candidate]:
     """The memories the query reaches directly: by meaning (vector), by its rare words (BM25 over PostgreSQL
     full text, 'simple' configuration, so German and English words are matched as written) and by the period
     it names. `population` (the person's number of active memories) may come from a cache: BM25 needs it
     only roughly. `shares` (see `lexeme_shares`) lets surely common words be left out before the index is read.
-    `query_literal` is the query vector as `_vector_literal` writes it, if the caller has it already."""
-    found, _first_hop = await _direct_candidates(session, user_id, query_text, query_literal or _vector_literal(query),
-                                                 at, limit, window=window, population=population, shares=shares)
+    `space` is the query vector's (see brain.memory.space)."""
+    found, _first_hop = await _direct_candidates(session, user_id, query_text, query_vector(query), at, limit,
+                                                 window=window, population=population, shares=shares, space=space)
     return found
 
 
@@ -744,9 +806,9 @@ class _FirstHop:
         return _edges_and_targets(row for row in self.rows if row.a_id in wanted)
 
 
-async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_text: str, literal: str, at: datetime,
-                             limit: int, *, window: tuple[datetime, datetime] | None,
-                             population: int | None, shares: Mapping[str, float] | None,
+async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_text: str, vector: np.ndarray,
+                             at: datetime, limit: int, *, window: tuple[datetime, datetime] | None,
+                             population: int | None, shares: Mapping[str, float] | None, space: VectorSpace,
                              first_hop: tuple[int, int, float] | None = None
                              ) -> tuple[list[_Candidate], _FirstHop | None]:
     """`direct_candidates`, and with `first_hop` (edges per node, anchors, least similarity of an anchor) the first
@@ -759,7 +821,7 @@ async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_te
             return [], None
         if shares:
             lexemes = [lexeme for lexeme in lexemes if not surely_common(lexeme, shares, n)]
-    params: dict[str, Any] = {"user_id": user_id, "at": at, "q": literal, "limit": limit,
+    params: dict[str, Any] = {"user_id": user_id, "at": at, "q": vector, "limit": limit,
                               "cap": rare_word_limit(n, len(lexemes)) + 1, "n": n, "lexemes": lexemes}
     params["terms"] = [_tsquery_term(lexeme) for lexeme in lexemes]
     if window is not None:
@@ -767,7 +829,7 @@ async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_te
                       precisions=list(LONGEST_ANCHOR), longest=list(LONGEST_ANCHOR.values()))
     if first_hop is not None:
         params.update(per_node=first_hop[0], anchors=first_hop[1], anchor_min=first_hop[2])
-    rows = await _candidates_lean(bool(lexemes), window is not None, first_hop is not None).rows(
+    rows = await _candidates_lean(bool(lexemes), window is not None, first_hop is not None, space).rows(
         await session_connection(session), params)
     found = []
     best = 0.0
@@ -781,7 +843,7 @@ async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_te
             if row.likely:
                 sources.add(row.id)
         candidate = _candidate(row)
-        candidate.lexical = float(row.bm25 or 0.0)
+        candidate.bm25 = candidate.lexical = float(row.bm25 or 0.0)
         candidate.in_window = bool(row.in_window)
         best = max(best, candidate.lexical)
         found.append(candidate)
@@ -803,11 +865,11 @@ def _edges_and_targets(rows: Iterable[Any]) -> tuple[dict[int, list[Edge]], dict
 
 
 async def outgoing_edges(session: AsyncSession, user_id: uuid.UUID, frontier: Sequence[int],
-                         query: Sequence[float], at: datetime, per_node: int, *, query_literal: str | None = None
-                         ) -> tuple[dict[int, list[Edge]], dict[int, _Candidate]]:
-    rows = await _EDGES.rows(await session_connection(session), {
+                         query: Sequence[float] | np.ndarray, at: datetime, per_node: int, *,
+                         space: VectorSpace = DEFAULT_SPACE) -> tuple[dict[int, list[Edge]], dict[int, _Candidate]]:
+    rows = await _edges_lean(space).rows(await session_connection(session), {
         "user_id": user_id, "frontier": list(frontier), "at": at, "per_node": per_node,
-        "q": query_literal or _vector_literal(query)})
+        "q": query_vector(query)})
     return _edges_and_targets(rows)
 
 
@@ -825,12 +887,13 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
         return []
     per_channel = max(k, settings.anchors) * CANDIDATES_PER_RESULT
     await _use_index_scan(session, settings)
-    literal = _vector_literal(query)  # every statement takes it; written once
+    vector = query_vector(query)  # every statement takes it; converted once
     # The first shell's edges come with the candidates when spreading will need them (one round trip less).
     first_shell = settings.k_edges_per_shell.get(1, 0)
     wants_hop = depth >= 1 and first_shell > 0 and settings.anchors > 0
     found, first_hop = await _direct_candidates(
-        session, user_id, query_text, literal, at, per_channel, window=window, population=population, shares=shares,
+        session, user_id, query_text, vector, at, per_channel, window=window, population=population, shares=shares,
+        space=settings.space,
         first_hop=(first_shell + 1, settings.anchors, settings.anchor_min_similarity) if wants_hop else None)
     pool: dict[int, _Candidate] = {c.node_id: c for c in found}
     if not pool:
@@ -860,8 +923,8 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
         if spreading.shell == 0 and first_hop is not None and first_hop.covers(frontier, per_node):
             edges, targets = first_hop.outgoing(frontier)
         else:  # a later shell (or, should rounding ever have left an anchor out, the first)
-            edges, targets = await outgoing_edges(session, user_id, frontier, query, at, per_node,
-                                                  query_literal=literal)
+            edges, targets = await outgoing_edges(session, user_id, frontier, vector, at, per_node,
+                                                  space=settings.space)
         for node_id, candidate in targets.items():
             pool.setdefault(node_id, candidate)
         spreading.advance(edges)

@@ -12,11 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.memory.promotion import recompute_edges
 from brain.memory.settings import MemorySettings
+from brain.memory.space import VectorSpace
 from brain.memory.weights import reinforced
 
 
@@ -43,20 +45,19 @@ def choose_used(similarities: Mapping[int, float], threshold: float, at_most: in
 
 _SIMILARITY_SQL = text("""
     SELECT id, 1 - (embedding <=> CAST(:answer AS vector)) AS similarity
-    FROM memory_nodes WHERE user_id = :user_id AND id = ANY(CAST(:ids AS bigint[]))""")
+    FROM memory_nodes WHERE user_id = :user_id AND id = ANY(CAST(:ids AS bigint[])) AND embedder = :space""")
 
 _REINFORCE_SQL = text("""
     SELECT id, w_raw FROM memory_nodes WHERE user_id = :user_id AND id = ANY(CAST(:ids AS bigint[]))
     ORDER BY id FOR UPDATE""")
 
-def _vector_literal(vector: Sequence[float]) -> str:
-    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
-
 
 async def answer_similarities(session: AsyncSession, user_id: uuid.UUID, answer: Sequence[float],
-                              node_ids: Sequence[int]) -> dict[int, float]:
-    rows = await session.execute(_SIMILARITY_SQL, {"user_id": user_id, "answer": _vector_literal(answer),
-                                                   "ids": list(dict.fromkeys(node_ids))})
+                              node_ids: Sequence[int], space: VectorSpace) -> dict[int, float]:
+    """The answer's similarity to each of these memories whose vector is of the answer's space (a memory not
+    re-embedded yet after a change of embedder has none to compare)."""
+    rows = await session.execute(_SIMILARITY_SQL, {"user_id": user_id, "answer": np.asarray(answer, np.float32),
+                                                   "ids": list(dict.fromkeys(node_ids)), "space": space.key})
     return {int(row.id): float(row.similarity) for row in rows}
 
 

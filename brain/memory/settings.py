@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from brain.memory.models import EMBEDDING_DIM
+from brain.memory.space import DEFAULT_SPACE, VectorSpace
 
 
 def _layer_factors() -> dict[str, float]:
@@ -34,7 +34,12 @@ def _edges_per_shell() -> dict[int, int]:
 
 @dataclass(frozen=True)
 class MemorySettings:
-    embedding_dim: int = EMBEDDING_DIM
+    # The embedder's vector space: the memory's own (`Memory` sets it from its embedder, with the cosine thresholds
+    # below put on the embedder's scale, see api.calibrated); statements compare vectors of this space only. The
+    # thresholds here are for a scale on which unrelated texts sit at 0 (WordLlama).
+    space: VectorSpace = DEFAULT_SPACE
+    # The cosine of unrelated texts on the scale the thresholds below are set for (0: as written here).
+    cosine_floor: float = 0.0
 
     # Node weights and decay.
     cap: float = 10.0

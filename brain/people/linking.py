@@ -18,6 +18,7 @@ from brain.errors import DomainError
 from brain.events.store import EventRecord
 from brain.i18n import tr
 from brain.people.models import Identity, LinkCode, User
+from brain.tables import metadata
 
 log = logging.getLogger(__name__)
 
@@ -61,17 +62,13 @@ async def create_link_code(session: AsyncSession, user_id: uuid.UUID, platform: 
 
 
 def _personal_tables() -> list[Table]:
-    from brain.store.metadata import target_metadata  # every model package, adapters included
-
-    return [t for t in target_metadata.sorted_tables
+    return [t for t in metadata.sorted_tables
             if "user_id" in t.c and t.name not in BOOKKEEPING_TABLES and not t.info.get("bookkeeping")]
 
 
 def _bookkeeping_tables() -> list[Table]:
     """Children before parents, so deleting in this order never trips a foreign key."""
-    from brain.store.metadata import target_metadata
-
-    return [t for t in reversed(target_metadata.sorted_tables)
+    return [t for t in reversed(metadata.sorted_tables)
             if "user_id" in t.c and t.name not in ("users", "identities")
             and (t.name in BOOKKEEPING_TABLES or t.info.get("bookkeeping"))]
 

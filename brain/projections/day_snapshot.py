@@ -29,7 +29,7 @@ from brain.people.models import User
 from brain.store.lean import Lean, session_connection
 
 if TYPE_CHECKING:
-    from brain.core import Brain
+    from brain.kernel import Kernel
 
 MAX_DUE_LISTED = 5
 MAX_UPCOMING = 5
@@ -369,7 +369,7 @@ class SnapshotCache:
     is recomputed on the next read, or when their local day has changed or an upcoming event began.
     The cache lives in one process and hears only that process's bus."""
 
-    def __init__(self, brain: Brain) -> None:
+    def __init__(self, brain: Kernel) -> None:
         self._brain = brain
         self._entries: OrderedDict[uuid.UUID, tuple[str, date, datetime | None, DaySnapshot]] = OrderedDict()
         # Reads in flight per person, and a counter bumped by events that arrive during them, so a

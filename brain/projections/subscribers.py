@@ -1,15 +1,14 @@
 """Attaches the projections to the bus: streak states advance on each qualifying event (in their own
 transaction, after the event's commit; an event whose day the streak already counts needs only a read), an event
 that takes one back (an undone drink, an uncompleted task, a deleted meal) may return a streak to its state before
-that day, and the day-snapshot cache drops a person's snapshot on any of their events. Subscribed before goals and
-rules, so those read streaks that already count the event."""
+that day. Subscribed before goals and rules, so those read streaks that already count the event (the day-snapshot
+cache, `brain.projections.day_snapshot.SnapshotCache`, subscribes itself)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from brain.events.catalog import DomainEvent
-from brain.projections.day_snapshot import SnapshotCache
 from brain.projections.streaks import (
     QUALIFYING_EVENTS,
     TAKE_BACKS,
@@ -21,10 +20,10 @@ from brain.projections.streaks import (
 )
 
 if TYPE_CHECKING:
-    from brain.core import Brain
+    from brain.kernel import Kernel
 
 
-def subscribe(brain: Brain) -> None:
+def subscribe(brain: Kernel) -> None:
     async def on_activity(event: DomainEvent) -> None:
         streak = streak_of(event)
         if streak is None:
@@ -46,4 +45,3 @@ def subscribe(brain: Brain) -> None:
         brain.bus.subscribe(event_type, on_activity)
     for event_type in TAKE_BACKS:
         brain.bus.subscribe(event_type, on_take_back)
-    brain.snapshots = SnapshotCache(brain)

@@ -23,7 +23,7 @@ from brain.store.lean import Lean
 from brain.store.unit_of_work import UnitOfWork
 
 if TYPE_CHECKING:
-    from brain.core import Brain
+    from brain.kernel import Kernel
 
 MAX_PAUSE_DAYS = 365
 
@@ -79,7 +79,7 @@ async def pulse_states(session: AsyncSession, user_ids: Sequence[uuid.UUID]) -> 
     return {row.user_id: row for row in rows}
 
 
-async def note_inbound(brain: Brain, user_id: uuid.UUID) -> None:
+async def note_inbound(brain: Kernel, user_id: uuid.UUID) -> None:
     """Remember when the person last wrote, so no nudge interrupts a live conversation."""
     async with brain.transactions.begin() as uow:
         await note_inbound_in(uow.session, user_id, uow.now)

@@ -1,7 +1,7 @@
 """The days of a pause (vacation mode) bridge the person's streaks: each is a skip day of every streak, marked as a
 vacation day (it does not count toward the limit of skip days chosen one by one). A pause with an end writes its days
 when it is set; an open one gets each day as it comes (`keep_streaks_in_pauses`, the scheduler's minute) and the rest
-when it ends. Goal periods read the same days when they close (brain.goals.tracker)."""
+when it ends. Goal periods read the same days when they close (brain.goals.rollover)."""
 
 from __future__ import annotations
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from brain.goals.service import goals_progress
 from brain.i18n import Percent, Renderer, ntr, tr
-from brain.optional_import import optional_module
 from brain.people.local_time import local_date
 from brain.people.models import User
-from brain.projections.day_snapshot import DaySnapshot, day_snapshot
 from brain.projections.streaks import streak_label, streaks_for
 from brain.summaries import goal_line
 
@@ -19,14 +18,6 @@ if TYPE_CHECKING:
 
 MAX_EVENTS = 3
 MAX_EVENTS_WEEK = 5  # all the day snapshot holds (brain.projections.day_snapshot.MAX_UPCOMING)
-
-
-async def _snapshot(brain: Brain, user: User) -> DaySnapshot:
-    if brain.snapshots is not None:
-        cached: DaySnapshot = await brain.snapshots.get(user)
-        return cached
-    async with brain.transactions.read() as session:
-        return await day_snapshot(session, user, brain.clock.now())
 
 
 async def info_lines(brain: Brain, user: User, source: str, render: Renderer) -> list[str]:
@@ -39,13 +30,10 @@ async def info_lines(brain: Brain, user: User, source: str, render: Renderer) ->
         return [render(tr("Streaks: {streaks}", streaks=" · ".join(running)))] if running \
             else [render(tr("No streak is running yet."))]
     if source == "goals":
-        service = optional_module("brain.goals.service")
-        if service is None:
-            return []
         async with brain.transactions.read() as session:
-            goals = [g for g in await service.goals_progress(session, user, now) if g.status == "active"]
+            goals = [g for g in await goals_progress(session, user, now) if g.status == "active"]
         return [f"• {render(goal_line(g))}" for g in goals] or [render(tr("No goals yet."))]
-    s = await _snapshot(brain, user)
+    s = await brain.snapshots.get(user)
     if source == "tasks_today":
         lines = [render(tr("Tasks: {open} open · {done} done today · {overdue} overdue", open=s.tasks_open,
                            done=s.tasks_done_today, overdue=s.tasks_overdue))]

@@ -41,7 +41,7 @@ from brain.store.unit_of_work import UnitOfWork
 if TYPE_CHECKING:
     from sqlalchemy.sql.expression import Exists
 
-    from brain.core import Brain
+    from brain.kernel import Kernel
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,10 @@ def has_running_run(person: Any) -> Exists:
 
 
 class RitualRunner:
-    def __init__(self, brain: Brain, timeout: timedelta = DEFAULT_TIMEOUT) -> None:
+    """One per brain (`Brain.rituals`), shared by the ritual commands and the timeout job; the scheduler sets the
+    configured timeout."""
+
+    def __init__(self, brain: Kernel, timeout: timedelta = DEFAULT_TIMEOUT) -> None:
         self.brain = brain
         self.timeout = timeout
 
@@ -337,16 +340,3 @@ async def ritual_logs(session: AsyncSession, user_id: uuid.UUID, day: date) -> d
     """The person's ritual log rows of one local day, by ritual."""
     rows = (await session.scalars(select(RitualLog).where(RitualLog.user_id == user_id, RitualLog.day == day))).all()
     return {row.ritual_id: row for row in rows}
-
-
-RUNNER_ATTRIBUTE = "ritual_runner"
-
-
-def ritual_runner(brain: Brain) -> RitualRunner:
-    """The brain's ritual runner (created on first use with the default timeout; the scheduler sets the
-    configured one), shared by the ritual commands and the timeout job."""
-    runner: RitualRunner | None = getattr(brain, RUNNER_ATTRIBUTE, None)
-    if runner is None:
-        runner = RitualRunner(brain)
-        setattr(brain, RUNNER_ATTRIBUTE, runner)
-    return runner

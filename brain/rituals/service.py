@@ -23,6 +23,7 @@ from brain.schedules.models import RITUAL, PushSchedule
 from brain.schedules.service import PushSetting, remove_push, set_push
 from brain.store.base import constant
 from brain.store.unit_of_work import UnitOfWork
+from brain.tools.catalog import LIFE_TOOLS
 
 MAX_RITUALS = 20
 MAX_TITLE = 120
@@ -47,9 +48,7 @@ def ritual_title(ritual: Ritual, render: Renderer) -> str:
 @cache
 def _step_tools() -> dict[str, str]:
     """Tool name -> policy of every tool a step may call."""
-    from brain.modules import all_tools
-
-    return {t.name: t.policy for t in all_tools() if t.module != "rituals"}
+    return {t.name: t.policy for t in LIFE_TOOLS}
 
 
 def check_tools(steps: list[Step]) -> None:

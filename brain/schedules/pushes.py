@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_GRACE = timedelta(hours=2)
+# A push held for a conversation goes this long before its grace window ends: the job runs once a minute, and a run
+# a moment after the window's end would drop it as late.
+LAST_CALL = timedelta(minutes=1)
 BATCH = 500
 
 
@@ -105,8 +108,8 @@ async def _run_batch(session: AsyncSession, now: datetime, grace: timedelta, bat
         decided = plan(LocalSchedule(row.at, row.weekdays), ZoneInfo(user.timezone), since=row.last_slot_at,
                        now=now, grace=grace, quiet=(user.quiet_start, user.quiet_end), paused=paused)
         if decided.send is not None and state is not None and state.last_inbound_at is not None \
-                and is_mid_conversation(state, now, idle_hold) and now - decided.send.due < grace:
-            decided = wait_for_quiet(decided, decided.send, state.last_inbound_at + idle_hold, grace)
+                and is_mid_conversation(state, now, idle_hold) and now - decided.send.due < grace - LAST_CALL:
+            decided = wait_for_quiet(decided, decided.send, state.last_inbound_at + idle_hold, grace - LAST_CALL)
             report.held += 1
         plans.append((row, user, decided))
         for missed in decided.missed:

@@ -15,6 +15,8 @@ from sqlalchemy import event, exc
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from brain.store.vectors import dump_vectors_on_connect
+
 # A pooled connection idle for longer than this is pinged before it is handed out (a round trip); one that
 # worked a moment ago is not. The pings find connections the server dropped while they sat in the pool (a
 # restart, an idle timeout on the way), which almost always takes longer than this.
@@ -47,6 +49,7 @@ class Database:
             url, pool_size=2 * pool_size, max_overflow=0, pool_use_lifo=True, echo=echo
         )
         ping_when_idle(self.engine, ping_after_idle)
+        dump_vectors_on_connect(self.engine)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False, class_=AsyncSession)
 
     def autocommit(self) -> AbstractAsyncContextManager[AsyncConnection]:

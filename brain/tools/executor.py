@@ -1,5 +1,5 @@
 """The tool executor: the one place where any actor's tool call runs. Order: look the tool up; for an AI,
-pass the policy gate (`brain.companion.policy`: auto, propose or deny, recorded in `tool_calls`); validate
+pass the policy gate (`brain.tools.policy`: auto, propose or deny, recorded in `tool_calls`); validate
 and coerce the arguments; then run the handler in one unit of work, or store the call as a proposal for the
 person to approve. Every refusal is a structured, translated `ToolResult` and leaves the database unchanged
 (except the AI's `tool_calls` record, which is bookkeeping).
@@ -19,13 +19,13 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.companion import policy, proposals
 from brain.errors import DomainError
 from brain.events.actor import AiActor
 from brain.events.catalog import ActorT, DomainEvent
 from brain.i18n import tr
 from brain.people.models import User
 from brain.store.unit_of_work import Transactions, UnitOfWork
+from brain.tools import policy, staging
 from brain.tools.coercion import UNSTORABLE, coerce_arguments
 from brain.tools.registry import ToolRegistry
 from brain.tools.spec import ToolContext, ToolResult, ToolSpec
@@ -128,7 +128,7 @@ class ToolExecutor:
         """Run a call the person approved, inside their approval's unit of work and without the gate: the
         same validation and handler as `execute`, after checking that the coerced arguments still hash to
         `args_hash`. A failing call rolls back to a savepoint (its writes and events are dropped), the
-        caller's own writes stay. Only `brain.companion.proposals.approve` should call this."""
+        caller's own writes stay. Only `brain.tools.proposals.approve` should call this."""
         tool = self.registry.get(name)
         if tool is None:
             return ToolResult.failure(tr("Unknown tool: {name}.", name=name[:64]), "unknown_tool")
@@ -136,7 +136,7 @@ class ToolExecutor:
             args = self._coerce(uow, user, tool, arguments)
         except DomainError as refused:
             return ToolResult.failure(refused.text, refused.code)
-        if proposals.args_hash(tool.name, args) != args_hash:
+        if staging.args_hash(tool.name, args) != args_hash:
             log.error("proposal call %s for user %s no longer matches its hash; not run", name, user.id)
             return ToolResult.failure(tr("That proposal was changed after it was made, so I won't run it."),
                                       "hash_mismatch")
@@ -196,15 +196,15 @@ class ToolExecutor:
                 if user is None:
                     raise _unknown_user()
                 args = self._coerce(uow, user, tool, arguments)
-                proposal = await proposals.create_proposal(uow, user_id, tool.name, args, actor, flags=flags)
-                message = proposals.proposed_message(proposal)
+                proposal = await staging.create_proposal(uow, user_id, tool.name, args, actor, flags=flags)
+                message = staging.proposed_message(proposal)
                 proposal_id = proposal.id
         except DomainError as refused:
             return ToolResult.failure(refused.text, refused.code)
         except Exception:
             log.exception("staging %s failed for user %s", tool.name, user_id)
             return _internal_error()
-        return ToolResult.success(message, proposal_id=str(proposal_id), short_id=proposals.short_id(proposal_id),
+        return ToolResult.success(message, proposal_id=str(proposal_id), short_id=staging.short_id(proposal_id),
                                   status="proposed", flags=list(flags))
 
     # -- one connection per call ------------------------------------------------------------------------

@@ -71,9 +71,3 @@ def _param_schema(p: ToolParam) -> dict[str, Any]:
         schema["maxLength"] = p.max_length
     return schema
 
-
-def default_registry() -> ToolRegistry:
-    """All tools of the five life modules."""
-    from brain.modules import all_tools
-
-    return ToolRegistry(all_tools())

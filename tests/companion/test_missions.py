@@ -16,7 +16,6 @@ from sqlalchemy import select
 
 from bot.commands.missions import CadenceError, parse_mission, run_missions
 from brain.clock import FixedClock
-from brain.companion import proposals
 from brain.companion.missions import (
     MAX_PLAN_STEPS,
     Cadence,
@@ -26,6 +25,7 @@ from brain.companion.missions import (
 from brain.companion.models import Mission, MissionIteration, Proposal
 from brain.core import Brain
 from brain.outbox.models import OutboxMessage
+from brain.tools import proposals
 from tests.companion.conftest import system_prompt, tool_messages
 from tests.fakes.ollama_server import FakeOllama, Script, call
 

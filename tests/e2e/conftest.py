@@ -62,7 +62,7 @@ def db_state(brain: Brain) -> Callable[[], Awaitable[tuple[int, ...]]]:
     """Row counts of every personal table plus events: equal before/after means nothing changed."""
 
     async def snapshot() -> tuple[int, ...]:
-        from brain.store.metadata import target_metadata
+        from app.tables import target_metadata
 
         # pulse_states only notes when a person last wrote (for the idle hold), like identities: bookkeeping.
         skip = {"users", "identities", "outbox", "action_tokens", "pulse_states"}

@@ -16,12 +16,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters.console.chat import ConsoleChat
+from adapters.console.chat import ConsoleChat, ConsoleConfig
 
 
 async def test_console_prints_replies_and_numbered_buttons(brain, dialog) -> None:
     out = io.StringIO()
-    chat = ConsoleChat(brain, dialog, io.StringIO("/water 250\n/today\n"), out, person="tester")
+    chat = ConsoleChat(brain, dialog, ConsoleConfig(io.StringIO("/water 250\n/today\n"), out, person="tester"))
     assert await chat.run() == 0
     text = out.getvalue()
     assert "Logged 250 ml water" in text
@@ -31,14 +31,14 @@ async def test_console_prints_replies_and_numbered_buttons(brain, dialog) -> Non
 
 async def test_console_number_picks_a_button_of_the_last_reply(brain, dialog) -> None:
     out = io.StringIO()
-    chat = ConsoleChat(brain, dialog, io.StringIO("/water 250\n2\n"), out, person="tester")
+    chat = ConsoleChat(brain, dialog, ConsoleConfig(io.StringIO("/water 250\n2\n"), out, person="tester"))
     await chat.run()
     assert "Water today: 750 of 2,000 ml" in out.getvalue()
 
 
 async def test_console_ignores_blank_lines_and_ends_at_end_of_input(brain, dialog) -> None:
     out = io.StringIO()
-    chat = ConsoleChat(brain, dialog, io.StringIO("\n\n   \n"), out, person="tester")
+    chat = ConsoleChat(brain, dialog, ConsoleConfig(io.StringIO("\n\n   \n"), out, person="tester"))
     assert await chat.run() == 0
     assert out.getvalue() == ""
 
@@ -48,7 +48,7 @@ async def _one_tick(brain, dialog, out: io.StringIO, lines: str) -> None:
     from app.cli import _pulse_ticker
     from bot.settings import Settings
 
-    chat = ConsoleChat(brain, dialog, io.StringIO(lines), out, person="tester")
+    chat = ConsoleChat(brain, dialog, ConsoleConfig(io.StringIO(lines), out, person="tester"))
     await chat.run()
     await _pulse_ticker(Settings(idle_hold_minutes=0), brain, dialog, chat, asyncio.Event(), once=True)
 

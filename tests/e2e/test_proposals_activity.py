@@ -12,7 +12,6 @@ from sqlalchemy import select
 from bot.inbound import Inbound
 from bot.turn import Turn
 from brain.clock import FixedClock
-from brain.companion import proposals
 from brain.companion.models import CompanionSettings, Proposal
 from brain.core import Brain
 from brain.events.actor import USER, ai
@@ -21,6 +20,7 @@ from brain.modules.drink.models import DrinkEntry
 from brain.modules.places.models import Place, PlaceVisit
 from brain.modules.todo.models import Task
 from brain.people.models import Identity, User
+from brain.tools import proposals
 from tests.e2e.conftest import Person
 
 

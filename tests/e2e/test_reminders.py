@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
-from adapters.console.chat import ConsoleChat
+from adapters.console.chat import ConsoleChat, ConsoleConfig
 from bot.scheduler.jobs import ScheduledJobs
 from bot.settings import Settings
 from brain.clock import FixedClock
@@ -201,7 +201,7 @@ async def test_the_terminal_chats_ticker_sends_due_reminders(brain: Brain, dialo
     from app.cli import _pulse_ticker
 
     out = io.StringIO()
-    chat = ConsoleChat(brain, dialog, io.StringIO("/remind 9:00 stretch\n"), out, person="tester")
+    chat = ConsoleChat(brain, dialog, ConsoleConfig(io.StringIO("/remind 9:00 stretch\n"), out, person="tester"))
     await chat.run()
     clock.set(berlin(30, 9) + timedelta(seconds=20))
     await _pulse_ticker(Settings(idle_hold_minutes=0), brain, dialog, chat, asyncio.Event(), once=True)
@@ -216,3 +216,32 @@ async def test_a_reminder_belongs_to_its_person_only(person, brain: Brain, clock
     assert "not valid" in await eve.press(buttons_of(message)["✓ Done"])
     reminder_id = (await reminders(brain))[0].id
     assert "No such reminder" in await eve.send(f"/remind delete {reminder_id}")
+
+
+async def test_german_and_english_reminders_arrive_once_at_their_local_time_across_a_dst_change(
+        person, brain: Brain, clock: FixedClock) -> None:
+    # Set on the Friday before each zone moves its clocks forward (New York on 8 March 2026, Berlin on the 29th),
+    # for the Monday after: the UTC instant is an hour earlier than it would have been the week before.
+    new_york = ZoneInfo("America/New_York")
+    bert, carol = person(language="de"), person()
+    clock.set(datetime(2026, 3, 27, 10, 0, tzinfo=BERLIN))
+    assert "Zahnarzt" in await bert.send("erinnere mich am Montag um 9 an den Zahnarzt")
+    clock.set(datetime(2026, 3, 6, 10, 0, tzinfo=new_york))
+    await carol.send("/tz America/New_York")
+    assert "Call mom" in await carol.send("remind me on monday at 3pm to call mom")
+    due = {"⏰ Zahnarzt": datetime(2026, 3, 30, 9, 0, tzinfo=BERLIN),
+           "⏰ Call mom": datetime(2026, 3, 9, 15, 0, tzinfo=new_york)}
+    assert due["⏰ Zahnarzt"].astimezone(UTC).hour == 7 and due["⏰ Call mom"].astimezone(UTC).hour == 19
+    came: dict[str, datetime] = {}
+    for when in sorted(due.values()):
+        # The scheduler's minute job before, at and after its time, and an hour later (the old offset's instant).
+        for moment in (when - timedelta(hours=1), when - timedelta(minutes=1), when, when + timedelta(minutes=1),
+                       when + timedelta(hours=1), when + timedelta(days=1)):
+            await tick(brain, clock, moment)
+            for message in await sent(brain):
+                came.setdefault(message.text, moment)
+    assert came == due
+    messages = await sent(brain)
+    assert sorted(m.text for m in messages) == ["⏰ Call mom", "⏰ Zahnarzt"]  # each once
+    german = next(m for m in messages if m.text == "⏰ Zahnarzt")
+    assert "✓ Erledigt" in buttons_of(german)

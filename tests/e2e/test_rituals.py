@@ -20,6 +20,7 @@ from brain.rituals.models import FINISHED, RitualLog, RitualRun
 from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY, RITUAL, PushSchedule
 from brain.schedules.pushes import send_due_pushes
 from brain.store.database import Database
+from rules.wiring import build_brain
 from tests.e2e.conftest import Person
 
 
@@ -131,7 +132,7 @@ async def test_a_ritual_interrupted_by_a_restart_resumes_at_its_step(
     await alice.press(alice.buttons()["Done"])
     mood_buttons = alice.buttons()
     # The process restarts: a new brain and dialog over the same database, nothing carried over in memory.
-    restarted_brain = Brain(Database(database_url, pool_size=2), clock=clock)
+    restarted_brain = build_brain(Database(database_url, pool_size=2), clock=clock)
     try:
         again = Person(Dialog(restarted_brain, default_locale="en", default_timezone="Europe/Berlin"), alice.handle)
         overview = await again.send("/ritual")

@@ -8,7 +8,7 @@ import struct
 from collections.abc import Callable
 from pathlib import Path
 
-from adapters.console.chat import ConsoleChat
+from adapters.console.chat import ConsoleChat, ConsoleConfig
 from bot.dialog import Dialog
 from brain.core import Brain
 from tests.e2e.conftest import Person
@@ -34,7 +34,8 @@ async def test_woche_is_the_german_alias(person: Callable[..., Person]) -> None:
 
 async def test_console_saves_the_week_chart_and_prints_its_path(brain: Brain, dialog: Dialog, tmp_path: Path) -> None:
     out = io.StringIO()
-    chat = ConsoleChat(brain, dialog, io.StringIO("/week\n"), out, person="tester", pictures_dir=tmp_path)
+    config = ConsoleConfig(io.StringIO("/week\n"), out, person="tester", pictures_dir=tmp_path)
+    chat = ConsoleChat(brain, dialog, config)
     assert await chat.run() == 0
     [(saved, content)] = pictures_in(tmp_path)
     assert f"[picture: {saved}]" in out.getvalue()

@@ -14,6 +14,8 @@ import asyncio
 import hashlib
 import json
 import math
+import random
+import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,6 +53,10 @@ class FakeOllama:
         self.default: Script | Responder = default or Script(content="OK.")
         self.requests: list[dict[str, Any]] = []  # bodies of /api/chat requests, in arrival order
         self.embed_requests: list[dict[str, Any]] = []
+        self.embed_dim = 8  # the length of /api/embed's vectors when the request names none
+        # /api/embed's vectors: a hash of the whole text (equal texts, equal vectors; nothing else alike), or with
+        # `embed_words` a hashed bag of its words, so that texts sharing words are near (a model with some meaning).
+        self.embed_words = False
         self.models = list(MODELS)
         self.in_flight = 0
         self.max_in_flight = 0
@@ -133,8 +139,10 @@ class FakeOllama:
         texts = body.get("input", [])
         if isinstance(texts, str):
             texts = [texts]
+        embed = _bag_of_words if self.embed_words else _vector
         return web.json_response({"model": body.get("model", ""),
-                                  "embeddings": [_vector(str(t), int(body.get("dimensions") or 8)) for t in texts]})
+                                  "embeddings": [embed(str(t), int(body.get("dimensions") or self.embed_dim))
+                                                 for t in texts]})
 
     async def _tags(self, request: web.Request) -> web.Response:
         return web.json_response({"models": [{"name": m, "model": m, "size": 1, "digest": "0" * 12}
@@ -171,6 +179,17 @@ def _pieces(text: str, n: int) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)]
 
 
+def _bag_of_words(text: str, dim: int) -> list[float]:
+    vector = [0.0] * dim
+    for word in re.findall(r"\w+", text.lower()):
+        vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % dim] += 1.0
+    return vector
+
+
 def _vector(text: str, dim: int) -> list[float]:
+    # Equal texts, equal vectors; beyond the digest's 32 bytes a generator seeded with it, so that the vectors of
+    # different texts stay unrelated however long they are.
     digest = hashlib.sha256(text.encode()).digest()
-    return [(digest[i % len(digest)] - 128) / 128 for i in range(dim)]
+    head = [(digest[i] - 128) / 128 for i in range(min(dim, len(digest)))]
+    more = random.Random(digest)
+    return head + [more.uniform(-1.0, 1.0) for _ in range(dim - len(head))]

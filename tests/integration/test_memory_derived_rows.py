@@ -19,11 +19,12 @@ from brain.memory.embedder import WordLlamaEmbedder
 from brain.memory.models import MemoryEdge, MemoryNode, MemoryNodeEntity, MemoryNodeTheme
 from brain.memory.promotion import hold_promotion, index_only_plans, recompute_edges, vector_index_settings
 from brain.memory.settings import MemorySettings
+from brain.memory.space import WORDLLAMA_256
 from brain.memory.weights import MagnetFields
 from tests.integration.conftest import new_user
 
 MONDAY = datetime(2026, 11, 30, 7, 30, tzinfo=UTC)
-SETTINGS = MemorySettings()
+SETTINGS = MemorySettings(space=WORDLLAMA_256)  # the tests embed with WordLlama
 
 
 async def remember_all(memory: Memory, user_id: uuid.UUID, lines: list[str]) -> list[int]:

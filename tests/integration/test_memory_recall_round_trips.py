@@ -15,16 +15,17 @@ from brain.memory.recall import (
     _SETTINGS_SQL,
     _direct_candidates,
     _use_index_scan,
-    _vector_literal,
     direct_candidates,
     outgoing_edges,
+    query_vector,
     recall_nodes,
 )
 from brain.memory.settings import MemorySettings
+from brain.memory.space import WORDLLAMA_256
 from tests.integration.test_memory_recall import node_id, remember_all
 
 MONDAY = datetime(2026, 11, 30, 7, 30, tzinfo=UTC)
-SETTINGS = MemorySettings()
+SETTINGS = MemorySettings(space=WORDLLAMA_256)  # the tests embed with WordLlama
 LINES = [
     "My sister Anna loves bouldering in the climbing gym.",
     "Anna invited me to her birthday party on the twelfth.",
@@ -40,18 +41,18 @@ async def test_the_first_shell_comes_with_the_candidates_exactly_as_its_own_stat
     climbs = await node_id(brain, user.id, "loves bouldering")
     query = "bouldering with Anna in the climbing gym"
     [vector] = memory.embedder.embed([query])
-    literal = _vector_literal(vector)
+    space = memory.settings.space
     per_node = SETTINGS.k_edges_per_shell[1] + 1
     async with brain.transactions.glance() as session:
         await _use_index_scan(session, SETTINGS)
         found, first_hop = await _direct_candidates(
-            session, user.id, query, literal, MONDAY, 30, window=None, population=None, shares=None,
-            first_hop=(per_node, SETTINGS.anchors, SETTINGS.anchor_min_similarity))
-        alone = await direct_candidates(session, user.id, query, vector, MONDAY, 30)
+            session, user.id, query, query_vector(vector), MONDAY, 30, window=None, population=None, shares=None,
+            space=space, first_hop=(per_node, SETTINGS.anchors, SETTINGS.anchor_min_similarity))
+        alone = await direct_candidates(session, user.id, query, vector, MONDAY, 30, space=space)
         assert first_hop is not None and climbs in first_hop.sources
         assert first_hop.covers([climbs], per_node) and not first_hop.covers([climbs], per_node + 1)
         sources = sorted(first_hop.sources)
-        asked = await outgoing_edges(session, user.id, sources, vector, MONDAY, per_node)
+        asked = await outgoing_edges(session, user.id, sources, vector, MONDAY, per_node, space=space)
     assert sorted(found, key=lambda c: c.node_id) == sorted(alone, key=lambda c: c.node_id)
     brought = first_hop.outgoing(sources)
     assert brought == asked
@@ -67,7 +68,7 @@ async def test_recall_inside_a_transaction_gives_what_it_gives_outside(memory: M
     results = []
     for scope in (brain.transactions.read, brain.transactions.glance):
         async with scope() as session:
-            results.append(await recall_nodes(session, SETTINGS, user_id=user.id, query_text=query, query=vector,
+            results.append(await recall_nodes(session, memory.settings, user_id=user.id, query_text=query, query=vector,
                                               at=MONDAY, k=4, mode="chat"))
     assert results[0] == results[1]
     assert any(item.why.startswith("via #") for item in results[0])  # the first shell took part

@@ -24,29 +24,26 @@ from brain.memory.settings import MemorySettings
 from brain.memory.weights import MagnetFields
 from tests.integration.conftest import new_user
 
-INDEX = "ix_memory_nodes_embedding_half_hnsw"
 SETTINGS = MemorySettings()
+SPACE = SETTINGS.space
+INDEX = SPACE.index_name
 NOW = datetime(2026, 11, 30, 7, 30, tzinfo=UTC)
 NODES = 3000
 
 
-def literal(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{float(x):.8g}" for x in vector) + "]"
-
-
 async def many_nodes(brain: Brain, user_id: uuid.UUID, rng: np.random.Generator) -> np.ndarray:
     """NODES memories with random unit vectors (stored as float32, as pgvector keeps them), analysed."""
-    vectors = rng.normal(size=(NODES, 256)).astype(np.float32)
+    vectors = rng.normal(size=(NODES, SPACE.dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    rows = [{"i": i, "v": literal(v), "at": (NOW - timedelta(minutes=NODES - i)).isoformat()}
-            for i, v in enumerate(vectors)]
+    rows = [{"i": i, "at": (NOW - timedelta(minutes=NODES - i)).isoformat()} for i in range(NODES)]
     async with brain.transactions.begin() as uow:
         await uow.session.execute(text("""
-            INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, w_raw, w_abs, w_decay,
+            INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, embedder, w_raw, w_abs, w_decay,
                                       captured_at)
-            SELECT :user_id, 'n' || r.i, 'user', 'memory ' || r.i, CAST(r.v AS vector), 0.5, 0.5, 0.5, r.at
-            FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(i int, v text, at timestamptz)"""),
-            {"user_id": user_id, "rows": json.dumps(rows)})
+            SELECT :user_id, 'n' || r.i, 'user', 'memory ' || r.i, (CAST(:vectors AS vector[]))[r.i + 1], :space,
+                   0.5, 0.5, 0.5, r.at
+            FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(i int, at timestamptz)"""),
+            {"user_id": user_id, "rows": json.dumps(rows), "vectors": list(vectors), "space": SPACE.key})
     async with brain.transactions.begin() as uow:
         await uow.session.execute(text("ANALYZE memory_nodes"))
     return vectors
@@ -55,18 +52,18 @@ async def many_nodes(brain: Brain, user_id: uuid.UUID, rng: np.random.Generator)
 async def test_the_statements_choosing_the_nearest_are_planned_on_the_halfvec_index(brain: Brain) -> None:
     person = await new_user(brain)
     vectors = await many_nodes(brain, person, np.random.default_rng(5))
-    query = literal(vectors[7])
+    query = vectors[7]
     async with brain.transactions.read() as session:
         await session.execute(select(*vector_index_settings(SETTINGS.promotion_ef_search), *index_only_plans()))
-        plan = "\n".join(await session.scalars(text("EXPLAIN " + promotion_sql(0, 0).text), {
-            "probes": json.dumps([{"i": 0, "vector": query, "entities": [], "themes": []}]), "user_id": person,
+        plan = "\n".join(await session.scalars(text("EXPLAIN " + promotion_sql(SPACE, 0, 0).text), {
+            "probes": json.dumps([{"i": 0, "entities": [], "themes": []}]), "vectors": [query], "user_id": person,
             "nearest": SETTINGS.ann_candidates, "entities": SETTINGS.entity_candidates,
             "themes": SETTINGS.theme_candidates, "timeline": SETTINGS.timeline_candidates, "named": []}))
     assert f"Index Scan using {INDEX}" in plan, plan
     async with brain.transactions.read() as session:
         await _use_index_scan(session, SETTINGS)
         # A wide period (more memories than an exact search would read) is searched on the index too.
-        plan = "\n".join(await session.scalars(text("EXPLAIN " + recall_sql(False, True).text), {
+        plan = "\n".join(await session.scalars(text("EXPLAIN " + recall_sql(False, True, space=SPACE).text), {
             "user_id": person, "at": NOW, "q": query, "limit": 30, "cap": 1, "n": NODES, "lexemes": [],
             "start": NOW - timedelta(days=7), "end": NOW, "exact_max": 30, "precisions": list(LONGEST_ANCHOR),
             "longest": list(LONGEST_ANCHOR.values())}))
@@ -80,8 +77,8 @@ async def test_the_lexical_channel_reads_the_full_text_index_once_per_word(brain
     vectors = await many_nodes(brain, person, np.random.default_rng(8))
     async with brain.transactions.read() as session:
         await _use_index_scan(session, SETTINGS)
-        plan = "\n".join(await session.scalars(text("EXPLAIN ANALYZE " + recall_sql(True, False).text), {
-            "user_id": person, "at": NOW, "q": literal(vectors[3]), "limit": 30, "cap": 41, "n": NODES,
+        plan = "\n".join(await session.scalars(text("EXPLAIN ANALYZE " + recall_sql(True, False, space=SPACE).text), {
+            "user_id": person, "at": NOW, "q": vectors[3], "limit": 30, "cap": 41, "n": NODES,
             "lexemes": ["1234", "memory"], "terms": ["'1234'", "'memory'"]}))
     assert "Bitmap Index Scan on ix_memory_nodes_search" in plan, plan
     assert "Seq Scan on memory_nodes" not in plan, plan
@@ -93,14 +90,14 @@ async def test_similarities_leaving_sql_are_those_of_the_full_precision_vectors(
     person = await new_user(brain)
     rng = np.random.default_rng(6)
     vectors = await many_nodes(brain, person, rng)
-    query = rng.normal(size=256).astype(np.float32)
+    query = rng.normal(size=SPACE.dim).astype(np.float32)
     query /= np.linalg.norm(query)
     exact = vectors.astype(np.float64) @ query.astype(np.float64)  # unit vectors: the cosines
     async with brain.transactions.read() as session:
         # What half precision would have given: if the statements returned it, the checks below would fail.
         half = dict((await session.execute(text(
-            "SELECT source_key, 1 - (CAST(embedding AS halfvec(256)) <=> CAST(:q AS halfvec(256))) "
-            "FROM memory_nodes WHERE user_id = :u"), {"q": literal(query), "u": person})).all())
+            f"SELECT source_key, 1 - (CAST(embedding AS {SPACE.half}) <=> CAST(CAST(:q AS vector) AS {SPACE.half})) "
+            "FROM memory_nodes WHERE user_id = :u"), {"q": query, "u": person})).all())
     assert max(abs(half[f"n{i}"] - exact[i]) for i in range(NODES)) > 1e-5
     async with brain.transactions.read() as session:
         source = {row.id: int(row.source_key[1:]) for row in await session.execute(text(

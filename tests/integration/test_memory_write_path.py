@@ -31,12 +31,13 @@ from brain.memory.promotion import (
     recompute_edges,
 )
 from brain.memory.settings import MemorySettings
+from brain.memory.space import WORDLLAMA_256
 from brain.memory.weights import MagnetFields, damp, half_reactivated
 from brain.people.models import User
 from brain.pipeline_log import PipelineLog, query_span, query_turn, write_log_now
 
 EMBEDDER = WordLlamaEmbedder()
-SETTINGS = MemorySettings()
+SETTINGS = MemorySettings(space=WORDLLAMA_256)  # the tests embed with WordLlama
 
 
 async def remember(brain: Brain, user: User, text: str, at: Any, *, speaker: str = "user",
@@ -479,7 +480,8 @@ async def test_promotion_rejects_a_queued_entry_without_a_time_instead_of_using_
     # An entry that reached the queue some other way, without its message time.
     async with brain.transactions.begin() as uow:
         uow.session.add(ShortTermEntry(id=uuid.uuid4(), user_id=user.id, speaker="user", text="no time", at=None,
-                                       embedding=EMBEDDER.embed(["no time"])[0], status="pending"))
+                                       embedding=EMBEDDER.embed(["no time"])[0], embedder=WORDLLAMA_256.key,
+                                       status="pending"))
     report = await promote_pending(brain.transactions, SETTINGS, user_id=user.id)
     assert (report.rejected, report.promoted) == (1, 0)
     assert await nodes_of(brain, user) == []

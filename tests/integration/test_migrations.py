@@ -8,7 +8,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine
 
-from brain.store.metadata import target_metadata
+from app.tables import target_metadata
 from brain.store.migrate import alembic_config, upgrade
 
 

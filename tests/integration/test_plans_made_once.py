@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from sqlalchemy import insert, text
 
-from adapters.telegram.delivery import TelegramSender
+from adapters.telegram.outbound import telegram_sender
 from brain.core import Brain
 from brain.modules.drink.models import DrinkEntry
 from brain.outbox.models import OutboxMessage
@@ -90,7 +90,7 @@ async def test_the_hot_statements_get_a_generic_plan(brain: Brain, analyzed: boo
     snapshot = await _plans(brain, day_snapshot._IN_ONE, {
         "user_id": someone.id, "day": today, "day_start": start, "day_end": end, "now": now})
     streak_rows = await _plans(brain, streaks._STREAKS_OF_ONE, {"user_id": someone.id, "today": today})
-    claim = await _plans(brain, TelegramSender(brain, bot=None, max_rate=0)._claim,  # type: ignore[arg-type]
+    claim = await _plans(brain, telegram_sender(brain, bot=None, max_rate=0)._claim,  # type: ignore[arg-type]
                          {"chat": "7007"})
 
     for name, (generic, custom) in {"/today's snapshot": snapshot, "streaks": streak_rows,

@@ -26,6 +26,7 @@ from brain.people.service import resolve_identity
 from brain.store.database import Database
 from brain.tools.registry import ToolRegistry
 from brain.tools.spec import ToolContext, ToolParam, ToolResult, ToolSpec
+from rules.wiring import build_brain
 
 
 async def snapshot(brain: Brain) -> tuple[int, int]:
@@ -171,7 +172,7 @@ CRASHING = ToolSpec("crash_after_write", "drink", "Writes a drink, then fails.",
 @pytest.fixture
 async def crashing_brain(database_url: str, clock: FixedClock) -> AsyncIterator[Brain]:
     registry = ToolRegistry([*DRINK_TOOLS, CRASHING])
-    b = Brain(Database(database_url, pool_size=2), clock=clock, registry=registry)
+    b = build_brain(Database(database_url, pool_size=2), clock=clock, registry=registry)
     try:
         yield b
     finally:

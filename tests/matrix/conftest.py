@@ -1,5 +1,5 @@
 """Matrix fixtures: one real Synapse per test session (installed into the test cache on first use), a bot
-account and a person per test, and a running `MatrixBot` over the test brain that a test can stop and
+account and a person per test, and a running `MatrixAdapter` over the test brain that a test can stop and
 start again (a restart keeps its data directory)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from adapters.matrix.bot import MatrixBot, MatrixConfig
+from adapters.matrix.adapter import MatrixAdapter, MatrixConfig
 from bot.dialog import Dialog
 from brain.core import Brain
 from tests.e2e.conftest import dialog, person  # noqa: F401  (the dialog fixtures, shared)
@@ -36,7 +36,7 @@ def synapse() -> Iterator[Synapse]:
 
 
 class BotRunner:
-    """Starts and stops one bot account's `MatrixBot`; every start builds a fresh client over the same data
+    """Starts and stops one bot account's `MatrixAdapter`; every start builds a fresh client over the same data
     directory, as a restarted process would."""
 
     def __init__(self, synapse: Synapse, brain: Brain, chat: Dialog, account: Account, data_dir: Path) -> None:
@@ -46,7 +46,7 @@ class BotRunner:
                                    sync_timeout_ms=5000, poll_seconds=0.5)
         self.brain = brain
         self.dialog = chat
-        self.bot: MatrixBot | None = None
+        self.bot: MatrixAdapter | None = None
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -54,10 +54,10 @@ class BotRunner:
     def user_id(self) -> str:
         return self.account.user_id
 
-    async def start(self, **changes: Any) -> MatrixBot:
+    async def start(self, **changes: Any) -> MatrixAdapter:
         assert self._task is None, "already running"
         self.config = replace(self.config, **changes)
-        self.bot = MatrixBot(self.brain, self.dialog, self.config)
+        self.bot = MatrixAdapter(self.brain, self.dialog, self.config)
         self._stop = asyncio.Event()
         self._task = asyncio.create_task(self.bot.run(self._stop))
         ready = asyncio.create_task(self.bot.ready.wait())

@@ -7,17 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.matrix.choices import (
-    APPROVE,
-    KEYCAPS,
-    REJECT,
-    SNOOZE,
-    Choice,
-    choice_for_key,
-    choice_for_number,
-    reaction_keys,
-    role_of,
-)
+from adapters.matrix.choices import KEYCAPS, choice_for_key, choice_for_number, reaction_keys
 from adapters.matrix.render import (
     closed_content,
     image_content,
@@ -25,6 +15,7 @@ from adapters.matrix.render import (
     parse_geo_uri,
     strip_reply_fallback,
 )
+from bot.delivery.choices import APPROVE, REJECT, SNOOZE, Choice, role_of
 
 PROPOSAL = [Choice("Approve", "tok-approve", APPROVE), Choice("Reject", "tok-reject", REJECT)]
 NUDGE = [Choice("Log 250 ml water", "t-act"), Choice("Snooze 15 min", "t-s15", SNOOZE), Choice("1 h", "t-s60", SNOOZE),

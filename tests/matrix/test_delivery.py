@@ -12,11 +12,11 @@ from typing import Any
 from nio import RoomSendError, RoomSendResponse
 from sqlalchemy import select
 
-from adapters.matrix.delivery import Delivery, claim_rows
-from adapters.matrix.models import DECIDED, EXPIRED, OPEN, MatrixMessage
-from adapters.matrix.rooms import register_room
+from adapters.matrix.outbound import MatrixDelivery as Delivery
 from bot.dialog import Dialog
 from bot.inbound import Inbound
+from bot.models import DECIDED, EXPIRED, OPEN, MatrixMessage
+from bot.rooms import register_room
 from brain.core import Brain
 from brain.outbox.models import FAILED, PENDING, SENT, Outbound, OutboxMessage
 from brain.outbox.service import enqueue
@@ -77,10 +77,10 @@ async def test_reminders_go_to_the_direct_room_of_matrix_people_who_last_talked_
     for user_id in (here, roomless, elsewhere):
         await reminder(brain, user_id, "Drink water")
     await reminder(brain, elsewhere, "an answer on Telegram", kind="reply", platform="telegram")
-    async with brain.transactions.begin() as uow:
-        alone = {r.user_id for r in await claim_rows(uow.session)}
-        with_telegram = {r.user_id for r in await claim_rows(uow.session, other_platforms=("telegram",))
-                         if r.platform is None}
+    alone = {r.user_id for r in await Delivery(brain, FakeClient()).sender.due_rows()}  # type: ignore[arg-type]
+    with_telegram = {r.user_id for r in await Delivery(brain, FakeClient(),  # type: ignore[arg-type]
+                                                       other_platforms=("telegram",)).sender.due_rows()
+                     if r.platform is None}
     assert alone == {here, elsewhere}  # only Matrix runs: it takes every reminder it can deliver
     assert with_telegram == {here}  # Telegram runs too: the person who talked there last gets it there
 

@@ -15,8 +15,8 @@ from nio import RoomCreateResponse
 from sqlalchemy import func, select
 
 from adapters.matrix.choices import KEYCAPS
-from adapters.matrix.models import MatrixRoom
 from adapters.matrix.session import MatrixLoginError
+from bot.models import MatrixRoom
 from brain.companion.models import Proposal
 from brain.events.actor import ai
 from brain.goals.models import Goal

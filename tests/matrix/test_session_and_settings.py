@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.matrix.bot import MatrixBot, MatrixConfig, is_allowed
+from adapters.matrix.adapter import MatrixAdapter, MatrixConfig, is_allowed
 from adapters.matrix.session import SavedSession, SessionFile
 from bot.settings import SettingsError, load_settings
 from tests.matrix.synapse import free_port
@@ -82,10 +82,10 @@ async def test_an_unreachable_homeserver_is_retried_until_the_bot_is_stopped(bra
                 failed.set()
 
     watch = Watch()
-    logger = logging.getLogger("adapters.matrix.bot")
+    logger = logging.getLogger("adapters.matrix.adapter")
     logger.addHandler(watch)
     try:
-        bot = MatrixBot(brain, dialog, config)
+        bot = MatrixAdapter(brain, dialog, config)
         stop = asyncio.Event()
         running = asyncio.create_task(bot.run(stop))
         await asyncio.wait_for(failed.wait(), 20)

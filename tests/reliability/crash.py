@@ -15,9 +15,9 @@ record without its creation event and no such event without its record; every ou
 outbox once and arrived once; no proposal ran twice and no button wrote twice; no short-term memory left pending.
 
 Two outcomes are by design and counted apart, not as violations: a message taken by a process that is killed
-before it answered gets no answer (updates are taken at most once, adapters/telegram/updates.py), and a reply
+before it answered gets no answer (updates are taken at most once, bot/updates.py), and a reply
 whose send was in flight at the kill is not sent again after the restart but marked failed, its outcome
-unknown (adapters/telegram/delivery.py; `unsent_after_kill`). Any send of one row twice is a violation.
+unknown (bot/delivery/sender.py; `unsent_after_kill`). Any send of one row twice is a violation.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -56,9 +56,12 @@ ZONES = ("Europe/Berlin", "Asia/Tokyo", "America/New_York", "Asia/Kolkata", "Ame
          "Pacific/Auckland", "Asia/Dubai", "America/Sao_Paulo", "Pacific/Honolulu", "UTC")
 PROPOSE = "please add task "
 REMEMBERED = "I'll remember that."
-IN_FLIGHT_AT_STOP = "outcome unknown: the process stopped"  # adapters/telegram/delivery.py
+IN_FLIGHT_AT_STOP = "outcome unknown: the process stopped"  # bot/delivery/sender.py
 KINDS = ("drink", "task", "meal", "remember", "proposal", "nudge")
-WEIGHTS = (5, 3, 3, 2, 2, 1)
+WEIGHTS = dict(zip(KINDS, (5, 3, 3, 2, 2, 1), strict=True))
+# What people do that the memory captures: with these, a run settles only after the bot's next promotion, which runs
+# once a minute.
+REMEMBERED_KINDS = ("remember", "proposal")
 WORDS = ("harbour", "violin", "cedar", "lantern", "quartz", "meadow", "copper", "falcon", "orchid", "glacier",
          "saffron", "tundra", "walnut", "ember", "marble", "pepper", "canyon", "willow", "cobalt", "thistle")
 
@@ -72,11 +75,14 @@ class CrashConfig:
     kill_after: tuple[float, float] = (0.5, 4.0)  # random delay (s) from "ready" to the kill
     down_for: tuple[float, float] = (0.0, 1.0)  # random pause before the restart
     # How long a person waits for a reply before writing the next message (a message taken by a process that is
-    # killed before it answers gets none: updates are processed at most once, see adapters/telegram/updates.py).
+    # killed before it answers gets none: updates are processed at most once, see bot/updates.py).
     reply_within: float = 12.0
     settle_within: float = 120.0  # after the clean restart: outbox drained, slots sent, memory promoted
     slot_spacing_minutes: int = 1  # pushes at consecutive minutes from the first whole minute 15 s ahead
-    slots: int = 2  # how many push minutes (morning and evening per person, spread over them)
+    # How many push minutes (morning and evening per person, spread over them); 0: no pushes, for a quick run that
+    # cannot wait for the next minute to come.
+    slots: int = 2
+    kinds: tuple[str, ...] = KINDS  # what the people do (a quick run leaves out REMEMBERED_KINDS)
     log: Callable[[str], None] = lambda line: None
 
 
@@ -101,7 +107,7 @@ class CrashReport:
     lost: list[str] = field(default_factory=list)  # acknowledged writes not (or not whole) in the database
     doubled: list[str] = field(default_factory=list)  # a write, a send, a slot or a proposal twice
     # A row whose send was in flight at a kill: failed after the restart, outcome unknown, not sent again
-    # (adapters/telegram/delivery.py); counted apart.
+    # (bot/delivery/sender.py); counted apart.
     unsent_after_kill: list[str] = field(default_factory=list)
     unsent_arrived: int = 0  # of those, how many had reached Telegram before the kill (the rest: replies lost)
     kill_at: list[float] = field(default_factory=list)  # time.monotonic() of each SIGKILL
@@ -214,11 +220,14 @@ def model_answer(body: dict[str, Any]) -> Script:
 class Traffic:
     """Several people, each writing one message at a time until `stop`."""
 
-    def __init__(self, api: FakeBotAPI, people: list[Person], rng: random.Random, reply_within: float) -> None:
+    def __init__(self, api: FakeBotAPI, people: list[Person], rng: random.Random, reply_within: float,
+                 kinds: Sequence[str] = KINDS) -> None:
         self.api = api
         self.people = people
         self.rng = rng
         self.reply_within = reply_within
+        self.kinds = list(kinds)
+        self.weights = [WEIGHTS[kind] for kind in kinds]
         self.sent: list[Sent] = []
         self.pressed_nudges: set[str] = set()  # "chat:message id" of nudges whose water button was pressed
         self._counter: Counter[tuple[int, str]] = Counter()
@@ -232,7 +241,7 @@ class Traffic:
 
     async def _person(self, who: Person, stop: asyncio.Event) -> None:
         while not stop.is_set():
-            kind = self.rng.choices(KINDS, WEIGHTS)[0]
+            kind = self.rng.choices(self.kinds, self.weights)[0]
             await getattr(self, f"_{kind}")(who)
             await asyncio.sleep(self.rng.uniform(0.0, 0.2))
 
@@ -318,13 +327,13 @@ async def run_crashes(config: CrashConfig) -> CrashReport:
     zone = daytime_zone(datetime.now(UTC))
     bot = BotProcess(bot_environment(api, config.database_url, data_dir, model_url, zone), data_dir / "bot.log", api)
     people = [Person(880_000 + i * 7, f"P{i}", "en") for i in range(config.people)]
-    traffic = Traffic(api, people, rng, config.reply_within)
+    traffic = Traffic(api, people, rng, config.reply_within, config.kinds)
     slots: list[tuple[Person, str, datetime]] = []
     try:
         report.restart_s.append(await bot.start())
         slots = await _set_pushes(api, people, zone, config)
-        config.log(f"bot up in {report.restart_s[0]:.1f} s; zone {zone}; {len(slots)} push slots until "
-                   f"{max(at for _, _, at in slots):%H:%M:%S} UTC")
+        until = f" until {max(at for _, _, at in slots):%H:%M:%S} UTC" if slots else ""
+        config.log(f"bot up in {report.restart_s[0]:.1f} s; zone {zone}; {len(slots)} push slots{until}")
         stop = asyncio.Event()
         driving = asyncio.create_task(traffic.run(stop))
         for n in range(config.kills):
@@ -340,7 +349,9 @@ async def run_crashes(config: CrashConfig) -> CrashReport:
         await asyncio.sleep(rng.uniform(*config.kill_after))
         stop.set()
         await driving
+        config.log(f"traffic stopped after {len(traffic.sent)} messages; settling")
         await _settle(api, config, slots)
+        config.log("settled; stopping the bot")
         code = await bot.stop()
         if code != 0:
             report.doubled.append(f"clean stop exited with {code}")  # not a double, but never silent
@@ -364,7 +375,9 @@ async def _set_pushes(api: FakeBotAPI, people: list[Person], zone: str, config: 
     (spread over `config.slots` minutes). Returns (person, kind, UTC time) of each."""
     now = datetime.now(UTC)
     first = (now + timedelta(seconds=15)).replace(second=0, microsecond=0) + timedelta(minutes=1)
-    minutes = [first + timedelta(minutes=i * config.slot_spacing_minutes) for i in range(max(1, config.slots))]
+    if not config.slots:
+        return []
+    minutes = [first + timedelta(minutes=i * config.slot_spacing_minutes) for i in range(config.slots)]
     found: list[tuple[Person, str, datetime]] = []
     for i, who in enumerate(people):
         for j, (command, kind) in enumerate((("morning", "morning_summary"), ("evening", "evening_reflection"))):
@@ -384,11 +397,11 @@ async def _set_pushes(api: FakeBotAPI, people: list[Person], zone: str, config: 
 async def _settle(api: FakeBotAPI, config: CrashConfig, slots: list[tuple[Person, str, datetime]]) -> None:
     """Waits (with the bot running) until the last push minute passed and its run had time, nothing is pending in
     the outbox and no short-term memory waits for promotion — or `settle_within` passed."""
-    last_slot = max(at for _, _, at in slots)
+    last_slot = max((at for _, _, at in slots), default=None)
     deadline = time.monotonic() + config.settle_within
     uri = to_libpq_url(config.database_url)
     while time.monotonic() < deadline:
-        if datetime.now(UTC) > last_slot + timedelta(seconds=10):
+        if last_slot is None or datetime.now(UTC) > last_slot + timedelta(seconds=10):
             async with await psycopg.AsyncConnection.connect(uri, autocommit=True) as conn:
                 pending = await _scalar(conn, "SELECT count(*) FROM outbox WHERE status = 'pending'")
                 memory = await _scalar(conn, "SELECT count(*) FROM memory_short_term WHERE status = 'pending'")

@@ -21,7 +21,8 @@ import pytest
 import pytest_asyncio
 from sqlalchemy import func, select
 
-from bot.commands import command_table
+from app.tables import target_metadata
+from bot.commands.table import command_table
 from bot.dialog import Dialog
 from bot.inbound import MAX_TEXT_LENGTH, Inbound
 from brain.clock import FixedClock
@@ -34,7 +35,7 @@ from brain.i18n import Renderer
 from brain.people.models import Identity, User
 from brain.people.service import resolve_identity
 from brain.store.database import Database
-from brain.store.metadata import target_metadata
+from rules.wiring import build_brain
 from tests.conftest import PgServer
 from tests.e2e.conftest import Person
 from tests.fakes.ollama_server import FakeOllama, Script, call
@@ -54,7 +55,7 @@ def shared_clock() -> FixedClock:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def shared_brain(pg_server: PgServer, shared_clock: FixedClock) -> AsyncIterator[Brain]:
     name = pg_server.create_database()
-    brain = Brain(Database(pg_server.url(name), pool_size=5), clock=shared_clock)
+    brain = build_brain(Database(pg_server.url(name), pool_size=5), clock=shared_clock)
     try:
         yield brain
     finally:

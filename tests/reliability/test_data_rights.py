@@ -18,12 +18,13 @@ import pytest
 from nio import RoomSendResponse, UploadResponse
 from sqlalchemy import Column, ForeignKey, MetaData, Table, func, select, text, update
 
-from adapters.console.chat import ConsoleChat
-from adapters.matrix.delivery import Delivery
-from adapters.matrix.rooms import register_room
-from adapters.telegram.runner import TelegramAdapter
+from adapters.console.chat import ConsoleChat, ConsoleConfig
+from adapters.matrix.outbound import MatrixDelivery as Delivery
+from adapters.telegram.adapter import TelegramAdapter
+from app.tables import target_metadata
 from bot.dialog import Dialog
 from bot.inbound import Inbound
+from bot.rooms import register_room
 from brain import data_rights
 from brain.actions.models import ActionToken
 from brain.core import Brain
@@ -32,7 +33,6 @@ from brain.outbox.models import PENDING, Outbound, OutboxMessage
 from brain.outbox.service import mark_sent
 from brain.people.models import Identity
 from brain.people.service import resolve_identity
-from brain.store.metadata import target_metadata
 from tests.e2e.conftest import Person
 from tests.telegram.conftest import make_adapter, press, send, user_id_of
 from tests.telegram.fake_bot_api import FakeBotAPI
@@ -371,7 +371,7 @@ async def test_export_and_goodbye_arrive_through_matrix(brain: Brain, dialog: Di
 async def test_the_terminal_saves_the_export_and_says_goodbye(brain: Brain, dialog: Dialog, tmp_path: Any) -> None:
     out = io.StringIO()
     script = "/task ConsoleMarker plan\n/export\n/delete_me\n1\n/tasks\n"
-    chat = ConsoleChat(brain, dialog, io.StringIO(script), out, person="erin", pictures_dir=tmp_path)
+    chat = ConsoleChat(brain, dialog, ConsoleConfig(io.StringIO(script), out, person="erin", pictures_dir=tmp_path))
     first = await dialog.user_for(Inbound(platform="console", platform_user_id="erin", chat_id="erin",
                                           message_id="m0"))
     assert await chat.run() == 0

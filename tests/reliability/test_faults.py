@@ -22,7 +22,8 @@ import pytest
 from sqlalchemy import func, select
 from telegram import Bot
 
-from adapters.telegram.delivery import TelegramSender, backoff
+from adapters.telegram.outbound import telegram_sender
+from bot.delivery.sender import backoff
 from bot.dialog import Dialog
 from brain.companion.agent import Companion, CompanionConfig
 from brain.companion.llm import LLM, TierConfig
@@ -37,6 +38,7 @@ from brain.people.service import resolve_identity
 from brain.store.database import Database
 from brain.store.embedded import EmbeddedPostgres, to_sqlalchemy_url
 from brain.store.migrate import upgrade
+from rules.wiring import build_brain
 from tests.fakes.ollama_server import FakeOllama, Script
 from tests.matrix.conftest import BotRunner
 from tests.matrix.people import MatrixPerson
@@ -106,7 +108,7 @@ async def events_for(brain: Brain, event_type: str, record_ids: list[str]) -> in
 async def test_postgres_restarted_under_load_loses_no_acknowledged_write(
         own_postgres: tuple[EmbeddedPostgres, str], api: FakeBotAPI) -> None:
     embedded, url = own_postgres
-    brain = Brain(Database(url, pool_size=5))
+    brain = build_brain(Database(url, pool_size=5))
     dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
     adapter = make_adapter(brain, dialog, api)
     alice, bob = Person(771_001, "Alice"), Person(771_002, "Bob", "de")
@@ -228,7 +230,7 @@ async def test_a_429_then_server_errors_end_in_one_message_and_a_sent_row(brain:
     bot = Bot(TOKEN, base_url=f"{api.base_url}/bot")
     await bot.initialize()
     try:
-        sender = TelegramSender(brain, bot, max_rate=0, wall_clock=clock)
+        sender = telegram_sender(brain, bot, max_rate=0, wall_clock=clock)
 
         async def state() -> tuple[str, int]:
             async with brain.transactions.read() as session:

@@ -18,24 +18,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
-from bot.commands import command_table
+from app.tables import target_metadata
+from bot.commands.table import command_table
 from bot.dialog import Dialog
 from bot.inbound import Inbound, split_command
 from bot.parsing.amounts import parse_count, parse_volume_ml
 from bot.parsing.dates import cut, find_date, find_duration_minutes, find_time
 from bot.parsing.freetext import parse_free_text
 from brain.clock import FixedClock
-from brain.core import Brain
+from brain.core import Brain, default_registry
 from brain.errors import DomainError
 from brain.events.actor import USER, ai
 from brain.i18n import Renderer, Text
 from brain.people.models import User
 from brain.people.service import resolve_identity
 from brain.store.database import Database
-from brain.store.metadata import target_metadata
 from brain.tools.coercion import coerce_arguments
-from brain.tools.registry import default_registry
 from brain.tools.spec import ToolParam, ToolResult, ToolSpec
+from rules.wiring import build_brain
 from tests.conftest import PgServer
 from tests.reliability.test_bad_input import BOOKKEEPING, assert_clear
 
@@ -210,7 +210,7 @@ def fuzz_clock() -> FixedClock:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def fuzz_brain(pg_server: PgServer, fuzz_clock: FixedClock) -> AsyncIterator[Brain]:
     name = pg_server.create_database()
-    brain = Brain(Database(pg_server.url(name), pool_size=5), clock=fuzz_clock)
+    brain = build_brain(Database(pg_server.url(name), pool_size=5), clock=fuzz_clock)
     try:
         yield brain
     finally:

@@ -30,8 +30,8 @@ import pytest
 from aiohttp import web
 from sqlalchemy import func, select, text
 
-from adapters.telegram.inbox import SECRET_HEADER
-from adapters.telegram.models import TelegramInboxUpdate
+from adapters.telegram.webhook import SECRET_HEADER
+from bot.models import InboxUpdate as TelegramInboxUpdate
 from bot.scheduler.leader import LOCK_KEY
 from brain.core import Brain
 from brain.modules.todo.models import Task

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.tables import target_metadata
 from brain.store.base import Base
-from brain.store.metadata import target_metadata
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("brain", "bot", "adapters", "rules")
@@ -31,28 +31,27 @@ ALLOWED: dict[str, str] = {
     # Lookups by a secret: the row found is checked for its owner before anything is done or shown.
     "brain/actions/service.py::redeem_action": "button token lookup; the owner is compared right after",
     "brain/people/linking.py::link_with_code": "link code lookup by its hash; joining two identities is its job",
-    "adapters/matrix/delivery.py::Delivery._choices": "the tokens of the outbox row being sent (one person's)",
-    "adapters/matrix/messages.py::close_settled": "sender job over all open Matrix messages and their tokens",
+    "bot/delivery/choices.py::choices_for": "the tokens of the outbox row being sent (one person's)",
+    "bot/delivery/choices.py::close_settled": "sender job over all open Matrix messages and their tokens",
     # By the primary key of a row the same function (or its caller) loaded with the person's scope.
     "brain/companion/missions.py::change_mission": "deletes the mission just loaded with Mission.user_id",
     "brain/companion/missions.py::_earlier_runs": "iterations of a mission the caller loaded for the person",
-    "brain/companion/policy.py::record_outcome": "the tool-call record the same call wrote a moment before",
+    "brain/tools/policy.py::record_outcome": "the tool-call record the same call wrote a moment before",
     "brain/memory/promotion.py::_record_failure": "the short-term entry of the person being promoted",
     "brain/memory/promotion.py::_decide_and_write": "bulk update by primary key of the person's claimed entries",
     "brain/memory/promotion.py::recompute_edges": "bulk update by primary key of edges of the person's nodes",
     "brain/outbox/service.py::mark_sent": "the outbox row the sender claimed",
-    "adapters/matrix/rooms.py::close_room": "the room the homeserver said was left (a room is one person's)",
+    "bot/rooms.py::close_room": "the room the homeserver said was left (a room is one person's)",
     # Batch jobs over all people (scheduler, senders, retention); each row keeps its own user_id.
     "brain/companion/missions.py::claim_due": "scheduler: missions due now, of everyone",
-    "brain/companion/proposals.py::expire_proposals": "scheduler: expiry of everyone's stale proposals",
+    "brain/tools/proposals.py::expire_proposals": "scheduler: expiry of everyone's stale proposals",
     "brain/events/store.py::prune_events": "retention: 90 days / 50,000 events per person, for everyone",
     "brain/pipeline_log.py::prune_pipeline_log": "retention: 365 days, for everyone",
     "brain/rituals/pushes.py::active_rituals": "scheduler: rituals of due pushes; matched to their user after",
     "brain/rituals/runner.py::RitualRunner.abandon_stale": "scheduler: stale ritual runs of everyone",
     "brain/modules/calendar/series.py::extend_series": "scheduler: every series whose occurrences run short",
-    "adapters/matrix/delivery.py::claim_rows": "sender: pending outbox rows of everyone",
-    "adapters/telegram/delivery.py::TelegramSender._head_of_chat": "sender: one chat's pending replies, by chat",
-    "adapters/telegram/updates.py::forget_old_updates": "retention of handled update ids, for everyone",
+    "bot/delivery/sender.py::OutboxSender._head_of_chat": "sender: one chat's pending replies, by chat",
+    "bot/updates.py::forget_old_updates": "retention of handled update ids, for everyone",
 }
 
 

@@ -34,6 +34,7 @@ from brain.schedules.pushes import send_due_pushes
 from brain.schedules.service import set_push
 from brain.schedules.weekdays import WORKDAYS
 from brain.store.database import Database
+from rules.wiring import build_brain
 
 BERLIN = ZoneInfo("Europe/Berlin")
 MONDAY = date(2026, 11, 30)
@@ -141,7 +142,7 @@ async def test_a_restart_in_the_middle_of_the_day_sends_nothing_twice(
     await run_at(brain, clock, local(MONDAY, 8))
     assert len(await pushes(brain, user, MORNING_SUMMARY)) == 1
     # A new process (new brain, new engine, nothing in memory) picks up at 08:00:30 and runs through the day.
-    restarted = Brain(Database(database_url, pool_size=2), clock=clock)
+    restarted = build_brain(Database(database_url, pool_size=2), clock=clock)
     try:
         at = local(MONDAY, 8) + timedelta(seconds=30)
         while at <= local(MONDAY, 23):
@@ -169,7 +170,7 @@ async def test_two_runs_at_once_send_each_slot_once(
         brain: Brain, clock: FixedClock, database_url: str) -> None:
     people = [await make_user(brain) for _ in range(30)]
     await run_at(brain, clock, local(MONDAY, 7))
-    other = Brain(Database(database_url, pool_size=2), clock=clock)
+    other = build_brain(Database(database_url, pool_size=2), clock=clock)
     try:
         clock.set(local(MONDAY, 8))
         reports = await asyncio.gather(send_due_pushes(brain, clock.now(), grace=GRACE, batch=7),

@@ -82,7 +82,7 @@ async def test_draft_ritual_refuses_a_step_with_a_destructive_tool_or_bad_days(b
 
 async def test_the_companion_drafting_a_ritual_makes_a_proposal_that_saves_it_when_approved(
         brain: Brain, user: User) -> None:
-    proposals = pytest.importorskip("brain.companion.proposals")
+    proposals = pytest.importorskip("brain.tools.proposals")
     result = await brain.tools.execute(user.id, "draft_ritual", {
         "title": "Morning routine", "steps": "water 250\nshow calendar\nshow tasks\nmood", "time": "07:00"},
         ai("The person asked for a morning routine"))

@@ -11,7 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
-from adapters.telegram.runner import TelegramAdapter
+from adapters.telegram.adapter import TelegramAdapter
+from adapters.telegram.config import TelegramConfig
 from bot.dialog import Dialog
 from brain.core import Brain
 from brain.people.models import Identity
@@ -51,7 +52,7 @@ def make_adapter(brain: Brain, dialog: Dialog, api: FakeBotAPI, **options: objec
     settings: dict[str, object] = {"base_url": api.base_url, "max_rate": 0.0, "typing_after": 0.0,
                                    "sender_poll_interval": 0.2, "poll_timeout": 5.0}
     settings.update(options)
-    return TelegramAdapter(brain, dialog, TOKEN, **settings)  # type: ignore[arg-type]
+    return TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, **settings))  # type: ignore[arg-type]
 
 
 @pytest.fixture

@@ -10,10 +10,11 @@ as `document_content` and `document_filename`).
 
 The `/_control/...` routes let another process (the load benchmark) schedule updates at a rate and read
 the timings, so the load generator does not take CPU from the bot under test; `serve_forever` runs the fake
-as such a process. Scheduled updates go to getUpdates, or, given webhook URLs, are posted to them in turn with
-the secret header and at most `WEBHOOK_CONNECTIONS` posts open at once (like Telegram's `max_connections`, as
-a load balancer in front of several bot processes would spread them); a post answered with an error is posted
-again after a short pause."""
+as such a process (`python -m tests.telegram.fake_bot_api` prints its port, then serves until terminated).
+Scheduled updates go to getUpdates, or, given webhook URLs, are posted to them in turn with the secret header
+and at most `WEBHOOK_CONNECTIONS` posts open at once (like Telegram's `max_connections`, as a load balancer in
+front of several bot processes would spread them); a post answered with an error is posted again after a short
+pause."""
 
 from __future__ import annotations
 
@@ -437,3 +438,7 @@ def serve_forever(port: int = 0, ready: Callable[[int], None] | None = None) -> 
             await api.stop()
 
     asyncio.run(main())
+
+
+if __name__ == "__main__":
+    serve_forever(ready=lambda port: print(port, flush=True))

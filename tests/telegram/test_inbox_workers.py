@@ -12,8 +12,8 @@ from sqlalchemy import event, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.engine import Engine
 
-from adapters.telegram.inbox import Inbox
-from adapters.telegram.models import TelegramInboxUpdate
+from bot.inbox import Inbox
+from bot.models import InboxUpdate as TelegramInboxUpdate
 from brain.core import Brain
 
 BOT = 4242

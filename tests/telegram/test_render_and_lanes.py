@@ -9,12 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from telegram import Bot, Update
 
+from adapters.telegram.adapter import keyboard_is_spent
 from adapters.telegram.inbound import Press, message_inbound, press_inbound
-from adapters.telegram.ordering import ChatLanes
 from adapters.telegram.render import MAX_CAPTION, MAX_TEXT, escape, render, split_text, utf16_length
-from adapters.telegram.runner import keyboard_is_spent
-from adapters.telegram.updates import TokenState
 from bot.inbound import Inbound
+from bot.ordering import ChatLanes
+from bot.updates import TokenState
 from brain.outbox.models import Button, Outbound
 from tests.telegram.fake_bot_api import TOKEN, FakeBotAPI, Person
 

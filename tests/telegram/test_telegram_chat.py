@@ -10,13 +10,13 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 
+from adapters.telegram.adapter import TelegramAdapter
 from adapters.telegram.inbound import PLATFORM
-from adapters.telegram.runner import TelegramAdapter
-from adapters.telegram.updates import Taken
 from bot.commands import Command
 from bot.dialog import Dialog
 from bot.inbound import Inbound
 from bot.turn import Turn
+from bot.updates import UpdateClaim
 from brain.clock import FixedClock
 from brain.core import Brain
 from brain.events.actor import USER
@@ -132,16 +132,16 @@ async def test_taking_an_update_notes_the_message_and_a_replay_notes_nothing(bra
                 select(PulseState.last_inbound_at).join(Identity, Identity.user_id == PulseState.user_id)
                 .where(Identity.platform == PLATFORM, Identity.platform_id == "9001"))
 
-    first = Taken(brain, 42, 555, inbound)
+    first = UpdateClaim(brain, 42, 555, inbound)
     await dialog.handle(inbound, take=first)  # first contact: the person is created in that transaction
-    await dialog.handle(inbound, take=Taken(brain, 42, 556, inbound))  # known: the take and the note in one statement
+    await dialog.handle(inbound, take=UpdateClaim(brain, 42, 556, inbound))  # known: the claim and the note at once
     assert await noted_at() == clock.now()
     clock.advance(timedelta(minutes=5))
-    replay = Taken(brain, 42, 556, inbound)
+    replay = UpdateClaim(brain, 42, 556, inbound)
     assert await dialog.handle(inbound, take=replay) == []
     assert first.taken and not replay.taken and replay.decided.is_set()
     assert await noted_at() == clock.now() - timedelta(minutes=5)
-    await dialog.handle(inbound, take=Taken(brain, 42, 557, inbound))
+    await dialog.handle(inbound, take=UpdateClaim(brain, 42, 557, inbound))
     assert await noted_at() == clock.now()
 
 

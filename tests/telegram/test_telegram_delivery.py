@@ -18,11 +18,12 @@ import pytest
 from sqlalchemy import insert, select
 from telegram import Bot
 
-from adapters.telegram import delivery
-from adapters.telegram.delivery import TelegramSender
-from adapters.telegram.models import TelegramDelivery
+from adapters.telegram import outbound
+from adapters.telegram.adapter import TelegramAdapter
+from adapters.telegram.outbound import telegram_sender
 from adapters.telegram.request import AiohttpRequest
-from adapters.telegram.runner import TelegramAdapter
+from bot.delivery.sender import backoff
+from bot.models import DeliveryState as TelegramDelivery
 from brain.core import Brain
 from brain.outbox.models import Outbound, OutboxMessage
 from brain.outbox.service import enqueue
@@ -73,7 +74,7 @@ async def test_two_senders_at_once_send_each_row_once_and_in_order(brain: Brain,
     user_id = await person(brain)
     texts = [f"message {n}" for n in range(12)]
     ids = await queue(brain, user_id, *texts)
-    first, second = TelegramSender(brain, bot, max_rate=0), TelegramSender(brain, bot, max_rate=0)
+    first, second = telegram_sender(brain, bot, max_rate=0), telegram_sender(brain, bot, max_rate=0)
     await asyncio.gather(first.deliver("4242"), second.deliver("4242"), first.deliver("4242"))
     assert [c.text for c in api.calls_of("sendMessage", 4242)] == texts
     assert {status for status, _, _ in await rows(brain, ids)} == {"sent"}
@@ -84,16 +85,16 @@ async def test_server_errors_are_retried_with_backoff_then_the_row_fails(brain: 
     user_id = await person(brain)
     broken, after = await queue(brain, user_id, "will not arrive", "comes after it")
     clock = WallClock()
-    sender = TelegramSender(brain, bot, max_rate=0, max_attempts=3, wall_clock=clock)
+    sender = telegram_sender(brain, bot, max_rate=0, max_attempts=3, wall_clock=clock)
     api.fail("sendMessage", status=500, description="Internal Server Error", times=3,
              when=lambda p: p["text"] == "will not arrive")
     await sender.deliver("4242")
     assert await rows(brain, [broken]) == [("pending", 1, "NetworkError: Internal Server Error")]
     await sender.deliver("4242")  # the backoff has not passed: nothing is sent, the next row waits too
     assert len(api.calls_of("sendMessage")) == 1
-    clock.advance(delivery.backoff(1).total_seconds())
+    clock.advance(backoff(1).total_seconds())
     await sender.deliver("4242")
-    clock.advance(delivery.backoff(2).total_seconds())
+    clock.advance(backoff(2).total_seconds())
     await sender.deliver("4242")
     assert [status for status, _, _ in await rows(brain, [broken, after])] == ["failed", "sent"]
     assert [c.text for c in api.calls_of("sendMessage")] == ["will not arrive"] * 3 + ["comes after it"]
@@ -106,7 +107,7 @@ async def test_a_long_reply_continues_after_the_last_part_that_arrived(brain: Br
     user_id = await person(brain)
     (row,) = await queue(brain, user_id, "A" * 4000 + "\n" + "B" * 4000 + "\n" + "C" * 100)
     clock = WallClock()
-    sender = TelegramSender(brain, bot, max_rate=0, wall_clock=clock)
+    sender = telegram_sender(brain, bot, max_rate=0, wall_clock=clock)
     api.fail("sendMessage", status=429, description="Too Many Requests: retry after 7", retry_after=7,
              when=lambda p: p["text"].startswith("B"))
     await sender.deliver("4242")
@@ -123,11 +124,11 @@ async def test_a_long_reply_continues_after_the_last_part_that_arrived(brain: Br
 
 async def test_a_send_of_unknown_outcome_is_not_repeated(brain: Brain, api: FakeBotAPI, bot: Bot,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(delivery, "SEND_READ_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(outbound, "SEND_READ_TIMEOUT_S", 0.2)
     user_id = await person(brain)
     lost, after = await queue(brain, user_id, "answer lost", "next")
     api.slow("sendMessage", delay=1.0, when=lambda p: p["text"] == "answer lost")
-    sender = TelegramSender(brain, bot, max_rate=0)
+    sender = telegram_sender(brain, bot, max_rate=0)
     await sender.deliver("4242")
     (status, _, error), (next_status, _, _) = await rows(brain, [lost, after])
     assert status == "failed" and error is not None and "outcome unknown" in error
@@ -147,7 +148,7 @@ async def test_a_send_that_cannot_connect_is_retried_later(brain: Brain, layer: 
         wall = WallClock()
         user_id = await person(brain)
         (row,) = await queue(brain, user_id, "hello")
-        await TelegramSender(brain, client, max_rate=0, wall_clock=wall).deliver("4242")
+        await telegram_sender(brain, client, max_rate=0, wall_clock=wall).deliver("4242")
         ((status, attempts, error),) = await rows(brain, [row])
         assert status == "pending" and attempts == 1 and error is not None and "outcome unknown" not in error
         async with brain.transactions.read() as session:
@@ -161,7 +162,7 @@ async def test_a_person_who_blocked_the_bot_fails_at_once(brain: Brain, api: Fak
     user_id = await person(brain)
     ids = await queue(brain, user_id, "one", "two")
     api.fail("sendMessage", status=403, description="Forbidden: bot was blocked by the user", times=2)
-    await TelegramSender(brain, bot, max_rate=0).deliver("4242")
+    await telegram_sender(brain, bot, max_rate=0).deliver("4242")
     assert [(s, a) for s, a, _ in await rows(brain, ids)] == [("failed", 1), ("failed", 1)]
 
 
@@ -170,7 +171,7 @@ async def test_pushes_go_to_people_with_a_telegram_identity_only(brain: Brain, a
     on_console = await person(brain, "console", "someone")
     await queue(brain, on_telegram, "a nudge", chat=None)
     await queue(brain, on_console, "a console nudge", chat=None)
-    sender = TelegramSender(brain, bot, max_rate=0)
+    sender = telegram_sender(brain, bot, max_rate=0)
     assert await sender.due_chats() == ["4242"]
     await sender.deliver("4242")
     assert [c.text for c in api.calls_of("sendMessage")] == ["a nudge"]
@@ -186,7 +187,7 @@ async def test_a_chat_gets_its_replies_and_its_person_s_pushes_in_order_and_noth
     push = await queue(brain, user_id, "a push", chat=None)
     second = await queue(brain, user_id, "reply two")
     elsewhere = await queue(brain, other, "for another chat", chat="777")
-    await TelegramSender(brain, bot, max_rate=0).deliver("4242")
+    await telegram_sender(brain, bot, max_rate=0).deliver("4242")
     assert [(c.chat_id, c.text) for c in api.calls_of("sendMessage")] == [
         ("4242", "reply one"), ("4242", "a push"), ("4242", "reply two")]
     assert [s for s, _, _ in await rows(brain, first + push + second)] == ["sent"] * 3
@@ -210,7 +211,7 @@ async def test_a_429_holds_that_chat_for_retry_after_while_another_chat_gets_its
 async def test_with_another_platform_running_a_push_goes_where_the_person_last_talked(
         brain: Brain, api: FakeBotAPI, bot: Bot) -> None:
     user_id = await person(brain)
-    sender = TelegramSender(brain, bot, max_rate=0, other_platforms=("matrix",))
+    sender = telegram_sender(brain, bot, max_rate=0, other_platforms=("matrix",))
     await queue(brain, user_id, "a push before any talk", chat=None)
     assert await sender.due_chats() == ["4242"]  # nobody talked anywhere yet: Telegram may take it
     await sender.deliver("4242")
@@ -236,7 +237,7 @@ async def test_a_claim_finds_a_person_s_pushes_through_their_own_index(brain: Br
     mine = await queue(brain, user_id, "your summary", chat=None)
     async with brain.db.engine.connect() as connection:
         await connection.exec_driver_sql("ANALYZE outbox")
-    sender = TelegramSender(brain, bot, max_rate=0)
+    sender = telegram_sender(brain, bot, max_rate=0)
     claim = sender._claim.compile(dialect=brain.db.engine.dialect)
     async with brain.db.engine.connect() as connection:
         plan = "\n".join(row[0] for row in await connection.exec_driver_sql(

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
-from adapters.telegram.runner import TelegramAdapter
+from adapters.telegram.adapter import TelegramAdapter
 from brain.clock import FixedClock
 from brain.companion.models import Proposal
 from brain.core import Brain

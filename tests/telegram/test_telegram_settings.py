@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.telegram.runner import LANES, lanes_per_process, telegram_adapter
+from adapters.telegram.config import LANES, lanes_per_process
+from app.chat_adapters import telegram_adapter
 from bot.dialog import Dialog
 from bot.settings import SettingsError, load_settings
 from brain.core import Brain

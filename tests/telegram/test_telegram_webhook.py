@@ -10,7 +10,7 @@ from typing import Any
 import aiohttp
 from sqlalchemy import func, select
 
-from adapters.telegram.runner import Webhook
+from adapters.telegram.config import Webhook
 from brain.core import Brain
 from brain.modules.drink.models import DrinkEntry
 from tests.telegram.conftest import make_adapter, replies_after

@@ -8,7 +8,9 @@ import pytest
 
 from brain.companion import privacy
 from brain.companion.models import CompanionSettings
-from brain.companion.policy import (
+from brain.core import default_registry
+from brain.events.actor import USER, ai, system
+from brain.tools.policy import (
     INJECTION,
     OWN_REMINDER_TOOLS,
     RATE_LIMIT,
@@ -18,8 +20,6 @@ from brain.companion.policy import (
     default_decision,
     injection_flags,
 )
-from brain.events.actor import USER, ai, system
-from brain.tools.registry import default_registry
 from brain.tools.spec import ToolSpec
 
 REGISTRY = default_registry()

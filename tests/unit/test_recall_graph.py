@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -174,10 +175,26 @@ def test_presence_decays_with_days_since_reinforcement() -> None:
     assert presence_at(5.0, then, then - timedelta(days=3), 0.02) == 5.0  # never grows before reinforcement
 
 
-def test_fused_match_blends_vector_and_text_channels() -> None:
-    assert fused_match(0.8, 0.0) == pytest.approx(0.6)
-    assert fused_match(0.8, 1.0) == pytest.approx(0.85)
-    assert fused_match(-0.3, 0.0) == 0.0
+def test_fused_match_blends_the_channels_z_scores_into_a_positive_match_that_keeps_their_order() -> None:
+    assert fused_match(0.0, 0.0) == pytest.approx(0.5)
+    assert fused_match(2.0, -2.0) == pytest.approx(0.5)  # equal weights: one channel's outlier offsets the other's
+    assert fused_match(3.0, 0.0) > fused_match(1.0, 1.0) > fused_match(0.0, 0.0) > fused_match(-1.0, 0.0) > 0.0
+    assert 0.0 < fused_match(-400.0, -400.0) < fused_match(400.0, 400.0) <= 1.0
+
+
+def test_fusion_lets_a_clear_lexical_hit_win_over_a_flat_vector_channel() -> None:
+    from brain.memory.recall import Fusion, _Candidate
+
+    def candidate(node_id: int, vector: float, bm25: float = 0.0) -> _Candidate:
+        return _Candidate(node_id, "", "user", datetime(2026, 1, 1, tzinfo=UTC), 1.0,
+                          datetime(2026, 1, 1, tzinfo=UTC), None, vector, bm25=bm25)
+
+    pool = [candidate(1, 0.81), candidate(2, 0.80, bm25=9.0), *(candidate(n, 0.79) for n in range(3, 12))]
+    fusion = Fusion(pool)
+    assert max(pool, key=fusion).node_id == 2
+    unembedded = replace(candidate(12, 0.0, bm25=9.0), embedded=False)
+    fusion = Fusion([*pool, unembedded])
+    assert fusion.vector_z(unembedded) == fusion.vector_z(min(pool, key=lambda c: c.vector))  # as the least similar
 
 
 def test_gravitation_pulls_toward_an_activated_goal() -> None:
@@ -220,11 +237,11 @@ def test_the_lexical_channel_gets_the_query_words_without_function_words() -> No
 
 
 def test_a_rare_word_is_rare_relative_to_the_memory_but_never_common_in_absolute_terms() -> None:
-    assert rare_word_limit(10) == 2  # a small memory still lets a word found twice through
-    assert rare_word_limit(1_000) == 20
+    assert rare_word_limit(4) == 2  # a small memory still lets a word found twice through
+    assert rare_word_limit(400) == 100  # a conversation keeps all but its commonest words
     assert rare_word_limit(100_000) == 199  # however large the memory, counting stays bounded
-    assert rare_word_limit(100_000, words=12) == 49  # and a long query's words share one budget
-    assert rare_word_limit(1_000, words=12) == 20
+    assert rare_word_limit(100_000, words=12) == 99  # and a long query's words share one budget
+    assert rare_word_limit(1_000, words=30) == 39
 
 
 def test_a_word_the_statistics_show_far_above_the_rare_limit_is_left_out_before_the_index_is_read() -> None:
