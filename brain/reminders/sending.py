@@ -226,9 +226,11 @@ async def _enqueue(session: AsyncSession, sends: Sequence[_Due], now: datetime, 
                      "chat_id": None, "text": "\n".join(render(line) for line in reminder_lines(item, now)),
                      "buttons": buttons, "image_png": None, "document": None, "document_name": None,
                      "status": PENDING, "attempts": 0})
+    # Parameters apart from the statement: it is compiled once and cached, not once per batch with every row's
+    # values in it.
     inserted = (await session.execute(
-        insert(OutboxMessage).values(rows).on_conflict_do_nothing(index_elements=["user_id", "kind", "slot"])
-        .returning(OutboxMessage.user_id, OutboxMessage.slot))).all()
+        insert(OutboxMessage).on_conflict_do_nothing(index_elements=["user_id", "kind", "slot"])
+        .returning(OutboxMessage.user_id, OutboxMessage.slot), rows)).all()
     new_tokens = [t for key in inserted for t in tokens[(key[0], key[1])]]
     if new_tokens:
         await session.execute(insert(ActionToken), new_tokens)
