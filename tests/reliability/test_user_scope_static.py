@@ -39,6 +39,8 @@ ALLOWED: dict[str, str] = {
     "brain/tools/policy.py::record_outcome": "the tool-call record the same call wrote a moment before",
     "brain/memory/promotion.py::_record_failure": "the short-term entry of the person being promoted",
     "brain/memory/promotion.py::_decide_and_write": "bulk update by primary key of the person's claimed entries",
+    # Maintenance over every person's rows, reading and writing vectors only; nothing is shown to anyone.
+    "brain/memory/reembed.py::<module>": "re-embedding after a change of embedder, by primary key, in batches",
     "brain/memory/promotion.py::recompute_edges": "bulk update by primary key of edges of the person's nodes",
     "brain/outbox/service.py::mark_sent": "the outbox row the sender claimed",
     "bot/rooms.py::close_room": "the room the homeserver said was left (a room is one person's)",
