@@ -70,9 +70,10 @@ async def _chat(settings: Settings, *, monitored: bool = False) -> int:
 async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: ConsoleChat,
                         stop: asyncio.Event, *, once: bool = False) -> None:
     """The scheduler's jobs in the terminal chat, every tick: the person's pushes at their own times (morning
-    summary, evening reflection, rituals; what /morning and /evening set), the rule engine without the rules those
-    pushes replace (as the scheduler runs it), goal periods, memory promotion, missions and ritual timeouts; what
-    they queued for this person is printed. `once`: stop after the first tick (tests)."""
+    summary, evening reflection, rituals; what /morning and /evening set), the reminders they asked for, the rule
+    engine without the rules those pushes replace (as the scheduler runs it), goal periods, memory promotion,
+    missions and ritual timeouts; what they queued for this person is printed. `once`: stop after the first tick
+    (tests)."""
     from adapters.console.chat import PLATFORM
     from bot.inbound import Inbound
     from bot.pulse_ticker import run_ticker
@@ -86,17 +87,22 @@ async def _pulse_ticker(settings: Settings, brain: Brain, dialog: Dialog, chat: 
 
     async def print_new(report: TickReport) -> None:
         pushed = await jobs.pushes()
+        reminded = await jobs.reminders()
         # Only when something came: a drain resets the numbered buttons of the last reply.
-        if user.id in report.sent_to | report.notified or pushed.sent:
+        if user.id in report.sent_to | report.notified | reminded.sent_to or pushed.sent:
             await chat.drain()
         await jobs.goal_periods()
+        await jobs.calendar_series()
+        await jobs.learning()
+        await jobs.model_facts()
         await jobs.memory_promotion()
         await jobs.ritual_timeouts()
         if brain.companion is not None:
             # Missions that are due; their runs go to the outbox.
             from bot.commands.missions import run_missions
 
-            if any(run.user_id == user.id for run in await run_missions(brain, brain.clock.now())):
+            runs = await run_missions(brain, brain.clock.now(), idle_hold=jobs.engine.idle_hold, grace=jobs.grace)
+            if any(run.user_id == user.id for run in runs):
                 await chat.drain()
         if once:
             stop.set()

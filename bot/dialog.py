@@ -28,13 +28,15 @@ from bot.commands.drinks import after_drink_buttons
 from bot.commands.onboarding import take_typed_answer, waiting_step
 from bot.commands.places import shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
+from bot.commands.reminders import set_reminder
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
-from bot.commands.tasks import time_note
+from bot.commands.tasks import say_task, time_note
 from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
 from bot.parsing.freetext import parse_free_text
+from bot.parsing.reminders import free_text_reminder
 from bot.photos import Photos
 from bot.turn import NO_REASON, Turn
 from bot.voice import VoiceNotes
@@ -383,6 +385,15 @@ class Dialog:
     async def _free_text(self, turn: Turn, text: str, *, model_down: bool = False) -> None:
         """What the rule-based parser makes of a free text. `model_down`: the model could not be reached and the
         person has not been told yet; one message says both when the parser cannot help either."""
+        reminder = free_text_reminder(text, local_now(turn.user, turn.now))
+        if reminder is not None:
+            if model_down:
+                turn.say(model_down_text())
+            if isinstance(reminder, Text):
+                turn.say(reminder)
+            else:
+                await set_reminder(turn, reminder)
+            return
         calls = parse_free_text(text, turn.today, now=local_now(turn.user, turn.now).time())
         if not calls:
             turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "
@@ -399,8 +410,8 @@ class Dialog:
                 return
         last = calls[-1]
         result = await turn.tool(last.name, last.args)
-        if last.at_time is not None and result.ok and result.message is not None:
-            turn.say(result.message, time_note(last.at_time, turn.today))  # as /task says it
+        if last.name == "create_task":
+            say_task(turn, result, time_note(last.at_time, turn.today) if last.at_time is not None else None)
             return
         # A drink written as text gets the same quick buttons as /water: the next glass, and undo.
         turn.say_result(result, after_drink_buttons(turn, result) if last.name == "log_drink" else None)

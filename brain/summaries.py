@@ -9,8 +9,9 @@ import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import date, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import exists, func, literal, select
 from sqlalchemy.dialects.postgresql import ARRAY, UUID
@@ -37,6 +38,8 @@ SHOW_TODAY = PushButton(tr("Show today"), "command", {"text": "/today"})
 # Starts (or continues) the person's evening routine; handled by the ritual commands.
 EVENING_ROUTINE = PushButton(tr("Evening routine"), "ritual", {"op": "template", "template": "evening"})
 MAX_GOALS_SHOWN = 5
+MAX_FACTS_SHOWN = 2
+VACATION_AHEAD = timedelta(days=7)
 CORRELATION_MIN_DAYS = 14
 
 
@@ -46,6 +49,9 @@ class MorningData:
     goals: Sequence[GoalProgress] = ()
     streaks: Sequence[StreakView] = ()
     correlation: Correlation | None = None
+    facts: Sequence[Text | str] = ()  # what the brain learned that matters today ("On Mondays you usually ...")
+    # A vacation running or ahead (within VACATION_AHEAD): its first and last local day.
+    vacation: tuple[date, date] | None = None
 
 
 # ---- what they say (pure) -------------------------------------------------------------------------------
@@ -76,7 +82,16 @@ def day_opening(s: DaySnapshot) -> Text:
 
 def morning_summary(data: MorningData, render: Renderer) -> PushMessage:
     s = data.snapshot
+    if data.vacation is not None and data.vacation[0] <= s.day:
+        # On vacation: only that, and when it ends.
+        return PushMessage(lines=[tr("Good morning!"), tr("You're on vacation until {date}: no reminders, and your "
+                                                          "streaks and goals are kept. /resume ends it early.",
+                                                          date=data.vacation[1])],
+                           buttons=[[SHOW_TODAY]])
     lines: list[Text] = [tr("Good morning!"), day_opening(s), *day_lines(s, render.tz)]
+    if data.vacation is not None:
+        lines.append(tr("Your vacation: {first} to {last}. No reminders then, and your streaks and goals are kept.",
+                        first=data.vacation[0], last=data.vacation[1]))
     text = [render(line) for line in lines]
     goals = [g for g in data.goals if g.status == "active"][:MAX_GOALS_SHOWN]
     if goals:
@@ -89,6 +104,7 @@ def morning_summary(data: MorningData, render: Renderer) -> PushMessage:
         text.append(render(tr("Keep your streaks today: {streaks}", streaks=streaks)))
     if data.correlation is not None:
         text.append(render(tr("What I noticed: {sentence}", sentence=data.correlation.sentence)))
+    text.extend(render(fact) for fact in data.facts)
     return PushMessage(lines=text, buttons=[[SHOW_TODAY]])
 
 
@@ -122,11 +138,49 @@ async def morning_data(session: AsyncSession, users: Sequence[User], now: dateti
     streaks = await streaks_for_users(session, users, today)
     goals = await _goals(session, users, now)
     found = await _top_correlations(session, users, now)
+    facts = await _facts_for_today(session, users, today)
+    vacations = await _vacations(session, users, now)
     return {
         u.id: MorningData(snapshot=snapshots[u.id], goals=goals.get(u.id, ()), streaks=streaks.get(u.id, ()),
-                          correlation=found.get(u.id))
+                          correlation=found.get(u.id), facts=facts.get(u.id, ()), vacation=vacations.get(u.id))
         for u in users
     }
+
+
+async def _vacations(session: AsyncSession, users: Sequence[User], now: datetime) -> dict[uuid.UUID, tuple[date, date]]:
+    """Each person's vacation that runs or starts within a week: its first and last local day."""
+    from brain.pulse.activity import pulse_states, vacation_of
+
+    states = await pulse_states(session, [u.id for u in users])
+    found: dict[uuid.UUID, tuple[date, date]] = {}
+    for user in users:
+        span = vacation_of(states.get(user.id), now)
+        if span is not None and span[0] - now <= VACATION_AHEAD:
+            zone = ZoneInfo(user.timezone)
+            found[user.id] = (span[0].astimezone(zone).date(),
+                              (span[1] - timedelta(microseconds=1)).astimezone(zone).date())
+    return found
+
+
+async def _facts_for_today(session: AsyncSession, users: Sequence[User],
+                           today: dict[uuid.UUID, date]) -> dict[uuid.UUID, list[Text | str]]:
+    """Each person's confident facts that matter today (a habit of this weekday, how they answer nudges), most
+    confident first, in one query for the batch."""
+    from brain.learning.wording import fact_text, relevant_today
+    from brain.memory.models import MemoryFact
+    from brain.memory.settings import MemorySettings
+
+    rows = (await session.execute(
+        select(MemoryFact.user_id, MemoryFact.key, MemoryFact.statement, MemoryFact.said)
+        .where(MemoryFact.user_id.in_([u.id for u in users]),
+               MemoryFact.confidence >= MemorySettings().fact_context_min - 1e-9)
+        .order_by(MemoryFact.user_id, MemoryFact.confidence.desc(), MemoryFact.key))).all()
+    found: dict[uuid.UUID, list[Text | str]] = {}
+    for user_id, key, statement, said in rows:
+        mine = found.setdefault(user_id, [])
+        if len(mine) < MAX_FACTS_SHOWN and relevant_today(key, today[user_id]):
+            mine.append(fact_text(key, statement, said))
+    return found
 
 
 async def evening_data(session: AsyncSession, users: Sequence[User], now: datetime) -> dict[uuid.UUID, DaySnapshot]:

@@ -92,6 +92,8 @@ INVERSES: dict[str, Inverse] = {
     "NutritionGoalSet": ("set_nutrition_goal", _nutrition_goal_back),
     "PlaceVisited": ("delete_visit", lambda p: {"visit": p["visit_id"]}),
     "PulseResumed": ("pause_pulse", lambda p: {} if p.get("open_ended") else None),
+    "ReminderCreated": ("delete_reminder", lambda p: {"reminder": p["reminder_id"]}),
+    "CalendarSeriesCreated": ("delete_event", lambda p: {"event": p["first_event_id"], "scope": "series"}),
 }
 
 
@@ -100,7 +102,8 @@ INVERSES: dict[str, Inverse] = {
 # quietly remove the glass of water logged before.
 FINAL: frozenset[str] = frozenset({
     "TaskDeleted", "ReminderDeleted", "CalendarEventDeleted", "DrinkEntryDeleted", "MealDeleted", "PlaceDeleted",
-    "PlaceVisitDeleted", "GoalAbandoned", "StreakDaySkipped", "MemoryForgotten",
+    "PlaceVisitDeleted", "GoalAbandoned", "StreakDaySkipped", "MemoryForgotten", "ReminderCancelled",
+    "CalendarSeriesDeleted", "FactForgotten",
 })
 
 

@@ -113,6 +113,7 @@ class Rule:
     # instead, if that is at most this long after the slot (the morning summary: 2 h).
     quiet_defer: timedelta | None = None
     needs_correlations: bool = False
+    needs_goals: bool = False  # the context carries the person's goals with their current periods
 
     @property
     def triggers(self) -> tuple[Trigger, ...]:

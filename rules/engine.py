@@ -36,6 +36,7 @@ from brain.feedback.learning import (
 )
 from brain.feedback.models import BACKED_OFF
 from brain.feedback.outcomes import outcome_stats
+from brain.goals.service import GoalProgress, goals_progress
 from brain.i18n import tr
 from brain.people.local_time import local_date, local_now
 from brain.people.models import User
@@ -48,6 +49,7 @@ from brain.pulse.models import AUTO_RESOLVED, EXPIRED, OPEN_STATES, PENDING, Nud
 from brain.pulse.nudges import NewNudge, NudgeDraft, content_to_json, decide_nudge, insert_nudges
 from rules import DailyAt, EventTrigger, Every, Rule, RuleContext, Trigger, Weekly
 from rules.evening_reflection import EVENING_REFLECTION
+from rules.goal_progress import GOAL_PROGRESS
 from rules.goal_reached import GOAL_REACHED
 from rules.meals import MEALS
 from rules.morning_summary import MORNING_SUMMARY
@@ -60,6 +62,7 @@ log = logging.getLogger(__name__)
 
 ALL_RULES: tuple[Rule, ...] = (
     WATER, STREAK_AT_RISK, MORNING_SUMMARY, EVENING_REFLECTION, OVERDUE_TASKS, MEALS, GOAL_REACHED, WEEKLY_INSIGHT,
+    GOAL_PROGRESS,
 )
 DEFAULT_IDLE_HOLD = timedelta(minutes=5)
 # However long the engine was away, slots further back than this are not even enumerated.
@@ -178,6 +181,7 @@ class _Data:
     streaks: dict[uuid.UUID, list[StreakView]] = field(default_factory=dict)
     correlations: dict[uuid.UUID, list[Correlation]] = field(default_factory=dict)
     told: dict[uuid.UUID, set[str]] = field(default_factory=dict)
+    goals: dict[uuid.UUID, list[GoalProgress]] = field(default_factory=dict)
 
 
 class RuleEngine:
@@ -209,13 +213,18 @@ class RuleEngine:
         due = self._due_slots(users, states, tunings, now, report)
         self._last_tick = now
         async with self.brain.transactions.read() as session:
-            pending_users = set((await session.scalars(
-                select(Nudge.user_id).where(Nudge.user_id.in_(ids), Nudge.status == PENDING, Nudge.due_at <= now)
+            pending = (await session.execute(
+                select(Nudge.user_id, Nudge.rule).where(Nudge.user_id.in_(ids), Nudge.status == PENDING,
+                                                        Nudge.due_at <= now)
                 .distinct()
-            )).all()) if ids else set()
+            )).all() if ids else []
+            pending_users = {user_id for user_id, _ in pending}
             need = {d.user.id for d in due} | pending_users
+            # Goals for the rules that read them, and for their pending nudges' re-check before sending.
+            want_goals = {d.user.id for d in due if d.rule.needs_goals} | {
+                user_id for user_id, rule in pending if rule in self.by_name and self.by_name[rule].needs_goals}
             data = await self._load(session, [u for u in users if u.id in need], now,
-                                    {d.user.id for d in due if d.rule.needs_correlations})
+                                    {d.user.id for d in due if d.rule.needs_correlations}, want_goals)
         new = [n for d in due for n in self._decide_slot(d, data, now, report)]
         if new:
             async with self.brain.transactions.begin() as uow:
@@ -275,7 +284,8 @@ class RuleEngine:
         as if all their slots were due, over one batch of snapshots and streaks. Nothing is stored or sent
         (for previews and the benchmark)."""
         async with self.brain.transactions.read() as session:
-            data = await self._load(session, users, now, set())
+            data = await self._load(session, users, now, set(),
+                                    {u.id for u in users} if any(r.needs_goals for r in self.time_rules) else set())
         decided: dict[uuid.UUID, list[tuple[str, NudgeDraft]]] = {}
         for user in users:
             drafts = decided.setdefault(user.id, [])
@@ -333,6 +343,7 @@ class RuleEngine:
             local_now=local_now(user, now), snapshot=data.snapshots[user.id], slot=slot, trigger=trigger,
             streaks=tuple(data.streaks.get(user.id, ())), correlations=tuple(data.correlations.get(user.id, ())),
             told_insights=frozenset(data.told.get(user.id, ())), event=event, event_id=event_id,
+            goals=tuple(data.goals.get(user.id, ())),
         )
 
     @staticmethod
@@ -345,7 +356,8 @@ class RuleEngine:
             return None
 
     async def _load(self, session: AsyncSession, users: Sequence[User], now: datetime,
-                    want_correlations: set[uuid.UUID]) -> _Data:
+                    want_correlations: set[uuid.UUID], want_goals: set[uuid.UUID] | frozenset[uuid.UUID] = frozenset(),
+                    ) -> _Data:
         data = _Data()
         if not users:
             return data
@@ -365,6 +377,9 @@ class RuleEngine:
                         data.correlations[user.id] = await correlations(session, user, local_date(user, now))
                     except Exception:
                         log.exception("correlations failed for %s", user.id)
+        for user in users:
+            if user.id in want_goals:
+                data.goals[user.id] = await goals_progress(session, user, now)
         return data
 
     # ---- sending -------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""/event: add a calendar entry from a phrase ("/event Zahnarzt morgen 14:00 45m", "/event Urlaub 24.12.-27.12."),
-or, without one, show what is coming up."""
+"""/event: add a calendar entry from a phrase ("/event Zahnarzt morgen 14:00 45m", "/event Urlaub 24.12.-27.12."), a
+repeating one ("/event every Monday 9:00 team meeting", "/termin jeden zweiten Dienstag 18:00 Yoga"), or, without
+one, show what is coming up; "/event delete 2" asks, for a repeating one, whether this one or the series goes."""
 
 from __future__ import annotations
 
@@ -22,8 +23,11 @@ from bot.parsing.dates import (
     find_time,
     in_part_of_day,
 )
+from bot.parsing.recurrence import find_repetition
 from bot.turn import Turn
+from brain.errors import DomainError
 from brain.i18n import N_, Text, ntr, tr
+from brain.modules.calendar.service import find_event
 from brain.tools.coercion import FIRST_YEAR, LAST_YEAR
 
 UPCOMING_SHOWN = 5
@@ -47,9 +51,11 @@ async def event(turn: Turn, args: str) -> None:
         if not reference.strip():
             turn.say(tr("Which event? /event delete 2 removes the second one in the list, /event alone shows it."))
             return
-        turn.say_result(await turn.tool("delete_event", {"event": reference.strip()}))
+        await _delete(turn, reference.strip())
         return
-    text = args
+    # "every Monday 9:00 team meeting", "jeden zweiten Dienstag Yoga": the rest is read as the first appointment.
+    repetition = find_repetition(args, turn.today)
+    text = repetition.cut_from(args) if repetition is not None else args
     # The day first: "3.12. 14:00" is the 3rd of December at two, and read as a time first "3.12" would be 3:12.
     day = find_date(text, turn.today)
     last_day: date | None = None
@@ -105,7 +111,7 @@ async def event(turn: Turn, args: str) -> None:
     if not text:
         turn.say(tr("What is the event called? e.g. /event Dentist tomorrow 14:00"))
         return
-    if day is None and at_time is None:
+    if day is None and at_time is None and repetition is None:
         turn.say(tr("When is it? Add a day or a time, e.g. /event {title} tomorrow 14:00", title=text[:80]))
         return
     on = day.value if day is not None else turn.today
@@ -128,7 +134,7 @@ async def event(turn: Turn, args: str) -> None:
             return
         minutes = duration[0] if duration is not None else 60
         span = _span(on, at_time, until, minutes, part, zone)
-        if day is None and isinstance(span, tuple) and span[1] <= turn.now:
+        if day is None and isinstance(span, tuple) and span[1] <= turn.now and repetition is None:
             # "/event Dentist 9:00" at 15:00: no day said, so the next 9:00, as "Tuesday" said on a Tuesday is next
             # week's. A day said is kept even when past ("today 9:00" logs it); one going on now stays today.
             on += timedelta(days=1)
@@ -141,11 +147,32 @@ async def event(turn: Turn, args: str) -> None:
         start, end = span
         # Lengths are counted in real time, so an hour on the night the clocks go back is an hour.
         call.update(start_time=start.astimezone(zone).isoformat(), end_time=end.astimezone(zone).isoformat())
+    if repetition is not None:
+        call["repeat"] = repetition.rule
     result = await turn.tool("create_event", call)
     if rolled is not None and result.ok and result.message is not None:
         turn.say(result.message, rolled)
         return
     turn.say_result(result)
+
+
+async def _delete(turn: Turn, reference: str) -> None:
+    """Deletes the event; of a repeating one, asks first: this occurrence, or the whole series?"""
+    try:
+        async with turn.brain.transactions.begin() as uow:
+            found = await find_event(uow, turn.user, reference)
+    except DomainError as refused:
+        turn.say(refused.text)
+        return
+    event = found.event
+    if event.series_id is None:
+        turn.say_result(await turn.tool("delete_event", {"event": str(event.id)}))
+        return
+    turn.say(tr("{title} repeats. Delete only the one on {date}, or the whole series?", title=event.title,
+                date=turn.render.date_of(event.start_time)),
+             buttons=[[turn.tool_button(tr("Only this one"), "delete_event", event=str(event.id), scope="this"),
+                       turn.tool_button(tr("The whole series"), "delete_event", event=str(event.id),
+                                        scope="series")]])
 
 
 def _span(on: date, at_time: FoundTime, until: FoundTime | None, minutes: int, part: str | None,
@@ -204,7 +231,7 @@ async def _upcoming(turn: Turn) -> None:
     if items:
         lines.append(turn.t(tr("Coming up:")))
         lines.extend(f"{item.get('position') or '•'}. {_when(turn, item)} {item['title']}"
-                     for item in items[:UPCOMING_SHOWN])
+                     + (" 🔁" if item.get("series_id") else "") for item in items[:UPCOMING_SHOWN])
         hidden = len(items) - UPCOMING_SHOWN
         if hidden > 0:
             more = (ntr("… and {count} more.", "… and {count} more.", hidden, count=hidden)

@@ -127,6 +127,8 @@ async def _history(turn: Turn, reference: str) -> None:
                          target=period.target))
         if period.reached:
             line += " ✓"
+        elif period.paused:
+            line += " " + turn.t(tr("(paused: vacation)"))
         elif not period.closed:
             line += " " + turn.t(tr("(running)"))
         lines.append(line)

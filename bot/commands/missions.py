@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import secrets
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 from bot.commands import Command
@@ -204,8 +204,10 @@ ACTIONS = {MISSION_ACTION: mission_pressed}
 
 
 # ---- running and delivering --------------------------------------------------------------------------------
-async def run_missions(brain: Brain, now: datetime) -> list[MissionRun]:
-    """Runs the due missions and delivers each run; for the scheduler and the terminal chat's ticker."""
+async def run_missions(brain: Brain, now: datetime, *, idle_hold: timedelta = timedelta(0),
+                       grace: timedelta | None = None) -> list[MissionRun]:
+    """Runs the due missions and delivers each run; for the scheduler and the terminal chat's ticker. A person in a
+    conversation gets theirs once they have been quiet for `idle_hold` (at most `grace` late)."""
     companion = brain.companion
     if companion is None:
         return []
@@ -213,7 +215,7 @@ async def run_missions(brain: Brain, now: datetime) -> list[MissionRun]:
     async def deliver(run: MissionRun) -> None:
         await deliver_run(brain, run)
 
-    return await run_due_missions(brain, companion.llm, now, deliver=deliver)
+    return await run_due_missions(brain, companion.llm, now, deliver=deliver, idle_hold=idle_hold, grace=grace)
 
 
 async def deliver_run(brain: Brain, run: MissionRun) -> None:

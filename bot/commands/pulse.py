@@ -13,6 +13,7 @@ from bot.commands import Command
 from bot.commands.onboarding import parse_quiet_hours
 from bot.inbound import split_command
 from bot.parsing.amounts import parse_count
+from bot.parsing.dates import find_date_range
 from bot.scheduler.jobs import PULSE_RULES
 from bot.turn import PendingButton, Turn
 from brain.events.actor import USER
@@ -107,13 +108,21 @@ async def quiet(turn: Turn, args: str) -> None:
 
 
 async def pause(turn: Turn, args: str) -> None:
+    """/pause [days], or a vacation: /vacation 3.-10.8., /urlaub bis Freitag (streaks and goals are kept)."""
     call: dict[str, Any] = {}
     if args:
-        days = parse_count(args.split()[0])
-        if days is None:
-            turn.say(tr("Usage: /pause [days], e.g. /pause 7"))
+        days = parse_count(args.split()[0]) if len(args.split()) == 1 else None
+        span = find_date_range(args, turn.today) if days is None else None
+        if days is not None:
+            call["days"] = days
+        elif span is not None:
+            first, last = span
+            call["last_day"] = last.isoformat()
+            if first is not None:
+                call["first_day"] = first.isoformat()
+        else:
+            turn.say(tr("Usage: /pause [days], e.g. /pause 7, or a vacation: /vacation 3.8.-10.8."))
             return
-        call["days"] = days
     turn.say_result(await turn.tool("pause_pulse", call))
 
 
@@ -182,7 +191,9 @@ async def _act(turn: Turn, action: NudgeAction, commands: Mapping[str, Command])
 COMMANDS = (
     Command("pulse", "/pulse", N_("Your reminders, what they learned, and undo"), pulse, aliases=("erinnerungen",)),
     Command("quiet", "/quiet 22-7", N_("Quiet hours: no reminders then"), quiet, aliases=("ruhezeit",)),
-    Command("pause", "/pause [7]", N_("Pause all reminders (for some days)"), pause, aliases=("urlaub",)),
+    Command("pause", "/pause [7]", N_("Pause all reminders (for some days)"), pause),
+    Command("vacation", N_("/vacation 3.8.-10.8."), N_("Vacation: no reminders, streaks and goals kept"), pause,
+            aliases=("urlaub",)),
     Command("resume", "/resume", N_("Turn reminders back on"), resume, aliases=("weiter",)),
 )
 # The nudges' own buttons (`nudge_pressed`, kind "nudge") run commands: bot.commands.table registers them with the

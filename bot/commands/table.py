@@ -17,6 +17,7 @@ from bot.commands import (
     companion,
     data,
     drinks,
+    facts,
     food,
     goals,
     link,
@@ -26,6 +27,7 @@ from bot.commands import (
     places,
     proposals,
     pulse,
+    reminders,
     rituals,
     streaks,
     tasks,
@@ -39,7 +41,7 @@ from brain.i18n import N_, tr
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     basics, today, tasks, drinks, food, calendar, places, streaks, goals, week, pulse, memory, undo, proposals,
-    activity, ai_settings, companion, missions, onboarding, rituals, link, data, tools,
+    activity, ai_settings, companion, missions, onboarding, rituals, link, data, tools, reminders, facts,
 )
 
 

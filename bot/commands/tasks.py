@@ -2,54 +2,97 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, time
 from typing import Any
 
 from bot.commands import Command
-from bot.parsing.dates import DueAtTime, cut, due_at_time, find_date, find_dateish, with_time_of_day
+from bot.parsing.dates import DueAtTime, cut, due_at_time, find_date, find_dateish, time_with_day, with_time_of_day
+from bot.parsing.recurrence import find_repetition
 from bot.turn import PendingButton, Turn
+from brain.errors import DomainError
 from brain.i18n import N_, Text, ntr, tr
+from brain.modules.todo.service import find_task
 from brain.people.local_time import local_now
+from brain.tools.spec import ToolResult
 
 LIST_LIMIT = 15  # shown; the count of the rest is said
 FETCH_LIMIT = 100  # read (the task list's maximum), to count what is not shown
 BUTTON_LIMIT = 8
 
 
+DELETE_WORDS = frozenset({"delete", "remove", "löschen", "loeschen", "entfernen"})
+
+
 async def task(turn: Turn, args: str) -> None:
     if not args:
         turn.say(tr("Usage: /task <what> [until when], e.g. /task Buy milk by Friday"))
         return
+    verb, _, reference = args.partition(" ")
+    if verb.casefold() in DELETE_WORDS and reference.strip():
+        await _delete(turn, reference.strip())
+        return
+    # "rent monthly on the 1st", "Yoga jeden zweiten Dienstag": the rest is read as the first occurrence.
+    repetition = find_repetition(args, turn.today)
+    if repetition is not None:
+        args = repetition.cut_from(args)
     call: dict[str, Any] = {"title": args}
     note: Text | None = None  # why a time said with no day made the task due when it is
     found = find_date(args, turn.today)
     if found is not None:
-        title = cut(args, *with_time_of_day(args, found))  # a task has a due day, no time
+        title = cut(args, *with_time_of_day(args, found))  # the day and its time leave the title
         if title:
             call = {"title": title, "due_date": found.value.isoformat()}
+            said = time_with_day(args, found)
+            if said is not None:
+                call["due_time"] = said.isoformat(timespec="minutes")
     elif (at_time := due_at_time(args, turn.today, local_now(turn.user, turn.now).time())) is not None:
-        # "Report at 3pm": the day of the next 3pm is the due day.
-        call = {"title": at_time.title, "due_date": at_time.due.isoformat()}
+        # "Report at 3pm": due at the next 3pm.
+        call = {"title": at_time.title, "due_date": at_time.due.isoformat(),
+                "due_time": at_time.meant.isoformat(timespec="minutes")}
         note = time_note(at_time, turn.today)
+    if repetition is not None:
+        call["repeat"] = repetition.rule
     bad_day = find_dateish(call["title"], turn.today)
     if bad_day is not None:  # "Meeting prep 31.02.": a question, not a task with the wrong date in its title
         turn.say(tr("I couldn't read the date \"{text}\". Write it like 24.12., 24.12.2026 or 2026-12-24.",
                     text=bad_day[:20]))
         return
-    result = await turn.tool("create_task", call)
-    if note is not None and result.ok and result.message is not None:
-        turn.say(result.message, note)
+    say_task(turn, await turn.tool("create_task", call), note)
+
+
+async def _delete(turn: Turn, reference: str) -> None:
+    """Deletes the task; of a repeating one, asks first: skip this occurrence, or end the series?"""
+    try:
+        async with turn.brain.transactions.begin() as uow:
+            found = await find_task(uow, turn.user, reference, status="any")
+    except DomainError as refused:
+        turn.say(refused.text)
         return
-    turn.say_result(result)
+    if found.task.recurrence is None or found.task.completed_at is not None:
+        turn.say_result(await turn.tool("delete_task", {"task": str(found.task.id)}))
+        return
+    turn.say(tr("{title} repeats. Skip only this one, or delete the whole series?", title=found.task.title),
+             buttons=[[turn.tool_button(tr("Only this one"), "delete_task", task=str(found.task.id), scope="this"),
+                       turn.tool_button(tr("The whole series"), "delete_task", task=str(found.task.id),
+                                        scope="series")]])
 
 
-def time_note(at_time: DueAtTime, today: date) -> Text:
-    """Said after a task made due by a time with no day ("Report at 3pm", by /task or as a to-do in free text): the
-    time, which a task does not keep, is not dropped without a word."""
+def say_task(turn: Turn, result: ToolResult, note: Text | None = None) -> None:
+    """A new task's reply; one due at a time gets a button that sets a reminder for then."""
+    if not result.ok or result.message is None:
+        turn.say_result(result)
+        return
+    buttons = [[turn.tool_button(tr("⏰ Remind me then"), "set_task_reminder", task=str(result.data["id"]))]] \
+        if result.data.get("due_time") else None
+    turn.say(result.message, note, buttons=buttons)
+
+
+def time_note(at_time: DueAtTime, today: date) -> Text | None:
+    """Said after a task made due by a time with no day ("Report at 3pm", by /task or as a to-do in free text) when
+    that time has passed today: the task is tomorrow's, which the person may not have meant."""
     if at_time.due == today:
-        return tr("A task keeps a day, not a time: {time} is still ahead today, so it is due today.",
-                  time=at_time.meant)
-    return tr("A task keeps a day, not a time: {time} has passed today, so it is due tomorrow.", time=at_time.meant)
+        return None
+    return tr("{time} has passed today, so it is due tomorrow.", time=at_time.meant)
 
 
 async def tasks(turn: Turn, args: str) -> None:
@@ -79,15 +122,16 @@ async def tasks(turn: Turn, args: str) -> None:
 
 
 def _task_line(turn: Turn, position: int, item: dict[str, Any]) -> str:
-    line = f"{position}. {item['title']}"
+    line = f"{position}. {item['title']}" + (" 🔁" if item.get("repeat") else "")
     due = item.get("due_date")
     if due:
-        from datetime import date
-
         due_day = date.fromisoformat(due)
         label = tr("overdue since {date}", date=due_day) if due_day < turn.today else (
             tr("today") if due_day == turn.today else tr("due {date}", date=due_day))
-        line += f" ({turn.t(label)})"
+        line += f" ({turn.t(label)}"
+        if item.get("due_time"):
+            line += ", " + turn.render.format_value(time.fromisoformat(item["due_time"]))
+        line += ")"
     return line
 
 
@@ -100,7 +144,8 @@ async def done(turn: Turn, args: str) -> None:
 
 
 COMMANDS = (
-    Command("task", N_("/task Buy milk by Friday"), N_("Add a task"), task, aliases=("todo", "aufgabe")),
+    Command("task", N_("/task Buy milk by Friday"), N_("Add a task (/task delete 2 removes one)"), task,
+            aliases=("todo", "aufgabe")),
     Command("tasks", "/tasks", N_("Open tasks"), tasks, aliases=("aufgaben",)),
     Command("done", "/done 1", N_("Complete a task (number, or part of its title)"), done, aliases=("erledigt",)),
 )

@@ -336,6 +336,23 @@ def with_time_of_day(text: str, found: Found) -> tuple[int, int]:
     return start, end
 
 
+def time_with_day(text: str, found: Found) -> time | None:
+    """The clock time said next to a day phrase (the one `with_time_of_day` cuts out with it), in the part of the day
+    said with the day ("tomorrow evening at 7" is 19:00, "Freitag 18" 18:00); None when there is none."""
+    start, end = with_time_of_day(text, found)
+    if (start, end) == (found.start, found.end):
+        return None
+    said = find_time(text[start:found.start] + " " + text[found.end:end])
+    if said is None:
+        bare = find_bare_hour(text, found.end)
+        said = bare if bare is not None and bare.end == end else None
+    if said is None:
+        return None
+    if found.part is not None and said.open_meridiem:
+        return said.value.replace(hour=in_part_of_day(said.value.hour, found.part))
+    return said.value
+
+
 def find_time_at_edge(text: str) -> FoundTime | None:
     """A clock time at the end or the start of a text ("Report at 3pm", "Bericht um 15 Uhr", "3pm call Anna"): with no
     day said, the time the text is for. A time inside it stays the title's ("Book the 9am train"), as does "1.10" (see
@@ -460,3 +477,43 @@ def find_duration_minutes(text: str) -> tuple[int, int, int] | None:
 
 def cut(text: str, start: int, end: int) -> str:
     return re.sub(r"\s{2,}", " ", (text[:start] + " " + text[end:])).strip(" ,;-")
+
+
+# "3.-10.8.": a first day that borrows the month (and year) of the last.
+_SHORT_RANGE_RE = re.compile(r"^\s*(?P<first>\d{1,2})\.?\s*[-–]\s*(?=\d{1,2}\.\d{1,2}\.)")
+_RANGE_JOIN_RE = re.compile(r"\s*(?:[-–]|\b(?:bis|to|until|till)\b)\s*", re.I)
+_UNTIL_LEAD_RE = re.compile(r"^\s*(?:bis|until|till|to)\s+", re.I)
+
+
+def find_date_range(text: str, today: date) -> tuple[date | None, date] | None:
+    """A span of days as people write a vacation: "3.-10.8.", "3.8.-10.8.", "24.12. bis 27.12.", "Aug 3 to Aug 10",
+    "from monday to friday", or only its end ("bis 10.8.", "until Friday": the first day is left to the caller).
+    None when the text is not one (or the end comes before the start)."""
+    short = _SHORT_RANGE_RE.match(text)
+    if short is not None:
+        last = find_date(text[short.end():], today)
+        if last is None or last.start != 0:
+            return None
+        first_day, year, month = int(short.group("first")), last.value.year, last.value.month
+        if first_day > last.value.day:
+            year, month = (year - 1, 12) if month == 1 else (year, month - 1)
+        try:
+            first = date(year, month, first_day)
+        except ValueError:
+            return None
+        return (first, last.value) if first <= last.value else None
+    lead = _UNTIL_LEAD_RE.match(text)
+    if lead is not None:
+        last = find_date(text[lead.end():], today)
+        return (None, last.value) if last is not None and last.start == 0 else None
+    rest = re.sub(r"^\s*(?:from|vom|von|ab)\s+", "", text, flags=re.I)
+    start = find_date(rest, today)
+    if start is None:
+        return None
+    joined = _RANGE_JOIN_RE.match(rest, start.end)
+    if joined is None:
+        return None
+    end = find_date(rest[joined.end():], today)
+    if end is None or end.start != 0 or end.value < start.value:
+        return None
+    return start.value, end.value

@@ -11,7 +11,7 @@ from datetime import date, time
 from typing import Any
 
 from bot.parsing.amounts import VESSELS_ML, parse_count, parse_number, parse_volume_ml
-from bot.parsing.dates import DueAtTime, cut, due_at_time, find_date, find_time, with_time_of_day
+from bot.parsing.dates import DueAtTime, cut, due_at_time, find_date, find_time, time_with_day, with_time_of_day
 from brain.modules.drink.service import MAX_AT_ONCE
 
 DRINK_WORDS: dict[str, str] = {
@@ -66,7 +66,8 @@ NOT_FOOD_START_RE = re.compile(
 # ... and, unless the calories say it was eaten, what starts a plan ("Dinner with Anna", "Mittag um 12 bei Oma").
 PLAN_START_RE = re.compile(r"^(?:with|mit|at|um|on|am|bei|in|for|für|heute|today)\b", re.I)
 STATE_RE = re.compile(r"^(?:i am|i'm|ich bin|we are|we're|wir sind|i was|ich war|it is|it's|es ist)\b", re.I)
-TASK_PREFIX_RE = re.compile(r"^(?:todo|to-do|task|aufgabe|erinnere mich(?: daran)?,?)\s*[:\-]?\s+(?P<rest>.+)$", re.I)
+# ("erinnere mich ..." asks for a reminder: bot.parsing.reminders reads it first.)
+TASK_PREFIX_RE = re.compile(r"^(?:todo|to-do|task|aufgabe)\s*[:\-]?\s+(?P<rest>.+)$", re.I)
 DEADLINE_RE = re.compile(r"\b(bis|until|till|by|due|spätestens|spaetestens)\b", re.I)
 
 
@@ -228,10 +229,14 @@ def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall
     if found is not None:
         title = cut(body, *with_time_of_day(body, found))
         args["due_date"] = found.value.isoformat()
+        said = time_with_day(body, found)
+        if said is not None:
+            args["due_time"] = said.isoformat(timespec="minutes")
     elif now is not None and (at_time := due_at_time(body, today, now)) is not None:
-        # "todo: Report at 3pm" as "/task Report at 3pm": due on the day of the next 3pm, the time out of the title.
+        # "todo: Report at 3pm" as "/task Report at 3pm": due at the next 3pm, the time out of the title.
         title = at_time.title
         args["due_date"] = at_time.due.isoformat()
+        args["due_time"] = at_time.meant.isoformat(timespec="minutes")
     if not title:
         return None
     args["title"] = title[:1].upper() + title[1:]

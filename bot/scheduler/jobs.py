@@ -22,6 +22,7 @@ from brain.companion.llm import LLM
 from brain.companion.missions import run_due_missions
 from brain.core import Brain
 from brain.goals.rollover import close_periods
+from brain.reminders.sending import ReminderReport, send_due_reminders
 from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY
 from brain.schedules.pushes import PushReport, send_due_pushes
 from rules import Rule
@@ -61,7 +62,8 @@ class ScheduledJobs:
         # Giving new people their daily pushes and replanning moved ones scans everyone: every few minutes only.
         upkeep = self._upkeep_at is None or not timedelta(0) <= now - self._upkeep_at < UPKEEP_EVERY
         lookback = UPKEEP_EVERY + timedelta(minutes=1)
-        report = await send_due_pushes(self.brain, now, grace=self.grace, upkeep=upkeep, lookback=lookback)
+        report = await send_due_pushes(self.brain, now, grace=self.grace, upkeep=upkeep, lookback=lookback,
+                                       idle_hold=timedelta(minutes=self.settings.idle_hold_minutes))
         if upkeep:
             self._upkeep_at = now
         if report.sent:
@@ -69,6 +71,43 @@ class ScheduledJobs:
                      dict(report.missed))
             await self._deliver_now()
         return report
+
+    async def reminders(self) -> ReminderReport:
+        """The reminders people asked for that are due now."""
+        report = await send_due_reminders(self.brain, self.brain.clock.now())
+        if report.sent:
+            log.info("reminders: %d sent, %d held %s", report.sent, sum(report.held.values()), dict(report.held))
+            await self._deliver_now()
+        return report
+
+    async def calendar_series(self) -> None:
+        """Keeps every repeating appointment's occurrences a year ahead."""
+        from brain.modules.calendar.series import EXTEND_BATCH, extend_series
+
+        while True:
+            async with self.brain.transactions.begin() as uow:
+                extended = await extend_series(uow, uow.now)
+            if extended < EXTEND_BATCH:
+                return
+
+    async def learning(self) -> None:
+        """The nightly facts of everyone in their night (and of whoever just completed a first week of data)."""
+        from brain.learning.nightly import learn_nightly
+        from rules.engine import ALL_RULES
+
+        report = await learn_nightly(self.brain, self.brain.clock.now(), labels={r.name: r.label for r in ALL_RULES})
+        if report.facts:
+            log.info("nightly facts: %d people, %d left for the next run", len(report.facts), report.left)
+
+    async def model_facts(self) -> None:
+        """With a model server: the facts the fast model proposes from each person's week, once a week."""
+        if self.llm is None:
+            return
+        from brain.learning.model_facts import propose_facts
+
+        written = await propose_facts(self.brain, self.llm, self.brain.clock.now())
+        if written:
+            log.info("weekly model facts: %d people, %d facts", len(written), sum(written.values()))
 
     async def pulse_tick(self) -> None:
         report = await self.engine.tick(self.brain.clock.now())
@@ -83,6 +122,11 @@ class ScheduledJobs:
             log.exception("delivering the outbox failed; the next round retries")
 
     async def goal_periods(self) -> None:
+        # The days of open-ended pauses bridge streaks and pause goal periods: today's first.
+        from brain.pulse.vacation import keep_streaks_in_pauses
+
+        async with self.brain.transactions.begin() as uow:
+            await keep_streaks_in_pauses(uow, uow.now)
         # A "<= 2000 kcal" day is only decided when it is over; idempotent.
         await close_periods(self.brain, self.brain.clock.now())
 
@@ -123,8 +167,10 @@ class ScheduledJobs:
 
     async def missions(self) -> None:
         if self.llm is not None:
+            # A mission's result is a push too: it waits until the person is not in a conversation.
             await run_due_missions(self.brain, self.llm, self.brain.clock.now(),
-                                   deliver=partial(deliver_run, self.brain))
+                                   deliver=partial(deliver_run, self.brain),
+                                   idle_hold=timedelta(minutes=self.settings.idle_hold_minutes), grace=self.grace)
 
     async def outbox_retry(self) -> None:
         """Hands pending outbox rows (scheduled pushes among them, and rows whose sending failed) to the adapters."""
@@ -160,6 +206,22 @@ async def pushes() -> None:
 
 async def pulse_tick() -> None:
     await _jobs().pulse_tick()
+
+
+async def reminders() -> None:
+    await _jobs().reminders()
+
+
+async def calendar_series() -> None:
+    await _jobs().calendar_series()
+
+
+async def learning() -> None:
+    await _jobs().learning()
+
+
+async def model_facts() -> None:
+    await _jobs().model_facts()
 
 
 async def goal_periods() -> None:
@@ -200,6 +262,9 @@ def job_definitions(jobs: ScheduledJobs) -> list[JobDefinition]:
     found = [
         # At second 0 of every minute, so a push for 08:00 leaves at 08:00.
         JobDefinition("pushes", f"{__name__}:pushes", CronTrigger(second=0, timezone=utc)),
+        JobDefinition("reminders", f"{__name__}:reminders", CronTrigger(second=0, timezone=utc)),
+        JobDefinition("calendar_series", f"{__name__}:calendar_series", CronTrigger(hour=3, minute=30, timezone=utc)),
+        JobDefinition("learning", f"{__name__}:learning", IntervalTrigger(minutes=15, timezone=utc)),
         JobDefinition("pulse_tick", f"{__name__}:pulse_tick",
                       IntervalTrigger(seconds=settings.pulse_tick_seconds, timezone=utc)),
         JobDefinition("goal_periods", f"{__name__}:goal_periods", CronTrigger(second=30, timezone=utc)),
@@ -211,6 +276,8 @@ def job_definitions(jobs: ScheduledJobs) -> list[JobDefinition]:
     ]
     if jobs.has_missions:
         found.append(JobDefinition("missions", f"{__name__}:missions", IntervalTrigger(minutes=1, timezone=utc)))
+    if jobs.llm is not None:
+        found.append(JobDefinition("model_facts", f"{__name__}:model_facts", IntervalTrigger(hours=1, timezone=utc)))
     if jobs.deliver is not None:
         found.append(JobDefinition("outbox_retry", f"{__name__}:outbox_retry",
                                    IntervalTrigger(seconds=30, timezone=utc)))

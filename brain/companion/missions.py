@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from zoneinfo import ZoneInfo
 
 from babel.dates import get_day_names
-from sqlalchemy import and_, delete, or_, select
+from sqlalchemy import and_, delete, exists, false, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.companion.loop import AgentLoop, CallOutcome, LoopLimits, LoopResult
@@ -34,6 +34,7 @@ from brain.context import context_document
 from brain.events.actor import ai
 from brain.i18n import N_, Renderer, Text, ntr, tr
 from brain.people.models import User
+from brain.pulse.models import PulseState
 
 if TYPE_CHECKING:
     from brain.companion.llm import LLM
@@ -190,10 +191,12 @@ Deliver = Callable[[MissionRun], Awaitable[None]]
 
 
 async def run_due_missions(brain: Kernel, llm: LLM, now: datetime, *, deliver: Deliver | None = None,
-                           limit: int = 10) -> list[MissionRun]:
+                           limit: int = 10, idle_hold: timedelta = timedelta(0),
+                           grace: timedelta | None = None) -> list[MissionRun]:
     """Claim the missions due at `now` and run them one after another; `deliver` (the bot's) gets each finished
-    run."""
-    claims = await claim_due(brain, now, limit)
+    run. A mission of a person who wrote within `idle_hold` waits (its result would interrupt them), at most until
+    `grace` after it was due."""
+    claims = await claim_due(brain, now, limit, idle_hold=idle_hold, grace=grace)
     runs: list[MissionRun] = []
     for mission_id, iteration_id in claims:
         try:
@@ -213,14 +216,20 @@ async def run_due_missions(brain: Kernel, llm: LLM, now: datetime, *, deliver: D
     return runs
 
 
-async def claim_due(brain: Kernel, now: datetime, limit: int = 10) -> list[tuple[uuid.UUID, uuid.UUID]]:
+async def claim_due(brain: Kernel, now: datetime, limit: int = 10, *, idle_hold: timedelta = timedelta(0),
+                    grace: timedelta | None = None) -> list[tuple[uuid.UUID, uuid.UUID]]:
     """Marks up to `limit` due missions as running and opens an iteration for each; another runner skips
-    them (locked rows are skipped, claimed ones are filtered out by `running_since`)."""
+    them (locked rows are skipped, claimed ones are filtered out by `running_since`). One whose person wrote within
+    `idle_hold` is left for a later run, unless it has waited `grace` already."""
+    talking = exists().where(PulseState.user_id == Mission.user_id,
+                             PulseState.last_inbound_at > now - idle_hold)
+    waited = Mission.next_run_at <= now - grace if grace is not None else false()
     async with brain.transactions.begin() as uow:
         due = (await uow.session.scalars(
             select(Mission)
             .where(Mission.state == "active", Mission.next_run_at.is_not(None), Mission.next_run_at <= now,
-                   or_(Mission.running_since.is_(None), Mission.running_since < now - STALE_RUN))
+                   or_(Mission.running_since.is_(None), Mission.running_since < now - STALE_RUN),
+                   or_(~talking, waited) if idle_hold > timedelta(0) else true())
             .order_by(Mission.next_run_at).limit(limit).with_for_update(skip_locked=True)
         )).all()
         claims = []

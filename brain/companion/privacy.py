@@ -30,6 +30,7 @@ MODULE_CLASSES: dict[str, ContentClass] = {
     "streaks": PERSONAL,
     "pulse": PERSONAL,
     "rituals": PERSONAL,
+    "reminders": PERSONAL,
     "food": SENSITIVE,
     "places": SENSITIVE,
     "memory": SENSITIVE,

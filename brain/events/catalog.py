@@ -42,6 +42,7 @@ class TaskCreated(_Todo):
     project_id: str | None = None
     label_ids: list[str] = Field(default_factory=list)
     parent_id: uuid.UUID | None = None
+    recurrence: str | None = None  # an RRULE: the task repeats, one occurrence after the other
 
 
 class TaskCompleted(_Todo):
@@ -94,6 +95,35 @@ class ReminderDeleted(_Todo):
     reminder_id: uuid.UUID
 
 
+# ---- reminders the person asked for ----------------------------------------------------------
+class _Reminders(EventPayload):
+    module: ClassVar[str] = "reminders"
+    collection: ClassVar[str] = "reminders"
+
+
+class ReminderCreated(_Reminders):
+    reminder_id: uuid.UUID
+    text: str
+    at: datetime
+    task_id: uuid.UUID | None = None
+    rrule: str | None = None
+
+
+class ReminderCancelled(_Reminders):
+    reminder_id: uuid.UUID
+    text: str
+
+
+class ReminderDone(_Reminders):
+    reminder_id: uuid.UUID
+    text: str
+
+
+class ReminderSnoozed(_Reminders):
+    reminder_id: uuid.UUID
+    until: datetime
+
+
 # ---- calendar ---------------------------------------------------------------------------------
 class _Calendar(EventPayload):
     module: ClassVar[str] = "calendar"
@@ -122,6 +152,23 @@ class CalendarEventDeleted(_Calendar):
     event_id: uuid.UUID
     title: str
     was_recurring: bool
+
+
+class CalendarSeriesCreated(_Calendar):
+    collection: ClassVar[str] = "calendar_series"
+    series_id: uuid.UUID
+    title: str
+    rrule: str
+    first_event_id: uuid.UUID
+    first_start: datetime
+    is_all_day: bool
+
+
+class CalendarSeriesDeleted(_Calendar):
+    collection: ClassVar[str] = "calendar_series"
+    series_id: uuid.UUID
+    title: str
+    occurrences_deleted: int
 
 
 class CalendarEventMoved(_Calendar):
@@ -340,6 +387,15 @@ class MemoryForgotten(EventPayload):
     everything: bool = False
 
 
+class FactForgotten(EventPayload):
+    """The person deleted a fact the brain had learned (/facts); it is not learned again for a while."""
+
+    module: ClassVar[str] = "memory"
+    collection: ClassVar[str] = "memory_facts"
+    fact_id: uuid.UUID
+    key: str
+
+
 # ---- pulse: nudges, their outcomes, and what the rule engine learned ---------------------------
 class _Pulse(EventPayload):
     module: ClassVar[str] = "pulse"
@@ -380,6 +436,7 @@ class RuleAdaptationUndone(_Pulse):
 class PulsePaused(_Pulse):
     collection: ClassVar[str] = "pulse_settings"
     until: datetime | None = None
+    since: datetime | None = None  # a vacation that starts later
 
 
 class PulseResumed(_Pulse):
@@ -392,11 +449,14 @@ EVENT_TYPES: dict[str, type[EventPayload]] = {
     for cls in (
         TaskCreated, TaskCompleted, TaskUncompleted, TaskUpdated, TaskDeleted, TaskRescheduled,
         SubtasksUpdated, ReminderSet, ReminderDeleted,
+        ReminderCreated, ReminderCancelled, ReminderDone, ReminderSnoozed,
         CalendarEventCreated, CalendarEventUpdated, CalendarEventDeleted, CalendarEventMoved,
+        CalendarSeriesCreated, CalendarSeriesDeleted,
         DrinkLogged, DrinkEntryDeleted, DrinkEntryUndone, DrinkGoalSet, DrinkGoalReached,
         MealLogged, MealFromPhotoLogged, MealDeleted, NutritionGoalSet, DailyCalorieGoalReached,
         PlaceCreated, PlaceDeleted, PlaceVisited, PlaceVisitDeleted, LocationLogged, TrackingStarted, TrackingStopped,
         GoalCreated, GoalReached, GoalPaused, GoalResumed, GoalAbandoned, StreakDaySkipped, MemoryForgotten,
+        FactForgotten,
         NudgeSent, NudgeOutcomeRecorded, RuleAdapted, RuleAdaptationUndone, PulsePaused, PulseResumed,
     )
 }

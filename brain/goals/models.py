@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from datetime import date, datetime
 
-from sqlalchemy import CheckConstraint, Double, ForeignKey, Index, PrimaryKeyConstraint, String, func
+from sqlalchemy import Boolean, CheckConstraint, Double, ForeignKey, Index, PrimaryKeyConstraint, String, false, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from brain.store.base import Base
@@ -62,6 +62,8 @@ class GoalPeriod(Base):
     value: Mapped[float] = mapped_column(Double, default=0.0)
     reached_at: Mapped[datetime | None] = mapped_column()
     closed_at: Mapped[datetime | None] = mapped_column()
+    # Closed unreached with most of its days on vacation: paused, not failed.
+    paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     updated_at: Mapped[datetime] = mapped_column()
 
     __table_args__ = (

@@ -15,6 +15,7 @@ from brain.goals.models import Goal, GoalPeriod
 from brain.goals.periods import local_date_at, period_bounds
 from brain.goals.tracker import is_met, open_period, reach
 from brain.people.models import User
+from brain.pulse.vacation import vacation_days_between
 
 if TYPE_CHECKING:
     from brain.core import Brain
@@ -82,6 +83,10 @@ async def _roll_over(brain: Brain, user_id: uuid.UUID, now: datetime) -> tuple[i
             if goal.status == "active" and row.reached_at is None and is_met(goal.comparison, row.value, goal.target):
                 await uow.session.flush()
                 reached += await reach(uow, user, goal, row.period_start, None)
+            elif row.reached_at is None:
+                # Mostly on vacation: paused, not failed.
+                away = await vacation_days_between(uow, user_id, row.period_start, row.period_end)
+                row.paused = away * 2 >= (row.period_end - row.period_start).days
         opened = 0
         for goal in goals.values():
             if goal.status == "active" and goal.id not in has_current:

@@ -88,6 +88,7 @@ class GoalPeriodView:
     reached: bool
     reached_at: datetime | None
     closed: bool
+    paused: bool = False  # closed unreached, mostly on vacation
 
 
 @dataclass(frozen=True)
@@ -515,5 +516,5 @@ async def goal_history(
     return [GoalPeriodView(
         goal_id=goal_id, period_start=row.period_start, period_end=row.period_end, value=row.value,
         target=goal.target, comparison=goal.comparison, reached=row.reached_at is not None,
-        reached_at=row.reached_at, closed=row.closed_at is not None,
+        reached_at=row.reached_at, closed=row.closed_at is not None, paused=row.paused,
     ) for row in rows]

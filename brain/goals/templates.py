@@ -1,4 +1,4 @@
-"""The six goal templates (stable ids, translatable titles) and the measures custom goals are made
+"""The goal templates (stable ids, translatable titles) and the measures custom goals are made
 of (water glasses, coffees, tasks done, ...) and the most a goal on each can ask, with the translated wording of a
 goal's title.
 Pure data: the service turns a template or a measure into a goal."""
@@ -60,6 +60,19 @@ TEMPLATES: dict[str, GoalTemplate] = {t.id: t for t in (
                  "PlaceCreated", 3, "week", ">="),
     GoalTemplate("coffee_max_3", N_("At most 3 coffees a day"), N_("at most 3 coffees a day"), "event_count",
                  "DrinkLogged", 3, "day", "<=", filter_field="drink_type", filter_value="coffee"),
+    GoalTemplate("water_2000_ml", N_("At least {target} ml of water a day"), N_("{target} ml of water a day"),
+                 "event_sum", "DrinkLogged", 2000, "day", ">=", field="quantity_ml", filter_field="drink_type",
+                 filter_value="water"),
+    GoalTemplate("water_streak_7", N_("Water 7 days in a row"), N_("water 7 days in a row"), "streak_days",
+                 "DrinkLogged", 7, "day", ">=", field="water"),
+    GoalTemplate("tasks_20_week", N_("20 tasks done a week"), N_("20 tasks a week"), "event_count", "TaskCompleted",
+                 20, "week", ">="),
+    GoalTemplate("protein_80", N_("At least {target} g of protein a day"), N_("{target} g of protein a day"),
+                 "event_sum", "MealLogged", 80, "day", ">=", field="protein"),
+    GoalTemplate("place_visit_daily", N_("Visit a place every day"), N_("a place visited every day"), "event_count",
+                 "PlaceVisited", 1, "day", ">="),
+    GoalTemplate("coffee_max_14_week", N_("At most 14 coffees a week"), N_("at most 14 coffees a week"),
+                 "event_count", "DrinkLogged", 14, "week", "<=", filter_field="drink_type", filter_value="coffee"),
 )}
 TEMPLATE_IDS: tuple[str, ...] = tuple(TEMPLATES)
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
@@ -89,13 +90,16 @@ class Activity:
 
 @dataclass(frozen=True)
 class Finding:
-    """`holds` True: evidence for the fact; False: evidence against every fact under `group` except `key`."""
+    """`holds` True: evidence for the fact; False: evidence against every fact under `group` except `key`.
+    `said`: the fact as the person reads it (a Text as JSON), when the extractor has one."""
 
     key: str
     group: str
     kind: str
     statement: str
     holds: bool
+    source: str = "rules"
+    said: dict[str, Any] | None = None
 
 
 def activity_of(event: DomainEvent, zone: ZoneInfo) -> Activity | None:
@@ -259,9 +263,12 @@ async def _recent_events(session: AsyncSession, user_id: uuid.UUID, since: datet
 
 
 async def extract_facts(transactions: Transactions, user_id: uuid.UUID,
-                        settings: MemorySettings = MemorySettings()) -> FactReport:
+                        settings: MemorySettings = MemorySettings(), *, extra: Sequence[Finding] = (),
+                        forgotten: Collection[str] = ()) -> FactReport:
     """Runs the three extractors over the last 28 days and applies the lifecycle to this person's facts.
-    Confirmations and contradictions count at most once per calendar week, fading is exact at any cadence."""
+    Confirmations and contradictions count at most once per calendar week, fading is exact at any cadence.
+    `extra`: findings of other extractors (how the person answers nudges), judged alike; `forgotten`: keys the
+    person deleted, which are not learned again."""
     report = FactReport()
     async with transactions.begin() as uow:
         session, now = uow.session, uow.now
@@ -271,7 +278,7 @@ async def extract_facts(transactions: Transactions, user_id: uuid.UUID,
         zone = ZoneInfo(user.timezone)
         events = await _recent_events(session, user_id, now - timedelta(days=WINDOW_DAYS), now)
         activities = standing_activities(events, zone)
-        findings = findings_of(activities)
+        findings = [f for f in (*findings_of(activities), *extra) if f.key not in forgotten]
         facts = {f.key: f for f in (await session.scalars(
             select(MemoryFact).where(MemoryFact.user_id == user_id).with_for_update())).all()}
         new_week = _week_start(now)
@@ -289,8 +296,8 @@ async def extract_facts(transactions: Transactions, user_id: uuid.UUID,
             if existing is None:
                 fact = MemoryFact(id=uuid.uuid4(), user_id=user_id, kind=finding.kind, key=finding.key,
                                   statement=finding.statement, confidence=settings.fact_initial, confirmations=0,
-                                  contradictions=0, last_confirmed=now, created_at=now, source="rules",
-                                  checked_at=now)
+                                  contradictions=0, last_confirmed=now, created_at=now, source=finding.source,
+                                  checked_at=now, said=finding.said)
                 session.add(fact)
                 facts[finding.key] = fact
                 report.created.append(finding.key)
@@ -299,6 +306,7 @@ async def extract_facts(transactions: Transactions, user_id: uuid.UUID,
                 existing.confirmations += 1
                 existing.last_confirmed = now
                 existing.statement = finding.statement
+                existing.said = finding.said if finding.said is not None else existing.said
                 report.confirmed.append(existing.key)
         for fact in list(facts.values()):
             if fact.key in holding or fact.key in report.created:

@@ -270,6 +270,9 @@ class MemoryFact(Base):
     source: Mapped[str] = mapped_column(String(32))
     # When an extractor last judged it: keeps a daily job from confirming or contradicting more than weekly.
     checked_at: Mapped[datetime | None] = mapped_column()
+    # The fact as the person reads it (a translatable Text as JSON), where the extractor wrote one; else it is said
+    # from its key (brain.learning.wording).
+    said: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
 
     __table_args__ = (UniqueConstraint("user_id", "key"),)
 

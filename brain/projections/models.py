@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from datetime import date, datetime
 
-from sqlalchemy import Float, ForeignKey, Integer, String, func
+from sqlalchemy import Boolean, Float, ForeignKey, Integer, String, false, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from brain.store.base import Base
@@ -43,4 +43,7 @@ class StreakSkip(Base):
     user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     streak: Mapped[str] = mapped_column(String(32), primary_key=True)
     day: Mapped[date] = mapped_column(primary_key=True)
+    # A day of a vacation (/pause, /vacation), not chosen one by one: it bridges a gap like any skip day but does
+    # not count toward the limit of skip days.
+    vacation: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())

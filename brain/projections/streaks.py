@@ -278,12 +278,14 @@ def _views(ids: Sequence[uuid.UUID], today_by_user: Mapping[uuid.UUID, date], ro
 # ---- writes -----------------------------------------------------------------------------------
 
 
-async def _skips(uow: UnitOfWork, user_id: uuid.UUID, streak: str, after: date, until: date) -> set[date]:
-    """Skip days in (after, until]."""
-    return set((await uow.session.scalars(
-        select(StreakSkip.day).where(StreakSkip.user_id == user_id, StreakSkip.streak == streak,
-                                     StreakSkip.day > after, StreakSkip.day <= until)
-    )).all())
+async def _skips(uow: UnitOfWork, user_id: uuid.UUID, streak: str, after: date, until: date, *,
+                 chosen_only: bool = False) -> set[date]:
+    """Skip days in (after, until]; `chosen_only`: without the days of a vacation."""
+    stmt = select(StreakSkip.day).where(StreakSkip.user_id == user_id, StreakSkip.streak == streak,
+                                        StreakSkip.day > after, StreakSkip.day <= until)
+    if chosen_only:
+        stmt = stmt.where(StreakSkip.vacation.is_(False))
+    return set((await uow.session.scalars(stmt)).all())
 
 
 # Built once (it runs for every qualifying event): the person's zone and the streak's last counted day.
@@ -474,7 +476,9 @@ async def skip_day(uow: UnitOfWork, user: User, actor: ActorT, streak: str, day:
     if day in existing:
         raise DomainError(tr("{date} is already a skip day for your {streak} streak.", date=day, streak=label),
                           code="already_skipped")
-    if not skip_allowed(existing, day):
+    # Vacation days are not chosen one by one: they do not use up the skip days.
+    chosen = await _skips(uow, user.id, streak, day - window - timedelta(days=1), day + window, chosen_only=True)
+    if not skip_allowed(chosen, day):
         raise DomainError(tr("At most {max} skip days per streak in any {days} days, so {date} cannot be "
                              "skipped.", max=MAX_SKIPS_PER_WINDOW, days=SKIP_WINDOW_DAYS, date=day),
                           code="skip_limit")

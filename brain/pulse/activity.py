@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 
 from sqlalchemy import CTE, DateTime, bindparam, false, select
@@ -15,8 +15,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from brain.errors import DomainError
 from brain.events.catalog import ActorT, PulsePaused, PulseResumed
 from brain.i18n import tr
+from brain.people.local_time import day_bounds, local_date
 from brain.people.models import User
 from brain.pulse.models import PulseState
+from brain.pulse.vacation import keep_streaks, local_days, release_vacation_days
 from brain.store.lean import Lean
 from brain.store.unit_of_work import UnitOfWork
 
@@ -54,7 +56,16 @@ def _next_day(local: datetime, at: time) -> datetime:
 def is_paused(state: PulseState | None, now: datetime) -> bool:
     if state is None or not state.paused:
         return False
+    if state.paused_from is not None and now < state.paused_from:
+        return False  # a vacation still ahead
     return state.paused_until is None or now < state.paused_until
+
+
+def vacation_of(state: PulseState | None, now: datetime) -> tuple[datetime, datetime] | None:
+    """The pause with an end (a vacation) that is running or still ahead at `now`: its start and end."""
+    if state is None or not state.paused or state.paused_until is None or now >= state.paused_until:
+        return None
+    return state.paused_from or state.updated_at, state.paused_until
 
 
 def is_mid_conversation(state: PulseState | None, now: datetime, idle_hold: timedelta) -> bool:
@@ -117,24 +128,45 @@ async def _locked_state(uow: UnitOfWork, user: User) -> PulseState:
     return state
 
 
-async def pause_pulse(uow: UnitOfWork, user: User, actor: ActorT, days: int | None = None) -> datetime | None:
-    """No nudges until /resume, or for `days` days; returns when the pause ends (None: until resumed)."""
+async def pause_pulse(uow: UnitOfWork, user: User, actor: ActorT, days: int | None = None, *,
+                      first_day: date | None = None, last_day: date | None = None) -> datetime | None:
+    """No nudges until /resume, for `days` days from now, or a vacation from `first_day` to `last_day` (whole local
+    days, later or from today); returns when the pause ends (None: until resumed). The days of a pause with an end
+    bridge the person's streaks (an open one's are added day by day, `keep_streaks_in_pauses`)."""
     if days is not None and not 1 <= days <= MAX_PAUSE_DAYS:
         raise DomainError(tr("A pause lasts between 1 and {max} days.", max=MAX_PAUSE_DAYS), code="out_of_range")
-    state = await _locked_state(uow, user)
+    since: datetime | None = None
     until = uow.now + timedelta(days=days) if days is not None else None
-    state.paused, state.paused_until, state.updated_at = True, until, uow.now
-    uow.emit(PulsePaused(until=until), user_id=user.id, record_id=user.id, actor=actor)
+    if last_day is not None:
+        today = local_date(user, uow.now)
+        first = max(first_day or today, today)
+        if last_day < first or (last_day - first).days + 1 > MAX_PAUSE_DAYS:
+            raise DomainError(tr("A vacation runs from a day to a later one, today or ahead, at most {max} days.",
+                                 max=MAX_PAUSE_DAYS), code="out_of_range")
+        start, _ = day_bounds(user, first)
+        since = start.astimezone(UTC) if first > today else None
+        until = day_bounds(user, last_day)[1].astimezone(UTC)
+    state = await _locked_state(uow, user)
+    await release_vacation_days(uow, user.id, local_date(user, uow.now))  # a vacation set before gives way
+    state.paused, state.paused_from, state.paused_until, state.updated_at = True, since, until, uow.now
+    if until is not None:
+        await keep_streaks(uow, user.id, local_days(user, since or uow.now, until))
+    uow.emit(PulsePaused(until=until, since=since), user_id=user.id, record_id=user.id, actor=actor)
     return until
 
 
 async def resume_pulse(uow: UnitOfWork, user: User, actor: ActorT) -> bool:
-    """Nudges again; False when there was no pause to end."""
+    """Nudges again, and a vacation still ahead is called off; False when there was no pause to end."""
     state = await _locked_state(uow, user)
-    if not is_paused(state, uow.now):
-        state.paused, state.paused_until = False, None
+    ahead = vacation_of(state, uow.now) is not None and not is_paused(state, uow.now)
+    if not is_paused(state, uow.now) and not ahead:
+        state.paused, state.paused_until, state.paused_from = False, None, None
         return False
     open_ended = state.paused_until is None
-    state.paused, state.paused_until, state.updated_at = False, None, uow.now
+    today = local_date(user, uow.now)
+    if open_ended:
+        await keep_streaks(uow, user.id, local_days(user, state.paused_from or state.updated_at, uow.now))
+    await release_vacation_days(uow, user.id, today)  # the days it would still have covered
+    state.paused, state.paused_from, state.paused_until, state.updated_at = False, None, None, uow.now
     uow.emit(PulseResumed(open_ended=open_ended), user_id=user.id, record_id=user.id, actor=actor)
     return True

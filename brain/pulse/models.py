@@ -54,6 +54,8 @@ class PulseState(Base):
 
     user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     paused: Mapped[bool] = mapped_column(Boolean, default=False)
+    # A pause (vacation) from `paused_from` (None: from when it was set) to `paused_until` (None: until /resume).
+    paused_from: Mapped[datetime | None] = mapped_column()
     paused_until: Mapped[datetime | None] = mapped_column()  # None while paused: until /resume
     last_inbound_at: Mapped[datetime | None] = mapped_column()
     updated_at: Mapped[datetime] = mapped_column()

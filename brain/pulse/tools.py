@@ -7,16 +7,27 @@ from typing import Any
 
 from brain.feedback.learning import active_adaptations, undo_adaptation
 from brain.i18n import N_, tr
+from brain.people.local_time import local_date
 from brain.pulse.activity import MAX_PAUSE_DAYS, is_paused, pause_pulse, pulse_states, resume_pulse
 from brain.tools.spec import ToolContext, ToolParam, ToolResult, ToolSpec
 
 
 async def _pause(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    until = await pause_pulse(ctx.uow, ctx.user, ctx.actor, args.get("days"))
+    last = args.get("last_day")
+    if args.get("first_day") is not None and last is None:
+        return ToolResult.failure(tr("Which day does the vacation end? e.g. /vacation 3.8.-10.8."), "missing_end")
+    until = await pause_pulse(ctx.uow, ctx.user, ctx.actor, args.get("days"), first_day=args.get("first_day"),
+                              last_day=last)
     if until is None:
         return ToolResult.success(tr("Reminders are paused until you say /resume."), until=None)
-    return ToolResult.success(tr("Reminders are paused until {until}. /resume brings them back earlier.",
-                                 until=until), until=until.isoformat())
+    if last is not None:
+        first = max(args.get("first_day") or last, local_date(ctx.user, ctx.uow.now))
+        first = min(first, last)
+        return ToolResult.success(
+            tr("Vacation from {first} to {last}: no reminders then, and your streaks and goals are kept. /resume "
+               "ends it early.", first=first, last=last), until=until.isoformat())
+    return ToolResult.success(tr("Reminders are paused until {until}, and your streaks are kept. /resume brings "
+                                 "them back earlier.", until=until), until=until.isoformat())
 
 
 async def _resume(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
@@ -48,9 +59,12 @@ async def _undo(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
 
 
 TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec("pause_pulse", "pulse", "Pause all reminders (vacation mode), for some days or until resumed.",
-             (ToolParam("days", "integer", "How many days; until resumed if omitted.", minimum=1,
-                        maximum=MAX_PAUSE_DAYS, label=N_("The number of days")),), "write", _pause),
+    ToolSpec("pause_pulse", "pulse", "Pause all reminders (vacation mode: streaks and goals are kept), for some days "
+             "from now, for a vacation from one day to another, or until resumed.",
+             (ToolParam("days", "integer", "How many days from now; until resumed if nothing is given.", minimum=1,
+                        maximum=MAX_PAUSE_DAYS, label=N_("The number of days")),
+              ToolParam("first_day", "date", "A vacation's first day (default today)."),
+              ToolParam("last_day", "date", "A vacation's last day.")), "write", _pause),
     ToolSpec("resume_pulse", "pulse", "End a pause of the reminders.", (), "write", _resume),
     ToolSpec("get_pulse_status", "pulse", "Whether reminders are paused, quiet hours, and learned rule changes.",
              (), "read", _status),

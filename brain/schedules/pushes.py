@@ -5,7 +5,9 @@ slot) and store the bookkeeping — one transaction per batch of rows, so a cras
 none of it. Even if the bookkeeping were lost, the outbox key keeps a slot from going out twice.
 
 Missed slots (late beyond the grace window, older ones coalesced, inside quiet hours, while paused) are dropped
-and logged; nothing is ever sent as a backlog."""
+and logged; nothing is ever sent as a backlog. A push never interrupts a conversation: while the person has written
+within the idle hold, a due slot waits until they have been quiet that long (at most until its grace window ends,
+then it goes anyway), and goes out once."""
 
 from __future__ import annotations
 
@@ -27,12 +29,12 @@ from brain.actions.service import DEFAULT_TTL
 from brain.i18n import Renderer
 from brain.outbox.models import PENDING, OutboxMessage
 from brain.people.models import User
-from brain.pulse.activity import is_paused, pulse_states
+from brain.pulse.activity import is_mid_conversation, is_paused, pulse_states, vacation_of
 from brain.rituals.pushes import active_rituals, ritual_push
 from brain.schedules.message import PushMessage, RenderedPush, render_push
 from brain.schedules.models import EVENING_REFLECTION, MORNING_SUMMARY, RITUAL, PushSchedule
 from brain.schedules.service import DEFAULT_LOOKBACK, ensure_daily_pushes, replan_moved_people
-from brain.schedules.slots import LocalSchedule, Slot, SlotPlan, plan
+from brain.schedules.slots import LocalSchedule, Slot, SlotPlan, plan, wait_for_quiet
 from brain.summaries import evening_data, evening_reflection, morning_data, morning_summary
 
 if TYPE_CHECKING:
@@ -41,6 +43,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_GRACE = timedelta(hours=2)
+# A push held for a conversation goes this long before its grace window ends: the job runs once a minute, and a run
+# a moment after the window's end would drop it as late.
+LAST_CALL = timedelta(minutes=1)
 BATCH = 500
 
 
@@ -51,6 +56,7 @@ class PushReport:
     sent: int = 0
     already_sent: int = 0  # the outbox had the slot already (e.g. the bookkeeping was lost)
     missed: Counter[str] = field(default_factory=Counter)  # dropped slots by reason
+    held: int = 0  # due, but waiting for the person to finish their conversation
     sent_to: set[uuid.UUID] = field(default_factory=set)
 
 
@@ -66,7 +72,8 @@ class _Send:
 
 
 async def send_due_pushes(brain: Brain, now: datetime, *, grace: timedelta = DEFAULT_GRACE, batch: int = BATCH,
-                          upkeep: bool = True, lookback: timedelta = DEFAULT_LOOKBACK) -> PushReport:
+                          upkeep: bool = True, lookback: timedelta = DEFAULT_LOOKBACK,
+                          idle_hold: timedelta = timedelta(0)) -> PushReport:
     """Sends what is due at `now`. With `upkeep` it first gives everyone without them their daily pushes (looking
     back `lookback` for their first slot: the time since the last upkeep) and replans the schedules of people
     whose time zone changed; the scheduler does that every few minutes, not every minute."""
@@ -77,12 +84,13 @@ async def send_due_pushes(brain: Brain, now: datetime, *, grace: timedelta = DEF
             await replan_moved_people(uow.session)
     while True:
         async with brain.transactions.begin() as uow:
-            planned = await _run_batch(uow.session, now, grace, batch, report)
+            planned = await _run_batch(uow.session, now, grace, batch, report, idle_hold)
         if planned < batch:
             return report
 
 
-async def _run_batch(session: AsyncSession, now: datetime, grace: timedelta, batch: int, report: PushReport) -> int:
+async def _run_batch(session: AsyncSession, now: datetime, grace: timedelta, batch: int, report: PushReport,
+                     idle_hold: timedelta = timedelta(0)) -> int:
     rows = (await session.execute(
         select(PushSchedule, User).join(User, User.id == PushSchedule.user_id)
         .where(PushSchedule.enabled, or_(PushSchedule.next_due_at.is_(None), PushSchedule.next_due_at <= now))
@@ -94,9 +102,15 @@ async def _run_batch(session: AsyncSession, now: datetime, grace: timedelta, bat
     states = await pulse_states(session, list({user.id for _, user in rows}))
     plans: list[tuple[PushSchedule, User, SlotPlan]] = []
     for row, user in rows:
+        state = states.get(user.id)
+        # On vacation (a pause with an end) the morning summary still comes, to say when the vacation ends.
+        paused = is_paused(state, now) and not (row.kind == MORNING_SUMMARY and vacation_of(state, now) is not None)
         decided = plan(LocalSchedule(row.at, row.weekdays), ZoneInfo(user.timezone), since=row.last_slot_at,
-                       now=now, grace=grace, quiet=(user.quiet_start, user.quiet_end),
-                       paused=is_paused(states.get(user.id), now))
+                       now=now, grace=grace, quiet=(user.quiet_start, user.quiet_end), paused=paused)
+        if decided.send is not None and state is not None and state.last_inbound_at is not None \
+                and is_mid_conversation(state, now, idle_hold) and now - decided.send.due < grace - LAST_CALL:
+            decided = wait_for_quiet(decided, decided.send, state.last_inbound_at + idle_hold, grace - LAST_CALL)
+            report.held += 1
         plans.append((row, user, decided))
         for missed in decided.missed:
             report.missed[missed.reason] += 1

@@ -106,6 +106,14 @@ def with_quiet_hours(slot: Slot, quiet: tuple[time, time] | None, grace: timedel
     return replace(slot, due=end)
 
 
+def wait_for_quiet(decided: SlotPlan, slot: Slot, quiet_at: datetime, wait: timedelta) -> SlotPlan:
+    """The plan with `slot` not sent yet: everything before it stays decided, and the schedule is looked at again
+    when the person will have been quiet long enough (`quiet_at`), or `wait` after the slot was due, whichever
+    comes first (then it goes, conversation or not)."""
+    return replace(decided, send=None, decided_until=slot.at - timedelta(microseconds=1),
+                   next_due=min(quiet_at, slot.due + wait))
+
+
 def plan(
     schedule: LocalSchedule,
     zone: ZoneInfo,

@@ -12,9 +12,10 @@ from brain.modules.places import tools as places
 from brain.modules.todo import tools as todo
 from brain.projections import tools as projections
 from brain.pulse import tools as pulse
+from brain.reminders import tools as reminders
 from brain.tools.spec import ToolSpec
 
 LIFE_TOOLS: tuple[ToolSpec, ...] = (
     *todo.TOOLS, *calendar.TOOLS, *drink.TOOLS, *food.TOOLS, *places.TOOLS, *goals.TOOLS, *projections.TOOLS,
-    *pulse.TOOLS,
+    *pulse.TOOLS, *reminders.TOOLS,
 )

@@ -61,6 +61,7 @@ COMMON_LABELS: dict[str, str] = {
     "kcal": N_("The calorie count"), "protein": N_("The protein amount"), "carbs": N_("The carbohydrate amount"),
     "fat": N_("The fat amount"), "daily_ml": N_("The daily water goal in ml"), "target": N_("The target"),
     "due_date": N_("The due date"), "start_time": N_("The start"), "end_time": N_("The end"),
+    "due_time": N_("The due time"), "at": N_("The time"), "text": N_("The text"),
 }
 
 

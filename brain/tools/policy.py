@@ -43,6 +43,8 @@ INJECTION = "injection"
 # sets a goal or preference, is not in here. A unit test keeps this list in step with the registry.
 SELF_LOG_TOOLS: frozenset[str] = frozenset({"log_drink", "log_drink_preset", "log_meal", "log_location",
                                             "visit_place"})
+# A reminder the person asked the model for: it only reminds them, so the model sets it without a proposal.
+OWN_REMINDER_TOOLS: frozenset[str] = frozenset({"create_reminder"})
 
 # mana-tool-registry's markers (mana-brain-facts §12), plus German equivalents.
 INJECTION_PATTERNS: tuple[re.Pattern[str], ...] = (
@@ -97,7 +99,7 @@ class GateDecision:
 
 def default_decision(tool: ToolSpec) -> Decision:
     """The decision for an AI when the person set no override."""
-    if tool.policy == "read" or tool.name in SELF_LOG_TOOLS:
+    if tool.policy == "read" or tool.name in SELF_LOG_TOOLS or tool.name in OWN_REMINDER_TOOLS:
         return "auto"
     if tool.policy == "destructive":
         return "deny"

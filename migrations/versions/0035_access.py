@@ -1,7 +1,7 @@
 """access: who may talk to the companion (grants), one-time invite codes, the strangers' daily notice
 
 Revision ID: 0035
-Revises: 0030
+Revises: 0034
 Create Date: 2026-12-02 06:10:00.000000
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0035'
-down_revision: str | Sequence[str] | None = '0030'
+down_revision: str | Sequence[str] | None = '0034'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-BENCHMARKS = ("companion", "crash", "events", "load", "memory_recall", "memory_scale", "pulse", "scheduler",
-              "telegram_load", "voice")
+BENCHMARKS = ("companion", "crash", "events", "load", "memory_recall", "memory_scale", "pulse", "reminders",
+              "scheduler", "telegram_load", "voice")
 # A quick run takes seconds; the limit only stops one that hangs or has grown, with room for a busy machine.
 TIMEOUT_S = 120
 

@@ -59,6 +59,20 @@ async def test_a_task_from_the_model_becomes_a_proposal_with_buttons(brain: Brai
     assert event.actor["kind"] == "ai"
 
 
+async def test_a_reminder_from_the_model_is_set_without_a_proposal(brain: Brain, person, fake: FakeOllama) -> None:
+    from brain.reminders.models import Reminder
+
+    fake.script(Script(tool_calls=[call("create_reminder", text="Call mom", at="2026-11-30T15:00")]),
+                Script(content="I'll remind you at 3 pm."))
+    alice = person()
+    assert await alice.send("remind me to call mom at 3pm") == "I'll remind you at 3 pm."
+    async with brain.transactions.read() as session:
+        [reminder] = (await session.scalars(select(Reminder))).all()
+        event = (await session.scalars(select(EventRecord).where(EventRecord.type == "ReminderCreated"))).one()
+    assert reminder.text == "Call mom" and reminder.occurrence_at.isoformat() == "2026-11-30T14:00:00+00:00"
+    assert event.actor["kind"] == "ai" and await count_rows(brain, Proposal) == 0
+
+
 async def test_a_rejection_reason_reaches_the_next_prompt_once(brain: Brain, person, fake: FakeOllama) -> None:
     fake.script(Script(tool_calls=[call("create_task", title="Call the dentist")]), Script(content="Proposed."))
     alice = person()

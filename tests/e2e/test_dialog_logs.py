@@ -225,12 +225,13 @@ async def test_task_with_a_month_name_deadline_gets_its_due_date(person, brain, 
 
 
 @pytest.mark.parametrize("line, language, title, due, reply", [
-    ("/task Report next monday 9am", "en", "Report", "2026-12-07", "Added the task Report, due Mon, Dec 7."),
-    ("/task N until tomorrow 18:00", "en", "N", "2026-12-01", "Added the task N, due Tue, Dec 1."),
+    ("/task Report next monday 9am", "en", "Report", "2026-12-07",
+     "Added the task Report, due Mon, Dec 7 at 9:00\u202fAM."),
+    ("/task N until tomorrow 18:00", "en", "N", "2026-12-01", "Added the task N, due Tue, Dec 1 at 6:00\u202fPM."),
     ("/task Call Anna 9am tomorrow", "en", "Call Anna", "2026-12-01", "Added the task Call Anna, due"),
     ("/task Call Anna tomorrow evening at 7", "en", "Call Anna", "2026-12-01", "Added the task Call Anna, due"),
     ("/aufgabe Zahnarzt anrufen morgen 14 Uhr", "de", "Zahnarzt anrufen", "2026-12-01",
-     "Aufgabe Zahnarzt anrufen angelegt (fällig am Di., 1. Dez.)."),
+     "Aufgabe Zahnarzt anrufen angelegt (fällig am Di., 1. Dez. um 14:00)."),
     ("/aufgabe Oma anrufen morgen Abend um 8", "de", "Oma anrufen", "2026-12-01", "Aufgabe Oma anrufen angelegt"),
     ("/aufgabe Oma anrufen Freitag 18", "de", "Oma anrufen", "2026-12-04", "Aufgabe Oma anrufen angelegt"),
     # Not a time of the day: a version number, and a clock time that is not next to the day.
@@ -242,22 +243,18 @@ async def test_a_time_said_with_a_tasks_due_day_is_no_part_of_its_title(
     assert reply in await person(language=language).send(line)
     async with brain.transactions.read() as s:
         task = (await s.scalars(select(Task))).one()
-    assert (task.title, task.due_date.isoformat()) == (title, due)  # tasks keep a day, no time
+    assert (task.title, task.due_date.isoformat()) == (title, due)  # the time is the task's due time, not its title
 
 
 @pytest.mark.parametrize("line, language, title, due, said", [
-    # The clock stands at 8:30 in Berlin: a time still ahead is today's, one gone tomorrow's.
-    ("/task Report at 3pm", "en", "Report", "2026-11-30",
-     "Added the task Report, due Mon, Nov 30.\nA task keeps a day, not a time: 3:00\u202fPM is still ahead today, "
-     "so it is due today."),
+    # The clock stands at 8:30 in Berlin: a time still ahead is today's, one gone tomorrow's (and that is said).
+    ("/task Report at 3pm", "en", "Report", "2026-11-30", "Added the task Report, due Mon, Nov 30 at 3:00\u202fPM."),
     ("/task Report 7:00", "en", "Report", "2026-12-01",
-     "Added the task Report, due Tue, Dec 1.\nA task keeps a day, not a time: 7:00\u202fAM has passed today, "
-     "so it is due tomorrow."),
-    ("/task Call Anna at 3", "en", "Call Anna", "2026-11-30", "3:00\u202fPM is still ahead today"),  # 3 am is gone
-    ("/task 3pm call Anna", "en", "call Anna", "2026-11-30", "so it is due today"),
+     "Added the task Report, due Tue, Dec 1 at 7:00\u202fAM.\n7:00\u202fAM has passed today, so it is due tomorrow."),
+    ("/task Call Anna at 3", "en", "Call Anna", "2026-11-30", "due Mon, Nov 30 at 3:00\u202fPM"),  # 3 am is gone
+    ("/task 3pm call Anna", "en", "call Anna", "2026-11-30", "due Mon, Nov 30 at 3:00\u202fPM"),
     ("/aufgabe Bericht um 15 Uhr", "de", "Bericht", "2026-11-30",
-     "Aufgabe Bericht angelegt (fällig am Mo., 30. Nov.).\nEine Aufgabe hat einen Tag, keine Uhrzeit: 15:00 "
-     "kommt heute noch, also ist sie heute fällig."),
+     "Aufgabe Bericht angelegt (fällig am Mo., 30. Nov. um 15:00)."),
     ("/aufgabe Bericht 8:00", "de", "Bericht", "2026-12-01", "08:00 ist heute schon vorbei, also ist sie morgen"),
 ])
 async def test_a_time_said_without_a_day_makes_a_task_due_on_the_next_such_time_and_says_so(
@@ -266,17 +263,15 @@ async def test_a_time_said_without_a_day_makes_a_task_due_on_the_next_such_time_
     async with brain.transactions.read() as s:
         task = (await s.scalars(select(Task))).one()
     assert (task.title, task.due_date.isoformat()) == (title, due)
+    assert task.due_time is not None
 
 
 @pytest.mark.parametrize("line, language, title, due, said", [
     # Written as a to-do rather than with /task: the same title, due day and note (8:30 in Berlin).
-    ("todo: Report at 3pm", "en", "Report", "2026-11-30",
-     "Added the task Report, due Mon, Nov 30.\nA task keeps a day, not a time: 3:00\u202fPM is still ahead today, "
-     "so it is due today."),
+    ("todo: Report at 3pm", "en", "Report", "2026-11-30", "Added the task Report, due Mon, Nov 30 at 3:00\u202fPM."),
     ("todo: report 7:00", "en", "Report", "2026-12-01", "7:00\u202fAM has passed today, so it is due tomorrow."),
     ("Aufgabe: Bericht um 15 Uhr", "de", "Bericht", "2026-11-30",
-     "Aufgabe Bericht angelegt (fällig am Mo., 30. Nov.).\nEine Aufgabe hat einen Tag, keine Uhrzeit: 15:00 "
-     "kommt heute noch, also ist sie heute fällig."),
+     "Aufgabe Bericht angelegt (fällig am Mo., 30. Nov. um 15:00)."),
 ])
 async def test_a_to_do_in_free_text_with_a_time_and_no_day_is_due_on_the_next_such_time_and_says_so(
         person, brain, line: str, language: str, title: str, due: str, said: str) -> None:

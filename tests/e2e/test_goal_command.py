@@ -17,7 +17,8 @@ from tests.e2e.conftest import Person
 
 TEMPLATE_BUTTONS = (
     "+ 8 glasses of water a day", "+ 5 tasks a day", "+ 3 meals a day", "+ at most 2,000 kcal a day",
-    "+ 3 new places a week", "+ at most 3 coffees a day",
+    "+ 3 new places a week", "+ at most 3 coffees a day", "+ 2,000 ml of water a day", "+ water 7 days in a row",
+    "+ 20 tasks a week", "+ 80 g of protein a day", "+ a place visited every day", "+ at most 14 coffees a week",
 )
 
 

@@ -471,3 +471,18 @@ async def test_bad_input_through_the_tools_changes_nothing(brain: Brain, user) -
         result = await brain.tools.execute(user.id, tool, args, USER)
         assert not result.ok, tool
     assert await counts(brain) == before
+
+
+async def test_at_least_ten_templates_each_make_a_goal_that_counts(brain: Brain, user, clock) -> None:
+    from brain.goals.templates import TEMPLATES
+
+    assert len(TEMPLATES) >= 10
+    for template_id in TEMPLATES:  # all at once: no two measure the same thing the same way
+        await template(brain, user, template_id)
+    clock.set(berlin(MONDAY, 9))
+    await water(brain, user, times=2, ml=500)
+    values = {p.title: p.value for p in await progress(brain, user)}
+    assert len(values) == len(TEMPLATES)
+    assert values["At least 2,000 ml of water a day"] == 1000
+    assert values["8 glasses of water a day (each water you log counts as one)"] == 2
+    assert values["Water 7 days in a row"] == 1

@@ -51,6 +51,7 @@ ALLOWED: dict[str, str] = {
     "brain/pipeline_log.py::prune_pipeline_log": "retention: 365 days, for everyone",
     "brain/rituals/pushes.py::active_rituals": "scheduler: rituals of due pushes; matched to their user after",
     "brain/rituals/runner.py::RitualRunner.abandon_stale": "scheduler: stale ritual runs of everyone",
+    "brain/modules/calendar/series.py::extend_series": "scheduler: every series whose occurrences run short",
     "bot/delivery/sender.py::OutboxSender._head_of_chat": "sender: one chat's pending replies, by chat",
     "bot/updates.py::forget_old_updates": "retention of handled update ids, for everyone",
 }

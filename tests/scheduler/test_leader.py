@@ -57,8 +57,8 @@ async def test_jobs_are_written_once_and_replaced_only_when_changed(brain: Brain
         definitions = job_definitions(ScheduledJobs(brain, Settings()))
         ensure_jobs(aps, definitions)
         ids = {job.id for job in aps.get_jobs()}
-        assert {"pushes", "pulse_tick", "goal_periods", "memory_promotion", "memory_decay", "event_retention",
-                "ritual_timeouts"} <= ids
+        assert {"pushes", "reminders", "pulse_tick", "goal_periods", "memory_promotion", "memory_decay",
+                "event_retention", "ritual_timeouts"} <= ids
         tick = aps.get_job("pulse_tick")
         assert tick is not None
         first_run = tick.next_run_time

@@ -21,7 +21,7 @@ from brain.events.catalog import (
 )
 from brain.events.store import EventRecord
 
-MODULES = {"todo", "calendar", "drink", "food", "places", "goals", "streaks", "pulse", "memory"}
+MODULES = {"todo", "calendar", "drink", "food", "places", "goals", "streaks", "pulse", "memory", "reminders"}
 
 SEED_EVENT_TYPES = (
     "TaskCreated TaskCompleted TaskUncompleted TaskUpdated TaskDeleted TaskRescheduled SubtasksUpdated ReminderSet "

@@ -12,6 +12,7 @@ from brain.core import default_registry
 from brain.events.actor import USER, ai, system
 from brain.tools.policy import (
     INJECTION,
+    OWN_REMINDER_TOOLS,
     RATE_LIMIT,
     SELF_LOG_TOOLS,
     AiSettings,
@@ -43,7 +44,8 @@ def test_person_and_system_are_never_gated(actor, name: str) -> None:
 # ---- defaults --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("name", "expected"), [
     ("get_task_stats", "auto"), ("list_tasks", "auto"), ("get_drink_progress", "auto"),
-    ("log_drink", "auto"), ("log_meal", "auto"), ("log_drink_preset", "auto"),
+    ("log_drink", "auto"), ("log_meal", "auto"), ("log_drink_preset", "auto"), ("create_reminder", "auto"),
+    ("delete_reminder", "propose"),
     ("create_task", "propose"), ("complete_task", "propose"), ("set_drink_goal", "propose"),
     ("create_event", "propose"), ("create_goal", "propose"),
     ("delete_task", "deny"), ("delete_drink", "deny"), ("delete_event", "deny"), ("abandon_goal", "deny"),
@@ -53,14 +55,15 @@ def test_ai_defaults(name: str, expected: str) -> None:
 
 
 def test_every_self_log_tool_exists_and_is_a_plain_write() -> None:
-    for name in SELF_LOG_TOOLS:
+    for name in SELF_LOG_TOOLS | OWN_REMINDER_TOOLS:
         assert tool(name).policy == "write", name
 
 
 def test_every_registered_tool_has_a_default_and_only_reads_and_self_logs_run_on_their_own() -> None:
     for spec in REGISTRY.all():
         decision = default_decision(spec)
-        assert (decision == "auto") == (spec.policy == "read" or spec.name in SELF_LOG_TOOLS), spec.name
+        auto = spec.policy == "read" or spec.name in SELF_LOG_TOOLS | OWN_REMINDER_TOOLS
+        assert (decision == "auto") == auto, spec.name
         assert (decision == "deny") == (spec.policy == "destructive"), spec.name
 
 

@@ -213,7 +213,7 @@ def test_a_stored_insight_writes_its_percentage_the_persons_way() -> None:
 @pytest.mark.parametrize("rule", [r for r in ALL_RULES if r.name not in {"goal_reached", "weekly_insight"}])
 def test_a_stored_draft_renders_exactly_like_the_fresh_one(rule) -> None:
     snap = snapshot(tasks_overdue=2, tasks_due_today=[TaskSummary("1", "Taxes", DAY, 0)], water_ml=100)
-    draft = rule.decide(ctx(19, snap=snap, trigger=DINNER, streaks=(streak("water", 3),)))
+    draft = rule.decide(ctx(19, snap=snap, trigger=DINNER, streaks=(streak("water", 3),), goals=(goal(5.5),)))
     assert draft is not None
     stored = content_from_json(content_to_json(draft))
     assert EN(stored.title) == EN(draft.title) and EN(stored.body) == EN(draft.body)
@@ -288,6 +288,35 @@ def test_snooze_times() -> None:
 
 def test_every_rule_has_a_distinct_name_and_a_trigger() -> None:
     names = [r.name for r in ALL_RULES]
-    assert len(names) == len(set(names)) == 8
+    assert len(names) == len(set(names)) == 9
     assert all(r.triggers for r in ALL_RULES)
     assert isinstance(MEALS.triggers[0], DailyAt)
+
+
+# ---- goal progress -------------------------------------------------------------------------------------
+def goal(value: float, target: float = 8, *, period: str = "day", start: date = DAY, days: int = 1,
+         comparison: str = ">=", metric: str = "event_count", reached: bool = False) -> object:
+    from brain.goals.service import GoalProgress
+
+    return GoalProgress(goal_id=uuid.uuid4(), title="8 glasses of water a day", metric=metric, period=period,
+                        comparison=comparison, target=target, value=value, reached=reached, period_start=start,
+                        period_end=start + timedelta(days=days), status="active", template=None)
+
+
+def test_goal_progress_speaks_when_half_way_with_most_of_the_period_gone() -> None:
+    from rules.goal_progress import GOAL_PROGRESS
+
+    draft = GOAL_PROGRESS.decide(ctx(17, goals=(goal(5),)))
+    assert draft is not None and draft.type == "goal_progress"
+    assert text(draft) == "Half-way there: 8 glasses of water a day\n5 of 8 so far; 3 to go before the period ends."
+    assert GOAL_PROGRESS.decide(ctx(12, goals=(goal(5),))) is None  # half of the day is left
+    assert GOAL_PROGRESS.decide(ctx(17, goals=(goal(3),))) is None  # not half-way
+    assert GOAL_PROGRESS.decide(ctx(17, goals=(goal(8, reached=True),))) is None
+    assert GOAL_PROGRESS.decide(ctx(17, goals=(goal(2, 3, comparison="<="),))) is None  # a limit
+    assert GOAL_PROGRESS.decide(ctx(17, goals=(goal(4, 7, metric="streak_days"),))) is None
+    # A week from Monday: on Wednesday too early, on Saturday (five of seven days gone) it speaks.
+    weekly = goal(12, 20, period="week", days=7)
+    assert GOAL_PROGRESS.decide(ctx(17, goals=(weekly,))) is None
+    saturday = RuleContext(local_now=datetime(2026, 12, 5, 17, tzinfo=BERLIN), snapshot=snapshot(), slot="s",
+                           goals=(weekly,))  # type: ignore[arg-type]
+    assert GOAL_PROGRESS.decide(saturday) is not None

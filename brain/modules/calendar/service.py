@@ -347,6 +347,8 @@ def _one(user: User, reference: str, candidates: Sequence[ListedEvent]) -> Liste
     exact = [c for c in candidates if c.event.title.lower() == reference.lower()]
     if len(exact) == 1:
         return exact[0]
+    if len({c.event.series_id for c in candidates}) == 1 and candidates[0].event.series_id is not None:
+        return candidates[0]  # occurrences of one series: its next one (a delete then asks about the series)
     zone = ZoneInfo(user.timezone)
     choices = ", ".join(
         f"{c.position}. {c.event.title[:60]}" if c.position

@@ -7,12 +7,14 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from brain.i18n import ntr, tr
+from brain.i18n import Renderer, ntr, tr
+from brain.modules.calendar import series as repeating
 from brain.modules.calendar import service
 from brain.modules.calendar.models import CalendarEvent
 from brain.modules.calendar.service import MAX_DESCRIPTION, MAX_LIST, MAX_LOCATION, MAX_TITLE, ListedEvent
 from brain.people.local_time import day_bounds, local_date
 from brain.people.models import User
+from brain.recurrence import describe
 from brain.tools.spec import ToolContext, ToolParam, ToolResult, ToolSpec
 
 
@@ -23,6 +25,7 @@ def event_data(user: User, event: CalendarEvent, position: int | None = None) ->
         "id": str(event.id), "position": position or None, "title": event.title,
         "start": event.start_time.astimezone(zone).isoformat(), "end": event.end_time.astimezone(zone).isoformat(),
         "is_all_day": event.is_all_day, "location": event.location, "calendar_id": event.calendar_id,
+        "series_id": str(event.series_id) if event.series_id else None,
     }
 
 
@@ -36,6 +39,8 @@ def _last_day_end(ctx: ToolContext, end: datetime | None, is_all_day: bool) -> d
 
 async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     end = _last_day_end(ctx, args.get("end_time"), args.get("is_all_day", False))
+    if args.get("repeat"):
+        return await _create_series(ctx, args, end)
     event = await service.create_event(
         ctx.uow, ctx.user, ctx.actor, args["title"], args["start_time"], end,
         is_all_day=args.get("is_all_day", False), location=args.get("location"),
@@ -52,6 +57,20 @@ async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     else:
         message = tr("Added {title} at {start}.", title=event.title, start=event.start_time)
     return ToolResult.success(message, **event_data(ctx.user, event))
+
+
+async def _create_series(ctx: ToolContext, args: dict[str, Any], end: datetime | None) -> ToolResult:
+    series, made = await repeating.create_series(
+        ctx.uow, ctx.user, ctx.actor, args["title"], args["start_time"], end, args["repeat"],
+        is_all_day=args.get("is_all_day", False), location=args.get("location"), description=args.get("description"),
+        calendar_id=args.get("calendar_id", "default"))
+    repeats = describe(series.rrule, Renderer(ctx.user.locale, ctx.user.timezone))
+    first = made[0]
+    message = (tr("Added {title}, {repeats}, from {date} (all day).", title=series.title, repeats=repeats,
+                  date=local_date(ctx.user, first.start_time)) if series.is_all_day
+               else tr("Added {title}, {repeats}, from {start}.", title=series.title, repeats=repeats,
+                       start=first.start_time))
+    return ToolResult.success(message, repeat=series.rrule, occurrences=len(made), **event_data(ctx.user, first))
 
 
 async def _update(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
@@ -74,7 +93,17 @@ async def _move(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
 
 async def _delete(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     ref = await service.find_event(ctx.uow, ctx.user, args["event"])
+    if args.get("scope") == "series":
+        if ref.event.series_id is None:
+            return ToolResult.failure(tr("{title} does not repeat; /event delete removes it.", title=ref.event.title),
+                                      "not_a_series")
+        series = await repeating.delete_series(ctx.uow, ctx.user, ctx.actor, ref.event.series_id)
+        return ToolResult.success(tr("Deleted the series {title}: it no longer repeats.", title=series.title),
+                                  id=str(ref.event.id), series_id=str(series.id))
     event = await service.delete_event(ctx.uow, ctx.user, ctx.actor, ref.event.id)
+    if event.series_id is not None:
+        return ToolResult.success(tr("Deleted {title} on {date}; the series goes on.", title=event.title,
+                                     date=local_date(ctx.user, event.start_time)), id=str(event.id))
     return ToolResult.success(tr("Deleted {title}.", title=event.title), id=str(event.id))
 
 
@@ -109,7 +138,10 @@ TOOLS: tuple[ToolSpec, ...] = (
               ToolParam("end_time", "datetime", "End, local time, at most 14 days after the start; for an all-day "
                         "event its last day."),
               _ALL_DAY, _LOCATION, _DESCRIPTION,
-              ToolParam("calendar_id", "string", "Calendar name (default 'default').", max_length=64)),
+              ToolParam("calendar_id", "string", "Calendar name (default 'default').", max_length=64),
+              ToolParam("repeat", "string", "For a repeating appointment: an RFC 5545 RRULE from the start on, e.g. "
+                        "FREQ=WEEKLY;BYDAY=MO or FREQ=MONTHLY;BYMONTHDAY=1;COUNT=12 (UNTIL as local YYYYMMDD).",
+                        max_length=200)),
              "write", _create),
     ToolSpec("update_event", "calendar", "Change an event's title, times, location or notes.",
              (_EVENT, ToolParam("title", "string", "New title.", max_length=MAX_TITLE),
@@ -123,7 +155,11 @@ TOOLS: tuple[ToolSpec, ...] = (
              (_EVENT, ToolParam("start_time", "datetime", "New start, local time (YYYY-MM-DDTHH:MM).",
                                 required=True)),
              "write", _move),
-    ToolSpec("delete_event", "calendar", "Delete an event from the calendar.", (_EVENT,), "destructive", _delete),
+    ToolSpec("delete_event", "calendar", "Delete an event from the calendar; of a repeating one, this occurrence or "
+             "the whole series.",
+             (_EVENT, ToolParam("scope", "string", "For a repeating event: 'this' occurrence (default) or the whole "
+                                "'series' from now on.", enum=("this", "series"))),
+             "destructive", _delete),
     ToolSpec("get_todays_events", "calendar", "The person's events today; numbers in the result refer to them.",
              (), "read", _today),
     ToolSpec("get_upcoming_events", "calendar", "The person's next events from now on, soonest first.",

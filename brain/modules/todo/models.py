@@ -1,12 +1,13 @@
-"""Tables of the todo module: tasks (a subtask is a task with a parent) and their reminders.
-A task is open while `completed_at` is NULL; due dates are the person's local calendar days."""
+"""The table of the todo module: tasks (a subtask is a task with a parent). A task is open while `completed_at` is
+NULL; due dates are the person's local calendar days, with an optional local time of day. A task's reminders are
+reminders (brain.reminders) that name the task."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import date, datetime
+from datetime import date, datetime, time
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, SmallInteger, String, Text, func
+from sqlalchemy import CheckConstraint, ForeignKey, Index, SmallInteger, String, Text, Time, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from brain.store.base import Base
@@ -21,6 +22,14 @@ class Task(Base):
     title: Mapped[str] = mapped_column(String(500))
     description: Mapped[str | None] = mapped_column(Text)
     due_date: Mapped[date | None] = mapped_column()
+    # The local time of day on `due_date` it is due at, when one was said ("Report at 3pm"): what a reminder counts
+    # back from.
+    due_time: Mapped[time | None] = mapped_column(Time)
+    # A repeating task: its RRULE over due days from `series_start`. Each occurrence is a task of its own, made when
+    # the one before is done (or skipped); they share `series_id` (the first one's id).
+    recurrence: Mapped[str | None] = mapped_column(Text)
+    series_id: Mapped[uuid.UUID | None] = mapped_column()
+    series_start: Mapped[date | None] = mapped_column()
     priority: Mapped[int] = mapped_column(SmallInteger, default=0)
     completed_at: Mapped[datetime | None] = mapped_column()
     # clock_timestamp, not now(): tasks created in one transaction still keep their order in lists.
@@ -36,19 +45,3 @@ class Task(Base):
     )
     # created_at comes back with the INSERT, so a fresh task can be read without a lazy load.
     __mapper_args__ = {"eager_defaults": True}
-
-
-class TaskReminder(Base):
-    __tablename__ = "task_reminders"
-
-    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
-    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
-    task_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
-    minutes_before: Mapped[int] = mapped_column()
-    type: Mapped[str] = mapped_column(String(16))
-    created_at: Mapped[datetime] = mapped_column(server_default=func.now())
-
-    __table_args__ = (
-        Index("ix_task_reminders_user_task", "user_id", "task_id"),
-        Index("ix_task_reminders_task_id", "task_id"),
-    )

@@ -7,8 +7,9 @@ import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import Date, DateTime, Integer, Select, and_, bindparam, case, delete, func, select
 from sqlalchemy.dialects.postgresql import UUID
@@ -28,9 +29,12 @@ from brain.events.catalog import (
     TaskUpdated,
 )
 from brain.i18n import tr
-from brain.modules.todo.models import Task, TaskReminder
+from brain.modules.todo.models import Task
 from brain.people.local_time import day_bounds, local_date
 from brain.people.models import User
+from brain.recurrence import RuleError, first_day, next_day, normalize
+from brain.reminders import service as reminders
+from brain.reminders.models import CANCELLED, WAITING, Reminder
 from brain.store.unit_of_work import UnitOfWork
 
 TaskFilter = Literal["open", "completed", "overdue", "today", "all"]
@@ -119,27 +123,67 @@ async def create_task(
     title: str,
     *,
     due_date: date | None = None,
+    due_time: time | None = None,
     priority: int = 0,
     description: str | None = None,
     parent_id: uuid.UUID | None = None,
+    recurrence: str | None = None,
 ) -> Task:
-    """A new open task; with `parent_id` a subtask, which also updates the parent's counts."""
+    """A new open task; with `parent_id` a subtask, which also updates the parent's counts. A due time needs a due
+    day. With `recurrence` (an RRULE over due days) it repeats: due on its first day from `due_date` (or today)."""
     clean_title, clean_description, clean_priority = _title(title), _description(description), _priority(priority)
+    rule: str | None = None
+    if recurrence:
+        if parent_id is not None:
+            raise DomainError(tr("A subtask cannot repeat on its own."), code="subtask_repeats")
+        rule = _rule(recurrence)
+        start = due_date or local_date(user, uow.now)
+        due_date = first_day(rule, start, start)
+        if due_date is None:
+            raise DomainError(tr("That repetition has no dates from now on. Check its days or its end."),
+                              code="no_occurrences")
+    _check_due_time(due_date, due_time)
     if parent_id is not None:
         parent = await _get(uow, user, parent_id)
         if parent.parent_id is not None:
             raise DomainError(tr("A subtask cannot have subtasks of its own."), code="too_deep")
     task = Task(
         id=uuid.uuid4(), user_id=user.id, parent_id=parent_id, title=clean_title, description=clean_description,
-        due_date=due_date, priority=clean_priority, completed_at=None, updated_at=uow.now,
+        due_date=due_date, due_time=_minute(due_time), priority=clean_priority, completed_at=None, updated_at=uow.now,
+        recurrence=rule, series_start=due_date if rule else None,
     )
+    task.series_id = task.id if rule else None
     uow.session.add(task)
     uow.emit(TaskCreated(task_id=task.id, title=task.title, due_date=due_date, priority=clean_priority,
-                         parent_id=parent_id),
+                         parent_id=parent_id, recurrence=rule),
              user_id=user.id, record_id=task.id, actor=actor)
     if parent_id is not None:
         await _emit_subtask_counts(uow, user, actor, parent_id)
     return task
+
+
+def _rule(recurrence: str) -> str:
+    try:
+        return normalize(recurrence)
+    except RuleError as bad:
+        raise DomainError(bad.text, code="bad_rule") from None
+
+
+def _check_due_time(due_date: date | None, due_time: time | None) -> None:
+    if due_time is not None and due_date is None:
+        raise DomainError(tr("A due time needs a due day: say which day, e.g. tomorrow 15:00."),
+                          code="time_without_day")
+
+
+def _minute(at: time | None) -> time | None:
+    return at.replace(second=0, microsecond=0, tzinfo=None) if at is not None else None
+
+
+def due_instant(user: User, task: Task) -> datetime | None:
+    """When the task is due, as an instant: its due day at its due time in the person's zone (None without both)."""
+    if task.due_date is None or task.due_time is None:
+        return None
+    return reminders.wall_time(task.due_date, task.due_time, ZoneInfo(user.timezone))
 
 
 async def add_subtask(
@@ -150,18 +194,61 @@ async def add_subtask(
 
 
 async def complete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID) -> Task:
+    """Done; a repeating task's next occurrence is made (`next_occurrence`)."""
     task = await _get(uow, user, task_id)
     if task.completed_at is not None:
         raise DomainError(tr("{title} is already done.", title=task.title), code="already_done")
     today = local_date(user, uow.now)
     task.completed_at = uow.now
     task.updated_at = uow.now
+    await reminders.end_task_reminders(uow, task.id, user.id)
     uow.emit(TaskCompleted(task_id=task.id, title=task.title,
                            was_overdue=task.due_date is not None and task.due_date < today),
              user_id=user.id, record_id=task.id, actor=actor)
     if task.parent_id is not None:
         await _emit_subtask_counts(uow, user, actor, task.parent_id)
+    await next_occurrence(uow, user, actor, task)
     return task
+
+
+async def next_occurrence(uow: UnitOfWork, user: User, actor: ActorT, done: Task) -> Task | None:
+    """The occurrence after `done` of a repeating task, as a new open task with the same title, notes, priority, due
+    time and reminders (minutes before); days already past are skipped, never piled up. None when the series ends."""
+    if done.recurrence is None or done.due_date is None:
+        return None
+    start = done.series_start or done.due_date
+    following = next_day(done.recurrence, start, done.due_date)
+    today = local_date(user, uow.now)
+    if following is not None and following < today:
+        following = first_day(done.recurrence, start, today)
+    if following is None:
+        return None
+    task = Task(
+        id=uuid.uuid4(), user_id=user.id, parent_id=None, title=done.title, description=done.description,
+        due_date=following, due_time=done.due_time, priority=done.priority, completed_at=None, updated_at=uow.now,
+        recurrence=done.recurrence, series_id=done.series_id or done.id, series_start=start,
+    )
+    uow.session.add(task)
+    uow.emit(TaskCreated(task_id=task.id, title=task.title, due_date=following, priority=task.priority,
+                         recurrence=task.recurrence), user_id=user.id, record_id=task.id, actor=actor)
+    due = due_instant(user, task)
+    if due is not None:
+        before = set((await uow.session.scalars(select(Reminder.minutes_before).where(
+            Reminder.user_id == user.id, Reminder.task_id == done.id, Reminder.status != CANCELLED))).all())
+        for minutes in sorted(m for m in before if m is not None):
+            if due - timedelta(minutes=minutes) > uow.now:
+                reminders.store_reminder(uow, user, task.title, due - timedelta(minutes=minutes), task_id=task.id,
+                                         minutes_before=minutes)
+    return task
+
+
+async def open_occurrence(uow: UnitOfWork, user: User, task: Task) -> Task | None:
+    """The open occurrence of the task's series other than `task` (the next one, once `task` is done or skipped)."""
+    if task.series_id is None:
+        return None
+    return await uow.session.scalar(select(Task).where(
+        Task.user_id == user.id, Task.series_id == task.series_id, Task.completed_at.is_(None), Task.id != task.id)
+        .order_by(Task.due_date).limit(1))
 
 
 async def uncomplete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID) -> Task:
@@ -189,11 +276,12 @@ async def update_task(
     description: str | None = None,
     priority: int | None = None,
     due_date: date | None = _UNSET,
+    due_time: time | None = _UNSET,
 ) -> tuple[Task, list[str]]:
     """Changes the given fields. Title, description and priority changes emit one TaskUpdated naming
     them; a due-date change emits TaskRescheduled instead, as the seed has it. Unchanged values emit
     nothing. Returns the task and the names of the fields that changed. `description=""` clears it."""
-    if title is None and description is None and priority is None and due_date is _UNSET:
+    if title is None and description is None and priority is None and due_date is _UNSET and due_time is _UNSET:
         raise DomainError(tr("Tell me what to change about the task."), code="nothing_to_change")
     task = await _get(uow, user, task_id)
     changed: list[str] = []
@@ -210,12 +298,19 @@ async def update_task(
         before["priority"] = task.priority
         task.priority = priority
         changed.append("priority")
+    if due_time is not _UNSET and _minute(due_time) != task.due_time:
+        _check_due_time(task.due_date if due_date is _UNSET else due_date, due_time)
+        before["due_time"] = task.due_time.isoformat(timespec="minutes") if task.due_time else None
+        task.due_time = _minute(due_time)
+        changed.append("due_time")
     if changed:
         task.updated_at = uow.now
         uow.emit(TaskUpdated(task_id=task.id, fields=changed, before=before), user_id=user.id, record_id=task.id,
                  actor=actor)
     if due_date is not _UNSET and await _reschedule(uow, user, actor, task, due_date):
         changed.append("due_date")
+    elif "due_time" in changed:
+        await _retime_reminders(uow, user, task)
     return task, changed
 
 
@@ -233,16 +328,39 @@ async def _reschedule(uow: UnitOfWork, user: User, actor: ActorT, task: Task, du
         return False
     old = task.due_date
     task.due_date = due_date
+    if due_date is None:
+        task.due_time = None  # a time of no day
     task.updated_at = uow.now
     uow.emit(TaskRescheduled(task_id=task.id, title=task.title, old_date=old, new_date=due_date),
              user_id=user.id, record_id=task.id, actor=actor)
+    await _retime_reminders(uow, user, task)
     return True
 
 
-async def delete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID) -> list[Task]:
+async def _retime_reminders(uow: UnitOfWork, user: User, task: Task) -> None:
+    """The task's waiting reminders follow its due time; one whose new time has passed (or that has no due time
+    any more) ends."""
+    due = due_instant(user, task)
+    rows = (await uow.session.scalars(select(Reminder).where(
+        Reminder.user_id == user.id, Reminder.task_id == task.id, Reminder.status == WAITING).with_for_update())).all()
+    for row in rows:
+        at = due - timedelta(minutes=row.minutes_before or 0) if due is not None else None
+        if at is None or at <= uow.now:
+            row.status, row.due_at = CANCELLED, None
+        else:
+            row.occurrence_at = row.due_at = at
+            row.held, row.deliveries = None, 0
+        row.updated_at = uow.now
+
+
+async def delete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID, *,
+                      whole_series: bool = False) -> list[Task]:
     """Deletes the task for good, and with a parent its subtasks (one TaskDeleted each, subtasks
-    first). Deleting a subtask updates its parent's counts. Returns the deleted tasks."""
+    first). Deleting a subtask updates its parent's counts. Returns the deleted tasks. An open occurrence of a
+    repeating task is skipped: the next one is made, unless `whole_series` ends the repetition."""
     task = await _get(uow, user, task_id)
+    if task.recurrence is not None and task.completed_at is None and not whole_series:
+        await next_occurrence(uow, user, actor, task)
     subtasks = list((await uow.session.scalars(
         select(Task).where(Task.user_id == user.id, Task.parent_id == task.id).order_by(*_ORDER).with_for_update()
     )).all())
@@ -264,8 +382,8 @@ async def delete_task(uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.
 async def set_reminder(
     uow: UnitOfWork, user: User, actor: ActorT, task_id: uuid.UUID, minutes_before: int,
     reminder_type: str = "notification",
-) -> TaskReminder:
-    """Stores a reminder for a task. Nothing sends reminders yet; this records the wish and its event."""
+) -> Reminder:
+    """A reminder `minutes_before` the task's due time; it follows the task (rescheduled, done, deleted)."""
     if not 0 <= minutes_before <= MAX_REMINDER_MINUTES:
         raise DomainError(tr("A reminder must be between {min} and {max} minutes before.", min=0,
                              max=MAX_REMINDER_MINUTES), code="out_of_range")
@@ -273,30 +391,36 @@ async def set_reminder(
         raise DomainError(tr("Unknown reminder type: {name}. Known: {choices}.", name=reminder_type[:32],
                              choices=", ".join(REMINDER_TYPES)), code="bad_enum")
     task = await _get(uow, user, task_id)
-    reminder = TaskReminder(id=uuid.uuid4(), user_id=user.id, task_id=task.id, minutes_before=minutes_before,
-                            type=reminder_type)
-    uow.session.add(reminder)
+    if task.completed_at is not None:
+        raise DomainError(tr("{title} is already done.", title=task.title), code="already_done")
+    due = due_instant(user, task)
+    if due is None:
+        raise DomainError(tr("{title} has no due time to remind you before. Give it one, e.g. /task {title} "
+                             "tomorrow 15:00.", title=task.title), code="no_due_time")
+    reminder = reminders.store_reminder(uow, user, task.title, due - timedelta(minutes=minutes_before),
+                                        task_id=task.id, minutes_before=minutes_before)
     uow.emit(ReminderSet(task_id=task.id, reminder_id=reminder.id, minutes_before=minutes_before, type=reminder_type),
              user_id=user.id, record_id=reminder.id, actor=actor)
     return reminder
 
 
-async def delete_reminder(uow: UnitOfWork, user: User, actor: ActorT, reminder_id: uuid.UUID) -> TaskReminder:
+async def delete_reminder(uow: UnitOfWork, user: User, actor: ActorT, reminder_id: uuid.UUID) -> Reminder:
     reminder = await uow.session.scalar(
-        select(TaskReminder).where(TaskReminder.user_id == user.id, TaskReminder.id == reminder_id).with_for_update()
-    )
-    if reminder is None:
+        select(Reminder).where(Reminder.user_id == user.id, Reminder.id == reminder_id,
+                               Reminder.task_id.is_not(None)))
+    if reminder is None or reminder.task_id is None:
         raise DomainError(tr("No such reminder."), code="not_found")
-    await uow.session.delete(reminder)
+    await reminders.end_reminder(uow, user, reminder.id)
     uow.emit(ReminderDeleted(task_id=reminder.task_id, reminder_id=reminder.id), user_id=user.id,
              record_id=reminder.id, actor=actor)
     return reminder
 
 
-async def list_reminders(uow: UnitOfWork, user: User, task_id: uuid.UUID) -> list[TaskReminder]:
+async def list_reminders(uow: UnitOfWork, user: User, task_id: uuid.UUID) -> list[Reminder]:
+    """The task's reminders still to come, soonest first."""
     return list((await uow.session.scalars(
-        select(TaskReminder).where(TaskReminder.user_id == user.id, TaskReminder.task_id == task_id)
-        .order_by(TaskReminder.minutes_before.desc(), TaskReminder.created_at)
+        select(Reminder).where(Reminder.user_id == user.id, Reminder.task_id == task_id, Reminder.status == WAITING)
+        .order_by(Reminder.due_at, Reminder.created_at)
     )).all())
 
 
@@ -424,6 +548,9 @@ def _one(reference: str, candidates: Sequence[ListedTask]) -> ListedTask:
     exact = [c for c in candidates if c.task.title.lower() == reference.lower()]
     if len(exact) == 1:
         return exact[0]
+    if len({c.task.series_id for c in candidates}) == 1 and candidates[0].task.series_id is not None:
+        # Occurrences of one repeating task (the done ones and the open one): the open one.
+        return next((c for c in candidates if c.task.completed_at is None), candidates[0])
     choices = ", ".join(f"{c.position}. {c.task.title[:60]}" for c in candidates[:5])
     raise DomainError(tr("{reference} matches several tasks: {choices}. Which one do you mean?",
                          reference=reference[:100], choices=choices), code="ambiguous")

@@ -5,7 +5,7 @@ tools resolve task references and refuse bad input without touching the database
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 import pytest
@@ -18,9 +18,10 @@ from brain.events.actor import USER, ai, system
 from brain.events.catalog import DomainEvent
 from brain.events.store import EventRecord, query_events
 from brain.modules.todo import service
-from brain.modules.todo.models import Task, TaskReminder
+from brain.modules.todo.models import Task
 from brain.people.models import User
 from brain.people.service import resolve_identity
+from brain.reminders.models import CANCELLED, Reminder
 
 # The clock fixture stands at Monday 2026-11-30, 08:30 in Berlin.
 TODAY = date(2026, 11, 30)
@@ -267,9 +268,10 @@ async def test_deleting_a_subtask_updates_the_parent_counts(brain: Brain, user: 
 
 
 async def test_set_and_delete_reminder_emit_reminder_set_and_reminder_deleted(brain: Brain, user: User) -> None:
-    task = await _create(brain, user, "Zahnarzt", due_date=date(2026, 12, 2))
+    task = await _create(brain, user, "Zahnarzt", due_date=date(2026, 12, 2), due_time=time(15, 0))
     async with brain.transactions.begin() as uow:
         reminder = await service.set_reminder(uow, user, USER, task.id, 60)
+    assert reminder.occurrence_at == datetime(2026, 12, 2, 13, 0, tzinfo=UTC)  # 14:00 in Berlin
     async with brain.transactions.begin() as uow:
         assert [r.id for r in await service.list_reminders(uow, user, task.id)] == [reminder.id]
     async with brain.transactions.begin() as uow:
@@ -279,7 +281,8 @@ async def test_set_and_delete_reminder_emit_reminder_set_and_reminder_deleted(br
     assert events[1].payload.model_dump() == {"task_id": task.id, "reminder_id": reminder.id, "minutes_before": 60,
                                               "type": "notification"}
     assert events[2].meta.record_id == str(reminder.id) and events[2].meta.actor.kind == "ai"
-    assert await _count(brain, TaskReminder) == 0
+    async with brain.transactions.read() as session:
+        assert (await session.get(Reminder, reminder.id)).status == CANCELLED  # type: ignore[union-attr]
 
 
 async def test_failed_transaction_leaves_neither_task_nor_event(brain: Brain, user: User) -> None:
@@ -511,3 +514,34 @@ async def test_an_ai_may_list_tasks_but_not_delete_them_on_its_own(brain: Brain,
     refused = await brain.tools.execute(user.id, "delete_task", {"task": "1"}, ai(rationale="tidy up"))
     assert not refused.ok and refused.error_code == "policy_denied"
     assert await _snapshot(brain) == before
+
+
+async def test_a_tasks_reminder_follows_its_due_day_and_time_and_ends_when_the_day_goes(
+        brain: Brain, user: User) -> None:
+    task = await _create(brain, user, "Bericht", due_date=date(2026, 12, 2), due_time=time(15, 0))
+    async with brain.transactions.begin() as uow:
+        reminder = await service.set_reminder(uow, user, USER, task.id, 30)
+    async with brain.transactions.begin() as uow:
+        await service.reschedule_task(uow, user, USER, task.id, date(2026, 12, 3))
+    async with brain.transactions.begin() as uow:
+        [moved] = await service.list_reminders(uow, user, task.id)
+    assert moved.id == reminder.id and moved.due_at == datetime(2026, 12, 3, 13, 30, tzinfo=UTC)  # 14:30 Berlin
+    async with brain.transactions.begin() as uow:
+        await service.update_task(uow, user, USER, task.id, due_time=time(9, 0))
+    async with brain.transactions.begin() as uow:
+        [moved] = await service.list_reminders(uow, user, task.id)
+    assert moved.due_at == datetime(2026, 12, 3, 7, 30, tzinfo=UTC)
+    async with brain.transactions.begin() as uow:
+        await service.reschedule_task(uow, user, USER, task.id, None)
+        assert await service.list_reminders(uow, user, task.id) == []
+
+
+async def test_a_reminder_needs_a_due_time_and_a_due_time_needs_a_day(brain: Brain, user: User) -> None:
+    task = await _create(brain, user, "Ohne Zeit", due_date=date(2026, 12, 2))
+    with pytest.raises(DomainError) as missing:
+        async with brain.transactions.begin() as uow:
+            await service.set_reminder(uow, user, USER, task.id, 10)
+    assert missing.value.code == "no_due_time"
+    with pytest.raises(DomainError) as dayless:
+        await _create(brain, user, "Nur Zeit", due_time=time(9, 0))
+    assert dayless.value.code == "time_without_day"

@@ -1,0 +1,118 @@
+"""/remind: set a reminder from a phrase ("/remind 15:00 call mom", "/remind morgen 9 Zahnarzt", "/remind in 20 min
+tea"), list the waiting ones with a delete button each, or delete one ("/remind delete 2"); and the buttons a sent
+reminder carries: done, snooze 15 min / 1 h / tomorrow. Free text that asks for a reminder comes here too."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.commands import Command
+from bot.parsing.reminders import ReminderRequest, read_reminder
+from bot.turn import PendingButton, Turn
+from brain.events.actor import USER
+from brain.i18n import N_, Text, tr
+from brain.people.local_time import local_now
+from brain.pulse.nudges import snooze_until
+from brain.recurrence import describe
+from brain.reminders import service
+from brain.reminders.models import Reminder
+from brain.reminders.sending import REMINDER_KIND
+
+LIST_SHOWN = 10
+DELETE_WORDS = frozenset({"delete", "remove", "cancel", "löschen", "loeschen", "entfernen"})
+
+
+async def remind(turn: Turn, args: str) -> None:
+    if not args.strip():
+        await _list(turn)
+        return
+    verb, _, reference = args.strip().partition(" ")
+    if verb.casefold() in DELETE_WORDS:
+        if not reference.strip():
+            turn.say(tr("Which reminder? /remind delete 2 deletes the second one in the list, /remind alone shows "
+                        "it."))
+            return
+        turn.say_result(await turn.tool("delete_reminder", {"reminder": reference.strip()}))
+        return
+    found = read_reminder(args, local_now(turn.user, turn.now))
+    if isinstance(found, Text):
+        turn.say(found)
+        return
+    await set_reminder(turn, found)
+
+
+async def set_reminder(turn: Turn, request: ReminderRequest) -> None:
+    """Stores what a phrase asked for and says when it comes (and that it is tomorrow's, if the time had passed)."""
+    call = {"text": request.text, "at": request.at.isoformat()}
+    if request.rule is not None:
+        call["repeat"] = request.rule
+    result = await turn.tool("create_reminder", call)
+    if not result.ok or result.message is None:
+        turn.say_result(result)
+        return
+    note = tr("{time} has already passed today, so it is tomorrow.", time=request.at.time()) if request.rolled \
+        else None
+    turn.say(result.message, note, buttons=[[turn.tool_button(tr("Delete it"), "delete_reminder",
+                                                              reminder=str(result.data["id"]))]])
+
+
+async def _list(turn: Turn) -> None:
+    result = await turn.tool("list_reminders", {"limit": LIST_SHOWN})
+    items: list[dict[str, Any]] = result.data.get("reminders", []) if result.ok else []
+    if not items:
+        turn.say(tr("You have no reminders coming up."),
+                 tr("Usage: /remind <when> <what>, e.g. /remind 15:00 call mom or /remind tomorrow 9:00 dentist"))
+        return
+    lines = [turn.t(tr("Your reminders:"))]
+    buttons: list[PendingButton] = []
+    zone = ZoneInfo(turn.user.timezone)
+    for item in items:
+        at = datetime.fromisoformat(item["at"]).astimezone(zone)
+        repeats = f" 🔁 {describe(item['repeat'], turn.render)}" if item.get("repeat") else ""
+        lines.append(f"{item['position']}. {turn.render.format_value(at)} {item['text']}{repeats}")
+        buttons.append(turn.tool_button(f"✕ {item['position']}", "delete_reminder", reminder=item["id"]))
+    lines.append(turn.t(tr("✕ deletes one; /remind delete 2 does too.")))
+    turn.say("\n".join(lines), buttons=[buttons[i:i + 5] for i in range(0, len(buttons), 5)])
+
+
+async def reminder_pressed(turn: Turn, payload: dict[str, Any]) -> None:
+    """Done, or snoozed for 15 minutes, an hour or until tomorrow at its time (never into quiet hours)."""
+    try:
+        reminder_id = uuid.UUID(str(payload["reminder_id"]))
+        key, delivery, op = str(payload["key"]), int(payload.get("n", 0)), str(payload["op"])
+    except (KeyError, ValueError):
+        turn.say(tr("That button is not valid."))
+        return
+    async with turn.brain.transactions.begin() as uow:
+        reminder = await uow.session.get(Reminder, reminder_id, with_for_update=True, populate_existing=True)
+        if reminder is not None and reminder.user_id != turn.user.id:
+            reminder = None
+        refused = service.answer_refused(reminder, key, delivery)
+        if refused is not None or reminder is None:
+            turn.say(refused or tr("That button is not valid."))
+            return
+        if op == "done":
+            await service.mark_done(uow, turn.user, USER, reminder, key)
+            turn.say(tr("Done: {text}.", text=reminder.text))
+            return
+        quiet = (turn.user.quiet_start, turn.user.quiet_end)
+        if op == "snooze":
+            until = snooze_until(local_now(turn.user, uow.now), minutes=int(payload.get("minutes", 15)), quiet=quiet)
+        elif op == "tomorrow":
+            until = snooze_until(service.tomorrow_at(reminder, key).astimezone(ZoneInfo(turn.user.timezone)),
+                                 minutes=0, quiet=quiet)
+        else:
+            turn.say(tr("That button is not valid."))
+            return
+        await service.snooze(uow, turn.user, USER, reminder, key, until)
+    turn.say(tr("Okay, I'll remind you again at {time}.", time=until))
+
+
+COMMANDS = (
+    Command("remind", N_("/remind 15:00 call mom"), N_("Set a reminder, or list them"), remind,
+            aliases=("erinnere", "reminders")),
+)
+ACTIONS = {REMINDER_KIND: reminder_pressed}

@@ -1,0 +1,178 @@
+"""Reminder phrases in German and English, read without a language model: "remind me to call mom at 3pm",
+"remind me at 9 tomorrow about the dentist", "erinnere mich morgen um 9 an den Zahnarzt", "in 20 minutes: tea",
+"in 20 Minuten: Tee", and what /remind takes after the command ("15:00 call mom", "in 2 h laundry").
+
+`read_reminder` reads a phrase that is meant as a reminder and says what is missing when it cannot; `free_text_reminder`
+first decides whether a free text asks for one at all (None when it does not)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, time, timedelta
+
+from bot.parsing.amounts import parse_count, parse_number
+from bot.parsing.dates import (
+    AFTERNOON,
+    EVENING,
+    MIDDAY,
+    MORNING,
+    NIGHT,
+    FoundTime,
+    cut,
+    find_bare_hour,
+    find_clockish,
+    find_date,
+    find_time,
+    in_part_of_day,
+    next_day_at,
+    written_with_minutes,
+)
+from bot.parsing.recurrence import find_repetition
+from brain.i18n import Text, tr
+
+# What asks for a reminder in free text, and what it leaves in front of the reminder's words.
+_ASK_RE = re.compile(
+    r"^(?:please\s+|bitte\s+)?(?:remind\s+me|erinnere?\s+mich|reminder\s*:|erinnerung\s*:)\s*(?:bitte\s+)?", re.I)
+# "in 20 minutes: tea" alone (no "remind me") is a reminder only with the colon: "in 20 minutes I'm home" is not.
+_RELATIVE_LEAD_RE = re.compile(r"^(?P<span>in\s+[^:]{1,30}?)\s*:\s*(?P<rest>.+)$", re.I)
+_RELATIVE_RE = re.compile(
+    r"\bin\s+(?:(?P<half>half\s+an|einer\s+halben|eine\s+halbe)\s+(?P<half_unit>hour|stunde)"
+    r"|(?P<n>\d{1,4}(?:[.,]\d)?|[a-zäöü]+)\s*(?P<unit>minutes|minute|minuten|mins|min|m|hours|hour|hrs|hr|h"
+    r"|stunden|stunde|std)\b\.?)", re.I)
+# Words that join the reminder's words to the rest ("to call mom", "an den Zahnarzt", "daran, Mama anzurufen").
+_LEADING_JOIN_RE = re.compile(
+    r"^(?:(?:to|that|about|of|for|an|daran|dass|zu|um|at|:|,|-)\s*)+"
+    r"(?:(?:den|die|das|dem|der|meinen|meine|meinem|my|the)\s+)?", re.I)
+_TRAILING_JOIN_RE = re.compile(r"\s+(?:to|an|um|at|on|am|zu)$", re.I)
+# The hour a day said without a time means, by the part of the day said with it.
+_PART_DEFAULT_HOURS = {MORNING: 9, MIDDAY: 12, AFTERNOON: 15, EVENING: 19, NIGHT: 21}
+DEFAULT_HOUR = 9
+# An hour alone ("um 3", "at 5") on another day is the afternoon's before this hour of the morning.
+_AFTERNOON_BEFORE = 7
+MAX_AHEAD_DAYS = 366 * 5
+
+
+@dataclass(frozen=True)
+class ReminderRequest:
+    text: str
+    at: datetime  # aware, in the person's zone
+    # Said with a time of day only, which had passed today, so it is tomorrow's: the reply says so.
+    rolled: bool = False
+    rule: str | None = None  # repeats ("every day at 8", "jeden Montag um 9"): an RRULE from `at` on
+
+
+def free_text_reminder(text: str, now: datetime) -> ReminderRequest | Text | None:
+    """A free text that asks for a reminder, read; what is missing when it asks for one that cannot be read; None
+    when it asks for none."""
+    stripped = text.strip()
+    asked = _ASK_RE.match(stripped)
+    if asked is not None:
+        return read_reminder(stripped[asked.end():], now)
+    lead = _RELATIVE_LEAD_RE.match(stripped)
+    if lead is not None and _RELATIVE_RE.fullmatch(lead.group("span").strip()) is not None:
+        return read_reminder(stripped, now)
+    return None
+
+
+def read_reminder(phrase: str, now: datetime) -> ReminderRequest | Text:
+    """The reminder `phrase` asks for, relative to the person's local `now` (aware), or what to ask them."""
+    repetition = find_repetition(phrase, now.date())
+    if repetition is None:
+        return _read_once(phrase, now)
+    rest = repetition.cut_from(phrase)
+    read = _read_once(rest, now, repeating=True)
+    if isinstance(read, ReminderRequest):
+        return replace(read, rule=repetition.rule)
+    if read.msgid.startswith("When should I remind you?"):
+        # "every Monday: bins": a repeating reminder without a time comes in the morning.
+        first = datetime.combine(now.date(), time(DEFAULT_HOUR), tzinfo=now.tzinfo)
+        if first <= now:
+            first += timedelta(days=1)
+        words = _finish(rest, first)
+        return replace(words, rule=repetition.rule) if isinstance(words, ReminderRequest) else words
+    return read
+
+
+def _read_once(phrase: str, now: datetime, *, repeating: bool = False) -> ReminderRequest | Text:
+    """`read_reminder` for one time. `repeating`: a time alone is the series' time of day as written ("every day
+    at 8" is 8:00), its first one today or tomorrow; no afternoon is guessed and no "tomorrow" note is due."""
+    body = phrase.strip()
+    relative = _RELATIVE_RE.search(body)
+    if relative is not None and (delta := _delta(relative)) is not None:
+        if not timedelta(minutes=1) <= delta <= timedelta(days=MAX_AHEAD_DAYS):
+            return tr("I can remind you from a minute to five years ahead.")
+        return _finish(cut(body, relative.start(), relative.end()), now + delta)
+    day = find_date(body, now.date())
+    if day is not None:
+        rest = cut(body, day.start, day.end)
+        found, bare = find_time(rest), None
+        if found is not None:
+            at = _clock(found, day.part, rest)
+            rest = cut(rest, found.start, found.end)
+        elif (bare := find_bare_hour(body, day.end)) is not None:  # "morgen 9", "tomorrow night 9"
+            at = _clock(bare, day.part, body)
+            rest = cut(body, day.start, bare.end)
+        else:
+            at = time(_PART_DEFAULT_HOURS.get(day.part or "", DEFAULT_HOUR))
+        when = datetime.combine(day.value, at, tzinfo=now.tzinfo)
+        if when <= now:
+            if found is None and bare is None:
+                return tr("When on {date}? Add a time, e.g. /remind {day} 18:00 {text}.", date=day.value,
+                          day=body[day.start:day.end], text=_words(rest)[:60] or "…")
+            return tr("{time} has already passed. Pick a time ahead, e.g. /remind 15:00 call mom.", time=when)
+        return _finish(rest, when)
+    found = find_time(body)
+    if found is None:
+        unreadable = find_clockish(body)
+        if unreadable is not None:
+            return tr("I couldn't read the time \"{text}\". Write it like 14:00 or 2:30 pm.", text=unreadable[:20])
+        return tr("When should I remind you? e.g. /remind 15:00 call mom, /remind tomorrow 9:00 dentist or "
+                  "/remind in 20 min tea.")
+    rest = cut(body, found.start, found.end)
+    if repeating:
+        first = datetime.combine(now.date(), found.value, tzinfo=now.tzinfo)
+        return _finish(rest, first if first > now else first + timedelta(days=1))
+    on, at = next_day_at(body, found, now.date(), now.time().replace(second=0, microsecond=0))
+    return _finish(rest, datetime.combine(on, at, tzinfo=now.tzinfo), rolled=on > now.date())
+
+
+def _finish(rest: str, at: datetime, *, rolled: bool = False) -> ReminderRequest | Text:
+    words = _words(rest)
+    if not words:
+        return tr("What should I remind you of? e.g. /remind 15:00 call mom")
+    return ReminderRequest(words, at, rolled)
+
+
+def _words(rest: str) -> str:
+    """The reminder's own words: without the joining words around them."""
+    words = _LEADING_JOIN_RE.sub("", rest.strip(" ,;:-")).strip(" ,;:-")
+    words = _TRAILING_JOIN_RE.sub("", words).strip(" ,;:-")
+    return words[:1].upper() + words[1:] if words[:1].islower() and words[:1].isascii() else words
+
+
+def _clock(found: FoundTime, part: str | None, text: str) -> time:
+    """The time meant on another day: with a part of the day said, in it; an hour alone early in the morning
+    ("morgen um 3") in the afternoon; anything written with minutes as written."""
+    value = found.value
+    if not found.open_meridiem:
+        return value
+    if part is not None:
+        return value.replace(hour=in_part_of_day(value.hour, part))
+    if value.hour < _AFTERNOON_BEFORE and not written_with_minutes(text, found):
+        return value.replace(hour=value.hour + 12)
+    return value
+
+
+def _delta(match: re.Match[str]) -> timedelta | None:
+    if match.group("half"):
+        return timedelta(minutes=30)
+    raw = match.group("n").lower()
+    number = 1 if raw == "einer" else parse_count(raw)
+    amount = float(number) if number is not None else parse_number(raw)
+    if amount is None:
+        return None
+    unit = match.group("unit").lower()
+    if unit.startswith(("h", "stund", "std")):
+        return timedelta(hours=amount)
+    return timedelta(minutes=amount)

@@ -1,0 +1,67 @@
+"""ToolSpecs over the reminders: create one (the model may, without asking: it is the person's own reminder), list
+them, delete one. A `reminder` argument is its number in the list, its id, or part of its text."""
+
+from __future__ import annotations
+
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from brain.i18n import Renderer, ntr, tr
+from brain.recurrence import describe
+from brain.reminders import service
+from brain.reminders.models import Reminder
+from brain.reminders.service import MAX_LIST, MAX_TEXT
+from brain.tools.spec import ToolContext, ToolParam, ToolResult, ToolSpec
+
+
+def reminder_data(reminder: Reminder, position: int | None = None) -> dict[str, Any]:
+    # The wall time with its offset in the zone it was meant in: what the person said, still unambiguous.
+    at = reminder.due_at or reminder.occurrence_at
+    return {"id": str(reminder.id), "position": position, "text": reminder.text,
+            "at": at.astimezone(ZoneInfo(reminder.timezone)).isoformat(), "status": reminder.status,
+            "task_id": str(reminder.task_id) if reminder.task_id else None, "repeat": reminder.rrule}
+
+
+async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    reminder = await service.create_reminder(ctx.uow, ctx.user, ctx.actor, args["text"], args["at"],
+                                             rrule=args.get("repeat"))
+    if reminder.rrule is not None:
+        return ToolResult.success(
+            tr("I'll remind you of {text} {repeats}, first at {time}.", text=reminder.text,
+               repeats=describe(reminder.rrule, Renderer(ctx.user.locale, ctx.user.timezone)),
+               time=reminder.occurrence_at), **reminder_data(reminder))
+    return ToolResult.success(tr("I'll remind you of {text} at {time}.", text=reminder.text,
+                                 time=reminder.occurrence_at), **reminder_data(reminder))
+
+
+async def _list(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    rows = await service.waiting_reminders(ctx.uow, ctx.user, limit=args.get("limit", 20))
+    message = (ntr("You have {count} reminder coming up.", "You have {count} reminders coming up.", len(rows))
+               if rows else tr("You have no reminders coming up."))
+    return ToolResult.success(message, reminders=[reminder_data(r.reminder, r.position) for r in rows])
+
+
+async def _delete(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    found = await service.find_reminder(ctx.uow, ctx.user, args["reminder"])
+    reminder = await service.cancel_reminder(ctx.uow, ctx.user, ctx.actor, found.id)
+    return ToolResult.success(tr("Deleted the reminder {text}.", text=reminder.text), id=str(reminder.id))
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("create_reminder", "reminders",
+             "Remind the person of something at a time (a message with Done and Snooze buttons arrives then).",
+             (ToolParam("text", "string", "What to remind of, in the person's words.", required=True,
+                        max_length=MAX_TEXT),
+              ToolParam("at", "datetime", "When, local time (YYYY-MM-DDTHH:MM); of a repeating one, the first time.",
+                        required=True),
+              ToolParam("repeat", "string", "For a repeating reminder: an RFC 5545 RRULE from `at` on, e.g. FREQ=DAILY "
+                        "or FREQ=WEEKLY;BYDAY=MO,TH;COUNT=10 (UNTIL as local YYYYMMDD).", max_length=200)),
+             "write", _create),
+    ToolSpec("list_reminders", "reminders", "The person's reminders still to come; numbers refer to them.",
+             (ToolParam("limit", "integer", "At most this many (default 20).", minimum=1, maximum=MAX_LIST),),
+             "read", _list),
+    ToolSpec("delete_reminder", "reminders", "Delete one of the person's reminders.",
+             (ToolParam("reminder", "string", "Which reminder: its number in the list, its id, or part of its text.",
+                        required=True, max_length=MAX_TEXT),),
+             "write", _delete),
+)

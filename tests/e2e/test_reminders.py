@@ -1,0 +1,247 @@
+"""Reminders the person asks for, from the message to the reminder arriving: /remind and free text in English and
+German without a model, the list with its delete buttons, the scheduler's minute sending each once at its local time
+with Done and Snooze buttons, quiet hours and a pause holding it (and saying so), a restart in between, a task's
+reminder, and bad input changing nothing."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+
+from adapters.console.chat import ConsoleChat, ConsoleConfig
+from bot.scheduler.jobs import ScheduledJobs
+from bot.settings import Settings
+from brain.clock import FixedClock
+from brain.core import Brain
+from brain.outbox.models import OutboxMessage
+from brain.reminders.models import DONE, SENT, WAITING, Reminder
+from brain.reminders.sending import REMINDER_KIND
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def berlin(day: int, hour: int, minute: int = 0, month: int = 11) -> datetime:
+    return datetime(2026, month, day, hour, minute, tzinfo=BERLIN)
+
+
+async def sent(brain: Brain) -> list[OutboxMessage]:
+    async with brain.transactions.read() as session:
+        return list((await session.scalars(select(OutboxMessage).where(OutboxMessage.kind == REMINDER_KIND)
+                                           .order_by(OutboxMessage.id))).all())
+
+
+async def reminders(brain: Brain) -> list[Reminder]:
+    async with brain.transactions.read() as session:
+        return list((await session.scalars(select(Reminder).order_by(Reminder.created_at))).all())
+
+
+async def tick(brain: Brain, clock: FixedClock, at: datetime) -> None:
+    """One run of the scheduler's reminder job at `at` (a fresh job object: the state is all in the database)."""
+    clock.set(at)
+    await ScheduledJobs(brain, Settings()).reminders()
+
+
+def buttons_of(message: OutboxMessage) -> dict[str, str]:
+    return {b["label"]: b["token"] for row in message.buttons for b in row}
+
+
+async def test_remind_command_sets_one_that_arrives_once_at_its_local_time_with_buttons(
+        person, brain: Brain, clock: FixedClock) -> None:
+    alice = person()
+    reply = await alice.send("/remind 15:00 call mom")
+    assert "I'll remind you of Call mom at Mon, Nov 30, 3:00\u202fPM." in reply
+    [stored] = await reminders(brain)
+    assert stored.occurrence_at == datetime(2026, 11, 30, 14, 0, tzinfo=UTC) and stored.timezone == "Europe/Berlin"
+    await tick(brain, clock, berlin(30, 14, 59))
+    assert await sent(brain) == []
+    for minute in (0, 1, 2):
+        await tick(brain, clock, berlin(30, 15, minute))
+    [message] = await sent(brain)
+    assert message.text == "⏰ Call mom"
+    assert set(buttons_of(message)) == {"✓ Done", "Snooze 15 min", "1 h", "Tomorrow"}
+    assert (await reminders(brain))[0].status == SENT
+
+
+async def test_done_ends_it_and_a_second_press_is_refused(person, brain: Brain, clock: FixedClock) -> None:
+    alice = person()
+    await alice.send("/remind 15:00 call mom")
+    await tick(brain, clock, berlin(30, 15))
+    [message] = await sent(brain)
+    assert "Done: Call mom." in await alice.press(buttons_of(message)["✓ Done"])
+    assert (await reminders(brain))[0].status == DONE
+    assert "already answered" in await alice.press(buttons_of(message)["1 h"])
+
+
+async def test_snoozes_bring_it_back_once_each_15_minutes_later_and_tomorrow_at_its_time(
+        person, brain: Brain, clock: FixedClock) -> None:
+    alice = person()
+    await alice.send("/remind 15:00 call mom")
+    await tick(brain, clock, berlin(30, 15))
+    first = (await sent(brain))[0]
+    clock.set(berlin(30, 15, 2))
+    assert "again at Mon, Nov 30, 3:17\u202fPM" in await alice.press(buttons_of(first)["Snooze 15 min"])
+    await tick(brain, clock, berlin(30, 15, 16))
+    assert len(await sent(brain)) == 1
+    await tick(brain, clock, berlin(30, 15, 17))
+    await tick(brain, clock, berlin(30, 15, 18))
+    second = (await sent(brain))[1]
+    assert len(await sent(brain)) == 2 and second.text == "⏰ Call mom"
+    assert "already answered" in await alice.press(buttons_of(first)["Tomorrow"])  # the earlier delivery
+    assert "Tue, Dec 1, 3:00\u202fPM" in await alice.press(buttons_of(second)["Tomorrow"])
+    await tick(brain, clock, berlin(1, 14, 59, month=12))
+    await tick(brain, clock, berlin(1, 15, 0, month=12))
+    assert len(await sent(brain)) == 3
+
+
+async def test_free_text_reminders_in_english_and_german_without_a_model(person, brain: Brain) -> None:
+    alice, bert = person(), person(language="de")
+    assert "I'll remind you of Call mom at Mon, Nov 30, 3:00\u202fPM." in await alice.send(
+        "remind me to call mom at 3pm")
+    assert "Zahnarzt" in await bert.send("erinnere mich morgen um 9 an den Zahnarzt")
+    assert "Tee" in await bert.send("in 20 Minuten: Tee")
+    assert "Tea" in await alice.send("in 20 minutes: tea")
+    stored = {r.text: r.occurrence_at for r in await reminders(brain)}
+    assert stored == {
+        "Call mom": datetime(2026, 11, 30, 14, 0, tzinfo=UTC),
+        "Zahnarzt": datetime(2026, 12, 1, 8, 0, tzinfo=UTC),  # 9:00 in Berlin
+        "Tee": datetime(2026, 11, 30, 7, 50, tzinfo=UTC),  # 8:30 + 20 min
+        "Tea": datetime(2026, 11, 30, 7, 50, tzinfo=UTC),
+    }
+
+
+async def test_the_list_shows_them_soonest_first_with_a_delete_button_each(person, brain: Brain) -> None:
+    alice = person()
+    await alice.send("/remind tomorrow 9:00 dentist")
+    await alice.send("/remind 15:00 call mom")
+    listing = await alice.send("/remind")
+    assert listing.splitlines()[1:3] == ["1. Mon, Nov 30, 3:00\u202fPM Call mom", "2. Tue, Dec 1, 9:00\u202fAM Dentist"]
+    assert "Deleted the reminder Call mom." in await alice.press(alice.buttons()["✕ 1"])
+    assert [r.text for r in await reminders(brain) if r.status == WAITING] == ["Dentist"]
+    assert "Deleted the reminder Dentist." in await alice.send("/remind delete 1")
+    assert "You have no reminders coming up." in await alice.send("/remind")
+
+
+async def test_bad_input_gets_a_clear_answer_and_changes_nothing(person, db_state) -> None:
+    bert = person(language="de")
+    before = await db_state()
+    for line, said in (("/remind 25:00 x", "Uhrzeit"), ("/remind Mama anrufen", "Wann"),
+                       ("/remind 15:00", "Woran"), ("/remind heute 7:00 Sport", "schon vorbei"),
+                       ("/remind delete 9", "keine Erinnerung Nummer 9"), ("erinnere mich an nichts", "Wann")):
+        assert said in await bert.send(line), line
+    assert await db_state() == before
+
+
+async def test_quiet_hours_hold_it_until_they_end_and_the_message_says_so(
+        person, brain: Brain, clock: FixedClock) -> None:
+    alice = person()
+    await alice.send("/remind 23:30 take out the bins")
+    await tick(brain, clock, berlin(30, 23, 30))
+    await tick(brain, clock, berlin(1, 6, 59, month=12))
+    assert await sent(brain) == []
+    await tick(brain, clock, berlin(1, 7, 0, month=12))
+    [message] = await sent(brain)
+    assert message.text.splitlines() == ["⏰ Take out the bins",
+                                         "It was due at Mon, Nov 30, 11:30\u202fPM; I held it back during your quiet "
+                                         "hours."]
+
+
+async def test_a_pause_holds_it_to_the_pause_end_and_the_feedback_loop_and_a_chat_do_not(
+        person, brain: Brain, clock: FixedClock) -> None:
+    alice = person()
+    await alice.send("/remind 15:00 call mom")
+    await alice.send("/remind tomorrow 10:00 water the plants")
+    await alice.send("/pause 1")  # until tomorrow 8:30
+    await tick(brain, clock, berlin(30, 15))
+    assert await sent(brain) == []
+    await tick(brain, clock, berlin(1, 8, 30, month=12))
+    [held] = await sent(brain)
+    assert held.text.splitlines()[1] == "It was due at Mon, Nov 30, 3:00\u202fPM; I held it back while your " \
+                                        "reminders were paused."
+    clock.set(berlin(1, 9, 59, month=12))
+    await alice.send("what a morning")  # mid-conversation: a reminder still comes at its time
+    await tick(brain, clock, berlin(1, 10, 0, month=12))
+    assert (await sent(brain))[-1].text == "⏰ Water the plants"
+
+
+async def test_waiting_reminders_survive_a_restart(person, brain: Brain, clock: FixedClock, database_url: str) -> None:
+    from brain.store.database import Database
+
+    await person().send("/remind 15:00 call mom")
+    await brain.close()
+    restarted = Brain(Database(database_url, pool_size=2), clock=clock)
+    try:
+        await tick(restarted, clock, berlin(30, 15))
+        assert [m.text for m in await sent(restarted)] == ["⏰ Call mom"]
+    finally:
+        await restarted.close()
+
+
+async def test_a_tasks_due_time_can_carry_a_reminder_that_ends_when_the_task_is_done(
+        person, brain: Brain, clock: FixedClock) -> None:
+    alice = person()
+    reply = await alice.send("/task Report at 3pm")
+    assert "Added the task Report, due Mon, Nov 30 at 3:00\u202fPM." in reply
+    assert "I'll remind you of Report at" in await alice.press(alice.buttons()["⏰ Remind me then"])
+    await alice.send("/task Slides tomorrow 10:00")
+    await alice.press(alice.buttons()["⏰ Remind me then"])
+    await tick(brain, clock, berlin(30, 15))
+    assert [m.text for m in await sent(brain)] == ["⏰ Report"]
+    await alice.send("/done Slides")
+    await tick(brain, clock, berlin(1, 10, month=12))
+    assert len(await sent(brain)) == 1
+    assert {r.text: r.status for r in await reminders(brain)} == {"Report": SENT, "Slides": DONE}
+
+
+async def test_the_terminal_chats_ticker_sends_due_reminders(brain: Brain, dialog, clock: FixedClock) -> None:
+    import asyncio
+
+    from app.cli import _pulse_ticker
+
+    out = io.StringIO()
+    chat = ConsoleChat(brain, dialog, ConsoleConfig(io.StringIO("/remind 9:00 stretch\n"), out, person="tester"))
+    await chat.run()
+    clock.set(berlin(30, 9) + timedelta(seconds=20))
+    await _pulse_ticker(Settings(idle_hold_minutes=0), brain, dialog, chat, asyncio.Event(), once=True)
+    assert out.getvalue().count("⏰ Stretch") == 1
+
+
+async def test_a_reminder_belongs_to_its_person_only(person, brain: Brain, clock: FixedClock) -> None:
+    alice, eve = person(), person()
+    await alice.send("/remind 15:00 call mom")
+    await tick(brain, clock, berlin(30, 15))
+    [message] = await sent(brain)
+    assert "not valid" in await eve.press(buttons_of(message)["✓ Done"])
+    reminder_id = (await reminders(brain))[0].id
+    assert "No such reminder" in await eve.send(f"/remind delete {reminder_id}")
+
+
+async def test_german_and_english_reminders_arrive_once_at_their_local_time_across_a_dst_change(
+        person, brain: Brain, clock: FixedClock) -> None:
+    # Set on the Friday before each zone moves its clocks forward (New York on 8 March 2026, Berlin on the 29th),
+    # for the Monday after: the UTC instant is an hour earlier than it would have been the week before.
+    new_york = ZoneInfo("America/New_York")
+    bert, carol = person(language="de"), person()
+    clock.set(datetime(2026, 3, 27, 10, 0, tzinfo=BERLIN))
+    assert "Zahnarzt" in await bert.send("erinnere mich am Montag um 9 an den Zahnarzt")
+    clock.set(datetime(2026, 3, 6, 10, 0, tzinfo=new_york))
+    await carol.send("/tz America/New_York")
+    assert "Call mom" in await carol.send("remind me on monday at 3pm to call mom")
+    due = {"⏰ Zahnarzt": datetime(2026, 3, 30, 9, 0, tzinfo=BERLIN),
+           "⏰ Call mom": datetime(2026, 3, 9, 15, 0, tzinfo=new_york)}
+    assert due["⏰ Zahnarzt"].astimezone(UTC).hour == 7 and due["⏰ Call mom"].astimezone(UTC).hour == 19
+    came: dict[str, datetime] = {}
+    for when in sorted(due.values()):
+        # The scheduler's minute job before, at and after its time, and an hour later (the old offset's instant).
+        for moment in (when - timedelta(hours=1), when - timedelta(minutes=1), when, when + timedelta(minutes=1),
+                       when + timedelta(hours=1), when + timedelta(days=1)):
+            await tick(brain, clock, moment)
+            for message in await sent(brain):
+                came.setdefault(message.text, moment)
+    assert came == due
+    messages = await sent(brain)
+    assert sorted(m.text for m in messages) == ["⏰ Call mom", "⏰ Zahnarzt"]  # each once
+    german = next(m for m in messages if m.text == "⏰ Zahnarzt")
+    assert "✓ Erledigt" in buttons_of(german)

@@ -1,0 +1,79 @@
+"""Reminder phrases read without a model: the common English and German forms, a time alone (today's, or tomorrow's
+once it has passed), a day alone (its morning, or the part of the day said), relative times, and what is asked back
+when something is missing; any text is read or answered, never a crash or a time in the past."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.parsing.reminders import ReminderRequest, free_text_reminder, read_reminder
+from brain.i18n import Text
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2026, 11, 30, 8, 30, tzinfo=BERLIN)  # a Monday
+
+
+def at(day: int, hour: int, minute: int = 0, month: int = 11) -> datetime:
+    return datetime(2026, month, day, hour, minute, tzinfo=BERLIN)
+
+
+@pytest.mark.parametrize("text, words, when", [
+    ("remind me to call mom at 3pm", "Call mom", at(30, 15)),
+    ("remind me at 3pm to call mom", "Call mom", at(30, 15)),
+    ("Remind me tomorrow about the dentist", "Dentist", at(1, 9, month=12)),
+    ("remind me on friday at 3 to pay the rent", "Pay the rent", at(4, 15, month=12)),
+    ("remind me in half an hour to stretch", "Stretch", at(30, 9)),
+    ("remind me at 7:00 to run", "Run", at(1, 7, month=12)),  # 7:00 has passed today
+    ("in 20 minutes: tea", "Tea", at(30, 8, 50)),
+    ("erinnere mich morgen um 9 an den Zahnarzt", "Zahnarzt", at(1, 9, month=12)),
+    ("Erinnere mich um 15 Uhr daran, Mama anzurufen", "Mama anzurufen", at(30, 15)),
+    ("erinnere mich in einer Stunde an die Wäsche", "Wäsche", at(30, 9, 30)),
+    ("erinnere mich morgen Abend an den Müll", "Müll", at(1, 19, month=12)),
+    ("in 20 Minuten: Tee", "Tee", at(30, 8, 50)),
+    ("Erinnerung: Blumen gießen um 18 Uhr", "Blumen gießen", at(30, 18)),
+])
+def test_free_text_reminders_in_english_and_german(text: str, words: str, when: datetime) -> None:
+    found = free_text_reminder(text, NOW)
+    assert isinstance(found, ReminderRequest), found
+    assert (found.text, found.at) == (words, when)
+
+
+@pytest.mark.parametrize("text", ["Buy milk by Friday", "in 20 minutes I'm home", "250 ml water", "remind",
+                                  "I was reminded of it", "todo: call mom"])
+def test_text_that_asks_for_no_reminder_is_left_alone(text: str) -> None:
+    assert free_text_reminder(text, NOW) is None
+
+
+@pytest.mark.parametrize("phrase, asks", [
+    ("call mom", "When should I remind you?"),
+    ("15:00", "What should I remind you of?"),
+    ("25:00 call mom", "I couldn't read the time"),
+    ("today 7:00 sport", "has already passed"),
+    ("in 0 minutes tea", "from a minute to five years"),
+])
+def test_what_is_missing_is_asked(phrase: str, asks: str) -> None:
+    found = read_reminder(phrase, NOW)
+    assert isinstance(found, Text) and asks in found.msgid
+
+
+def test_a_time_alone_is_todays_until_it_has_passed() -> None:
+    today = read_reminder("9:00 stretch", NOW)
+    tomorrow = read_reminder("8:00 stretch", NOW)
+    assert isinstance(today, ReminderRequest) and (today.at, today.rolled) == (at(30, 9), False)
+    assert isinstance(tomorrow, ReminderRequest) and (tomorrow.at, tomorrow.rolled) == (at(1, 8, month=12), True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_any_text_is_read_or_answered_and_never_set_in_the_past(text: str) -> None:
+    found = read_reminder(text, NOW)
+    assert isinstance(found, ReminderRequest | Text)
+    if isinstance(found, ReminderRequest):
+        assert found.at > NOW and found.text
+    free = free_text_reminder(text, NOW)
+    assert free is None or isinstance(free, ReminderRequest | Text)
