@@ -272,7 +272,8 @@ class TelegramAdapter:
                 await self._say_database_down(inbound)
                 raise
             if not claim.taken:
-                log.info("telegram update %s was handled before; ignored", update.update_id)
+                log.info("telegram update %s was handled before, or its sender is not admitted; ignored",
+                         update.update_id)
                 return
             if press is not None and keyboard_is_spent(claim.token_before, press):
                 async with self.brain.db.unshared():  # no connection held during the request
