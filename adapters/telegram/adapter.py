@@ -13,7 +13,8 @@ dialog (which writes the outbox), and the chat's pending rows are sent (`bot.del
 Per update: claim its id (in the transaction that looks up the sender; a replay stops there), show "typing"
 while free text is handled, let the dialog answer, then send this chat's pending rows. A button press is
 answered at once (the spinner stops), handled in a lane of its own so it never waits behind a long turn of the
-same chat, and a pressed message whose buttons cannot act any more loses its keyboard."""
+same chat, and a pressed message whose buttons cannot act any more loses its keyboard. A press that cannot act
+(another account's, a used, expired or settled one: `bot.presses`) is answered in the callback answer only."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ from bot.dialog import Dialog
 from bot.inbound import Inbound
 from bot.inbox import Inbox, Posted
 from bot.ordering import lane_kind
+from bot.presses import screen_press
 from bot.updates import DATABASE_DOWN, TokenState, UpdateClaim, forget_old_updates
 from brain.core import Brain
 from brain.i18n import Renderer, normalize_locale, tr
@@ -206,10 +208,15 @@ class TelegramAdapter:
         """Handles one update, however it arrived: a message or a button press becomes an `Inbound`, is claimed
         once and answered by the dialog, and the chat's pending rows are sent. Other updates are ignored."""
         press: Press | None = None
+        inbound: Inbound | None
         if update.callback_query is not None:
-            await self._answer(update.callback_query)
             press = press_inbound(update.callback_query)
-            inbound = press.inbound if press is not None else None
+            if press is None:
+                await self._answer(update.callback_query)
+                return
+            if not await self._screen(update.callback_query, press):
+                return
+            inbound = press.inbound
         elif update.message is not None:
             inbound = message_inbound(update.message)
         else:
@@ -259,10 +266,29 @@ class TelegramAdapter:
             return message_inbound(update.message)
         return None
 
-    @staticmethod
-    async def _answer(query: CallbackQuery) -> None:
+    async def _screen(self, query: CallbackQuery, press: Press) -> bool:
+        """Whether the press may act (`bot.presses`). The callback answer stops the spinner at once; a refused press
+        is told there only (a toast for the presser) and changes nothing. The owner's keyboard goes when its button
+        cannot act any more; another account's press leaves it alone."""
         try:
-            await query.answer()  # at once: the spinner on the button stops
+            check = await screen_press(self.brain, press.inbound, press.question)
+        except DATABASE_DOWN:
+            await self._answer(query)
+            await self._say_database_down(press.inbound)
+            raise
+        if check.text is None:
+            await self._answer(query)
+            return True
+        locale = check.locale or normalize_locale(press.inbound.language_code) or self.dialog.default_locale
+        await self._answer(query, Renderer(locale)(check.text))
+        if check.owner_pressed or (not check.state.exists and press.chat_type == ChatType.PRIVATE):
+            await self._remove_keyboard(press)
+        return False
+
+    @staticmethod
+    async def _answer(query: CallbackQuery, text: str | None = None) -> None:
+        try:
+            await query.answer(text)  # at once: the spinner on the button stops
         except TelegramError as problem:
             log.debug("answering callback query %s failed: %s", query.id, problem)
 

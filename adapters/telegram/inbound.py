@@ -20,6 +20,7 @@ class Press:
     inbound: Inbound
     chat_type: str | None
     message_id: int | None
+    question: tuple[str, ...] = ()  # the tokens of every button of the pressed message
 
 
 def _display_name(user: User) -> str:
@@ -58,4 +59,13 @@ def press_inbound(query: CallbackQuery) -> Press | None:
         ),
         chat_type=chat_type,
         message_id=message.message_id if message is not None else None,
+        question=_keyboard_tokens(message),
     )
+
+
+def _keyboard_tokens(message: object) -> tuple[str, ...]:
+    markup = getattr(message, "reply_markup", None)
+    if markup is None:
+        return ()
+    return tuple(str(button.callback_data) for row in markup.inline_keyboard for button in row
+                 if isinstance(button.callback_data, str))
