@@ -91,11 +91,12 @@ Handle = Callable[[dict[str, Any]], Awaitable[None]]
 @dataclass(frozen=True)
 class Posted:
     """Where a posted update goes: its lane ("queued" or "now", `bot.ordering.lane_kind`) in its chat, and its
-    sender (from its `Inbound`, and how to create them on first contact)."""
+    sender (from its `Inbound`, and how to create them on first contact; None: nobody is created, and the update
+    is not stored, as for an unknown account's button press)."""
 
     inbound: Inbound
     lane: str
-    first_contact: Callable[[], Awaitable[uuid.UUID]]
+    first_contact: Callable[[], Awaitable[uuid.UUID | None]]
 
 
 
@@ -126,6 +127,8 @@ class Inbox:
             known = stored or await connection.scalar(_KNOWN, values) is not None
         if not known:
             user_id = await posted.first_contact()
+            if user_id is None:
+                return False
             async with self.engine.begin() as connection:
                 stored = await connection.scalar(
                     insert(Row).values(user_id=user_id, bot_id=self.bot_id, update_id=update_id,

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from telegram import CallbackQuery, Message, User
+from telegram import CallbackQuery, Chat, Message, User
+from telegram.constants import ChatType
 
+from bot.groups import GroupMessage
 from bot.inbound import Inbound
 
 PLATFORM = "telegram"
@@ -27,8 +29,9 @@ def _display_name(user: User) -> str:
     return " ".join(part for part in (user.first_name, user.last_name) if part)[:128]
 
 
-def message_inbound(message: Message) -> Inbound | None:
-    """A new message from a person (not a bot, not a channel post)."""
+def message_inbound(message: Message, *, edited: bool = False) -> Inbound | None:
+    """A message from a person (not a bot, not a channel post); `edited`: an edit of an earlier one. A forwarded
+    message is marked so: someone else's words are never run or logged."""
     sender = message.from_user
     if sender is None or sender.is_bot:
         return None
@@ -36,10 +39,17 @@ def message_inbound(message: Message) -> Inbound | None:
     text = message.text  # a command stays text: the dialog routes "/water 250" itself
     return Inbound(
         platform=PLATFORM, platform_user_id=str(sender.id), chat_id=str(message.chat.id),
-        message_id=str(message.message_id), text=text, display_name=_display_name(sender) or None,
+        # An edit keeps the message's id: its own (the reply's outbox slot is made of it) tells each edit apart.
+        message_id=f"edit:{message.message_id}:{_edit_time(message)}" if edited else str(message.message_id),
+        text=text, display_name=_display_name(sender) or None,
         language_code=sender.language_code,
         location=(location.latitude, location.longitude) if location is not None and text is None else None,
+        edited=edited, forwarded=message.forward_origin is not None,
     )
+
+
+def _edit_time(message: Message) -> int:
+    return int(message.edit_date.timestamp()) if message.edit_date is not None else 0
 
 
 def press_inbound(query: CallbackQuery) -> Press | None:
@@ -69,3 +79,16 @@ def _keyboard_tokens(message: object) -> tuple[str, ...]:
         return ()
     return tuple(str(button.callback_data) for row in markup.inline_keyboard for button in row
                  if isinstance(button.callback_data, str))
+
+
+def group_message(message: Message, bot_id: int) -> GroupMessage:
+    """A message in a group, supergroup or channel as the group policy reads it (`bot.groups`)."""
+    text = message.text or ""
+    command = text.split(maxsplit=1)[0] if text.startswith("/") else None
+    replied = message.reply_to_message
+    replies_to_bot = replied is not None and replied.from_user is not None and replied.from_user.id == bot_id
+    return GroupMessage(channel=message.chat.type == ChatType.CHANNEL, command=command, replies_to_bot=replies_to_bot)
+
+
+def is_private(chat: Chat | None) -> bool:
+    return chat is None or chat.type == ChatType.PRIVATE
