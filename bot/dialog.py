@@ -5,7 +5,8 @@ Free text goes to the companion (the language model with the person's tools) whe
 brain, else to the rule-based parser; the parser also answers when the model cannot be reached. While a
 person's companion turn runs, their next free text steers it (taken in before the next model call; no reply
 of its own), /stop ends it, and buttons, /approve and /reject are handled as usual. Adapters that serialize
-a chat's updates ask `bypasses_queue` which updates must not wait behind a running turn."""
+a chat's updates ask `bypasses_queue` which updates must not wait behind a running turn. An edit of an earlier message
+and a forwarded message get one line each and change nothing (see EDIT_NOT_APPLIED, FORWARD_NOT_RUN)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,12 @@ if TYPE_CHECKING:
     from bot.updates import UpdateClaim
 
 log = logging.getLogger(__name__)
+
+# An edit of an earlier message is not applied (what it changed may have been acted on already): one line says how
+# to fix the entry. A forwarded message is someone else's words: never run as a command or logged as an entry.
+EDIT_NOT_APPLIED = tr("Edits aren't applied: the entry stays as first sent. To fix it, use /undo and send it again.")
+FORWARD_NOT_RUN = tr("That's a forwarded message, so I didn't run or log anything from it. If you want me to note "
+                     "something, tell me in your own words.")
 
 # Commands that must be handled at once, even while the person's companion turn runs.
 UNQUEUED_COMMANDS = frozenset({"stop", "approve", "reject"})
@@ -153,6 +160,8 @@ class Dialog:
         if inbound.action is not None:
             return True
         text = (inbound.text or "").strip()
+        if not inbound.is_own_words:
+            return False
         if inbound.is_command:
             command = self.commands.get(split_command(text)[0])
             return command is not None and command.name in UNQUEUED_COMMANDS
@@ -245,7 +254,7 @@ class Dialog:
         didn't understand that"): remembered, it would come back in /recall and in the model's context as if said."""
         memory = self.brain.memory
         text = (inbound.text or "").strip()
-        if memory is None or inbound.action is not None or inbound.is_command or not text \
+        if memory is None or inbound.action is not None or inbound.is_command or not inbound.is_own_words or not text \
                 or len(text) > MAX_TEXT_LENGTH or not _can_store(text):
             return
         at = turn.now
@@ -278,6 +287,12 @@ class Dialog:
                      live: AnswerStream | None = None) -> None:
         if inbound.action is not None:
             await self._press(turn, inbound.action)
+            return
+        if inbound.edited:
+            turn.say(EDIT_NOT_APPLIED)
+            return
+        if inbound.forwarded:
+            turn.say(FORWARD_NOT_RUN)
             return
         if inbound.location is not None:
             await shared_location(turn, *inbound.location)
@@ -331,6 +346,7 @@ class Dialog:
         companion = self.brain.companion
         text = (inbound.text or "").strip()
         if companion is None or inbound.action is not None or inbound.location is not None or inbound.is_command \
+                or not inbound.is_own_words \
                 or not text or len(text) > MAX_TEXT_LENGTH or not _can_store(text):
             return False
         control = companion.turns.get(turn.user.id)

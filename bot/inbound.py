@@ -37,10 +37,17 @@ class Inbound:
     location: tuple[float, float] | None = None  # a shared position: (latitude, longitude)
     username: str | None = None  # the platform's @username of the sender, where it has one (Telegram)
     media: Media | None = None  # a voice note or a photo (then `text` is None)
+    edited: bool = False  # an edit of an earlier message: not applied (`Dialog` says how to fix the entry)
+    forwarded: bool = False  # someone else's words passed on: never run as a command or logged as an entry
 
     @property
     def is_command(self) -> bool:
-        return self.text is not None and self.text.lstrip()[:1] in ("/", "!")
+        return self.text is not None and self.text.lstrip()[:1] in ("/", "!") and not self.forwarded
+
+    @property
+    def is_own_words(self) -> bool:
+        """A new message of the person's own: neither an edit nor forwarded."""
+        return not (self.edited or self.forwarded)
 
 
 def split_command(text: str) -> tuple[str, str]:

@@ -91,7 +91,8 @@ Handle = Callable[[dict[str, Any]], Awaitable[None]]
 @dataclass(frozen=True)
 class Posted:
     """Where a posted update goes: its lane ("queued" or "now", `bot.ordering.lane_kind`) in its chat, and its
-    sender (from its `Inbound`, and how to create them on first contact)."""
+    sender (from its `Inbound`, and how to create them on first contact; None: nobody is created, and the update
+    is not stored, as for an unknown account's button press)."""
 
     inbound: Inbound
     lane: str

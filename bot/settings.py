@@ -96,6 +96,9 @@ class Settings(BaseSettings):
     telegram_max_messages_per_second: float = Field(
         default=30.0, ge=0, le=1000, validation_alias=AliasChoices("TELEGRAM_MAX_MESSAGES_PER_SECOND"))
     telegram_processes: int = Field(default=1, ge=1, le=8, validation_alias=AliasChoices("TELEGRAM_PROCESSES"))
+    # In a group the bot reads only what is addressed to it and answers in private chats (`bot.groups`); without
+    # it, the bot leaves every group it is added to.
+    telegram_allow_groups: bool = Field(default=False, validation_alias=AliasChoices("TELEGRAM_ALLOW_GROUPS"))
 
     matrix_homeserver: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_HOMESERVER"))
     matrix_user_id: str | None = Field(default=None, validation_alias=AliasChoices("MATRIX_USER_ID"))

@@ -1,5 +1,5 @@
-"""Row counts of every personal table (each table of the app with a `user_id`, and `users`): what a stranger, a
-refused update or a foreign press must leave as it was."""
+"""Row counts of every personal table (each table of the app with a `user_id`, and `users`), to show that something
+changed nothing in the database: a stranger, a refused update, a group chat, another account's button press."""
 
 from __future__ import annotations
 
@@ -15,8 +15,12 @@ def personal_tables() -> list[str]:
 
 
 async def personal_row_counts(brain: Brain) -> dict[str, int]:
+    """table name -> number of rows, for `users` and every table that holds a person's rows."""
     counts: dict[str, int] = {}
-    async with brain.db.autocommit() as connection:
+    async with brain.db.engine.connect() as connection:
         for name in personal_tables():
             counts[name] = int(await connection.scalar(select(func.count()).select_from(metadata.tables[name])) or 0)
     return counts
+
+
+personal_rows = personal_row_counts

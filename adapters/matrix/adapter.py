@@ -4,10 +4,13 @@ of the outbox. Only I/O and the mapping of Matrix onto the dialog live here:
 - an invitation is accepted when it comes from one person (an invitation is that person's "start", so
   the dialog gets `/start` from them); a room with several people gets a polite refusal and is left,
   unless MATRIX_ALLOW_GROUP_ROOMS;
-- text (`!cmd` and `/cmd` are commands) goes to the dialog as typed; a bare number answers the person's
-  latest message with choices; a reaction on such a message picks a choice (see choices.py); a shared
-  location (`m.location`) is a location; anything else (pictures, files) reaches the dialog without text;
-- without MATRIX_E2E, an encrypted room is told once that the bot cannot read it;
+- text (`!cmd` and `/cmd` are commands) goes to the dialog as typed; a bare number answers the person's message
+  with choices it replies to, or else their latest one with open choices; one of the bot's own reactions on such a
+  message picks a choice (see choices.py), once per question (`bot.presses`); a shared location (`m.location`) is a
+  location; anything else (pictures, files) reaches the dialog without text;
+- without MATRIX_E2E, an encrypted room is told once that the bot cannot read it, and nothing else;
+- group rooms joined while MATRIX_ALLOW_GROUP_ROOMS was on are left at the next start without it;
+- an edit (`m.replace`) is not applied: the dialog says how to fix the entry;
 - the bot's own events and the history before its very first sync are ignored; the sync token is saved
   after each sync, so a restart neither loses nor repeats messages.
 
@@ -53,12 +56,13 @@ from adapters.matrix.outbound import MatrixDelivery
 from adapters.matrix.render import message_content, parse_geo_uri, strip_reply_fallback
 from adapters.matrix.session import MatrixLoginError, SavedSession, SessionFile, log_in
 from bot.access import Sender, Tell
-from bot.delivery.choices import latest_choices, reacted_choices
+from bot.delivery.choices import Choice, latest_choices, reacted_choices
 from bot.delivery.stream import LiveAnswer, Pace
 from bot.dialog import Dialog
 from bot.health import Liveness
 from bot.inbound import Inbound
 from bot.ordering import ChatLanes, lane_of
+from bot.presses import screen_press
 from bot.rooms import PLATFORM, language_of, room_left, wrote_in_room
 from brain.core import Brain
 from brain.i18n import Renderer, tr
@@ -244,6 +248,7 @@ class MatrixAdapter:
             if response is None:
                 log.warning("Matrix: the saved sync token was refused; starting from now")
         if response is not None:
+            await self._leave_group_rooms()
             await self._process(response)
         else:
             # The very first sync: what happened before is history, not to be answered. Invitations
@@ -251,6 +256,7 @@ class MatrixAdapter:
             response = await self._sync_once(since=None)
             if response is None:
                 raise MatrixLoginError(f"{self.config.homeserver} refused the first sync of {self.me}")
+            await self._leave_group_rooms()
             for room_id, invite in response.rooms.invite.items():
                 await self._on_invite(room_id, invite.invite_state)
         self._save_token(response.next_batch)
@@ -370,10 +376,20 @@ class MatrixAdapter:
             return
         if encrypted and not self.config.e2e:
             await self._cannot_decrypt(room_id, inviter)
+            return  # nothing else is said in a room the bot cannot read (no greeting)
         # An invitation is the person's way of starting the chat, like Telegram's Start button.
         inbound = Inbound(platform=PLATFORM, platform_user_id=inviter, chat_id=room_id,
                           message_id=f"invite:{room_id}", text="/start")
         self._dispatch(room_id, inbound)
+
+    async def _leave_group_rooms(self) -> None:
+        """At start, without MATRIX_ALLOW_GROUP_ROOMS: group rooms joined while they were allowed are left, with
+        the notice, before anything said there is read."""
+        if self.config.allow_group_rooms:
+            return
+        for room_id in list(self.client.rooms):
+            if not self._is_direct(room_id):
+                await self._refuse(room_id, None)
 
     async def _room_state(self, room_id: str) -> tuple[set[str], bool]:
         """Everyone but the bot who is in the room or invited to it, and whether the room is encrypted;
@@ -446,8 +462,12 @@ class MatrixAdapter:
         elif isinstance(event, RoomMessageText | RoomMessageEmote):
             relates = event.source.get("content", {}).get("m.relates_to", {})
             if relates.get("rel_type") == "m.replace":
-                return  # an edit of an earlier message: that one was answered already
-            inbound = await self._text(room_id, event.sender, event.event_id, strip_reply_fallback(event.body))
+                # An edit of an earlier message, which was acted on as sent: the dialog says how to fix it.
+                inbound = replace(self._inbound(room_id, event.sender, event.event_id, text=event.body), edited=True)
+            else:
+                reply_to = relates.get("m.in_reply_to", {}).get("event_id")
+                inbound = await self._text(room_id, event.sender, event.event_id, strip_reply_fallback(event.body),
+                                           reply_to=reply_to if isinstance(reply_to, str) else None)
         elif isinstance(event, RoomMessageUnknown) and event.msgtype == "m.location":
             inbound = self._inbound(room_id, event.sender, event.event_id,
                                     location=parse_geo_uri(str(event.content.get("geo_uri", ""))))
@@ -495,24 +515,46 @@ class MatrixAdapter:
             raise RuntimeError(f"download of {mxc} was not kept in memory")
         return body
 
-    async def _text(self, room_id: str, sender: str, event_id: str, text: str) -> Inbound:
-        """A typed number answers the person's latest message with choices; anything else is text."""
+    async def _text(self, room_id: str, sender: str, event_id: str, text: str, *,
+                    reply_to: str | None = None) -> Inbound | None:
+        """A typed number answers the message with choices it replies to, or without a reply the person's latest
+        message whose choices are open; anything else is text."""
         if len(text.strip()) <= 4:
-            choices = await latest_choices(self.brain, sender, room_id)
+            if reply_to is not None:
+                choices = await reacted_choices(self.brain, sender, room_id, reply_to)
+            else:
+                choices = await latest_choices(self.brain, sender, room_id)
             choice = choice_for_number(choices, text) if choices is not None else None
-            if choice is not None:
-                return self._inbound(room_id, sender, event_id, action=choice.token)
+            if choices is not None and choice is not None:
+                return await self._picked(room_id, sender, event_id, choice, choices)
         return self._inbound(room_id, sender, event_id, text=text)
 
     async def _reaction(self, room_id: str, event: ReactionEvent) -> Inbound | None:
-        """A reaction on the sender's own message with choices picks one; any other reaction is ignored."""
+        """One of the bot's own reactions on the sender's message with choices picks one; any other reaction, or a
+        reaction on someone else's message, is ignored."""
         choices = await reacted_choices(self.brain, event.sender, room_id, event.reacts_to)
         if choices is None:
             return None
         choice = choice_for_key(choices, event.key)
         if choice is None:
             return None
-        return self._inbound(room_id, event.sender, event.event_id, action=choice.token)
+        return await self._picked(room_id, event.sender, event.event_id, choice, choices)
+
+    async def _picked(self, room_id: str, sender: str, event_id: str, choice: Choice,
+                      choices: list[Choice]) -> Inbound | None:
+        """The picked choice for the dialog, or None when it cannot act (`bot.presses`: a used, expired or settled
+        question), which is said in a short note and changes nothing."""
+        inbound = self._inbound(room_id, sender, event_id, action=choice.token)
+        check = await screen_press(self.brain, inbound, [c.token for c in choices])
+        if check.text is None:
+            return inbound
+        render = Renderer(check.locale or self.config.default_locale, self.config.default_timezone)
+        try:
+            await self.delivery.send(room_id, "m.room.message", message_content(render(check.text)),
+                                     f"companion-refused-{event_id}")
+        except Exception as error:
+            log.info("Matrix: could not answer %s in %s: %s", event_id, room_id, error)
+        return None
 
     # ---- handing over to the dialog --------------------------------------------------------------------
     def _dispatch(self, room_id: str, inbound: Inbound) -> None:

@@ -3,7 +3,8 @@
 stays on the server.
 
 ✅ picks the approving choice (or the first one), ❌ the rejecting or dismissing one, 💤 the first snooze,
-1️⃣..🔟 a choice by position."""
+1️⃣..🔟 a choice by position. Only the reactions the bot put under the message count: any other (👍, the first
+quick reaction of Element, say) is a reaction, not an answer."""
 
 from __future__ import annotations
 
@@ -14,12 +15,7 @@ from bot.delivery.choices import APPROVE, REJECT, SNOOZE, Choice
 APPROVE_KEY, REJECT_KEY, SNOOZE_KEY = "✅", "❌", "💤"
 KEYCAPS = ("1️⃣", "2️⃣", "3️⃣", "4️⃣", "5️⃣", "6️⃣", "7️⃣", "8️⃣", "9️⃣", "🔟")
 ROLE_KEYS = {APPROVE: APPROVE_KEY, REJECT: REJECT_KEY, SNOOZE: SNOOZE_KEY}
-# What people also react with (written without emoji variation selectors, which matching strips).
-KEY_ROLES = {
-    APPROVE_KEY: APPROVE, "👍": APPROVE, "✔": APPROVE, "☑": APPROVE, "🆗": APPROVE,
-    REJECT_KEY: REJECT, "👎": REJECT, "✖": REJECT, "❎": REJECT,
-    SNOOZE_KEY: SNOOZE, "⏰": SNOOZE,
-}
+KEY_ROLES = {key: role for role, key in ROLE_KEYS.items()}
 _SELECTORS = dict.fromkeys(map(ord, "\ufe0f\ufe0e"))
 
 
@@ -28,9 +24,14 @@ def _normalize(key: str) -> str:
 
 
 def choice_for_key(choices: Sequence[Choice], key: str) -> Choice | None:
-    """The choice a reaction picks, or None when the reaction means nothing here."""
-    if not choices:
+    """The choice a reaction picks, or None when the reaction means nothing here (it is not one of the reactions
+    the bot put under the message, `reaction_keys`)."""
+    if not choices or _normalize(key) not in {_normalize(k) for k in reaction_keys(choices)}:
         return None
+    return _picked(choices, key)
+
+
+def _picked(choices: Sequence[Choice], key: str) -> Choice | None:
     key = _normalize(key)
     for position, keycap in enumerate(KEYCAPS):
         if key == _normalize(keycap):
@@ -51,7 +52,7 @@ def choice_for_number(choices: Sequence[Choice], text: str) -> Choice | None:
         position = int(answer)
         return choices[position - 1] if 1 <= position <= len(choices) else None
     if any(_normalize(answer) == _normalize(k) for k in KEYCAPS):
-        return choice_for_key(choices, answer)
+        return _picked(choices, answer)
     return None
 
 
@@ -64,7 +65,7 @@ def reaction_keys(choices: Sequence[Choice]) -> list[str]:
     covered: set[str] = set()
     if any(c.role for c in choices):
         for role in (APPROVE, REJECT, SNOOZE):
-            choice = choice_for_key(choices, ROLE_KEYS[role])
+            choice = _picked(choices, ROLE_KEYS[role])
             if choice is not None:
                 keys.append(ROLE_KEYS[role])
                 covered.add(choice.token)

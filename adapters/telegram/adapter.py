@@ -14,7 +14,8 @@ Per update: claim its id (in the transaction that looks up the sender; a replay 
 while free text is handled, let the dialog answer (a companion answer is shown while the model writes it and
 edited as it grows, `bot.delivery.stream`), then send this chat's pending rows. A button press is
 answered at once (the spinner stops), handled in a lane of its own so it never waits behind a long turn of the
-same chat, and a pressed message whose buttons cannot act any more loses its keyboard."""
+same chat, and a pressed message whose buttons cannot act any more loses its keyboard. A press that cannot act
+(another account's, a used, expired or settled one: `bot.presses`) is answered in the callback answer only."""
 
 from __future__ import annotations
 
@@ -23,16 +24,18 @@ import contextlib
 import logging
 import secrets
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
+from dataclasses import dataclass, replace
 from types import TracebackType
+from typing import Any
 
-from telegram import CallbackQuery, Update
-from telegram.constants import ChatAction, ChatType
+from telegram import CallbackQuery, ChatMemberUpdated, Update
+from telegram.constants import ChatAction, ChatMemberStatus, ChatType
 from telegram.error import InvalidToken, TelegramError
 from telegram.ext import Application, ContextTypes, TypeHandler
 
 from adapters.telegram.config import TelegramConfig, Webhook
-from adapters.telegram.inbound import Press, message_inbound, press_inbound
+from adapters.telegram.inbound import Press, group_message, is_private, message_inbound, press_inbound
 from adapters.telegram.ordering import ChatOrderedUpdates
 from adapters.telegram.outbound import telegram_sender
 from adapters.telegram.request import AiohttpRequest
@@ -42,10 +45,12 @@ from bot.access import NotAdmitted, Tell
 from bot.delivery.sender import OutboxSender
 from bot.delivery.stream import LiveAnswer
 from bot.dialog import Dialog
+from bot.groups import GROUP_NOTICE, IGNORE, LEAVE, READ, GroupMessage, group_verdict, private_pointer
 from bot.health import Liveness
 from bot.inbound import Inbound
 from bot.inbox import Inbox, Posted
 from bot.ordering import lane_kind
+from bot.presses import screen_press
 from bot.settings import ConfigurationError, masked
 from bot.updates import DATABASE_DOWN, TokenState, UpdateClaim, forget_old_updates
 from brain.core import Brain
@@ -53,10 +58,26 @@ from brain.i18n import Renderer, normalize_locale, tr
 
 log = logging.getLogger(__name__)
 
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
+# Channel posts and the bot's own membership changes are taken only to leave where it does not belong (`bot.groups`).
+# An edited message is answered with how to fix the entry (edits are not applied).
+ALLOWED_UPDATES = [Update.MESSAGE, Update.EDITED_MESSAGE, Update.CALLBACK_QUERY, Update.CHANNEL_POST,
+                   Update.MY_CHAT_MEMBER]
 TYPING_REPEAT_S = 4.5  # Telegram shows "typing" for 5 s per chat action
 PRUNE_EVERY_S = 3600.0
 WEBHOOK_CHECK_EVERY_S = 20.0  # a few times within the health window (bot.health)
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """An update as this adapter acts on it: the dialog's `inbound` (in a group it is read, moved to the sender's
+    private chat), the press it came from, and for a chat with more than one person the group policy's `verdict`
+    and the group's chat id."""
+
+    inbound: Inbound | None
+    press: Press | None = None
+    verdict: str | None = None
+    group: str | None = None
+    language_code: str | None = None
 
 
 class TelegramAdapter:
@@ -90,6 +111,8 @@ class TelegramAdapter:
         self._stop = asyncio.Event()
         self._background: list[asyncio.Task[None]] = []
         self.inbox: Inbox | None = None  # webhook mode
+        self._left: set[str] = set()  # groups this process said goodbye to and left
+        self._spawned: set[asyncio.Task[None]] = set()
         self._endpoint: WebhookEndpoint | None = None
 
     @property
@@ -157,19 +180,31 @@ class TelegramAdapter:
                              asyncio.create_task(self._watch_webhook(webhook))]
 
     def _route_posted(self, payload: dict[str, object]) -> Posted | None:
-        inbound = self._inbound_of(Update.de_json(payload, self.application.bot))
-        if inbound is None:
+        update = Update.de_json(payload, self.application.bot)
+        incoming = self._incoming(update)
+        if update.my_chat_member is not None or (incoming is not None and incoming.verdict == LEAVE):
+            self._spawn(self.handle_update(update))  # a goodbye needs no inbox: nobody's data is touched
             return None
-        found = inbound
+        if incoming is None or incoming.inbound is None or incoming.verdict == IGNORE:
+            return None
+        found = incoming.inbound
 
         async def first_contact() -> uuid.UUID | None:
+            if found.action is not None:  # an unknown account's press: refused as it is, and nobody is created
+                await self.handle_update(update)
+                return None
             try:
                 return (await self.dialog.user_for(found)).id  # the person is created as the dialog would
             except NotAdmitted:  # nothing to store: told (or admitted by an invite code) here and now
-                await self.handle_update(Update.de_json(payload, self.application.bot))
+                await self.handle_update(update)
                 return None
 
-        return Posted(inbound, lane_kind(self.dialog, inbound), first_contact)
+        return Posted(found, lane_kind(self.dialog, found), first_contact)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._spawned.add(task)
+        task.add_done_callback(self._spawned.discard)
 
     async def _handle_stored(self, payload: dict[str, object]) -> None:
         """An update claimed from the inbox."""
@@ -208,6 +243,8 @@ class TelegramAdapter:
             finishing.append(self.config.shares.stop())  # the workers finish their updates while this one does
         await asyncio.gather(*finishing)
         self._stop.set()
+        if self._spawned:
+            await asyncio.gather(*self._spawned, return_exceptions=True)
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
             self._background = []
@@ -245,16 +282,28 @@ class TelegramAdapter:
     # ---- the one update handler ----------------------------------------------------------------------
     async def handle_update(self, update: Update) -> None:
         """Handles one update, however it arrived: a message or a button press becomes an `Inbound`, is claimed
-        once and answered by the dialog, and the chat's pending rows are sent. Other updates are ignored."""
-        press: Press | None = None
-        if update.callback_query is not None:
-            await self._answer(update.callback_query)
-            press = press_inbound(update.callback_query)
-            inbound = press.inbound if press is not None else None
-        elif update.message is not None:
-            inbound = message_inbound(update.message)
-        else:
+        once and answered by the dialog, and the chat's pending rows are sent. In a group the policy decides first
+        (`bot.groups`): leave, ignore, or read it and answer in the sender's private chat. Other updates are
+        ignored."""
+        if update.my_chat_member is not None:
+            await self._membership(update.my_chat_member)
             return
+        incoming = self._incoming(update)
+        query = update.callback_query
+        if incoming is None:
+            if query is not None:
+                await self._answer(query)
+            return
+        if incoming.verdict in (LEAVE, IGNORE) or (query is not None and incoming.press is None):
+            if query is not None:
+                await self._answer(query)
+            if incoming.verdict == LEAVE and incoming.group is not None:
+                await self._leave(incoming.group, incoming.language_code)
+            return
+        press = incoming.press
+        if query is not None and press is not None and not await self._screen(query, press):
+            return
+        inbound = incoming.inbound
         if inbound is None:
             return
         claim = UpdateClaim(self.brain, self.bot_id, update.update_id, inbound)
@@ -279,6 +328,8 @@ class TelegramAdapter:
                 async with self.brain.db.unshared():  # no connection held during the request
                     await self._remove_keyboard(press)
             await self.sender.deliver(inbound.chat_id)
+        if incoming.verdict == READ and incoming.group is not None and press is None:
+            await self._point_to_private(incoming.group, inbound)
 
     def _live(self, chat_id: str) -> LiveAnswer | None:
         """A companion answer is shown while the model writes it (`bot.delivery.stream`); not in a group, whose 20
@@ -296,24 +347,110 @@ class TelegramAdapter:
         """A chat's updates wait for each other in order, except those the dialog must take at once (button
         presses, /stop, /approve, /reject, text that steers a running companion turn): those have a lane of
         their own, so they are never stuck behind a long turn of the same chat."""
-        inbound = self._inbound_of(update)
+        incoming = self._incoming(update)
+        inbound = incoming.inbound if incoming is not None and incoming.verdict in (None, READ) else None
         return None if inbound is None else (lane_kind(self.dialog, inbound), inbound.chat_id)
 
-    @staticmethod
-    def _inbound_of(update: object) -> Inbound | None:
+    def _incoming(self, update: object) -> Incoming | None:
+        """What the update is for this adapter (`Incoming`); None for an update it does not act on."""
         if not isinstance(update, Update):
             return None
+        press: Press | None = None
         if update.callback_query is not None:
-            press = press_inbound(update.callback_query)
-            return press.inbound if press is not None else None
-        if update.message is not None:
-            return message_inbound(update.message)
-        return None
+            query = update.callback_query
+            press = press_inbound(query)
+            inbound = press.inbound if press is not None else None
+            chat = query.message.chat if query.message is not None else None
+            language = query.from_user.language_code if query.from_user is not None else None
+            # A press on the bot's own message is addressed to it.
+            group = GroupMessage(channel=chat is not None and chat.type == ChatType.CHANNEL, replies_to_bot=True)
+        elif update.message is not None or update.edited_message is not None:
+            message = update.message or update.edited_message
+            assert message is not None
+            inbound, chat = message_inbound(message, edited=update.message is None), message.chat
+            language = message.from_user.language_code if message.from_user is not None else None
+            group = group_message(message, self.bot_id)
+        elif update.channel_post is not None:
+            inbound, chat, language = None, update.channel_post.chat, None
+            group = GroupMessage(channel=True)
+        else:
+            return None
+        if is_private(chat):
+            return Incoming(inbound, press, language_code=language)
+        assert chat is not None
+        verdict = group_verdict(group, allow_groups=self.config.allow_groups,
+                                bot_username=self.application.bot.username or "")
+        if verdict == READ and inbound is not None:
+            # Read, and answered where only the sender sees it: their private chat, whose id is theirs.
+            inbound = replace(inbound, chat_id=inbound.platform_user_id)
+        return Incoming(inbound, press, verdict, str(chat.id), language)
+
+    # ---- groups ----------------------------------------------------------------------------------------
+    async def _membership(self, change: ChatMemberUpdated) -> None:
+        """The bot was added to a group or channel: it stays only where groups are allowed (never in a channel)."""
+        chat = change.chat
+        if chat.type == ChatType.PRIVATE:
+            return
+        status = change.new_chat_member.status
+        if status not in (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER):
+            return
+        self._left.discard(str(chat.id))  # added (again): a new goodbye is due if it cannot stay
+        verdict = group_verdict(GroupMessage(channel=chat.type == ChatType.CHANNEL),
+                                allow_groups=self.config.allow_groups,
+                                bot_username=self.application.bot.username or "")
+        if verdict == LEAVE:
+            await self._leave(str(chat.id), change.from_user.language_code if change.from_user else None)
+
+    async def _leave(self, chat_id: str, language_code: str | None) -> None:
+        """Says once why, in the language of the person who brought the bot there, and leaves the chat."""
+        if chat_id in self._left:
+            return
+        self._left.add(chat_id)
+        render = Renderer(normalize_locale(language_code) or self.dialog.default_locale)
+        bot = self.application.bot
+        try:
+            await bot.send_message(chat_id, render(GROUP_NOTICE))
+        except TelegramError as problem:  # a channel where it may not post, say
+            log.info("telegram: could not say goodbye in %s: %s", chat_id, problem)
+        try:
+            await bot.leave_chat(chat_id)
+        except TelegramError as problem:
+            log.warning("telegram: could not leave %s: %s", chat_id, problem)
+            return
+        log.info("telegram: left %s (a personal companion talks with one person at a time)", chat_id)
+
+    async def _point_to_private(self, group: str, inbound: Inbound) -> None:
+        """One line in the group: the answer is in the sender's private chat."""
+        render = Renderer(normalize_locale(inbound.language_code) or self.dialog.default_locale)
+        address = f"t.me/{self.application.bot.username}"
+        try:
+            await self.application.bot.send_message(group, render(private_pointer(address)))
+        except TelegramError as problem:
+            log.info("telegram: the pointer in %s failed: %s", group, problem)
+
+    async def _screen(self, query: CallbackQuery, press: Press) -> bool:
+        """Whether the press may act (`bot.presses`). The callback answer stops the spinner at once; a refused press
+        is told there only (a toast for the presser) and changes nothing. The owner's keyboard goes when its button
+        cannot act any more; another account's press leaves it alone."""
+        try:
+            check = await screen_press(self.brain, press.inbound, press.question)
+        except DATABASE_DOWN:
+            await self._answer(query)
+            await self._say_database_down(press.inbound)
+            raise
+        if check.text is None:
+            await self._answer(query)
+            return True
+        locale = check.locale or normalize_locale(press.inbound.language_code) or self.dialog.default_locale
+        await self._answer(query, Renderer(locale)(check.text))
+        if check.owner_pressed or (not check.state.exists and press.chat_type == ChatType.PRIVATE):
+            await self._remove_keyboard(press)
+        return False
 
     @staticmethod
-    async def _answer(query: CallbackQuery) -> None:
+    async def _answer(query: CallbackQuery, text: str | None = None) -> None:
         try:
-            await query.answer()  # at once: the spinner on the button stops
+            await query.answer(text)  # at once: the spinner on the button stops
         except TelegramError as problem:
             log.debug("answering callback query %s failed: %s", query.id, problem)
 

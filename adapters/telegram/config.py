@@ -58,6 +58,7 @@ class TelegramConfig:
     other_platforms: tuple[str, ...] = ()
     shares: Shares | None = None
     fed: bool = False
+    allow_groups: bool = False  # TELEGRAM_ALLOW_GROUPS (`bot.groups`)
 
     @classmethod
     def from_settings(cls, settings: Settings, other_platforms: tuple[str, ...] = (), *,
@@ -79,7 +80,7 @@ class TelegramConfig:
             lanes = lanes_per_process(LANES, settings.telegram_processes)
         return cls(token=settings.telegram_token.get_secret_value(), base_url=settings.telegram_base_url,
                    webhook=webhook, max_rate=max_rate, concurrency=lanes, other_platforms=other_platforms,
-                   shares=shares, fed=fed)
+                   shares=shares, fed=fed, allow_groups=settings.telegram_allow_groups)
 
 
 def lanes_per_process(lanes: int, processes: int) -> int:

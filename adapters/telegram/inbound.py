@@ -10,9 +10,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from telegram import Audio, CallbackQuery, Message, User, Voice
+from telegram import Audio, CallbackQuery, Chat, Message, User, Voice
+from telegram.constants import ChatType
 from telegram.warnings import PTBDeprecationWarning
 
+from bot.groups import GroupMessage
 from bot.inbound import Inbound, Media
 
 PLATFORM = "telegram"
@@ -25,14 +27,16 @@ class Press:
     inbound: Inbound
     chat_type: str | None
     message_id: int | None
+    question: tuple[str, ...] = ()  # the tokens of every button of the pressed message
 
 
 def _display_name(user: User) -> str:
     return " ".join(part for part in (user.first_name, user.last_name) if part)[:128]
 
 
-def message_inbound(message: Message) -> Inbound | None:
-    """A new message from a person (not a bot, not a channel post)."""
+def message_inbound(message: Message, *, edited: bool = False) -> Inbound | None:
+    """A message from a person (not a bot, not a channel post); `edited`: an edit of an earlier one. A forwarded
+    message is marked so: someone else's words are never run or logged."""
     sender = message.from_user
     if sender is None or sender.is_bot:
         return None
@@ -40,11 +44,18 @@ def message_inbound(message: Message) -> Inbound | None:
     text = message.text  # a command stays text: the dialog routes "/water 250" itself
     return Inbound(
         platform=PLATFORM, platform_user_id=str(sender.id), chat_id=str(message.chat.id),
-        message_id=str(message.message_id), text=text, display_name=_display_name(sender) or None,
+        # An edit keeps the message's id: its own (the reply's outbox slot is made of it) tells each edit apart.
+        message_id=f"edit:{message.message_id}:{_edit_time(message)}" if edited else str(message.message_id),
+        text=text, display_name=_display_name(sender) or None,
         language_code=sender.language_code, username=sender.username,
         location=(location.latitude, location.longitude) if location is not None and text is None else None,
-        media=_media(message) if text is None else None,
+        media=_media(message) if text is None and not edited else None,
+        edited=edited, forwarded=message.forward_origin is not None,
     )
+
+
+def _edit_time(message: Message) -> int:
+    return int(message.edit_date.timestamp()) if message.edit_date is not None else 0
 
 
 def _media(message: Message) -> Media | None:
@@ -98,4 +109,26 @@ def press_inbound(query: CallbackQuery) -> Press | None:
         ),
         chat_type=chat_type,
         message_id=message.message_id if message is not None else None,
+        question=_keyboard_tokens(message),
     )
+
+
+def _keyboard_tokens(message: object) -> tuple[str, ...]:
+    markup = getattr(message, "reply_markup", None)
+    if markup is None:
+        return ()
+    return tuple(str(button.callback_data) for row in markup.inline_keyboard for button in row
+                 if isinstance(button.callback_data, str))
+
+
+def group_message(message: Message, bot_id: int) -> GroupMessage:
+    """A message in a group, supergroup or channel as the group policy reads it (`bot.groups`)."""
+    text = message.text or ""
+    command = text.split(maxsplit=1)[0] if text.startswith("/") else None
+    replied = message.reply_to_message
+    replies_to_bot = replied is not None and replied.from_user is not None and replied.from_user.id == bot_id
+    return GroupMessage(channel=message.chat.type == ChatType.CHANNEL, command=command, replies_to_bot=replies_to_bot)
+
+
+def is_private(chat: Chat | None) -> bool:
+    return chat is None or chat.type == ChatType.PRIVATE

@@ -61,8 +61,11 @@ def chat_of(update: object) -> str | None:
     """The chat an update belongs to (its lane's chat), or None for updates the bot does not act on."""
     if not isinstance(update, Update):
         return None
-    if update.message is not None:
-        return str(update.message.chat.id)
+    posted = update.message or update.edited_message or update.channel_post
+    if posted is not None:
+        return str(posted.chat.id)
+    if update.my_chat_member is not None:
+        return str(update.my_chat_member.chat.id)
     query = update.callback_query
     if query is not None:
         message = query.message

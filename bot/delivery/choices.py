@@ -100,10 +100,20 @@ def choices_of(message: MatrixMessage) -> list[Choice]:
     return [Choice.from_json(c) for c in message.choices]
 
 
-async def latest_in_room(session: AsyncSession, user_id: uuid.UUID, room_id: str) -> MatrixMessage | None:
-    """The person's latest message with choices in this room: a typed number answers that one."""
+def _settled() -> Any:
+    """SQL: one of the message's single-use choices was used (here, or through any other way to its token)."""
+    return exists().where(ActionToken.token == any_(MatrixMessage.tokens), ActionToken.used_at.is_not(None),
+                          ActionToken.single_use)
+
+
+async def latest_in_room(session: AsyncSession, user_id: uuid.UUID, room_id: str,
+                         now: datetime) -> MatrixMessage | None:
+    """The person's latest message in this room whose choices are still open (none used, not expired): a typed
+    number without a reply answers that one, never a question that is settled already."""
     return await session.scalar(
-        select(MatrixMessage).where(MatrixMessage.user_id == user_id, MatrixMessage.room_id == room_id)
+        select(MatrixMessage).where(MatrixMessage.user_id == user_id, MatrixMessage.room_id == room_id,
+                                    MatrixMessage.state == constant(OPEN), MatrixMessage.expires_at > now,
+                                    ~_settled())
         .order_by(MatrixMessage.sent_at.desc(), MatrixMessage.outbox_id.desc()).limit(1)
     )
 
@@ -114,11 +124,11 @@ async def reacted_message(session: AsyncSession, user_id: uuid.UUID, event_id: s
 
 
 async def latest_choices(brain: Brain, mxid: str, room_id: str) -> list[Choice] | None:
-    """The choices of the latest message with choices that the person behind `mxid` got in this room (a typed
-    number answers that one); None when there is none."""
+    """The choices of the latest message with open choices that the person behind `mxid` got in this room (a typed
+    number without a reply answers that one); None when there is none."""
     async with brain.transactions.read() as session:
         user = await user_of(session, mxid)
-        message = await latest_in_room(session, user.id, room_id) if user is not None else None
+        message = await latest_in_room(session, user.id, room_id, brain.clock.now()) if user is not None else None
     return None if message is None else choices_of(message)
 
 
@@ -145,10 +155,9 @@ class Closed:
 async def close_settled(session: AsyncSession, now: datetime, *, limit: int = 50) -> list[Closed]:
     """Lock open messages whose choices are settled (a single-use token of theirs was used, or all expired),
     mark them closed and return them; the caller edits them in the chat within the same transaction."""
-    used = exists().where(ActionToken.token == any_(MatrixMessage.tokens), ActionToken.used_at.is_not(None),
-                          ActionToken.single_use)
     messages = (await session.scalars(
-        select(MatrixMessage).where(MatrixMessage.state == constant(OPEN), or_(MatrixMessage.expires_at <= now, used))
+        select(MatrixMessage).where(MatrixMessage.state == constant(OPEN),
+                                    or_(MatrixMessage.expires_at <= now, _settled()))
         .order_by(MatrixMessage.sent_at).limit(limit).with_for_update(skip_locked=True)
     )).all()
     closed: list[Closed] = []

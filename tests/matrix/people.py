@@ -138,9 +138,20 @@ class MatrixPerson:
         assert isinstance(created, RoomCreateResponse), created
         return created.room_id
 
-    async def send(self, room_id: str, text: str) -> str:
-        response = await self.client.room_send(room_id, "m.room.message", {"msgtype": "m.text", "body": text},
+    async def send(self, room_id: str, text: str, *, reply_to: str | None = None) -> str:
+        content: dict[str, Any] = {"msgtype": "m.text", "body": text}
+        if reply_to is not None:
+            content["m.relates_to"] = {"m.in_reply_to": {"event_id": reply_to}}
+        response = await self.client.room_send(room_id, "m.room.message", content,
                                                tx_id=f"t{next(_txn)}", ignore_unverified_devices=True)
+        assert isinstance(response, RoomSendResponse), response
+        return response.event_id
+
+    async def edit(self, room_id: str, event_id: str, text: str) -> str:
+        """Edits the earlier message `event_id` to `text` (as Element does: `m.replace` with the new content)."""
+        content = {"msgtype": "m.text", "body": f"* {text}", "m.new_content": {"msgtype": "m.text", "body": text},
+                   "m.relates_to": {"rel_type": "m.replace", "event_id": event_id}}
+        response = await self.client.room_send(room_id, "m.room.message", content, tx_id=f"t{next(_txn)}")
         assert isinstance(response, RoomSendResponse), response
         return response.event_id
 

@@ -36,7 +36,8 @@ def test_roles_come_from_the_action_kind_or_its_operation() -> None:
 def test_check_and_cross_pick_approve_and_reject_and_sleep_the_first_snooze() -> None:
     assert choice_for_key(PROPOSAL, "✅") == PROPOSAL[0]
     assert choice_for_key(PROPOSAL, "❌") == PROPOSAL[1]
-    assert choice_for_key(PROPOSAL, "👍") == PROPOSAL[0]
+    assert choice_for_key(PROPOSAL, "👍") is None  # only the reactions the bot put under the message count
+    assert choice_for_key(PROPOSAL, "1️⃣") is None  # Approve / Reject went out as ✅ ❌, without numbers
     assert choice_for_key(NUDGE, "💤") == NUDGE[1]
     assert choice_for_key(NUDGE, "❌") == NUDGE[4]
     assert choice_for_key(NUDGE, "✅") == NUDGE[0]  # no approve button: the first one

@@ -99,8 +99,10 @@ async def test_the_goal_flow_runs_to_the_end_by_numbers_and_reactions(matrix_bot
     async with brain.transactions.read() as session:
         goals = (await session.scalars(select(Goal))).all()
     assert [(g.comparison, g.target, g.period) for g in goals] == [("<=", 2, "day")]
-    # A used choice answers once: typing its number afterwards is refused by the dialog, not run twice.
-    await alice.say(bot, room, str(numbered(step)["Per day"]), contains="already used")
+    # A used choice answers once: its number typed afterwards in reply to it is refused, not run twice.
+    mark = alice.mark()
+    await alice.send(room, str(numbered(step)["Per day"]), reply_to=step.event_id)
+    await alice.message_from(bot, room, after=mark, contains="already used")
 
 
 async def test_a_proposal_is_approved_by_reaction_and_another_by_command(matrix_bot, matrix_people, brain) -> None:
@@ -244,12 +246,14 @@ async def test_an_access_token_logs_in_and_a_wrong_password_is_a_clear_error(bot
     await greeted(alice, bot_runner.user_id)
 
 
-async def test_without_encryption_an_encrypted_room_is_told_so_instead_of_silence(matrix_bot, matrix_people) -> None:
+async def test_without_encryption_an_encrypted_room_is_told_so_and_nothing_else(matrix_bot, matrix_people) -> None:
     alice = await matrix_people()
     mark = alice.mark()
     room = await alice.open_direct_room(matrix_bot.user_id, encrypted=True)
     notice = await alice.message_from(matrix_bot.user_id, room, after=mark, contains="This chat is encrypted")
     assert "turn encryption off" in notice.body
+    await greeted(alice, matrix_bot.user_id)  # a readable room is greeted, after the encrypted one was handled
+    assert alice.messages_from(matrix_bot.user_id, room, after=mark) == [notice]  # no greeting in the unreadable one
 
 
 async def test_a_ritual_runs_to_the_end_by_reaction_and_number(matrix_bot, matrix_people, brain) -> None:
@@ -261,7 +265,7 @@ async def test_a_ritual_runs_to_the_end_by_reaction_and_number(matrix_bot, matri
     assert list(numbered(first)) == ["Done", "Skip", "Stop the ritual"]
     await alice.reactions_on(bot, first.event_id, 1)
     mark = alice.mark()
-    await alice.react(room, first.event_id, "✅")  # no approve button here: ✅ takes the first choice, Done
+    await alice.react(room, first.event_id, "1️⃣")  # Done: only the bot's own reactions count (no ✅ here)
     mood = await alice.message_from(bot, room, after=mark, contains="How do you feel this morning?")
     done = await alice.say(bot, room, str(numbered(mood)["4 🙂"]), contains="Morning routine done")
     assert "every step" in done.body

@@ -102,3 +102,14 @@ async def user_id_of(brain: Brain, who: Person) -> uuid.UUID:
                                                                     Identity.platform_id == str(who.id)))
     assert found is not None
     return found
+
+
+async def toast(api: FakeBotAPI, who: Person, label: str, message: Call) -> str:
+    """Presses the button `label` under `message` and returns the callback answer's text (the toast only the
+    presser sees), once it has come."""
+    update = api.press(who, message.buttons()[label], message)
+    query_id = update["callback_query"]["id"]
+    api.push(update)
+    (answer,) = await api.wait_for("answerCallbackQuery",
+                                   where=lambda call: call.params.get("callback_query_id") == query_id)
+    return str(answer.params.get("text") or "")

@@ -1,6 +1,6 @@
 """A fake Telegram Bot API on 127.0.0.1 (aiohttp) for driving the real python-telegram-bot through
 `base_url`: getMe, getUpdates (long polling with offsets), sendMessage, sendPhoto, sendDocument, editMessageText,
-editMessageReplyMarkup, answerCallbackQuery, sendChatAction, deleteWebhook, setWebhook, getFile and the file
+editMessageReplyMarkup, answerCallbackQuery, sendChatAction, leaveChat, deleteWebhook, setWebhook, getFile and the file
 download (`/file/bot<token>/<path>`) of what a test put there (`voice`, `photo`). It serves
 scripted updates, records every call with its time, and can fail scripted calls (429 with retry_after,
 a 400 for bad HTML, ...).
@@ -183,6 +183,39 @@ class FakeBotAPI:
         if text.startswith("/"):
             message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
         return {"message": message}
+
+    def group_text(self, person: Person, text: str, chat: dict[str, Any], *,
+                   reply_to: Call | None = None) -> dict[str, Any]:
+        """A message of `person` in a group `chat` ({"id": -100..., "type": "group"}), optionally a reply to a
+        message the bot sent there."""
+        update = self.text(person, text, chat=chat)
+        if reply_to is not None:
+            update["message"]["reply_to_message"] = self.messages[(str(reply_to.chat_id),
+                                                                   int(reply_to.params["_message_id"]))]
+        return update
+
+    @staticmethod
+    def edited(update: dict[str, Any], text: str) -> dict[str, Any]:
+        """The message of an earlier `text` update, edited to `text` (an edited_message update)."""
+        message = {**update["message"], "text": text, "edit_date": int(time.time())}
+        return {"edited_message": message}
+
+    def forwarded(self, person: Person, text: str, original: Person) -> dict[str, Any]:
+        """`person` forwards `original`'s message `text` into their private chat."""
+        update = self.text(person, text)
+        update["message"]["forward_origin"] = {"type": "user", "sender_user": original.user,
+                                               "date": int(time.time()) - 60}
+        return update
+
+    def added_to(self, person: Person, chat: dict[str, Any], *, status: str = "member") -> dict[str, Any]:
+        """`person` added the bot to `chat` (a my_chat_member update)."""
+        return {"my_chat_member": {"chat": chat, "from": person.user, "date": int(time.time()),
+                                   "old_chat_member": {"status": "left", "user": BOT_USER},
+                                   "new_chat_member": {"status": status, "user": BOT_USER}}}
+
+    def channel_post(self, chat: dict[str, Any], text: str) -> dict[str, Any]:
+        return {"channel_post": {"message_id": next(self._message_ids), "date": int(time.time()), "chat": chat,
+                                 "text": text}}
 
     def location(self, person: Person, lat: float, lng: float) -> dict[str, Any]:
         return {"message": {"message_id": next(self._message_ids), "date": int(time.time()), "chat": person.chat,

@@ -17,7 +17,7 @@ from brain.events.actor import ai
 from brain.feedback.models import NudgeOutcome
 from brain.modules.todo.models import Task
 from rules.engine import RuleEngine
-from tests.telegram.conftest import press, send, user_id_of
+from tests.telegram.conftest import press, send, toast, user_id_of
 from tests.telegram.fake_bot_api import Call, FakeBotAPI
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -84,7 +84,10 @@ async def test_a_proposal_is_approved_and_another_rejected_by_button(
         decided = sorted((await session.scalars(select(Proposal.status))).all())
     assert decided == ["approved", "rejected"]
     assert len(await api.wait_for("editMessageReplyMarkup", chat_id=alice.id, count=2)) == 2
-    (again,) = await press(api, alice, "Approve", milk)  # a stale keyboard: nothing runs twice
-    assert "already used" in again.text
+    sent = len(api.calls_of("sendMessage", alice.id))
+    assert "already used" in await toast(api, alice, "Approve", milk)  # a stale keyboard: nothing runs twice
+    assert "already answered" in await toast(api, alice, "Reject", milk)  # the other choice of a settled question
     async with brain.transactions.read() as session:
         assert len((await session.scalars(select(Task.title))).all()) == 1
+        assert sorted((await session.scalars(select(Proposal.status))).all()) == ["approved", "rejected"]
+    assert len(api.calls_of("sendMessage", alice.id)) == sent  # told in the callback answer, not in the chat

@@ -29,7 +29,9 @@ def test_bad_telegram_settings_stop_the_start_with_a_clear_message(overrides: di
 async def test_the_adapter_follows_the_settings(brain: Brain) -> None:
     dialog = Dialog(brain, access=AccessPolicy.open())
     polling = telegram_adapter(load_settings(TELEGRAM_TOKEN=TOKEN), brain, dialog)
-    assert polling.webhook is None
+    assert polling.webhook is None and not polling.config.allow_groups  # groups are left unless allowed
+    grouped = telegram_adapter(load_settings(TELEGRAM_TOKEN=TOKEN, TELEGRAM_ALLOW_GROUPS="true"), brain, dialog)
+    assert grouped.config.allow_groups
     hooked = telegram_adapter(load_settings(
         TELEGRAM_TOKEN=TOKEN, TELEGRAM_WEBHOOK_URL="https://companion.example.org/telegram/hook",
         TELEGRAM_WEBHOOK_LISTEN="0.0.0.0:8080", TELEGRAM_WEBHOOK_SECRET="s3cret_-token"), brain, dialog)

@@ -39,7 +39,8 @@ async def test_webhook_mode_takes_posted_updates_once(api: FakeBotAPI, brain: Br
         (registered,) = api.calls_of("setWebhook")
         assert registered.params["url"] == hook.url
         assert registered.params["secret_token"] == "a-long-shared-secret"
-        assert registered.params["allowed_updates"] == ["message", "callback_query"]
+        assert registered.params["allowed_updates"] == ["message", "edited_message", "callback_query",
+                                                        "channel_post", "my_chat_member"]
         assert api.calls_of("getUpdates") == []
 
         alice = person()
