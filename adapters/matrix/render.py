@@ -5,13 +5,23 @@ the reverse for what a person writes (the quoted fallback of a reply is not part
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+import re
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from bot.delivery.choices import Choice
 from bot.render.markdown import blocks
 
 HTML_FORMAT = "org.matrix.custom.html"
+# "/help" in a text, not inside a path, a URL or a date ("a/b", "https://x/help", "1/2").
+_SLASH_COMMAND = re.compile(r"(?<![\w/:.])/(?P<name>[^\W\d_][\w]*)")
+
+
+def with_bang_commands(text: str, names: Collection[str]) -> str:
+    """Every command of ours written with '!' ("/water 250" -> "!water 250"): Element and other clients keep
+    '/…' for their own commands and swallow an unknown one, while '!…' always reaches the bot."""
+    return _SLASH_COMMAND.sub(lambda m: "!" + m.group("name") if m.group("name").lower() in names else m.group(0),
+                              text)
 
 
 def _html(text: str) -> str:
