@@ -27,6 +27,7 @@ from adapters.matrix.render import (
     closed_content,
     image_content,
     message_content,
+    png_size,
     reaction_content,
     with_bang_commands,
 )
@@ -126,7 +127,8 @@ class MatrixTransport:
             raise Unreachable(str(error) or type(error).__name__) from error
         if not isinstance(uploaded, UploadResponse):
             raise _failure(uploaded)
-        await self.send_event(room_id, "m.room.message", image_content(uploaded.content_uri, len(png), keys=keys), txn)
+        content = image_content(uploaded.content_uri, len(png), keys=keys, dimensions=png_size(png))
+        await self.send_event(room_id, "m.room.message", content, txn)
 
     async def _send_file(self, room_id: str, data: bytes, name: str, txn: str) -> None:
         """A file (e.g. the /export JSON) as an `m.file`, encrypted in an encrypted room like a picture."""

@@ -61,14 +61,29 @@ def reaction_content(event_id: str, key: str) -> dict[str, Any]:
     return {"m.relates_to": {"rel_type": "m.annotation", "event_id": event_id, "key": key}}
 
 
+def png_size(png: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's header, or None when the bytes are no PNG."""
+    if len(png) < 24 or not png.startswith(b"\x89PNG\r\n\x1a\n") or png[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
 def image_content(content_uri: str, size: int, *, name: str = "picture.png",
-                  keys: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A PNG picture; with `keys` (from an encrypted upload) as an encrypted file."""
-    content: dict[str, Any] = {"msgtype": "m.image", "body": name, "info": {"mimetype": "image/png", "size": size}}
+                  keys: dict[str, Any] | None = None, dimensions: tuple[int, int] | None = None) -> dict[str, Any]:
+    """A PNG picture with its size, so clients lay it out before loading it, and the picture itself as its
+    thumbnail (a chart is small); with `keys` (from an encrypted upload) as an encrypted file."""
+    info: dict[str, Any] = {"mimetype": "image/png", "size": size}
+    if dimensions is not None:
+        info["w"], info["h"] = dimensions
+    thumbnail_info = dict(info)
+    content: dict[str, Any] = {"msgtype": "m.image", "body": name, "info": info}
     if keys:
         content["file"] = {**keys, "url": content_uri}
+        info["thumbnail_file"] = {**keys, "url": content_uri}
     else:
         content["url"] = content_uri
+        info["thumbnail_url"] = content_uri
+    info["thumbnail_info"] = thumbnail_info
     return content
 
 
