@@ -9,7 +9,7 @@ import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from bot.delivery.choices import Choice
+from bot.delivery.choices import SNOOZE, Choice
 from bot.render.markdown import blocks
 
 HTML_FORMAT = "org.matrix.custom.html"
@@ -39,9 +39,15 @@ def message_content(text: str, choices: Sequence[Choice] = (), *, markdown: bool
         body = text
         formatted = _html(text)
     if choices:
-        body += "\n\n" + "\n".join(f"{n}. {c.label}" for n, c in enumerate(choices, start=1))
-        formatted += "<ol>" + "".join(f"<li>{html.escape(c.label)}</li>" for c in choices) + "</ol>"
+        labels = [_listed(c) for c in choices]
+        body += "\n\n" + "\n".join(f"{n}. {label}" for n, label in enumerate(labels, start=1))
+        formatted += "<ol>" + "".join(f"<li>{html.escape(label)}</li>" for label in labels) + "</ol>"
     return {"msgtype": "m.text", "body": body, "format": HTML_FORMAT, "formatted_body": formatted}
+
+
+def _listed(choice: Choice) -> str:
+    """A choice as the numbered list shows it: a snooze time marked 💤, so "1 h" still reads as snoozing."""
+    return f"💤 {choice.label}" if choice.role == SNOOZE and not choice.label.startswith("💤") else choice.label
 
 
 def closed_content(event_id: str, text: str, note: str) -> dict[str, Any]:
