@@ -14,9 +14,10 @@ from adapters.telegram.adapter import TelegramAdapter
 from brain.companion.agent import Companion, CompanionConfig
 from brain.companion.llm import LLM
 from brain.core import Brain
+from brain.events.actor import USER
 from brain.modules.drink.models import DrinkEntry
 from brain.modules.food.models import Meal
-from tests.telegram.conftest import press, send
+from tests.telegram.conftest import press, send, user_id_of
 from tests.telegram.fake_bot_api import FakeBotAPI
 
 WORDS = {
@@ -101,3 +102,24 @@ async def test_the_command_menu_is_set_for_english_german_and_the_default_in_pri
     names = {entry["command"]: entry["description"] for entry in menus["de"]["commands"]}
     assert names["water"] == "Wasser eintragen" and "audit" not in names
     assert {entry["command"]: entry["description"] for entry in menus[None]["commands"]}["water"] == "Log water"
+
+
+@pytest.mark.parametrize(("language", "more", "back", "page"), [
+    ("en", "More ›", "‹ Back", "Open tasks (page 2 of 3):"),
+    ("de", "Weiter ›", "‹ Zurück", "Offene Aufgaben (Seite 2 von 3):"),
+])
+async def test_tasks_beyond_one_screen_page_with_buttons(
+        telegram: TelegramAdapter, api: FakeBotAPI, person, brain: Brain, language: str, more: str, back: str,
+        page: str) -> None:
+    alice = person(language_code=language)
+    await send(api, alice, "/help")
+    user_id = await user_id_of(brain, alice)
+    for n in range(1, 41):
+        assert (await brain.tools.execute(user_id, "create_task", {"title": f"Task {n}"}, USER)).ok
+    (first,) = await send(api, alice, "/tasks")
+    assert first.text.count("\n") >= 15 and "Task 15" in first.text and "Task 16" not in first.text
+    assert more in first.buttons() and back not in first.buttons()
+    (second,) = await press(api, alice, more, first)
+    assert second.text.splitlines()[0] == page
+    assert "16. Task 16" in second.text and "30. Task 30" in second.text and "Task 31" not in second.text
+    assert {more, back} <= set(second.buttons())
