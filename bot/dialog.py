@@ -333,7 +333,10 @@ class Dialog:
         name, args = split_command(text)
         command = self.commands.get(name)
         if command is None:
-            turn.say(tr("I don't know the command /{name}. /help lists what I understand.", name=name[:32]))
+            # The prefix the person typed: on Matrix '/…' may be their client's, '!…' always reaches the bot.
+            prefix = text.strip()[:1]
+            turn.say(tr("I don't know the command {prefix}{name}. {prefix}help lists what I understand.",
+                        prefix=prefix, name=name[:32]))
             return
         if name in self.waiting:
             async with self.brain.db.unshared():

@@ -63,6 +63,8 @@ def day_lines(s: DaySnapshot, tz: tzinfo | None) -> list[Text]:
         lines.append(tr("Due today: {titles}", titles=", ".join(t.title for t in s.tasks_due_today)))
     if s.tasks_overdue:
         lines.append(ntr("{count} overdue task", "{count} overdue tasks", s.tasks_overdue))
+    if s.tasks_open:  # as /today counts them: open tasks with a date or without one
+        lines.append(ntr("{count} open task in all", "{count} open tasks in all", s.tasks_open))
     if s.events_today:
         lines.append(ntr("{count} appointment today", "{count} appointments today", s.events_today))
     if s.next_event is not None:
@@ -76,8 +78,11 @@ def day_lines(s: DaySnapshot, tz: tzinfo | None) -> list[Text]:
 
 
 def day_opening(s: DaySnapshot) -> Text:
-    free = not (s.tasks_due_today or s.tasks_overdue or s.events_today)
-    return tr("No tasks or appointments today: a free day.") if free else tr("Here is your day.")
+    if s.tasks_due_today or s.tasks_overdue or s.events_today:
+        return tr("Here is your day.")
+    if s.tasks_open:  # nothing due, but open tasks without a date (or later): not "no tasks"
+        return tr("Nothing due and no appointments today.")
+    return tr("No tasks or appointments today: a free day.")
 
 
 def morning_summary(data: MorningData, render: Renderer) -> PushMessage:

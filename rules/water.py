@@ -1,5 +1,6 @@
 """Water: every 90 minutes between 08:00 and 21:00 local, when the day's water is behind the pro-rata
-goal (the goal spread evenly over that window), with the ml still to go and per remaining hour."""
+goal (the goal spread evenly over that window), with the ml still to go and per remaining hour; never more than a
+comfortable pace per hour: when the rest is out of reach today, it says so and asks only for a glass."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from rules import Every, Rule, RuleContext
 
 WINDOW = Every(minutes=90, start_hour=8, end_hour=21)
 GLASS_ML = 250
+# What a person drinks comfortably in an hour, kept up over the rest of the day; asking for more is no advice.
+MAX_ML_PER_HOUR = 500
 
 
 def decide(ctx: RuleContext) -> NudgeDraft | None:
@@ -25,13 +28,19 @@ def decide(ctx: RuleContext) -> NudgeDraft | None:
     if s.water_ml >= expected:
         return None  # on track for the day
     remaining = goal - s.water_ml
-    per_hour = math.ceil(remaining / max(WINDOW.end_hour - ctx.hour, 1))
+    hours_left = max(WINDOW.end_hour * 60 - (ctx.local_now.hour * 60 + ctx.local_now.minute), 30) / 60
+    per_hour = math.ceil(remaining / hours_left / 50) * 50  # in steps of 50 ml, as people pour
+    if per_hour > MAX_ML_PER_HOUR:
+        body = tr("Still {remaining} ml to your goal today: more than you can comfortably drink before the evening. "
+                  "A glass now still helps.", remaining=remaining)
+    else:
+        body = tr("Still {remaining} ml to your goal today, about {per_hour} ml per hour.", remaining=remaining,
+                  per_hour=per_hour)
     return NudgeDraft(
         type="water_reminder",
         priority=MEDIUM if s.water_percent < 50 else LOW,
         title=tr("Time for a glass of water"),
-        body=tr("Still {remaining} ml to your goal today, about {per_hour} ml per hour.", remaining=remaining,
-                per_hour=per_hour),
+        body=body,
         slot=ctx.slot,
         actions=(NudgeAction(tr("Log {ml} ml water", ml=GLASS_ML), tool="log_drink",
                              args={"drink_type": "water", "quantity_ml": GLASS_ML}),),

@@ -58,7 +58,8 @@ def choice_for_number(choices: Sequence[Choice], text: str) -> Choice | None:
 
 def reaction_keys(choices: Sequence[Choice]) -> list[str]:
     """The reactions the bot puts under a message: ✅ ❌ 💤 where the choices have those roles, then the
-    numbers unless the role keys already cover every choice (Approve / Reject needs no 1️⃣ 2️⃣)."""
+    numbers of the choices those do not reach, at their positions (Approve / Reject needs no 1️⃣ 2️⃣; a reminder
+    gets ✅ ❌ 💤 and the numbers of its other snooze times)."""
     if not choices:
         return []
     keys: list[str] = []
@@ -69,6 +70,5 @@ def reaction_keys(choices: Sequence[Choice]) -> list[str]:
             if choice is not None:
                 keys.append(ROLE_KEYS[role])
                 covered.add(choice.token)
-    if any(c.token not in covered for c in choices):
-        keys.extend(KEYCAPS[:len(choices)])
+    keys.extend(KEYCAPS[index] for index, choice in enumerate(choices[:len(KEYCAPS)]) if choice.token not in covered)
     return keys

@@ -25,7 +25,16 @@ import aiohttp
 from nio import AsyncClient, LocalProtocolError, RoomSendResponse, SendRetryError, UploadResponse
 
 from adapters.matrix.choices import reaction_keys
-from adapters.matrix.render import closed_content, image_content, message_content, reaction_content, replacement
+from adapters.matrix.render import (
+    closed_content,
+    image_content,
+    message_content,
+    png_size,
+    reaction_content,
+    replacement,
+    with_bang_commands,
+)
+from bot.commands.table import command_table
 from bot.delivery.choices import choices_for, sent_with_choices, settled_choices
 from bot.delivery.pushes import DirectRoom
 from bot.delivery.sender import OutboxSender
@@ -78,6 +87,7 @@ class MatrixTransport:
     def __init__(self, brain: Brain, client: AsyncClient) -> None:
         self.brain = brain
         self.client = client
+        self.commands = frozenset(command_table())  # written with '!' in what the bot sends
         self._unreachable = 0  # failures to reach the homeserver in a row
 
     def parts(self, message: Outbound) -> Sequence[Outbound]:
@@ -135,7 +145,8 @@ class MatrixTransport:
         room_id = outgoing.chat_id
         choices, expires_at = await choices_for(self.brain, outbound)
         txn = f"companion-{outgoing.id}"
-        content = message_content(outbound.text, choices, markdown=outbound.markdown)
+        content = message_content(with_bang_commands(outbound.text, self.commands), choices,
+                                  markdown=outbound.markdown)
         if shown is None:
             event_id = await self.send_event(room_id, "m.room.message", content, txn)
         else:
@@ -162,7 +173,8 @@ class MatrixTransport:
             raise Unreachable(str(error) or type(error).__name__) from error
         if not isinstance(uploaded, UploadResponse):
             raise _failure(uploaded)
-        await self.send_event(room_id, "m.room.message", image_content(uploaded.content_uri, len(png), keys=keys), txn)
+        content = image_content(uploaded.content_uri, len(png), keys=keys, dimensions=png_size(png))
+        await self.send_event(room_id, "m.room.message", content, txn)
 
     async def _send_file(self, room_id: str, data: bytes, name: str, txn: str) -> None:
         """A file (e.g. the /export JSON) as an `m.file`, encrypted in an encrypted room like a picture."""
@@ -194,7 +206,8 @@ class MatrixTransport:
                               else tr("These choices have expired."))
                 try:
                     await self.send_event(message.room_id, "m.room.message",
-                                          closed_content(message.event_id, message.text, note),
+                                          closed_content(message.event_id,
+                                                         with_bang_commands(message.text, self.commands), note),
                                           f"companion-close-{message.event_id}")
                 except SendFailed as error:  # e.g. the room was left: the message stays as it is
                     log.info("could not edit %s: %s", message.event_id, error)

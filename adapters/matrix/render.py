@@ -5,13 +5,23 @@ the reverse for what a person writes (the quoted fallback of a reply is not part
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+import re
+from collections.abc import Collection, Sequence
 from typing import Any
 
-from bot.delivery.choices import Choice
+from bot.delivery.choices import SNOOZE, Choice
 from bot.render.markdown import blocks
 
 HTML_FORMAT = "org.matrix.custom.html"
+# "/help" in a text, not inside a path, a URL or a date ("a/b", "https://x/help", "1/2").
+_SLASH_COMMAND = re.compile(r"(?<![\w/:.])/(?P<name>[^\W\d_][\w]*)")
+
+
+def with_bang_commands(text: str, names: Collection[str]) -> str:
+    """Every command of ours written with '!' ("/water 250" -> "!water 250"): Element and other clients keep
+    '/…' for their own commands and swallow an unknown one, while '!…' always reaches the bot."""
+    return _SLASH_COMMAND.sub(lambda m: "!" + m.group("name") if m.group("name").lower() in names else m.group(0),
+                              text)
 
 
 def _html(text: str) -> str:
@@ -29,9 +39,15 @@ def message_content(text: str, choices: Sequence[Choice] = (), *, markdown: bool
         body = text
         formatted = _html(text)
     if choices:
-        body += "\n\n" + "\n".join(f"{n}. {c.label}" for n, c in enumerate(choices, start=1))
-        formatted += "<ol>" + "".join(f"<li>{html.escape(c.label)}</li>" for c in choices) + "</ol>"
+        labels = [_listed(c) for c in choices]
+        body += "\n\n" + "\n".join(f"{n}. {label}" for n, label in enumerate(labels, start=1))
+        formatted += "<ol>" + "".join(f"<li>{html.escape(label)}</li>" for label in labels) + "</ol>"
     return {"msgtype": "m.text", "body": body, "format": HTML_FORMAT, "formatted_body": formatted}
+
+
+def _listed(choice: Choice) -> str:
+    """A choice as the numbered list shows it: a snooze time marked 💤, so "1 h" still reads as snoozing."""
+    return f"💤 {choice.label}" if choice.role == SNOOZE and not choice.label.startswith("💤") else choice.label
 
 
 def replacement(event_id: str, new: dict[str, Any]) -> dict[str, Any]:
@@ -56,14 +72,29 @@ def reaction_content(event_id: str, key: str) -> dict[str, Any]:
     return {"m.relates_to": {"rel_type": "m.annotation", "event_id": event_id, "key": key}}
 
 
+def png_size(png: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's header, or None when the bytes are no PNG."""
+    if len(png) < 24 or not png.startswith(b"\x89PNG\r\n\x1a\n") or png[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
 def image_content(content_uri: str, size: int, *, name: str = "picture.png",
-                  keys: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A PNG picture; with `keys` (from an encrypted upload) as an encrypted file."""
-    content: dict[str, Any] = {"msgtype": "m.image", "body": name, "info": {"mimetype": "image/png", "size": size}}
+                  keys: dict[str, Any] | None = None, dimensions: tuple[int, int] | None = None) -> dict[str, Any]:
+    """A PNG picture with its size, so clients lay it out before loading it, and the picture itself as its
+    thumbnail (a chart is small); with `keys` (from an encrypted upload) as an encrypted file."""
+    info: dict[str, Any] = {"mimetype": "image/png", "size": size}
+    if dimensions is not None:
+        info["w"], info["h"] = dimensions
+    thumbnail_info = dict(info)
+    content: dict[str, Any] = {"msgtype": "m.image", "body": name, "info": info}
     if keys:
         content["file"] = {**keys, "url": content_uri}
+        info["thumbnail_file"] = {**keys, "url": content_uri}
     else:
         content["url"] = content_uri
+        info["thumbnail_url"] = content_uri
+    info["thumbnail_info"] = thumbnail_info
     return content
 
 

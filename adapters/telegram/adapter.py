@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any
 
-from telegram import CallbackQuery, ChatMemberUpdated, Update
+from telegram import BotCommand, BotCommandScopeAllPrivateChats, CallbackQuery, ChatMemberUpdated, Update
 from telegram.constants import ChatAction, ChatMemberStatus, ChatType
 from telegram.error import InvalidToken, TelegramError
 from telegram.ext import Application, ContextTypes, TypeHandler
@@ -42,6 +42,7 @@ from adapters.telegram.request import AiohttpRequest
 from adapters.telegram.scaleout import RoutingQueue
 from adapters.telegram.webhook import WebhookEndpoint
 from bot.access import NotAdmitted, Tell
+from bot.commands.table import command_menu
 from bot.delivery.sender import OutboxSender
 from bot.delivery.stream import LiveAnswer
 from bot.dialog import Dialog
@@ -54,7 +55,7 @@ from bot.presses import screen_press
 from bot.settings import ConfigurationError, masked
 from bot.updates import DATABASE_DOWN, TokenState, UpdateClaim, forget_old_updates
 from brain.core import Brain
-from brain.i18n import Renderer, normalize_locale, tr
+from brain.i18n import DEFAULT_LOCALE, SUPPORTED_LOCALES, Renderer, normalize_locale, tr
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,7 @@ ALLOWED_UPDATES = [Update.MESSAGE, Update.EDITED_MESSAGE, Update.CALLBACK_QUERY,
 TYPING_REPEAT_S = 4.5  # Telegram shows "typing" for 5 s per chat action
 PRUNE_EVERY_S = 3600.0
 WEBHOOK_CHECK_EVERY_S = 20.0  # a few times within the health window (bot.health)
+MAX_COMMAND_DESCRIPTION = 256  # Telegram's limit for a command's description in the menu
 
 
 @dataclass(frozen=True)
@@ -159,11 +161,24 @@ class TelegramAdapter:
             await updater.start_polling(poll_interval=0.0, timeout=int(config.poll_timeout),
                                         allowed_updates=ALLOWED_UPDATES)
         self._background += [asyncio.create_task(self.sender.run(self._stop, self._handling)),
-                             asyncio.create_task(self._prune_old_updates())]
+                             asyncio.create_task(self._prune_old_updates()),
+                             asyncio.create_task(self._set_command_menu())]  # not in the way of the first update
         self.liveness.connected()
         processes = f", {config.shares.processes} processes" if config.shares is not None else ""
         log.info("Telegram adapter started as @%s (%s%s)", self.application.bot.username,
                  "webhook" if config.webhook else "long polling", processes)
+
+    async def _set_command_menu(self) -> None:
+        """Telegram's "/" menu in private chats: the commands in English (also the default) and German. A failure
+        costs only the menu."""
+        scope = BotCommandScopeAllPrivateChats()
+        try:
+            for language in (None, *SUPPORTED_LOCALES):
+                menu = [BotCommand(name, description[:MAX_COMMAND_DESCRIPTION])
+                        for name, description in command_menu(language or DEFAULT_LOCALE)]
+                await self.application.bot.set_my_commands(menu, scope=scope, language_code=language)
+        except TelegramError as error:
+            log.warning("could not set the command menu: %s", error)
 
     async def take(self, payload: dict[str, object]) -> None:
         """An update passed on by the poller (a worker of `scaleout`): handled as if this process had polled it."""

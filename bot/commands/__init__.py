@@ -22,3 +22,4 @@ class Command:
     summary: str  # an N_() msgid, translated when /help renders it
     handler: CommandHandler
     aliases: tuple[str, ...] = ()
+    admin: bool = False  # only for administrators (COMPANION_ADMINS): /help shows it to them alone

@@ -74,5 +74,5 @@ async def audit(turn: Turn, args: str) -> None:
 
 COMMANDS = (
     Command("stop", "/stop", N_("Stop what the assistant is doing right now"), stop, aliases=("stopp",)),
-    Command("audit", "/audit", N_("How the assistant used its tools (administrators)"), audit),
+    Command("audit", "/audit", N_("How the assistant used its tools (administrators)"), audit, admin=True),
 )

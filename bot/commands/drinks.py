@@ -6,11 +6,12 @@ from bot.commands import Command
 from bot.parsing.amounts import parse_count, parse_volume_ml
 from bot.parsing.freetext import DRINK_WORDS, MIN_BARE_ML
 from bot.turn import PendingButton, Turn
-from brain.i18n import N_, tr
-from brain.modules.drink.service import DRINK_TYPES, MAX_AT_ONCE, drink_label
+from brain.i18n import N_, Text, ntr, tr
+from brain.modules.drink.service import DEFAULT_PORTION_ML, DRINK_TYPES, MAX_AT_ONCE, drink_label
 from brain.tools.spec import ToolResult
 
 QUICK_WATER_ML = (250, 500)
+CUP_DRINKS = frozenset({"coffee", "tea"})  # served in cups; the others in glasses
 
 
 def after_drink_buttons(turn: Turn, logged: ToolResult) -> list[list[PendingButton]]:
@@ -20,7 +21,16 @@ def after_drink_buttons(turn: Turn, logged: ToolResult) -> list[list[PendingButt
              for ml in QUICK_WATER_ML] + [turn.button(tr("Undo"), "tool", name="undo_last_drink", args=undo_args)]]
 
 
+def _vessels(drink_type: str, count: int) -> Text:
+    """'12 glasses' or '12 cups', as the drink is served."""
+    if drink_type in CUP_DRINKS:
+        return ntr("{count} cup", "{count} cups", count)
+    return ntr("{count} glass", "{count} glasses", count)
+
+
 async def _log(turn: Turn, drink_type: str, amount_text: str) -> None:
+    """One rule for every drink: a bare number up to 10 counts glasses or cups, from 50 it is ml, and in between
+    the person says which (two buttons); with a unit it is that volume."""
     args: dict[str, object] = {"drink_type": drink_type}
     if amount_text:
         compact = amount_text.replace(" ", "")
@@ -31,7 +41,15 @@ async def _log(turn: Turn, drink_type: str, amount_text: str) -> None:
             if int(compact) > 1:
                 args["count"] = int(compact)
             ml = None
-        elif ml is None or (bare and 0 < ml < MIN_BARE_ML):  # "/water 20": 20 ml or twenty? Not guessed.
+        elif bare and compact.isdigit() and MAX_AT_ONCE < int(compact) < MIN_BARE_ML:
+            count = int(compact)
+            portion = DEFAULT_PORTION_ML.get(drink_type, DEFAULT_PORTION_ML["other"])
+            turn.say(tr("{vessels} or {ml} ml?", vessels=_vessels(drink_type, count), ml=count), buttons=[[
+                turn.tool_button(_vessels(drink_type, count), "log_drink", drink_type=drink_type,
+                                 quantity_ml=count * portion),
+                turn.tool_button(tr("{ml} ml", ml=count), "log_drink", drink_type=drink_type, quantity_ml=count)]])
+            return
+        elif ml is None or (bare and 0 < ml < MIN_BARE_ML):  # "/water 12.5": 12.5 ml? Not guessed.
             turn.say(tr("I couldn't read the amount \"{text}\". Write it like 250, 250 ml or 0.5 l.",
                         text=amount_text[:40]))
             return
@@ -59,15 +77,8 @@ async def drink(turn: Turn, args: str) -> None:
 
 
 async def coffee(turn: Turn, args: str) -> None:
-    count = parse_count(args) if args else 1
-    if count is None or not 1 <= count <= MAX_AT_ONCE:
-        turn.say(tr("Usage: /coffee [number of cups, 1 to 10]"))
-        return
-    call: dict[str, object] = {"drink_type": "coffee"}
-    if count > 1:
-        call["count"] = count
-    result = await turn.tool("log_drink", call)
-    turn.say_result(result, after_drink_buttons(turn, result))
+    count = parse_count(args) if args.strip().isalpha() else None  # "/coffee zwei"
+    await _log(turn, "coffee", str(count) if count is not None else args.strip())
 
 
 COMMANDS = (

@@ -9,14 +9,14 @@ from typing import Any
 
 from bot.commands import Command
 from bot.commands.calendar import DELETE_WORDS
-from bot.parsing.freetext import KCAL_RE, MEAL_WORDS, PROTEIN_RE, parse_meal
+from bot.parsing.freetext import KCAL_RE, MEAL_WORDS, PROTEIN_RE, parse_meal, whole_amount
 from bot.photos import APPROVE, EDIT, REJECT
 from bot.turn import Turn
 from brain.errors import DomainError
 from brain.events.actor import USER
 from brain.i18n import N_, Percent, tr
 from brain.modules.food import service
-from brain.modules.food.service import MEAL_LABELS, meal_label
+from brain.modules.food.service import MAX_KCAL, MEAL_LABELS, MIN_KCAL, meal_label
 
 
 async def meal(turn: Turn, args: str) -> None:
@@ -36,6 +36,16 @@ async def meal(turn: Turn, args: str) -> None:
         turn.say(tr("What was your {meal}? Write it after the meal, e.g. /meal {word} Muesli 350 kcal",
                     meal=tr(MEAL_LABELS[meal_type]), word=first.rstrip(":")))
         return
+    energy = KCAL_RE.search(args)
+    if energy is not None:
+        kcal = whole_amount(energy)
+        if kcal is None or kcal > MAX_KCAL:  # "/meal 99999999 kcal": not a meal anyone ate, nor its name
+            turn.say(tr("A meal must have between {min} and {max} kcal. Nothing was logged.", min=MIN_KCAL,
+                        max=MAX_KCAL))
+            return
+        if not KCAL_RE.sub("", args).strip(" ,;:-"):  # only the energy: what was eaten?
+            turn.say(tr("What did you eat? Write it before the energy, e.g. /meal Pasta {kcal} kcal", kcal=kcal))
+            return
     parsed = parse_meal(args)
     call: dict[str, Any] = parsed[0].args if parsed else {"description": args}
     if call.get("kcal", 0) < 0 or call.get("protein", 0) < 0:

@@ -37,7 +37,7 @@ from bot.commands import (
     week,
 )
 from bot.turn import Turn
-from brain.i18n import N_, tr
+from brain.i18n import N_, Renderer, tr
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     basics, today, tasks, drinks, food, calendar, places, streaks, goals, week, pulse, memory, undo, proposals,
@@ -45,14 +45,43 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
 )
 
 
+# /help's groups, in order, and the modules whose commands each lists (every module of COMMAND_MODULES once).
+HELP_GROUPS: tuple[tuple[str, tuple[ModuleType, ...]], ...] = (
+    (N_("Logs"), (today, tasks, drinks, food, calendar, places, undo)),
+    (N_("Goals and streaks"), (streaks, goals, week)),
+    (N_("Rituals and reminders"), (rituals, pulse)),
+    (N_("Assistant"), (proposals, activity, companion, missions, tools)),
+    (N_("Memory"), (memory,)),
+    (N_("Your data"), (data, link)),
+    (N_("Settings"), (basics, onboarding, ai_settings)),
+)
+
+
+def command_menu(locale: str) -> list[tuple[str, str]]:
+    """The commands a chat app lists in its menu (Telegram's "/" menu), in /help's order, with their summaries in
+    `locale`: (name, description), administrators' commands left out."""
+    render = Renderer(locale)
+    return [(command.name, render(tr(command.summary))) for _, modules in HELP_GROUPS for module in modules
+            for command in _commands(module) if not command.admin]
+
+
 async def help_(turn: Turn, args: str) -> None:
-    seen: set[str] = set()
+    """The commands by group; those for administrators only to administrators."""
+    companion = turn.brain.companion
+    admin = companion is not None and companion.is_admin(turn.inbound.platform, turn.inbound.platform_user_id)
     lines = [turn.t(tr("What I understand:"))]
-    for command in command_table().values():
-        if command.name in seen:
-            continue
-        seen.add(command.name)
-        lines.append(f"{turn.t(tr(command.usage))} — {turn.t(tr(command.summary))}")
+    for title, modules in HELP_GROUPS:
+        lines.append("")
+        lines.append(turn.t(tr(title)) + ":")
+        for module in modules:
+            for command in _commands(module):
+                if command.admin and not admin:
+                    continue
+                lines.append(f"{turn.t(tr(command.usage))} — {turn.t(tr(command.summary))}")
+        if drinks in modules:
+            lines.append(turn.t(tr("Drinks: a bare number up to 10 counts glasses or cups, 50 and more is ml; "
+                                   "in between I ask which.")))
+    lines.append("")
     lines.append(turn.t(tr("You can also just write, e.g. \"250 ml water\", \"two coffees\" or "
                            "\"Buy milk by Friday\".")))
     turn.say(*lines)

@@ -104,21 +104,30 @@ async def tasks(turn: Turn, args: str) -> None:
     if not items:
         turn.say(tr("No open tasks. Add one with /task."))
         return
-    lines = [turn.t(tr("Open tasks:"))]
+    pages = max(1, -(-len(items) // LIST_LIMIT))
+    page = min(max(int(args), 1), pages) if args.strip().isdigit() and len(args.strip()) < 4 else 1
+    start = (page - 1) * LIST_LIMIT
+    lines = [turn.t(tr("Open tasks:") if pages == 1 else tr("Open tasks (page {page} of {pages}):", page=page,
+                                                             pages=pages))]
     buttons: list[PendingButton] = []
     # Each task under its number in the task list, the number /done takes (a task done today keeps its number until
     # tomorrow, so the numbers shown may skip one).
-    for item in items[:LIST_LIMIT]:
+    for item in items[start:start + LIST_LIMIT]:
         position = item["position"]
         lines.append(_task_line(turn, position, item))
         if len(buttons) < BUTTON_LIMIT:
             buttons.append(turn.tool_button(f"✓ {position}", "complete_task", task=item["id"]))
-    hidden = len(items) - LIST_LIMIT
+    hidden = len(items) - start - LIST_LIMIT
     if hidden > 0:
         more = (ntr("… and {count} more.", "… and {count} more.", hidden, count=hidden) if len(items) < FETCH_LIMIT
                 else tr("… and more."))
         lines.append(turn.t(more))
-    turn.say("\n".join(lines), buttons=[buttons[i:i + 4] for i in range(0, len(buttons), 4)])
+    elif len(items) >= FETCH_LIMIT:
+        lines.append(turn.t(tr("… and more.")))
+    rows = [buttons[i:i + 4] for i in range(0, len(buttons), 4)]
+    pager = ([turn.button(tr("‹ Back"), "command", text=f"/tasks {page - 1}")] if page > 1 else []) + \
+        ([turn.button(tr("More ›"), "command", text=f"/tasks {page + 1}")] if page < pages else [])
+    turn.say("\n".join(lines), buttons=[*rows, pager] if pager else rows)
 
 
 def _task_line(turn: Turn, position: int, item: dict[str, Any]) -> str:

@@ -175,14 +175,14 @@ def parse_meal(text: str) -> list[ToolCall] | None:
                 kcal is None and (PLAN_START_RE.match(description) or find_time(description) is not None)):
             return None
     if kcal:
-        calories = _whole_amount(kcal)
+        calories = whole_amount(kcal)
         if calories is None:  # hundreds of digits, or "1.200.5 kcal": not an amount anyone ate
             return None
         args["kcal"] = calories
         description = KCAL_RE.sub(" ", description, count=1)
     protein = PROTEIN_RE.search(description)
     if protein:
-        grams = _whole_amount(protein)
+        grams = whole_amount(protein)
         if grams is None:
             return None
         args["protein"] = grams
@@ -194,7 +194,7 @@ def parse_meal(text: str) -> list[ToolCall] | None:
     return [ToolCall("log_meal", args)]
 
 
-def _whole_amount(match: re.Match[str]) -> int | None:
+def whole_amount(match: re.Match[str]) -> int | None:
     """The kcal or grams a KCAL_RE / PROTEIN_RE match says, negative if it has a minus (the caller refuses it)."""
     number = parse_number(match.group("n"))
     if number is None:

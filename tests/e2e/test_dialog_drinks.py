@@ -65,7 +65,7 @@ async def test_another_persons_button_is_refused_and_changes_nothing(person, db_
     ("/water 100 l", "The amount in ml must be at most 5,000"),
     ("/water lots", "couldn't read the amount"),
     ("/drink beer-ish 300", "Usage: /drink"),
-    ("/coffee 50", "Usage: /coffee"),
+    ("/coffee 20", "20 cups or 20 ml?"),  # one rule for every drink: from 11 to 49 it asks
     ("/tz Mars/Olympus", "Unknown time zone"),
     ("/lang klingon", "Unknown language"),
     ("/frobnicate", "don't know the command /frobnicate"),
@@ -200,8 +200,8 @@ async def test_a_small_bare_number_after_a_drink_command_counts_drinks_not_milli
     assert "2 × 250 ml water" in await alice.send("/water 2")
     assert "500 ml of 2,000" in await alice.send("/today")
     assert "2 × 150 ml coffee" in await alice.send("/drink coffee 2")
-    for unclear in ("/water 20", "/water 12.5"):  # 20 ml, or twenty glasses? Not guessed.
-        assert "couldn't read the amount" in await alice.send(unclear)
+    assert await alice.send("/water 20") == "20 glasses or 20 ml?"  # twenty glasses, or 20 ml? Asked.
+    assert "couldn't read the amount" in await alice.send("/water 12.5")
     assert "Logged 60 ml water" in await alice.send("/water 60")
     assert "Logged 5 ml water" in await alice.send("/water 5 ml")  # with its unit it is what it says
     assert "565 ml of 2,000" in await alice.send("/today")

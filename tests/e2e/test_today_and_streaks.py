@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+from sqlalchemy import select
+
 from brain.clock import FixedClock
+from brain.core import Brain
+from brain.i18n import Renderer
+from brain.people.models import Identity, User
+from brain.summaries import morning_data, morning_summary
 
 
 async def test_today_shows_the_streak_line(person) -> None:
@@ -131,3 +138,21 @@ async def test_undoing_the_only_drink_after_a_time_zone_change_takes_the_day_bac
     streaks = await alice.send("/streaks")
     assert "done today" not in streaks and "1 day" not in streaks, streaks
     assert "Streaks" not in await alice.send("/today")
+
+
+@pytest.mark.parametrize(("language", "opening", "count"), [
+    ("en", "Nothing due and no appointments today.", "1 open task in all"),
+    ("de", "Heute ist nichts fällig und kein Termin.", "1 offene Aufgabe insgesamt"),
+])
+async def test_the_morning_summary_and_today_agree_on_an_open_task_without_a_date(
+        person, brain: Brain, clock: FixedClock, language: str, opening: str, count: str) -> None:
+    alice = person(language=language)
+    await alice.send("/task Call the landlord")
+    today = await alice.send("/today")
+    async with brain.transactions.read() as session:
+        user = (await session.scalars(select(User).join(Identity, Identity.user_id == User.id)
+                                      .where(Identity.platform_id == alice.handle))).one()
+        data = await morning_data(session, [user], clock.now())
+    summary = morning_summary(data[user.id], Renderer(user.locale, user.timezone))
+    assert summary.lines[1] == opening and count in summary.lines
+    assert "1" in today and "free day" not in today and "freier Tag" not in today

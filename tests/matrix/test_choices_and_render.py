@@ -13,6 +13,7 @@ from adapters.matrix.render import (
     image_content,
     message_content,
     parse_geo_uri,
+    png_size,
     strip_reply_fallback,
 )
 from bot.delivery.choices import APPROVE, REJECT, SNOOZE, Choice, role_of
@@ -54,7 +55,7 @@ def test_keycaps_pick_by_position_with_or_without_the_variation_selector() -> No
 
 def test_the_bot_adds_role_reactions_and_numbers_only_when_needed() -> None:
     assert reaction_keys(PROPOSAL) == ["✅", "❌"]
-    assert reaction_keys(NUDGE) == ["✅", "❌", "💤", *KEYCAPS[:5]]
+    assert reaction_keys(NUDGE) == ["✅", "❌", "💤", KEYCAPS[2], KEYCAPS[3]]  # only what the roles do not reach
     assert reaction_keys(LANGUAGES) == list(KEYCAPS[:2])
     many = [Choice(f"c{i}", f"t{i}") for i in range(12)]
     assert reaction_keys(many) == list(KEYCAPS)  # ten at most; numbers typed reach the others
@@ -113,3 +114,22 @@ def test_a_geo_uri_gives_latitude_and_longitude() -> None:
 @given(st.floats(min_value=-90, max_value=90), st.floats(min_value=-180, max_value=180))
 def test_any_position_survives_its_geo_uri(lat: float, lng: float) -> None:
     assert parse_geo_uri(f"geo:{lat!r},{lng!r};u=10") == (lat, lng)
+
+
+def test_a_picture_carries_its_size_and_a_thumbnail() -> None:
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure = pyplot.figure(figsize=(3, 2), dpi=100)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    pyplot.close(figure)
+    png = buffer.getvalue()
+    assert png_size(png) == (300, 200)
+    assert png_size(b"not a png") is None
+    info = image_content("mxc://hs/abc", len(png), dimensions=png_size(png))["info"]
+    assert (info["w"], info["h"], info["mimetype"]) == (300, 200, "image/png")
+    assert info["thumbnail_url"] == "mxc://hs/abc" and info["thumbnail_info"]["w"] == 300

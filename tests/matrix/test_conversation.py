@@ -59,3 +59,34 @@ async def test_the_models_markdown_arrives_as_formatted_body_and_own_texts_stay_
     own = await alice.say(bot, room, "!task Kaufe **Milch** <jetzt>", contains=done)
     assert "Kaufe **Milch** &lt;jetzt&gt;" in own.source["content"]["formatted_body"]
     assert "<strong>" not in own.source["content"]["formatted_body"]
+
+
+@pytest.mark.parametrize(("language", "unknown"), [
+    ("en", "I don't know the command !nope. !help lists what I understand."),
+    ("de", "Den Befehl !nope kenne ich nicht. !hilfe zeigt, was ich verstehe."),
+])
+async def test_commands_and_hints_are_written_with_a_bang_and_errors_echo_the_prefix(
+        matrix_bot, matrix_people, language: str, unknown: str) -> None:
+    alice = await matrix_people()
+    bot = matrix_bot.user_id
+    room = await greeted(alice, bot)
+    if language == "de":
+        await alice.say(bot, room, "!lang de", contains="Deutsch")
+    shown = await alice.say(bot, room, "!help", contains="!water")
+    assert "/water" not in shown.body and "!today" in shown.body and "!audit" not in shown.body
+    assert "/water" not in shown.source["content"]["formatted_body"]
+    assert (await alice.say(bot, room, "!nope", contains="nope")).body == unknown
+
+
+async def test_the_week_chart_is_sent_with_its_size_mimetype_and_a_thumbnail(matrix_bot, matrix_people) -> None:
+    alice = await matrix_people()
+    bot = matrix_bot.user_id
+    room = await greeted(alice, bot)
+    mark = alice.mark()
+    await alice.send(room, "!week")
+    picture = await alice.wait_for(lambda s: s.event.sender == bot and getattr(s.event, "source", {}).get(
+        "content", {}).get("msgtype") == "m.image", after=mark, within=60)
+    info = picture.event.source["content"]["info"]
+    assert info["mimetype"] == "image/png" and info["w"] > 100 and info["h"] > 100 and info["size"] > 0
+    assert info["thumbnail_url"].startswith("mxc://")
+    assert info["thumbnail_info"]["w"] == info["w"] and info["thumbnail_info"]["mimetype"] == "image/png"

@@ -61,12 +61,29 @@ def streak(name: str, current: int, status: str = "at_risk", skipped_today: bool
 def test_water_behind_pro_rata_gives_ml_to_go_and_per_hour_and_a_log_button() -> None:
     draft = WATER.decide(ctx(9, 30, snap=snapshot(water_ml=0)))
     assert draft is not None
-    # 2,000 ml to go; 21 - 9 = 12 hours left (whole hours, as in the shipped rule) -> 167 ml per hour.
-    assert "Still 2,000 ml to your goal today, about 167 ml per hour." in text(draft)
+    # 2,000 ml to go in the 11.5 hours until 21:00 -> 174 ml per hour, in steps of 50 ml.
+    assert "Still 2,000 ml to your goal today, about 200 ml per hour." in text(draft)
     assert draft.priority == MEDIUM
     assert draft.expires_after == timedelta(minutes=90)
     (act,) = draft.actions
     assert act.tool == "log_drink" and dict(act.args) == {"drink_type": "water", "quantity_ml": 250}
+
+
+def test_water_pace_never_asks_more_than_a_comfortable_amount_and_says_when_the_goal_is_out_of_reach() -> None:
+    late = WATER.decide(ctx(20, 7, snap=snapshot(water_ml=250, water_percent=12)))
+    assert late is not None
+    assert EN(late.body) == ("Still 1,750 ml to your goal today: more than you can comfortably drink before the "
+                             "evening. A glass now still helps.")
+    assert "per hour" not in EN(late.body)
+    assert "mehr, als du bis zum Abend gut trinken kannst" in Renderer("de")(late.body)
+    afternoon = WATER.decide(ctx(17, snap=snapshot(water_ml=500, water_percent=25)))
+    assert afternoon is not None  # 1,500 ml in 4 hours
+    assert EN(afternoon.body) == "Still 1,500 ml to your goal today, about 400 ml per hour."
+    for hour in range(8, 21):
+        for minute in (0, 30, 59):
+            draft = WATER.decide(ctx(hour, minute, snap=snapshot(water_ml=0)))
+            assert draft is None or "per hour" not in EN(draft.body) or \
+                int(EN(draft.body).split("about ")[1].split(" ml")[0].replace(",", "")) <= 500
 
 
 def test_water_on_track_or_goal_reached_or_outside_the_window_gives_nothing() -> None:
@@ -81,7 +98,8 @@ def test_water_on_track_or_goal_reached_or_outside_the_window_gives_nothing() ->
 def test_water_priority_is_low_past_half_the_goal() -> None:
     draft = WATER.decide(ctx(20, snap=snapshot(water_ml=1200, water_percent=60)))
     assert draft is not None and draft.priority == LOW
-    assert "about 800 ml per hour" in text(draft)  # one hour left
+    # 800 ml in the one hour left is more than a comfortable pace: said plainly, no per-hour figure
+    assert "more than you can comfortably drink before the evening" in text(draft)
 
 
 # ---- streak at risk ------------------------------------------------------------------------------------
