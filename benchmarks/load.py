@@ -57,7 +57,7 @@ from bot.scheduler import run_scheduler
 from bot.settings import Settings
 from brain.clock import SystemClock
 from brain.core import Brain
-from brain.outbox.models import OutboxMessage
+from brain.outbox.models import TURN_KINDS, OutboxMessage
 from brain.people.models import User
 from brain.schedules.models import MORNING_SUMMARY, PushSchedule
 from brain.schedules.pushes import send_due_pushes
@@ -156,7 +156,7 @@ def match(got: dict[str, Any], push_prefixes: set[str]) -> tuple[list[float], li
 async def push_prefixes(brain: Brain) -> set[str]:
     async with brain.transactions.read() as session:
         texts = (await session.scalars(select(func.left(OutboxMessage.text, 20)).distinct()
-                                       .where(OutboxMessage.kind != "reply"))).all()
+                                       .where(OutboxMessage.kind.not_in(TURN_KINDS)))).all()
     return {t for t in texts if t}
 
 
