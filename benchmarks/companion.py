@@ -67,6 +67,7 @@ from adapters.telegram.request import AiohttpRequest
 from benchmarks._fake_model import ASK, SAY
 from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database
+from bot.access import AccessPolicy
 from bot.delivery.sender import OutboxSender
 from bot.delivery.stream import LiveAnswer, Pace
 from bot.dialog import Dialog
@@ -258,7 +259,7 @@ async def measure_streaming(brain: Brain, companion: Companion, api_url: str,
                             size: Streaming) -> tuple[StreamTurns, StreamTurns]:
     """Part 3 (see the module docstring): streamed and plain turns, interleaved, after a warm-up of each."""
     brain.companion = companion
-    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin")
+    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open())
     bot = Bot(TOKEN, base_url=api_url, request=AiohttpRequest(connection_pool_size=8))
     await bot.initialize()
     sender = telegram_sender(brain, bot, max_rate=0)

@@ -449,7 +449,7 @@ async def test_one_persons_lists_never_show_anothers(person) -> None:
     ("/event Trip 27.12.-24.12.", "must end after it starts"),
     ("/event Trip 1.12.-31.12.", "at most 14 days"),
     ("/meal", "Usage: /meal"),
-    ("/meal Pasta 99999 kcal", "at most"),
+    ("/meal Pasta 99999 kcal", "between 0 and 5,000 kcal"),
     ("/place " + "x" * 150, "too long"),
 ])
 async def test_bad_input_on_logs_changes_nothing(person, db_state, line: str, expected: str) -> None:

@@ -13,6 +13,7 @@ import pytest
 from nio import RoomSendResponse, UploadResponse
 from sqlalchemy import select
 
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from bot.photos import Photos
 from bot.voice import VoiceNotes
@@ -45,7 +46,7 @@ async def stt() -> AsyncIterator[FakeSpeechServer]:
 @pytest.fixture
 def dialog(brain: Brain, stt: FakeSpeechServer, fake_ollama: FakeOllama) -> Dialog:
     """The dialog the Matrix bot of these tests serves: with a speech-to-text server and a vision model."""
-    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin",
+    return Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open(),
                   voice=VoiceNotes(SpeechToText(SpeechConfig(stt.url, "whisper-test"))),
                   photos=Photos(Vision(VisionConfig(fake_ollama.url, "qwen2.5vl:3b"))))
 

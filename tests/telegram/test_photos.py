@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 
 from adapters.telegram.adapter import TelegramAdapter
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from bot.photos import Photos
 from brain.companion.models import CompanionSettings
@@ -39,7 +40,8 @@ def photos(url: str | None, *, local: bool = True) -> Photos:
 def serve(brain: Brain, api: FakeBotAPI) -> Callable[[Photos], contextlib.AbstractAsyncContextManager[TelegramAdapter]]:
     @contextlib.asynccontextmanager
     async def start(seeing: Photos) -> AsyncIterator[TelegramAdapter]:
-        dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", photos=seeing)
+        dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin",
+                        access=AccessPolicy.open(), photos=seeing)
         adapter = make_adapter(brain, dialog, api)
         await adapter.start()
         try:

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from adapters.telegram.adapter import TelegramAdapter
+from bot.access import AccessPolicy
 from bot.dialog import Dialog
 from bot.voice import VoiceLimits, VoiceNotes
 from brain.companion.agent import Companion, CompanionConfig
@@ -50,7 +51,8 @@ def serve(brain: Brain, api: FakeBotAPI) -> Callable[[VoiceNotes], AsyncIterator
 
     @contextlib.asynccontextmanager
     async def start(voice: VoiceNotes) -> AsyncIterator[TelegramAdapter]:
-        dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", voice=voice)
+        dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin",
+                        access=AccessPolicy.open(), voice=voice)
         adapter = make_adapter(brain, dialog, api)
         await adapter.start()
         try:
