@@ -40,6 +40,7 @@ ALLOWED: dict[str, str] = {
     "brain/memory/promotion.py::_record_failure": "the short-term entry of the person being promoted",
     "brain/memory/promotion.py::_decide_and_write": "bulk update by primary key of the person's claimed entries",
     # Maintenance over every person's rows, reading and writing vectors only; nothing is shown to anyone.
+    "bot/metrics.py::DatabaseGauges.refresh": "the outbox's rows counted by status for /metrics; no row is read",
     "brain/memory/reembed.py::<module>": "re-embedding after a change of embedder, by primary key, in batches",
     "brain/memory/promotion.py::recompute_edges": "bulk update by primary key of edges of the person's nodes",
     "brain/outbox/service.py::mark_sent": "the outbox row the sender claimed",
