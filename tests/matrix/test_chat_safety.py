@@ -89,7 +89,7 @@ async def test_an_edit_is_not_applied_and_says_how_to_fix_the_entry(matrix_bot, 
     mark = alice.mark()
     await alice.edit(room, sent, "!water 500")
     note = await alice.message_from(bot, room, after=mark, contains="Edits aren't applied")
-    assert "/undo" in note.body
+    assert "!undo" in note.body
     assert await water_ml(brain) == 300
 
 
