@@ -302,6 +302,7 @@ def health() -> None:
     """Ask the running `companion run` (at METRICS_LISTEN) whether it is ready: exit 0 if so, 1 if not."""
     import json
     import urllib.error
+    import urllib.request
 
     settings = _settings()
     if settings.metrics_address is None:
