@@ -293,7 +293,7 @@ async def test_a_homeserver_restart_resumes_the_sync_without_replaying_old_messa
         await alice.wait_for(lambda s: s.room_id == room and getattr(s.event, "sender", "") == runner.user_id
                              and "Logged 300 ml water" in getattr(s.event, "body", ""), after=mark, within=60)
         # Time for anything replayed to show up, then: nothing answered twice, nothing stored twice.
-        await alice.say(runner.user_id, room, "/help", contains="/water")
+        await alice.say(runner.user_id, room, "/help", contains="!water")  # Matrix writes commands with "!"
         bodies = [m.body for m in alice.messages_from(runner.user_id, room)]
         assert sum("Logged 250 ml water" in b for b in bodies) == 1, bodies
         assert sum("Logged 300 ml water" in b for b in bodies) == 1, bodies
