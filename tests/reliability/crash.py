@@ -383,6 +383,10 @@ async def _set_pushes(api: FakeBotAPI, people: list[Person], zone: str, config: 
     for i, who in enumerate(people):
         for j, (command, kind) in enumerate((("morning", "morning_summary"), ("evening", "evening_reflection"))):
             at = minutes[(2 * i + j) % len(minutes)]
+            # Setting the pushes takes a while on a loaded machine: a minute that is (nearly) over when its command
+            # is sent would be read as tomorrow's, so such a push moves to the next minute still to come.
+            soon = (datetime.now(UTC) + timedelta(seconds=30)).replace(second=0, microsecond=0) + timedelta(minutes=1)
+            at = max(at, soon)
             local = at.astimezone(ZoneInfo(zone))
             before = len(api.calls_of("sendMessage", who.id))
             api.push(api.text(who, f"/{command} {local:%H:%M}"))
