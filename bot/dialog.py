@@ -26,13 +26,14 @@ from bot.access import Access, AccessPolicy, NotAdmitted, Sender, Tell
 from bot.commands import ActionHandler, Command
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.drinks import after_drink_buttons
-from bot.commands.onboarding import take_typed_answer, waiting_step
+from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
 from bot.commands.reminders import set_reminder
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import say_task, time_note
+from bot.delivery.keyboards import take_off_keyboards
 from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
@@ -326,8 +327,13 @@ class Dialog:
         if flows.reason is not None and waits_for_reason(flows.reason[1], turn.now) \
                 and await take_reason(turn, flows.reason[0], text):
             return True
-        return await take_typed_answer(turn, text, waiting=waiting_step(turn, flows.step, flows.updated_at)) \
-            or await answer_free_text(turn, text, running=bool(flows.ritual))
+        waiting = waiting_step(turn, flows.step, flows.updated_at)
+        if await take_typed_answer(turn, text, waiting=waiting):
+            assert waiting is not None
+            async with self.brain.transactions.begin() as uow:  # the step's buttons: answered by typing
+                await take_off_keyboards(await uow.session.connection(), turn.user.id, step_question(waiting))
+            return True
+        return await answer_free_text(turn, text, running=bool(flows.ritual))
 
     async def _command(self, turn: Turn, text: str) -> None:
         name, args = split_command(text)

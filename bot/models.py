@@ -126,6 +126,25 @@ class MatrixMessage(Base):
     )
 
 
+class KeyboardMessage(Base):
+    """A sent message with buttons, by the platform's id of it (`bot.delivery.keyboards`), on platforms that show
+    buttons under a message (Telegram). When its question is settled another way than by pressing (a command, a
+    typed answer, its expiry), the keyboard is taken off through the outbox. `tokens` are its buttons' tokens: how a
+    question finds its messages."""
+
+    __tablename__ = "keyboard_messages"
+
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16), primary_key=True)
+    chat_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    message_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    outbox_id: Mapped[int] = mapped_column(BigInteger)
+    tokens: Mapped[list[str]] = mapped_column(ARRAY(String(24)))
+    sent_at: Mapped[datetime] = mapped_column()
+
+    __table_args__ = ({"info": {"bookkeeping": True}},)
+
+
 class AccessGrant(Base):
     """An account that may talk to the companion (`bot.access`), admitted with an invite code or by `companion access
     admit`. The owner's list of who may talk, not a person's data: it is kept through /link and /delete_me. `account`

@@ -57,7 +57,7 @@ _NOT_SENT: tuple[type[BaseException], ...] = (httpx.ConnectError, httpx.ConnectT
 _REFUSED = (BadRequest, Forbidden, ChatMigrated, InvalidToken, EndPointNotFound)
 # A text message (and an edit) goes through `Bot.do_api_request`, which hands back Telegram's JSON instead of
 # building a `Message` we would not read (see `_call`); PTB warns that `send_message` exists, on every call.
-warnings.filterwarnings("ignore", message=r"Please use 'Bot\.(sendMessage|editMessageText|deleteMessage)'",
+warnings.filterwarnings("ignore", message=r"Please use 'Bot\.(sendMessage|editMessageText|editMessageReplyMarkup|deleteMessage)'",
                         category=PTBUserWarning)
 
 
@@ -103,9 +103,12 @@ class TelegramTransport:
             limiter = self._groups.setdefault(chat_id, AsyncLimiter(GROUP_MESSAGES_PER_MINUTE, 60))
             await limiter.acquire()
 
-    async def send(self, outgoing: Outgoing, part: Part) -> None:
+    async def send(self, outgoing: Outgoing, part: Part) -> str | None:
+        if part.edits is not None:
+            await self._settle(outgoing.chat_id, part)
+            return None
         try:
-            await self._send_part(outgoing.chat_id, part)
+            return await self._send_part(outgoing.chat_id, part)
         except RetryAfter as flood:
             raise ChatHeld(retry_after_seconds(flood), str(flood)) from flood
         except TelegramError as error:
@@ -157,27 +160,47 @@ class TelegramTransport:
             if "not modified" not in str(refused).lower():
                 raise
 
-    async def _send_part(self, chat_id: str, part: Part) -> None:
+    async def _settle(self, chat_id: str, part: Part) -> None:
+        """An edit of a message sent before (`render.Part.edits`): its keyboard goes, and with a text its words are
+        replaced. A message already without it (pressed a moment ago), or deleted by the person, needs nothing."""
+        assert part.edits is not None
         try:
-            await self._call(chat_id, part, html=True)
+            if part.plain:
+                await self._edit(chat_id, part.edits, {"text": part.html, "parse_mode": ParseMode.HTML})
+            else:
+                async with _failures():
+                    await self.bot.do_api_request("editMessageReplyMarkup",
+                                                  api_kwargs={"chat_id": chat_id, "message_id": part.edits},
+                                                  read_timeout=SEND_READ_TIMEOUT_S)
+        except Refused as refused:
+            if not any(gone in str(refused).lower() for gone in ("not modified", "not found")):
+                raise
+            log.info("telegram: nothing to take off message %s in %s (%s)", part.edits, chat_id, refused)
+
+    async def _send_part(self, chat_id: str, part: Part) -> str | None:
+        try:
+            return await self._call(chat_id, part, html=True)
         except BadRequest as refused:
             if "parse" not in str(refused).lower():
                 raise
             # Our escaping should make this impossible; if Telegram still rejects the markup, the words matter
             # more than the formatting.
             log.warning("telegram rejected the HTML of a message to %s (%s); sending plain text", chat_id, refused)
-            await self._call(chat_id, part, html=False)
+            return await self._call(chat_id, part, html=False)
 
-    async def _call(self, chat_id: str, part: Part, *, html: bool) -> None:
+    async def _call(self, chat_id: str, part: Part, *, html: bool) -> str | None:
+        """Sends the part; the id of the message that carries it."""
         text = part.html if html else part.plain
         parse_mode = ParseMode.HTML if html else None
         if part.photo is not None:
-            await self.bot.send_photo(chat_id, photo=part.photo, caption=text or None, parse_mode=parse_mode,
-                                      reply_markup=markup(part.keyboard), read_timeout=SEND_READ_TIMEOUT_S)
+            message = await self.bot.send_photo(chat_id, photo=part.photo, caption=text or None,
+                                                parse_mode=parse_mode, reply_markup=markup(part.keyboard),
+                                                read_timeout=SEND_READ_TIMEOUT_S)
         elif part.document is not None:
-            await self.bot.send_document(chat_id, document=part.document, filename=part.document_name,
-                                         caption=text or None, parse_mode=parse_mode,
-                                         reply_markup=markup(part.keyboard), read_timeout=SEND_READ_TIMEOUT_S)
+            message = await self.bot.send_document(chat_id, document=part.document, filename=part.document_name,
+                                                   caption=text or None, parse_mode=parse_mode,
+                                                   reply_markup=markup(part.keyboard),
+                                                   read_timeout=SEND_READ_TIMEOUT_S)
         else:
             # What `send_message` sends, without the `Message` it builds from the answer (nothing reads it):
             # the same request layer, so errors (429 with retry_after, refusals, network) raise as they do there.
@@ -189,7 +212,9 @@ class TelegramTransport:
                 params["reply_markup"] = keyboard
             elif part.force_reply:
                 params["reply_markup"] = {"force_reply": True}
-            await self.bot.do_api_request("sendMessage", api_kwargs=params, read_timeout=SEND_READ_TIMEOUT_S)
+            sent = await self.bot.do_api_request("sendMessage", api_kwargs=params, read_timeout=SEND_READ_TIMEOUT_S)
+            return str(sent["message_id"]) if isinstance(sent, dict) and "message_id" in sent else None
+        return str(message.message_id)
 
 
 @contextlib.asynccontextmanager

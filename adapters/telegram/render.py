@@ -36,6 +36,7 @@ class Part:
     document_name: str | None = None
     formatted: str | None = None
     force_reply: bool = False  # a question: Telegram opens the reply field (only on a part without a keyboard)
+    edits: str | None = None  # the id of a message sent before: this part edits it (`Outbound.edits`)
 
     @property
     def html(self) -> str:
@@ -108,7 +109,10 @@ def keyboard_rows(buttons: list[list[Button]]) -> list[list[Button]]:
 
 
 def render(message: Outbound) -> list[Part]:
-    """The parts of one outbox message, in sending order; the keyboard is on the last one."""
+    """The parts of one outbox message, in sending order; the keyboard is on the last one. An edit of a message
+    sent before is one part: its keyboard goes, and its words become the edit's text (when it has one)."""
+    if message.edits is not None:
+        return [Part(split_text(message.text)[0] if message.text else "", edits=message.edits)]
     keyboard = keyboard_rows(message.buttons)
     text = message.text
     parts: list[Part] = []

@@ -11,7 +11,7 @@ import re
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import ColumnElement, bindparam, select
 from sqlalchemy.dialects.postgresql import UUID, insert
 
 from bot.commands import Command
@@ -19,6 +19,7 @@ from bot.commands.basics import LANGUAGE_NAMES
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.freetext import parse_free_text
 from bot.turn import PendingButton, Turn
+from brain.actions.models import ActionToken
 from brain.errors import DomainError
 from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, Text, tr
 from brain.onboarding.models import DONE, LANGUAGE, QUIET, STEPS, TIMEZONE, WATER, OnboardingState
@@ -223,6 +224,11 @@ async def _waiting_for_zone(turn: Turn) -> bool:
 def waits_for_zone(turn: Turn, step: str | None, updated_at: datetime | None) -> bool:
     """Whether the setup, at `step` since `updated_at` (None: never started), waits for the time zone."""
     return waiting_step(turn, step, updated_at) == TIMEZONE
+
+
+def step_question(step: str) -> ColumnElement[bool]:
+    """The buttons of one of the setup's questions (a condition on `ActionToken`, for `take_off_keyboards`)."""
+    return (ActionToken.kind == ACTION) & (ActionToken.payload["step"].astext == step)
 
 
 def waiting_step(turn: Turn, step: str | None, updated_at: datetime | None) -> str | None:

@@ -6,17 +6,54 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy import ColumnElement, select
+
 from bot.commands import Command
+from bot.delivery.keyboards import take_off_keyboards
 from bot.turn import APPROVE, NO_REASON, REJECT, Turn
+from brain.actions.models import ActionToken
 from brain.actions.service import redeem_action
+from brain.companion.models import Proposal
+from brain.core import Brain
 from brain.errors import DomainError
-from brain.i18n import N_, Text, ntr, tr
+from brain.i18n import N_, Renderer, Text, ntr, tr
+from brain.people.models import User
 from brain.tools.proposal_wording import action_text
-from brain.tools.proposals import ProposalDecision, add_reason, approve, pending, reject
+from brain.tools.proposals import ProposalDecision, add_reason, approve, expire_proposals, pending, reject
 from brain.tools.staging import short_id
 
 LIST_LIMIT = 10
 REASON_WAIT = timedelta(minutes=30)  # how long after "Why? (optional)" the next message is read as the reason
+EXPIRED = tr("That proposal has expired; nothing was done. The assistant can propose it again.")
+
+
+def proposal_question(proposal_id: object) -> ColumnElement[bool]:
+    """The Approve and Reject buttons of one proposal (a condition on `ActionToken`, for `take_off_keyboards`)."""
+    return ActionToken.kind.in_((APPROVE, REJECT)) & (ActionToken.payload["proposal_id"].astext == str(proposal_id))
+
+
+async def _take_off_buttons(turn: Turn, decision: ProposalDecision) -> None:
+    """A proposal decided by command: the Approve / Reject buttons of the message that asked go."""
+    if decision.ok and decision.proposal_id is not None and decision.status in ("approved", "rejected"):
+        async with turn.brain.transactions.begin() as uow:
+            await take_off_keyboards(await uow.session.connection(), turn.user.id,
+                                     proposal_question(decision.proposal_id))
+
+
+async def expire_with_keyboards(brain: Brain) -> int:
+    """Marks overdue proposals expired (`expire_proposals`), and edits each one's question to say so, in its
+    person's language: its buttons go. Returns how many expired."""
+    async with brain.transactions.begin() as uow:
+        due = (await uow.session.execute(
+            select(Proposal.id, Proposal.user_id, User.locale, User.timezone)
+            .join(User, User.id == Proposal.user_id)
+            .where(Proposal.status == "pending", Proposal.expires_at <= uow.now))).all()
+        expired = await expire_proposals(uow.session, uow.now)
+        connection = await uow.session.connection()
+        for proposal_id, user_id, locale, zone in due:
+            await take_off_keyboards(connection, user_id, proposal_question(proposal_id),
+                                     note=Renderer(locale, zone)(EXPIRED))
+    return expired
 
 
 def _say_decision(turn: Turn, decision: ProposalDecision) -> None:
@@ -33,7 +70,9 @@ async def approve_command(turn: Turn, args: str) -> None:
     if not ref:
         turn.say(tr("Usage: /approve <id>, e.g. /approve 3f9a1c2e. /proposals lists the open ones."))
         return
-    _say_decision(turn, await approve(turn.brain, turn.user.id, ref))
+    decision = await approve(turn.brain, turn.user.id, ref)
+    await _take_off_buttons(turn, decision)
+    _say_decision(turn, decision)
 
 
 async def reject_command(turn: Turn, args: str) -> None:
@@ -42,6 +81,7 @@ async def reject_command(turn: Turn, args: str) -> None:
         turn.say(tr("Usage: /reject <id> [reason], e.g. /reject 3f9a1c2e not this week."))
         return
     decision = await reject(turn.brain, turn.user.id, ref, reason.strip() or None)
+    await _take_off_buttons(turn, decision)
     if decision.ok and reason.strip():
         turn.say(decision.message)
     else:
@@ -102,6 +142,8 @@ async def take_reason(turn: Turn, token: str, text: str) -> bool:
     except DomainError:
         return False  # pressed "No reason" a moment ago, or expired: the message goes its usual way
     decision = await add_reason(turn.brain, turn.user.id, str(action.payload.get("proposal_id", "")), text)
+    async with turn.brain.transactions.begin() as uow:  # the "No reason" button of the question just answered
+        await take_off_keyboards(await uow.session.connection(), turn.user.id, ActionToken.token == token)
     turn.say(decision.message)
     return True
 

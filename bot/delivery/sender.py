@@ -65,6 +65,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.delivery.keyboards import record_keyboard
 from bot.delivery.pushes import PushAddress, push_is_for
 from bot.delivery.stream import Editing, Finishing
 from bot.delivery.transport import (
@@ -140,7 +141,7 @@ class Claimed:
     def of(cls, row: Row[Any], more: bool) -> Claimed:
         message = Outbound(text=row.text, buttons=[[Button(**b) for b in line] for line in row.buttons or ()],
                            image_png=row.image_png, document=row.document, document_name=row.document_name,
-                           markdown=row.kind == ANSWER_KIND, asks_reply=row.kind == QUESTION_KIND)
+                           markdown=row.kind == ANSWER_KIND, asks_reply=row.kind == QUESTION_KIND, edits=row.edits)
         return cls(id=row.id, user_id=row.user_id, attempts=row.attempts, message=message, parts_sent=row.parts_sent,
                    not_before=row.not_before, in_flight=bool(row.in_flight), more=more, shown=list(row.shown or ()))
 
@@ -352,7 +353,8 @@ class OutboxSender:
         return (
             select(OutboxMessage.id, OutboxMessage.user_id, OutboxMessage.attempts, OutboxMessage.kind,
                    OutboxMessage.text, OutboxMessage.buttons, OutboxMessage.image_png, OutboxMessage.document,
-                   OutboxMessage.document_name, DeliveryState.parts_sent, DeliveryState.not_before,
+                   OutboxMessage.document_name, OutboxMessage.edits, DeliveryState.parts_sent,
+                   DeliveryState.not_before,
                    DeliveryState.in_flight, DeliveryState.shown)
             .outerjoin(DeliveryState, (DeliveryState.user_id == OutboxMessage.user_id)
                        & (DeliveryState.outbox_id == OutboxMessage.id))
@@ -391,15 +393,18 @@ class OutboxSender:
             outgoing = Outgoing(row.id, row.user_id, chat_id, row.message)
             parts = self.transport.parts(row.message)
             shown = row.shown if self.finishing is not None else []
+            delivered: str | None = None  # the platform's id of the last part, where it has one
             for index in range(row.parts_sent or 0, len(parts)):
                 await self.transport.throttle(chat_id)  # before the mark: a kill while waiting here costs nothing
                 try:
                     # A part shown while it was written is finished by an edit: repeating one shows nothing twice.
                     finished = index < len(shown) and await self._finish(outgoing, shown[index], parts[index])
-                    if not finished:
+                    if finished:
+                        delivered = shown[index]
+                    else:
                         if not self.transport.idempotent:
                             await self._mark_in_flight(row, index)
-                        await self.transport.send(outgoing, parts[index])
+                        delivered = await self.transport.send(outgoing, parts[index])
                 except ChatHeld as flood:
                     until = self.wall_clock() + timedelta(seconds=flood.seconds)
                     log.info("%s flood control for chat %s: retry after %s", self.platform, chat_id, until)
@@ -413,6 +418,10 @@ class OutboxSender:
                     return await self._failed(connection, chat_id, row, index, failure)
             for message_id in shown[len(parts):]:  # the finished answer needs fewer messages than its drafts
                 await self._retract(chat_id, message_id)
+            if delivered is not None and row.message.buttons and row.message.edits is None:
+                # Settled in the same transaction as the row: a question settled later finds the message to edit.
+                await record_keyboard(connection, row.user_id, self.platform, chat_id, delivered, row.id,
+                                      [b.token for b in row.message.flat_buttons()], self.brain.clock.now())
             await _SETTLE_SENT.run(connection, {"owner": row.user_id, "row": row.id, "at": self.brain.clock.now()})
             message_sent(self.platform)
             return None if row.more else Held()

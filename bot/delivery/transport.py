@@ -39,8 +39,9 @@ class Transport(Protocol[Part]):
     async def throttle(self, chat_id: str) -> None:
         """Waits until the platform's rate limits allow one more request to this chat."""
 
-    async def send(self, outgoing: Outgoing, part: Part) -> None:
-        """Sends one part; raises a `SendFailure` when it did not go through."""
+    async def send(self, outgoing: Outgoing, part: Part) -> str | None:
+        """Sends one part; raises a `SendFailure` when it did not go through. Returns the platform's id of the
+        message when the platform can edit it later (the keyboard of a settled question goes), else None."""
 
 
 class SendFailure(Exception):

@@ -17,6 +17,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.commands.missions import deliver_run
+from bot.commands.proposals import expire_with_keyboards
 from bot.settings import Settings
 from brain.companion.llm import LLM
 from brain.companion.missions import run_due_missions
@@ -157,11 +158,9 @@ class ScheduledJobs:
 
     async def proposal_expiry(self) -> None:
         """Marks overdue proposals expired, so /activity and the prompt say so (deciding one checks its expiry
-        itself; this keeps the table honest for everything that only reads it)."""
-        from brain.tools.proposals import expire_proposals
-
-        async with self.brain.transactions.begin() as uow:
-            expired = await expire_proposals(uow.session, uow.now)
+        itself; this keeps the table honest for everything that only reads it); their questions lose their buttons
+        and say that they expired."""
+        expired = await expire_with_keyboards(self.brain)
         if expired:
             log.info("proposal expiry: %d expired", expired)
 

@@ -19,6 +19,8 @@ PENDING, SENT, FAILED = "pending", "sent", "failed"
 # ("question", which Telegram shows with its reply field open).
 REPLY_KIND, ANSWER_KIND, QUESTION_KIND = "reply", "answer", "question"
 TURN_KINDS = (REPLY_KIND, ANSWER_KIND, QUESTION_KIND)
+# A change to a message sent before (`Outbound.edits`): its keyboard removed once its question is settled.
+EDIT_KIND = "edit"
 
 
 class Button(BaseModel):
@@ -36,10 +38,15 @@ class Outbound(BaseModel):
     document_name: str | None = None
     markdown: bool = False  # the text is the model's Markdown (shown formatted), not our own plain words
     asks_reply: bool = False  # a question the person answers with their next message
+    # The platform's id of a message sent before: this row edits it instead of sending a new one. Its keyboard goes;
+    # an empty `text` keeps the message's words, any other replaces them.
+    edits: str | None = None
 
     @property
     def kind(self) -> str:
         """The outbox kind of a turn's message like this one."""
+        if self.edits is not None:
+            return EDIT_KIND
         return ANSWER_KIND if self.markdown else QUESTION_KIND if self.asks_reply else REPLY_KIND
 
     def flat_buttons(self) -> list[Button]:
@@ -60,6 +67,7 @@ class OutboxMessage(Base):
     image_png: Mapped[bytes | None] = mapped_column(LargeBinary)
     document: Mapped[bytes | None] = mapped_column(LargeBinary)
     document_name: Mapped[str | None] = mapped_column(String(128))
+    edits: Mapped[str | None] = mapped_column(String(255))  # see `Outbound.edits`
     status: Mapped[str] = mapped_column(String(8), default=PENDING)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
@@ -80,4 +88,4 @@ class OutboxMessage(Base):
     def outbound(self) -> Outbound:
         return Outbound(text=self.text, buttons=[[Button(**b) for b in row] for row in self.buttons],
                         image_png=self.image_png, document=self.document, document_name=self.document_name,
-                        markdown=self.kind == ANSWER_KIND, asks_reply=self.kind == QUESTION_KIND)
+                        markdown=self.kind == ANSWER_KIND, asks_reply=self.kind == QUESTION_KIND, edits=self.edits)

@@ -27,7 +27,7 @@ _ENQUEUE = (
     .values(user_id=bindparam("p_user"), kind=bindparam("p_kind"), slot=bindparam("p_slot"),
             platform=bindparam("p_platform"), chat_id=bindparam("p_chat"), text=bindparam("p_text"),
             buttons=bindparam("p_buttons"), image_png=bindparam("p_image"), document=bindparam("p_document"),
-            document_name=bindparam("p_document_name"), status=PENDING, attempts=0)
+            document_name=bindparam("p_document_name"), edits=bindparam("p_edits"), status=PENDING, attempts=0)
     .on_conflict_do_nothing(index_elements=["user_id", "kind", "slot"])
     .returning(OutboxMessage.id)
 )
@@ -72,6 +72,7 @@ async def enqueue(
         "p_user": user_id, "p_kind": kind, "p_slot": slot, "p_platform": platform, "p_chat": chat_id,
         "p_text": message.text, "p_buttons": [[b.model_dump() for b in row] for row in message.buttons],
         "p_image": message.image_png, "p_document": message.document, "p_document_name": message.document_name,
+        "p_edits": message.edits,
     }
     if not tokens:
         return await _ENQUEUE_LEAN.scalar(connection, params)
