@@ -55,9 +55,10 @@ _NOT_SENT: tuple[type[BaseException], ...] = (httpx.ConnectError, httpx.ConnectT
 # Telegram refused the request for good (blocked by the person, chat gone, bad request, bad token; a bad token
 # comes as EndPointNotFound through `do_api_request`).
 _REFUSED = (BadRequest, Forbidden, ChatMigrated, InvalidToken, EndPointNotFound)
-# A text message (and an edit) goes through `Bot.do_api_request`, which hands back Telegram's JSON instead of
-# building a `Message` we would not read (see `_call`); PTB warns that `send_message` exists, on every call.
-warnings.filterwarnings("ignore", message=r"Please use 'Bot\.(sendMessage|editMessageText|editMessageReplyMarkup|deleteMessage)'",
+# A text message (and an edit, and taking a keyboard off) goes through `Bot.do_api_request`, which hands back
+# Telegram's JSON instead of building a `Message` we would not read (see `_call`); PTB warns on every call.
+warnings.filterwarnings("ignore",
+                        message=r"Please use 'Bot\.(sendMessage|editMessageText|editMessageReplyMarkup|deleteMessage)'",
                         category=PTBUserWarning)
 
 

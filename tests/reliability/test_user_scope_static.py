@@ -48,7 +48,6 @@ ALLOWED: dict[str, str] = {
     # Batch jobs over all people (scheduler, senders, retention); each row keeps its own user_id.
     "brain/companion/missions.py::claim_due": "scheduler: missions due now, of everyone",
     "brain/tools/proposals.py::expire_proposals": "scheduler: expiry of everyone's stale proposals",
-    "bot/commands/proposals.py::expire_with_keyboards": "scheduler: the same expiry, with each person's language",
     "brain/events/store.py::prune_events": "retention: 90 days / 50,000 events per person, for everyone",
     "brain/pipeline_log.py::prune_pipeline_log": "retention: 365 days, for everyone",
     "brain/rituals/pushes.py::active_rituals": "scheduler: rituals of due pushes; matched to their user after",

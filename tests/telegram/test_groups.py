@@ -88,9 +88,10 @@ async def test_with_groups_allowed_only_what_is_addressed_to_it_is_read_and_answ
     assert all("Tasks" not in call.text for call in api.calls_of("sendMessage", GROUP["id"]))
     assert await drinks(brain) == 0 and api.calls_of("leaveChat") == []
     after = await personal_rows(brain)
-    # Only the one update addressed to it left a trace: its id, and its answer with the answer's buttons.
+    # Only the one update addressed to it left a trace: its id, and its answer with the answer's buttons (and the
+    # message that carries them, whose keyboard goes once its question is settled).
     assert {table for table, count in after.items() if count != before[table]} == {
-        "telegram_updates", "outbox", "action_tokens"}
+        "telegram_updates", "outbox", "action_tokens", "keyboard_messages"}
     assert after["telegram_updates"] == before["telegram_updates"] + 1 and after["outbox"] == before["outbox"] + 1
 
     api.push(api.group_text(alice, "250 ml water", GROUP, reply_to=pointer))  # a reply to its message is read

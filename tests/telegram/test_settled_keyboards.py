@@ -40,6 +40,7 @@ async def test_approve_and_reject_by_command_take_the_keyboard_off_the_proposal(
     (approved,) = await send(api, alice, f"/approve {proposal_ref(milk)}")
     assert "Approved" in approved.text
     (rejected,) = await send(api, alice, f"/reject {proposal_ref(landlord)} not this week")
+    assert "not this week" in rejected.text or "reject" in rejected.text.lower()
     await api.wait_for("editMessageReplyMarkup", chat_id=alice.id, count=2)
     assert len(edits_of(api, "editMessageReplyMarkup", milk)) == 1
     assert len(edits_of(api, "editMessageReplyMarkup", landlord)) == 1
