@@ -145,6 +145,19 @@ class KeyboardMessage(Base):
     __table_args__ = ({"info": {"bookkeeping": True}},)
 
 
+class MatrixUnreadableRoom(Base):
+    """An encrypted Matrix room the bot cannot read (it runs without MATRIX_E2E) and has said so in (`bot.rooms`):
+    nothing else is said there, after a restart too. It belongs to no person: whoever invited the bot may be
+    someone it does not know (marked `operator`, like the access tables)."""
+
+    __tablename__ = "matrix_unreadable_rooms"
+
+    room_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    told_at: Mapped[datetime] = mapped_column()
+
+    __table_args__ = ({"info": {"operator": True}},)
+
+
 class AccessGrant(Base):
     """An account that may talk to the companion (`bot.access`), admitted with an invite code or by `companion access
     admit`. The owner's list of who may talk, not a person's data: it is kept through /link and /delete_me. `account`

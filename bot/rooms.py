@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.models import MatrixRoom
+from bot.models import MatrixRoom, MatrixUnreadableRoom
 from brain.core import Brain
 from brain.people.models import Identity, User
 
@@ -55,6 +55,21 @@ async def room_left(brain: Brain, room_id: str) -> None:
     """`close_room` in a transaction of its own."""
     async with brain.transactions.begin() as uow:
         await close_room(uow.session, room_id, now=uow.now)
+
+
+async def unreadable_rooms(brain: Brain) -> set[str]:
+    """The encrypted rooms the bot said it cannot read (`note_unreadable`): it says nothing else there."""
+    async with brain.db.autocommit() as connection:
+        return set((await connection.scalars(select(MatrixUnreadableRoom.room_id))).all())
+
+
+async def note_unreadable(brain: Brain, room_id: str) -> bool:
+    """Notes that the bot tells `room_id` it cannot read it; False when it was told so before (by this process or
+    an earlier one), and must not be told again."""
+    async with brain.transactions.begin() as uow:
+        noted = await uow.session.scalar(insert(MatrixUnreadableRoom).values(room_id=room_id, told_at=uow.now)
+                                         .on_conflict_do_nothing().returning(MatrixUnreadableRoom.room_id))
+    return noted is not None
 
 
 async def language_of(brain: Brain, mxid: str) -> tuple[str, str] | None:

@@ -8,7 +8,8 @@ of the outbox. Only I/O and the mapping of Matrix onto the dialog live here:
   with choices it replies to, or else their latest one with open choices; one of the bot's own reactions on such a
   message picks a choice (see choices.py), once per question (`bot.presses`); a shared location (`m.location`) is a
   location; anything else (pictures, files) reaches the dialog without text;
-- without MATRIX_E2E, an encrypted room is told once that the bot cannot read it, and nothing else;
+- without MATRIX_E2E, an encrypted room is told once (ever: noted in the database) that the bot cannot read
+  it, and nothing else;
 - group rooms joined while MATRIX_ALLOW_GROUP_ROOMS was on are left at the next start without it;
 - an edit (`m.replace`) is not applied: the dialog says how to fix the entry;
 - the bot's own events and the history before its very first sync are ignored; the sync token is saved
@@ -63,7 +64,7 @@ from bot.health import Liveness
 from bot.inbound import Inbound
 from bot.ordering import ChatLanes, lane_of
 from bot.presses import screen_press
-from bot.rooms import PLATFORM, language_of, room_left, wrote_in_room
+from bot.rooms import PLATFORM, language_of, note_unreadable, room_left, unreadable_rooms, wrote_in_room
 from brain.core import Brain
 from brain.i18n import Renderer, tr
 
@@ -164,7 +165,7 @@ class MatrixAdapter:
         self.lanes = ChatLanes(config.concurrency)
         self._handling: set[asyncio.Task[None]] = set()
         self._leaving: set[str] = set()
-        self._told_encrypted: set[str] = set()
+        self._told_encrypted: set[str] = set()  # rooms told that they cannot be read (`bot.rooms`), read at start
         self._stop = asyncio.Event()
         self._first_try = asyncio.Event()  # the first login worked, or the homeserver could not be reached
         self._task: asyncio.Task[None] | None = None
@@ -242,6 +243,8 @@ class MatrixAdapter:
                                     access_token=self.config.access_token)
         self.session_file.save(self.session)
         log.info("Matrix: logged in as %s (device %s)", self.me, self.session.device_id)
+        if not self.config.e2e:  # read before any event of theirs; with encryption on, the bot reads them now
+            self._told_encrypted = await unreadable_rooms(self.brain)
         response = None
         if self.session.next_batch:
             response = await self._sync_once(since=self.session.next_batch)
@@ -427,11 +430,13 @@ class MatrixAdapter:
         log.info("Matrix: left %s (more than one person in it)", room_id)
 
     async def _cannot_decrypt(self, room_id: str, person: str) -> None:
-        """Without MATRIX_E2E an encrypted room is unreadable: say so once (per room and run) instead of
-        staying silent."""
+        """Without MATRIX_E2E an encrypted room is unreadable: say so once instead of staying silent, and nothing
+        else there, also after a restart (the room is noted in the database first)."""
         if room_id in self._told_encrypted:
             return
         self._told_encrypted.add(room_id)
+        if not await note_unreadable(self.brain, room_id):
+            return
         render = await self._renderer(person)
         text = render(tr("This chat is encrypted, and I can only read unencrypted chats. Please start a new "
                          "direct chat with me and turn encryption off for it."))
@@ -451,8 +456,8 @@ class MatrixAdapter:
 
     # ---- events ----------------------------------------------------------------------------------------
     async def _on_event(self, room_id: str, event: Any) -> None:
-        if getattr(event, "sender", None) == self.me or room_id in self._leaving:
-            return
+        if getattr(event, "sender", None) == self.me or room_id in self._leaving or room_id in self._told_encrypted:
+            return  # a room told that the bot cannot read it hears nothing more from it
         if isinstance(event, RoomMemberEvent):
             await self._on_member(room_id, event)
             return

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from adapters.matrix.choices import KEYCAPS
 from adapters.matrix.session import MatrixLoginError
-from bot.models import MatrixRoom
+from bot.models import MatrixRoom, MatrixUnreadableRoom
 from brain.companion.models import Proposal
 from brain.events.actor import ai
 from brain.goals.models import Goal
@@ -254,6 +254,25 @@ async def test_without_encryption_an_encrypted_room_is_told_so_and_nothing_else(
     assert "turn encryption off" in notice.body
     await greeted(alice, matrix_bot.user_id)  # a readable room is greeted, after the encrypted one was handled
     assert alice.messages_from(matrix_bot.user_id, room, after=mark) == [notice]  # no greeting in the unreadable one
+
+
+async def test_an_encrypted_room_hears_nothing_more_after_its_notice_also_after_a_restart(
+        bot_runner, matrix_people, brain) -> None:  # type: ignore[no-untyped-def]
+    await bot_runner.start()
+    alice = await matrix_people()
+    mark = alice.mark()
+    room = await alice.open_direct_room(bot_runner.user_id, encrypted=True)
+    notice = await alice.message_from(bot_runner.user_id, room, after=mark, contains="This chat is encrypted")
+    async with brain.transactions.read() as session:
+        assert (await session.scalars(select(MatrixUnreadableRoom.room_id))).all() == [room]
+    await bot_runner.stop()
+    await bot_runner.start()  # a new process: what it told the room is read from the database
+    await alice.send(room, "!water 250")  # Alice's client writes in the clear; still nothing is answered there
+    await alice.send(room, "hello?")
+    await greeted(alice, bot_runner.user_id)  # a readable room is answered, after the two messages were read
+    assert alice.messages_from(bot_runner.user_id, room, after=mark) == [notice]
+    async with brain.transactions.read() as session:
+        assert await session.scalar(select(func.count()).select_from(User)) == 1  # only the readable room's Alice
 
 
 async def test_a_ritual_runs_to_the_end_by_reaction_and_number(matrix_bot, matrix_people, brain) -> None:
