@@ -62,6 +62,8 @@ EXPORT_EXCLUDED: dict[str, str] = {
     "telegram_deliveries": N_("retry state of messages being sent (bookkeeping)"),
     # bookkeeping of sent Matrix messages: their text is in `outbox`; they hold button tokens (secrets)
     "matrix_messages": N_("Matrix message ids and their button tokens (bookkeeping; the texts are in outbox)"),
+    # bookkeeping of sent Telegram messages with buttons: their text is in `outbox`; they hold button tokens
+    "keyboard_messages": N_("Telegram message ids and their button tokens (bookkeeping; the texts are in outbox)"),
 }
 NOTES = (
     N_("Times are ISO 8601 in UTC (ending in +00:00), inside event payloads too; a date or a time of day alone (a "
