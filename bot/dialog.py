@@ -6,7 +6,9 @@ brain, else to the rule-based parser; the parser also answers when the model can
 person's companion turn runs, their next free text steers it (taken in before the next model call; no reply
 of its own), /stop ends it, and buttons, /approve and /reject are handled as usual. Adapters that serialize
 a chat's updates ask `bypasses_queue` which updates must not wait behind a running turn. An edit of an earlier message
-and a forwarded message get one line each and change nothing (see EDIT_NOT_APPLIED, FORWARD_NOT_RUN)."""
+gets one line and changes nothing (EDIT_NOT_APPLIED). A forwarded message is someone else's words: with a model it is
+talked about (marked as forwarded, with read tools only), without one it gets one line (FORWARD_NOT_RUN); it is never
+run as a command, logged as an entry or remembered as the person's own words."""
 
 from __future__ import annotations
 
@@ -292,7 +294,7 @@ class Dialog:
         if inbound.edited:
             turn.say(EDIT_NOT_APPLIED)
             return
-        if inbound.forwarded:
+        if inbound.forwarded and (self.brain.companion is None or inbound.location is not None):
             turn.say(FORWARD_NOT_RUN)
             return
         if inbound.location is not None:
@@ -310,7 +312,10 @@ class Dialog:
             turn.say(tr("That message contains characters I can't read (a NUL byte or broken Unicode). "
                         "Nothing was saved."))
             return
-        if inbound.is_command:
+        if inbound.forwarded:  # someone else's words, to talk about: the companion sees them marked as such
+            async with self.brain.db.unshared():
+                await self._converse(turn, text, on_text, live, forwarded=True)
+        elif inbound.is_command:
             await self._command(turn, text)
         elif not await self._typed_answer(turn, text):
             # neither the city the onboarding asked for nor the answer to a ritual's step
@@ -361,21 +366,24 @@ class Dialog:
         control = companion.turns.get(turn.user.id)
         return control is not None and control.steer(text)
 
-    async def _converse(self, turn: Turn, text: str, on_text: TextSink | None, live: AnswerStream | None) -> None:
+    async def _converse(self, turn: Turn, text: str, on_text: TextSink | None, live: AnswerStream | None, *,
+                        forwarded: bool = False) -> None:
         """A companion turn; messages that arrived after it took its last look are answered by another. Only the
-        first answer goes to `live`."""
+        first answer goes to `live`. `forwarded`: someone else's message the person passed on (see
+        `Companion.respond`); without the model it gets FORWARD_NOT_RUN, never the rule-based parser."""
         companion = self.brain.companion
         assert companion is not None
         key = _identity(turn.inbound)
         self._conversing.add(key)
         try:
-            await self._converse_in(turn, text, on_text, live)
+            await self._converse_in(turn, text, on_text, live, forwarded)
         finally:
             self._conversing.discard(key)
             if live is not None:
                 await live.close()  # a failed turn leaves what was shown as it is
 
-    async def _converse_in(self, turn: Turn, text: str, on_text: TextSink | None, live: AnswerStream | None) -> None:
+    async def _converse_in(self, turn: Turn, text: str, on_text: TextSink | None, live: AnswerStream | None,
+                           forwarded: bool) -> None:
         companion = self.brain.companion
         assert companion is not None
         texts = [text]
@@ -384,14 +392,16 @@ class Dialog:
             control = companion.turns.begin(turn.user.id)
             if control is None:  # another update of this person started a turn: steer it instead
                 running = companion.turns.get(turn.user.id)
-                if running is not None and running.steer(message):
-                    return
-                await self._free_text(turn, message)
+                if forwarded:
+                    turn.say(FORWARD_NOT_RUN)
+                elif running is None or not running.steer(message):
+                    await self._free_text(turn, message)
                 return
             sink = live.piece if live is not None else on_text
             try:
                 outcome = await companion.respond(turn.user, message, control=control, on_text=sink,
-                                                  formatting=formatting_of(turn.inbound.platform))
+                                                  formatting=formatting_of(turn.inbound.platform),
+                                                  forwarded=forwarded)
             finally:
                 texts = companion.turns.end(turn.user.id, control)
             shown = await live.close() if live is not None else None
@@ -404,8 +414,13 @@ class Dialog:
                 turn.model_answered = turn.model_answered or outcome.answered
                 if outcome.tell_model_down:
                     turn.say(model_down_text())
+            elif forwarded:  # no model for someone else's words: nothing of them is run
+                if outcome.tell_model_down:
+                    turn.say(model_down_text())
+                turn.say(FORWARD_NOT_RUN)
             else:  # no model: the rule-based parser does what it can, and says so once
                 await self._free_text(turn, message, model_down=outcome.tell_model_down)
+            forwarded = False  # what steered the turn meanwhile is the person's own words
 
     async def _free_text(self, turn: Turn, text: str, *, model_down: bool = False) -> None:
         """What the rule-based parser makes of a free text. `model_down`: the model could not be reached and the

@@ -33,6 +33,7 @@ from brain.companion.prompt import (
     SchemaCache,
     TurnData,
     build_chat_prompt,
+    forwarded_message,
     load_turn_data,
     may_see_sensitive,
     restore_feedback,
@@ -148,11 +149,14 @@ class Companion:
         return f"{platform}:{platform_user_id}" in self.config.admins
 
     async def respond(self, user: User, text: str, *, control: TurnControl | None = None,
-                      on_text: TextSink | None = None, formatting: str = MARKDOWN) -> TurnOutcome:
+                      on_text: TextSink | None = None, formatting: str = MARKDOWN,
+                      forwarded: bool = False) -> TurnOutcome:
         """Answer one message of the person (see the module docstring). Never raises for what the model
         does or for a missing model; the outcome says what happened. `formatting`: what the person's chat shows
-        (`prompt.MARKDOWN` or `prompt.PLAIN`), told to the model."""
+        (`prompt.MARKDOWN` or `prompt.PLAIN`), told to the model. `forwarded`: someone else's message the person
+        passed on: given to the model marked as such (`forwarded_message`), with read tools only."""
         turn_id = uuid.uuid4()
+        said = forwarded_message(text) if forwarded else text
         async with self._span(user.id, turn_id) as span:
             if span is not None:
                 span.log("input", "companion.message", {"text": text[:500]})
@@ -162,8 +166,8 @@ class Companion:
             prompt = await build_chat_prompt(
                 self.brain, self.llm, user, text, data, tier=self.config.tier, schemas=self.schemas, context=context,
                 context_tokens=self.config.context_tokens, recall_k=self.config.recall_k, with_task=True,
-                formatting=formatting)
-            history, history_sensitive = self._fit_history(data.history, prompt, text)
+                formatting=formatting, read_only=forwarded)
+            history, history_sensitive = self._fit_history(data.history, prompt, said)
             loop = AgentLoop(
                 self.brain, self.llm, user, ai(rationale=_rationale(text), quotes_person=True), tools=prompt.tools,
                 offered=prompt.offered, tier=self.config.tier, allow_sensitive=prompt.allow_sensitive,
@@ -172,7 +176,7 @@ class Companion:
                                   stale_after=self.config.stale_after, max_parallel=self.config.max_parallel),
                 control=control, on_text=on_text, span=span, context_at=prompt.context_at,
                 pending_proposals=prompt.pending, compacted=compacted, helper=run_subagent)
-            result = await loop.run([{"role": "system", "content": prompt.system}, *history], text)
+            result = await loop.run([{"role": "system", "content": prompt.system}, *history], said)
             await self._finish(user, turn_id, prompt, result, span)
         return self._outcome(user, turn_id, result)
 
