@@ -16,6 +16,7 @@ Grants are read from the database and kept for a couple of seconds at most, so a
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
@@ -28,7 +29,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.inbound import Inbound, split_command
-from bot.models import AccessGrant, AccessInvite, AccessRefusal
+from bot.models import AccessGrant, AccessInvite, AccessRefusal, InstallationSecret
 from brain.core import Brain
 from brain.i18n import Text, tr
 
@@ -43,6 +44,7 @@ MAX_FAILED_CODES = 5  # wrong invite codes checked per stranger and day; later o
 GRANTS_CACHED_FOR = timedelta(seconds=2)
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to mix up
 CODE_LENGTH = 10
+STRANGERS_KEY = "strangers"  # the name of the installation secret that keys the strangers' hashes
 TRUSTED_PLATFORMS = frozenset({"console"})  # the terminal chat: whoever runs it holds the machine
 _OWNER_LOCK = 0x0AC0E55  # serializes the choice of the owner among pairings at once
 
@@ -151,6 +153,7 @@ class Access:
         self.policy = policy or AccessPolicy()
         self._grants: frozenset[tuple[str, str]] | None = None
         self._read_at: datetime | None = None
+        self._strangers_key: bytes | None = None  # read (or made) once per process
 
     def forget(self) -> None:
         """Drops the grants read last: the next update reads them again."""
@@ -187,9 +190,15 @@ class Access:
             self._read_at = now
         return self._grants
 
+    async def _stranger_key(self) -> bytes:
+        if self._strangers_key is None:
+            self._strangers_key = await installation_secret(self.brain, STRANGERS_KEY)
+        return self._strangers_key
+
     async def _refuse(self, sender: Sender) -> Verdict:
+        key = await self._stranger_key()
         async with self.brain.transactions.begin() as uow:
-            day = await _stranger_day(uow.session, sender, uow.now)
+            day = await _stranger_day(uow.session, stranger_hash(sender, key), uow.now)
             if day.told:
                 return Verdict(admitted=False)
             day.told = True
@@ -201,9 +210,10 @@ class Access:
         return Verdict(admitted=False, notice=tr("This is a private companion; ask its owner for an invite."))
 
     async def _pair(self, sender: Sender, code: str, label: str | None) -> Verdict:
+        key = await self._stranger_key()
         async with self.brain.transactions.begin() as uow:
             session = uow.session
-            day = await _stranger_day(session, sender, uow.now)
+            day = await _stranger_day(session, stranger_hash(sender, key), uow.now)
             if day.failed_codes >= MAX_FAILED_CODES:
                 return Verdict(admitted=False)
             used = await session.scalar(
@@ -245,13 +255,26 @@ def code_hash(code: str) -> str:
     return hashlib.sha256(normalize_code(code).encode()).hexdigest()
 
 
-def _stranger_hash(sender: Sender) -> str:
-    return hashlib.sha256(f"stranger:{sender.key}".encode()).hexdigest()
+def stranger_hash(sender: Sender, key: bytes) -> str:
+    """What the refusals are keyed by: an HMAC-SHA-256 of the account under the installation's secret `key`, so the
+    stored value cannot be matched by hashing candidate ids."""
+    return hmac.new(key, f"stranger:{sender.key}".encode(), hashlib.sha256).hexdigest()
 
 
-async def _stranger_day(session: AsyncSession, sender: Sender, now: datetime) -> AccessRefusal:
-    """The sender's refusal row for the current day (locked until the transaction ends); older days are dropped."""
-    key = _stranger_hash(sender)
+async def installation_secret(brain: Brain, name: str) -> bytes:
+    """The installation's secret `name`: made (32 random bytes) by the first process that asks, read after that."""
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(insert(InstallationSecret)
+                                  .values(name=name, value=secrets.token_hex(32), created_at=uow.now)
+                                  .on_conflict_do_nothing())
+        value = await uow.session.scalar(select(InstallationSecret.value).where(InstallationSecret.name == name))
+    assert value is not None
+    return bytes.fromhex(value)
+
+
+async def _stranger_day(session: AsyncSession, key: str, now: datetime) -> AccessRefusal:
+    """The refusal row of the stranger hashed to `key` for the current day (locked until the transaction ends);
+    older days are dropped."""
     await session.execute(delete(AccessRefusal).where(AccessRefusal.day_started_at <= now - NOTICE_EVERY))
     await session.execute(insert(AccessRefusal)
                           .values(account_hash=key, day_started_at=now, told=False, failed_codes=0)

@@ -193,8 +193,9 @@ class AccessInvite(Base):
 
 class AccessRefusal(Base):
     """A stranger's day: when they were told that the companion is private (once a day) and how many wrong invite
-    codes they sent (a few a day are checked, no more). Keyed by a hash of "platform:account", so nothing readable
-    about someone who was never admitted is kept."""
+    codes they sent (a few a day are checked, no more). Keyed by an HMAC of "platform:account" under this
+    installation's secret (`InstallationSecret`), so nothing readable about someone who was never admitted is kept,
+    and hashing candidate ids does not find them."""
 
     __tablename__ = "access_refusals"
 
@@ -202,5 +203,18 @@ class AccessRefusal(Base):
     day_started_at: Mapped[datetime] = mapped_column()
     told: Mapped[bool] = mapped_column(Boolean, default=False)
     failed_codes: Mapped[int] = mapped_column(Integer, default=0)
+
+    __table_args__ = ({"info": {"operator": True}},)
+
+
+class InstallationSecret(Base):
+    """A random secret of this installation, made once on first use and never shown (`bot.access`: the key of the
+    strangers' hashes). One row per use, by name."""
+
+    __tablename__ = "installation_secrets"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column()
 
     __table_args__ = ({"info": {"operator": True}},)

@@ -1,10 +1,13 @@
 """Who may talk to the bot, through the real python-telegram-bot against the fake Bot API, with the product's default
 (pairing): a stranger gets one short notice a day and changes nothing (no person, no message, no memory, no model
-call); an invite code admits one account once, the first as the owner; a used or expired code is refused; an
-allowlist admits ids and @usernames; `companion access` changes reach the running bot without a restart."""
+call), and is kept only as an HMAC under the installation's secret; an invite code admits one account once, the first
+as the owner; a used or expired code is refused; an allowlist admits ids and @usernames; `companion access` changes
+reach the running bot without a restart."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
@@ -13,10 +16,10 @@ from sqlalchemy import select
 
 from adapters.telegram.adapter import TelegramAdapter
 from adapters.telegram.config import Webhook
-from bot.access import AccessPolicy, admit, create_invite, remove
+from bot.access import Access, AccessPolicy, admit, create_invite, remove
 from bot.dialog import Dialog
 from bot.inbound import Inbound
-from bot.models import AccessGrant
+from bot.models import AccessGrant, AccessRefusal, InstallationSecret
 from brain.clock import FixedClock
 from brain.companion.agent import Companion
 from brain.core import Brain
@@ -73,6 +76,25 @@ async def test_the_notice_comes_again_the_next_day(bot, api, brain, clock: Fixed
     clock.advance(timedelta(hours=25))
     [again] = await send(api, mallory, "hi again")
     assert PRIVATE in again.params["text"]
+
+
+async def test_a_strangers_row_is_keyed_by_an_hmac_under_the_installations_secret(bot, api, brain) -> None:
+    mallory = Person(6603, "Mallory", "en")
+    [notice] = await send(api, mallory, "hi")
+    assert PRIVATE in notice.params["text"]
+    async with brain.transactions.read() as session:
+        stored = list((await session.scalars(select(AccessRefusal.account_hash))).all())
+        secrets = list((await session.scalars(select(InstallationSecret.value))).all())
+    assert len(secrets) == 1 and len(bytes.fromhex(secrets[0])) == 32
+    account = b"stranger:telegram:6603"
+    assert hashlib.sha256(account).hexdigest() not in stored  # hashing a candidate id does not find the row
+    assert stored == [hmac.new(bytes.fromhex(secrets[0]), account, hashlib.sha256).hexdigest()]
+    # Another process reads the same secret (none is made twice): the stranger is still told once that day.
+    again = await Access(brain, AccessPolicy()).gate(Inbound("telegram", "6603", "6603", "m2", text="hi again"))
+    assert not again.admitted and again.notice is None
+    async with brain.transactions.read() as session:
+        assert len((await session.scalars(select(InstallationSecret.value))).all()) == 1
+        assert list((await session.scalars(select(AccessRefusal.account_hash))).all()) == stored
 
 
 async def test_an_invite_code_admits_one_account_once_and_the_first_is_the_owner(bot, api, brain) -> None:
