@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -329,6 +329,16 @@ async def remove(brain: Brain, platform: str, account: str) -> bool:
             delete(AccessGrant).where(AccessGrant.platform == platform, AccessGrant.account == account)
             .returning(AccessGrant.account))
     return removed is not None
+
+
+async def forget_accounts(session: AsyncSession, accounts: Sequence[tuple[str, str]]) -> None:
+    """A person erased their data (/delete_me): the grants of their accounts (`(platform, id or "@username")`) go,
+    and the invites they used no longer name them. Their next message is a stranger's."""
+    for platform, account in accounts:
+        await session.execute(delete(AccessGrant).where(AccessGrant.platform == platform,
+                                                        AccessGrant.account == account))
+        await session.execute(update(AccessInvite).where(AccessInvite.used_by == f"{platform}:{account}"[:280])
+                              .values(used_by=None))
 
 
 async def is_owner(brain: Brain, platform: str, account: str) -> bool:

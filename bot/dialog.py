@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.access import Access, AccessPolicy, NotAdmitted, Sender, Tell
 from bot.commands import ActionHandler, Command
 from bot.commands.companion import model_down_text, say_outcome
+from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import shared_location
@@ -473,6 +474,8 @@ class Dialog:
                 await handler(turn, payload)
         else:
             await handler(turn, payload)
+        if action.kind == DELETE_CONFIRMED:
+            self.access.forget()  # their grants went with their data: their next message is a stranger's
 
     async def _command_pressed(self, turn: Turn, payload: dict[str, Any]) -> None:
         """A "command" button: its command runs as if typed (a command that waits on a model, unshared)."""

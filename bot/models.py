@@ -160,8 +160,9 @@ class MatrixUnreadableRoom(Base):
 
 class AccessGrant(Base):
     """An account that may talk to the companion (`bot.access`), admitted with an invite code or by `companion access
-    admit`. The owner's list of who may talk, not a person's data: it is kept through /link and /delete_me. `account`
-    is the platform's id (a Telegram user id, a Matrix id) or a Telegram "@username" (lower case)."""
+    admit`. The owner's list of who may talk, kept through /link; /delete_me removes the person's own grants (they
+    hold the account id). `account` is the platform's id (a Telegram user id, a Matrix id) or a Telegram "@username"
+    (lower case)."""
 
     __tablename__ = "access_grants"
 

@@ -24,7 +24,7 @@ import base64
 import json
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
@@ -222,10 +222,16 @@ async def exported_recently(session: AsyncSession, user_id: uuid.UUID) -> bool:
 
 # ---- erasure -----------------------------------------------------------------------------------------------
 
+# What the caller erases with the person, in the same transaction: given the person's accounts (platform, id), read
+# before their identities went (the bot drops their access grants with them).
+AccountsErased = Callable[[AsyncSession, Sequence[tuple[str, str]]], Awaitable[None]]
+
+
 async def erase_person(brain: Brain, user_id: uuid.UUID, goodbye: str, *, platform: str, chat_id: str,
-                       slot: str) -> None:
+                       slot: str, with_accounts: AccountsErased | None = None) -> None:
     """Deletes everything of the person but the bare `users` row, which carries the `goodbye` to
-    (platform, chat_id) and is removed once that is settled (see the module docstring)."""
+    (platform, chat_id) and is removed once that is settled (see the module docstring). `with_accounts`: what the
+    caller erases along with the person's accounts, in the same transaction."""
     memory = brain.memory
     log = memory.log if memory is not None else None
     if log is not None:
@@ -238,6 +244,11 @@ async def erase_person(brain: Brain, user_id: uuid.UUID, goodbye: str, *, platfo
             return
         # Memory edges have no foreign keys: a promotion running now must finish (or not start) first.
         await hold_promotion(session, user_id)
+        if with_accounts is not None:
+            identities = known_tables.tables["identities"]
+            accounts = (await session.execute(select(identities.c.platform, identities.c.platform_id)
+                                              .where(identities.c.user_id == user_id))).all()
+            await with_accounts(session, [(str(p), str(a)) for p, a in accounts])
         for personal in reversed(personal_tables()):
             await session.execute(delete(personal.table).where(personal.scope(user_id)))
         await session.execute(update(users).where(users.c.id == user_id).values(display_name=None))

@@ -1,15 +1,21 @@
 """/export and /delete_me: a person's data rights. /export sends everything stored about them as one JSON file
 (at most one a minute); /delete_me, after a confirmation button, erases all of it and says goodbye
-(brain/data_rights.py does both)."""
+(brain/data_rights.py does both), and the access grants of the person's accounts go with it (`bot.access`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.access import forget_accounts
 from bot.commands import Command
 from bot.turn import Turn
 from brain.data_rights import erase_person, export_person, exported_recently
 from brain.i18n import N_, tr
+
+DELETE_CONFIRMED = "data_delete_confirm"  # the press that erases a person, and their access grants with them
 
 
 async def export(turn: Turn, args: str) -> None:
@@ -28,18 +34,24 @@ async def delete_me(turn: Turn, args: str) -> None:
     turn.say(
         tr("Delete everything I have stored about you: your logs, goals, rituals, memories and settings? "
            "This cannot be undone."),
-        buttons=[[turn.button(tr("Delete everything"), "data_delete_confirm"),
+        buttons=[[turn.button(tr("Delete everything"), DELETE_CONFIRMED),
                   turn.button(tr("Keep my data"), "data_delete_keep")]],
     )
 
 
 async def delete_confirmed(turn: Turn, payload: dict[str, Any]) -> None:
     inbound = turn.inbound
+
+    async def without_access(session: AsyncSession, accounts: Sequence[tuple[str, str]]) -> None:
+        # Their grants hold their account ids (a Telegram grant may name the @username): they go with the data.
+        named = [(inbound.platform, f"@{inbound.username.lower()}")] if inbound.username else []
+        await forget_accounts(session, [*accounts, *named])
+
     # The goodbye is queued by the erasure itself (the turn's own replies would go with the person's rows).
     await erase_person(
         turn.brain, turn.user.id, turn.t(tr("All your data is deleted. If you write again, you start fresh.")),
         platform=inbound.platform, chat_id=inbound.chat_id,
-        slot=f"{inbound.platform}:{inbound.chat_id}:{inbound.message_id}",
+        slot=f"{inbound.platform}:{inbound.chat_id}:{inbound.message_id}", with_accounts=without_access,
     )
 
 
@@ -53,4 +65,4 @@ COMMANDS = (
             aliases=("deleteme", "loeschen")),
 )
 
-ACTIONS = {"data_delete_confirm": delete_confirmed, "data_delete_keep": delete_declined}
+ACTIONS = {DELETE_CONFIRMED: delete_confirmed, "data_delete_keep": delete_declined}

@@ -86,12 +86,15 @@ class Person:
     id: int
     first_name: str = "Alice"
     language_code: str | None = "en"
+    username: str | None = None
 
     @property
     def user(self) -> dict[str, Any]:
         data: dict[str, Any] = {"id": self.id, "is_bot": False, "first_name": self.first_name}
         if self.language_code:
             data["language_code"] = self.language_code
+        if self.username:
+            data["username"] = self.username
         return data
 
     @property

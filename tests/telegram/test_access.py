@@ -12,21 +12,21 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from adapters.telegram.adapter import TelegramAdapter
 from adapters.telegram.config import Webhook
 from bot.access import Access, AccessPolicy, admit, create_invite, remove
 from bot.dialog import Dialog
 from bot.inbound import Inbound
-from bot.models import AccessGrant, AccessRefusal, InstallationSecret
+from bot.models import AccessGrant, AccessInvite, AccessRefusal, InstallationSecret
 from brain.clock import FixedClock
 from brain.companion.agent import Companion
 from brain.core import Brain
 from tests.companion.conftest import companion  # noqa: F401  (the companion on the fake model server)
 from tests.fakes.ollama_server import FakeOllama
 from tests.personal_rows import personal_row_counts
-from tests.telegram.conftest import make_adapter, replies_after, send
+from tests.telegram.conftest import make_adapter, press, replies_after, send
 from tests.telegram.fake_bot_api import Call, FakeBotAPI, Person
 from tests.telegram.test_telegram_webhook import free_port, post
 
@@ -171,6 +171,31 @@ async def test_the_allowlist_takes_ids_and_usernames(brain, api, companion) -> N
         assert PRIVATE in notice.params["text"] and "CODE" not in notice.params["text"]
     finally:
         await adapter.stop()
+
+
+async def test_delete_me_removes_the_persons_grant_and_their_next_message_is_a_strangers(
+        bot, api, brain) -> None:  # type: ignore[no-untyped-def]
+    code, _ = await create_invite(brain)
+    gil = Person(6612, "Gil", "en", username="Gil_K")
+    await send(api, gil, f"/start {code}", replies=2)
+    await admit(brain, "telegram", "@gil_k")  # also named by @username, as an allowlist entry would
+    assert await access_rows(brain) == {"grants": 2, "invites naming someone": 1}
+    (question,) = await send(api, gil, "/delete_me")
+    await press(api, gil, "Delete everything", question)
+    assert await access_rows(brain) == {"grants": 0, "invites naming someone": 0}
+    before = await personal_row_counts(brain)
+    [notice] = await send(api, gil, "/water 250")  # at once: the running bot does not keep the old grant
+    assert PRIVATE in notice.params["text"]
+    after = await personal_row_counts(brain)  # no person, no message, no drink (the goodbye's row may go meanwhile)
+    assert after["identities"] == 0 and all(after[table] <= count for table, count in before.items())
+
+
+async def access_rows(brain: Brain) -> dict[str, int]:
+    async with brain.transactions.read() as session:
+        grants = await session.scalar(select(func.count()).select_from(AccessGrant))
+        invites = await session.scalar(select(func.count()).select_from(AccessInvite)
+                                       .where(AccessInvite.used_by.is_not(None)))
+    return {"grants": int(grants or 0), "invites naming someone": int(invites or 0)}
 
 
 async def test_admitting_and_removing_reach_the_running_bot(bot, api, brain, clock: FixedClock) -> None:
