@@ -17,7 +17,7 @@ from rich.console import Console
 from bot import event_loop
 from bot.log_format import SecretMask, configure_logging
 from bot.settings import ConfigurationError, Settings, SettingsError, load_settings, secrets_of
-from brain.i18n import Renderer, Text, tr
+from brain.i18n import Renderer, Text, ntr, tr
 
 if TYPE_CHECKING:
     from adapters.console.chat import ConsoleChat
@@ -245,12 +245,14 @@ def doctor() -> None:
     marks = {OK: "[green]✓[/green]", "warn": "[yellow]![/yellow]", FAIL: "[red]✗[/red]"}
     failed = False
 
+    render = Renderer(settings.default_locale)  # the installation's language, as the other commands speak
+
     def report(finding: Finding) -> None:
         nonlocal failed
         failed = failed or finding.status == FAIL
-        console.print(f"{marks[finding.status]} ", mask.hide(finding.text), sep="", markup=True)
+        console.print(f"{marks[finding.status]} ", mask.hide(render(finding.message)), sep="", markup=True)
 
-    report(Finding(OK, "settings are valid"))
+    report(Finding(OK, tr("settings are valid")))
     database_ok = True
     try:
         with _database_server(settings) as uri:
@@ -262,21 +264,21 @@ def doctor() -> None:
             finding = check_migrations(uri, set(scripts.get_heads()),
                                        {revision.revision for revision in scripts.walk_revisions()})
     except Exception as problem:
-        finding = Finding(FAIL, f"database: {problem}")
+        finding = Finding(FAIL, tr("database: {problem}", problem=str(problem)))
     if settings.database_url is None and finding.status != FAIL:
-        finding = Finding(finding.status, finding.text + " (embedded PostgreSQL)")
+        finding = Finding(finding.status, tr("{finding} (embedded PostgreSQL)", finding=finding.message))
     database_ok = finding.status != FAIL
     report(finding)
     if database_ok:
         _check_embedder(settings, console)
     report(check_models(settings) if settings.companion_enabled
-           else Finding(OK, "language model off (COMPANION_LLM=false)"))
+           else Finding(OK, tr("language model off (COMPANION_LLM=false)")))
     for line in asyncio.run(media_checks(settings)):  # voice notes and photos: warnings at most
         console.print(line)
     report(check_telegram(settings) if settings.telegram_enabled
-           else Finding("warn", "Telegram not configured (TELEGRAM_TOKEN)"))
+           else Finding("warn", tr("Telegram not configured (TELEGRAM_TOKEN)")))
     report(check_matrix(settings) if settings.matrix_enabled
-           else Finding("warn", "Matrix not configured (MATRIX_HOMESERVER, MATRIX_USER_ID)"))
+           else Finding("warn", tr("Matrix not configured (MATRIX_HOMESERVER, MATRIX_USER_ID)")))
     if database_ok and (settings.telegram_enabled or settings.matrix_enabled):
         report(_check_access(settings))
     raise typer.Exit(1 if failed else 0)
@@ -289,12 +291,13 @@ def _check_access(settings: Settings) -> Finding:
 
     policy = AccessPolicy.from_settings(settings)
     if policy.mode == OPEN:
-        return Finding(WARN, "access: COMPANION_ACCESS=open, anyone who reaches the bot may talk to it")
+        return Finding(WARN, tr("access: COMPANION_ACCESS=open, anyone who reaches the bot may talk to it"))
     with _brain(settings) as run_with:
         rows = run_with(lambda brain: listing(brain, policy))
     if not rows:
-        return Finding(WARN, "access: nobody may talk to the bot yet; `companion invite` makes a code")
-    return Finding(OK, f"access: {len(rows)} account(s) may talk to the bot (`companion access` lists them)")
+        return Finding(WARN, tr("access: nobody may talk to the bot yet; `companion invite` makes a code"))
+    return Finding(OK, ntr("access: {count} account may talk to the bot (`companion access` lists it)",
+                           "access: {count} accounts may talk to the bot (`companion access` lists them)", len(rows)))
 
 
 @cli.command()
@@ -333,28 +336,35 @@ async def media_checks(settings: Settings) -> list[str]:
     needed: without them the bot says so to the person, so a missing one is a warning, not a failure."""
     from app.wiring import photos, voice_notes
 
+    render = Renderer(settings.default_locale)
     lines = []
     voice = voice_notes(settings)
     try:
         if voice.speech is None:
-            lines.append("[yellow]![/yellow] voice notes: no speech-to-text server (STT_URL); they are answered "
-                         "with \"type it instead\"")
+            lines.append("[yellow]![/yellow] " + render(tr(
+                "voice notes: no speech-to-text server (STT_URL); they are answered with \"type it instead\"")))
         else:
             problem = await voice.speech.check()
-            where = f"{settings.stt_url}{'' if settings.stt_local else ', remote: only with consent'}"
-            lines.append(f"[green]✓[/green] speech-to-text server at {where}" if problem is None
-                         else f"[yellow]![/yellow] speech-to-text server at {settings.stt_url} does not answer: "
-                              f"{problem}; voice notes are answered with \"try again later\"")
+            if problem is not None:
+                lines.append("[yellow]![/yellow] " + render(tr(
+                    "speech-to-text server at {url} does not answer: {problem}; voice notes are answered with \"try "
+                    "again later\"", url=settings.stt_url, problem=problem)))
+            elif settings.stt_local:
+                lines.append("[green]✓[/green] " + render(tr("speech-to-text server at {url}", url=settings.stt_url)))
+            else:
+                lines.append("[green]✓[/green] " + render(tr("speech-to-text server at {url}, remote: only with "
+                                                             "consent", url=settings.stt_url)))
     finally:
         await voice.close()
     vision = photos(settings).vision
     if vision is None:
-        lines.append("[yellow]![/yellow] photos: no vision model (OLLAMA_MODEL_VISION); they are answered with "
-                     "\"tell me what you ate\"")
+        lines.append("[yellow]![/yellow] " + render(tr(
+            "photos: no vision model (OLLAMA_MODEL_VISION); they are answered with \"tell me what you ate\"")))
     else:
         problem = await vision.check()
-        lines.append(f"[green]✓[/green] vision model {settings.ollama_model_vision}" if problem is None
-                     else f"[yellow]![/yellow] vision model {settings.ollama_model_vision}: {problem}")
+        lines.append("[green]✓[/green] " + render(tr("vision model {model}", model=settings.ollama_model_vision))
+                     if problem is None else "[yellow]![/yellow] " + render(tr(
+                         "vision model {model}: {problem}", model=settings.ollama_model_vision, problem=problem)))
     return lines
 
 
@@ -363,25 +373,27 @@ def _check_embedder(settings: Settings, console: Console) -> None:
     from app.wiring import embedder_from_settings
     from brain.memory.embedder import space_of
 
+    render = Renderer(settings.default_locale)
     try:
         choice = embedder_from_settings(settings)
     except ValueError as problem:
-        console.print(f"[red]✗[/red] embedder: {problem}")
+        console.print("[red]✗[/red] " + render(tr("embedder: {problem}", problem=str(problem))))
         return
     space = space_of(choice.embedder).key
     if choice.fallback is not None:
-        console.print(f"[yellow]![/yellow] embedder: {choice.fallback}; the memory uses {space} (fast, weaker "
-                      "recall)")
+        console.print("[yellow]![/yellow] " + render(tr(
+            "embedder: {reason}; the memory uses {space} (fast, weaker recall)", reason=choice.fallback, space=space)))
     else:
-        console.print(f"[green]✓[/green] embedder {space}")
+        console.print("[green]✓[/green] " + render(tr("embedder {space}", space=space)))
     try:
         progress = asyncio.run(_reembed_progress(settings, choice.embedder))
     except Exception:
         return  # the database check says what is wrong
     if progress.remaining:
-        console.print(f"[yellow]![/yellow] re-embedding: {progress.done} of {progress.total} memories have vectors "
-                      f"of {space}; the rest is found by its words until `companion reembed` or the running bot is "
-                      "done")
+        console.print("[yellow]![/yellow] " + render(tr(
+            "re-embedding: {done} of {total} memories have vectors of {space}; the rest is found by its words until "
+            "`companion reembed` or the running bot is done", done=progress.done, total=progress.total,
+            space=space)))
 
 
 async def _reembed_progress(settings: Settings, embedder: Embedder) -> ReembedProgress:

