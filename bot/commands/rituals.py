@@ -12,10 +12,14 @@ import uuid
 from datetime import time
 from typing import Any
 
+from sqlalchemy import ColumnElement
+
 from bot.commands import Command
+from bot.delivery.keyboards import take_off_keyboards
 from bot.parsing.amounts import parse_count, parse_volume_ml
 from bot.parsing.dates import EVENING, cut, find_bare_hour, find_time, in_part_of_day, written_with_minutes
 from bot.turn import PendingButton, Turn
+from brain.actions.models import ActionToken
 from brain.errors import DomainError
 from brain.events.actor import USER
 from brain.i18n import N_, Text, ntr, tr
@@ -146,6 +150,15 @@ async def _typed_answer(turn: Turn, current: Progress, text: str) -> None:
             turn.say(tr("Please give a number from {min} to {max}.", min=step.minimum, max=step.maximum))
             return
     await _show(turn, await turn.brain.rituals.answer(turn.user, current.run.id, current.index, value=value))
+    async with turn.brain.transactions.begin() as uow:  # the step's buttons: answered by typing
+        await take_off_keyboards(await uow.session.connection(), turn.user.id,
+                                 step_question(current.run.id, current.index))
+
+
+def step_question(run_id: uuid.UUID, index: int) -> ColumnElement[bool]:
+    """The buttons of one step of a ritual's run (a condition on `ActionToken`, for `take_off_keyboards`)."""
+    return (ActionToken.kind == ACTION) & (ActionToken.payload["run"].astext == str(run_id)) \
+        & (ActionToken.payload["step"].astext == str(index))
 
 
 async def _overview(turn: Turn, current: Progress | None) -> None:

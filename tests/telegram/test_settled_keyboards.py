@@ -1,9 +1,10 @@
 """A keyboard goes whenever its question is settled, not only by a press: a proposal approved or rejected by
-command, a proposal that expired (its message then says so), and a setup step answered by typing. Each edit is an
-outbox row (`bot.delivery.keyboards`), sent through the fake Bot API like any reply."""
+command, a proposal that expired (its message then says so), and a setup or ritual step answered by typing. Each
+edit is an outbox row (`bot.delivery.keyboards`), sent through the fake Bot API like any reply."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import timedelta
 
@@ -24,6 +25,19 @@ def proposal_ref(message: Call) -> str:
     found = re.search(r"\(proposal (\w+)\)", message.text)
     assert found is not None, message.text
     return found.group(1)
+
+
+async def recorded(brain: Brain, *messages: Call) -> None:
+    """Waits until the delivery has recorded these messages' keyboards: it does so in the transaction that settles
+    their rows, a moment after Telegram took them (a ready check, polled)."""
+    wanted = {str(m.params["_message_id"]) for m in messages}
+    async with asyncio.timeout(10):
+        while True:
+            async with brain.transactions.read() as session:
+                found = set((await session.scalars(select(KeyboardMessage.message_id))).all())
+            if wanted <= found:
+                return
+            await asyncio.sleep(0.02)
 
 
 def edits_of(api: FakeBotAPI, method: str, message: Call) -> list[Call]:
@@ -61,6 +75,7 @@ async def test_an_expired_proposal_loses_its_keyboard_and_says_it_expired(
     alice = person()
     _, *listed = await proposals_message(api, alice, brain)
     milk = next(m for m in listed if "Buy milk" in m.text)
+    await recorded(brain, *listed)
     clock.set(clock.now() + timedelta(hours=1))
     assert await expire_with_keyboards(brain) == 2
     telegram.wake_sender()
@@ -87,3 +102,17 @@ async def test_a_setup_step_answered_by_typing_loses_its_keyboard(
     assert "Step 3 of 4" in quiet.text
     await api.wait_for("editMessageReplyMarkup", chat_id=bea.id, count=2)
     assert len(edits_of(api, "editMessageReplyMarkup", zone)) == 1
+
+
+async def test_a_ritual_step_answered_by_typing_loses_its_keyboard(
+        telegram: TelegramAdapter, api: FakeBotAPI, person, brain: Brain) -> None:  # type: ignore[no-untyped-def]
+    alice = person()
+    (overview,) = await send(api, alice, "/ritual")
+    api.push(api.press(alice, overview.buttons()["+ Drink check"], overview))
+    (question,) = await api.wait_for("sendMessage", chat_id=alice.id,
+                                     where=lambda c: "How much water do you want to log?" in c.text)
+    assert "250 ml" in question.buttons()
+    await recorded(brain, question)  # the press's lane delivered it; the typed answer comes in the chat's lane
+    await send(api, alice, "300")  # typed instead of pressed
+    await api.wait_for("editMessageReplyMarkup", chat_id=alice.id,
+                       where=lambda c: str(c.params.get("message_id")) == str(question.params["_message_id"]))
