@@ -164,6 +164,7 @@ async def test_facts_are_listed_and_a_deleted_one_is_not_learned_again(
     listing = await alice.send("/facts")
     assert "You usually drink coffee in the morning. (89%, from your logs)" in listing
     assert "Water reminder: you usually leave it unanswered before 10:00\u202fAM. (94%, from your answers" in listing
+    assert "You drink coffee about once a day. (89%, from your logs)" in listing
     number = next(line.split(".")[0] for line in listing.splitlines() if "coffee in the morning" in line)
     assert "won't learn that again for 90 days" in await alice.send(f"/facts delete {number}")
     clock.set(at(FIRST + timedelta(days=23), 3, 30))
