@@ -23,7 +23,6 @@ WINDOW = timedelta(days=28)
 MIN_ANSWERS = 4
 IGNORED_SHARE = 0.7
 ACTED_SHARE = 0.6
-RARELY_ACTED = 0.3
 # "Before 10:00" names a morning; a later cut-off would be most of the day.
 LATEST_CUTOFF = 14
 
@@ -106,7 +105,7 @@ def _acted_on_days(rule: str, label: str, answers: Sequence[Answer]) -> list[Fin
         if share >= ACTED_SHARE:
             findings.append(Finding(key, key, "preference", f"Acts on the {label.lower()} on {part}", True,
                                     source="feedback", said=said.to_json(), support=acted, trials=len(seen)))
-        elif share < RARELY_ACTED:
+        else:
             findings.append(Finding(key, key, "preference", "", False, support=acted, trials=len(seen)))
     return findings
 

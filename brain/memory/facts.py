@@ -212,7 +212,7 @@ def _day_part(hour: int) -> str:
 
 def window_findings(activities: Sequence[Activity], minimum: int = MIN_OBSERVATIONS) -> list[Finding]:
     """"Mostly <does> in the morning": at least 70 % of at least 7 occurrences (each one observation) fall in one
-    part of the day; a part holding under 40 % contradicts an earlier fact about it."""
+    part of the day; a part holding less is evidence against an earlier fact about it."""
     findings: list[Finding] = []
     for key, acts in _by_key(activities).items():
         if len(acts) < minimum:
@@ -222,9 +222,8 @@ def window_findings(activities: Sequence[Activity], minimum: int = MIN_OBSERVATI
         for name, _, _ in DAY_PARTS:
             share = parts[name] / len(acts)
             statement = f"Mostly {acts[0].label} in the {name}"
-            if share >= 0.7 or share < 0.4:
-                findings.append(Finding(f"{group}:{name}", group, "preference", statement, share >= 0.7,
-                                        support=parts[name], trials=len(acts)))
+            findings.append(Finding(f"{group}:{name}", group, "preference", statement, share >= 0.7,
+                                    support=parts[name], trials=len(acts)))
     return findings
 
 

@@ -74,10 +74,11 @@ async def live_three_weeks(brain: Brain, clock: FixedClock, user: User, jobs: Sc
         await jobs.learning()
 
 
-async def live_a_mixed_week(brain: Brain, clock: FixedClock, user: User, jobs: ScheduledJobs) -> None:
-    """Coffee every day, in the morning on four days and in the evening on three; the water reminders before 10:00
-    acted on half the time (8:00 on even days, 9:30 on odd ones), the one at 14:00 always."""
-    for n in range(7):
+async def live_a_mixed_week(brain: Brain, clock: FixedClock, user: User, jobs: ScheduledJobs,
+                            days: range = range(7)) -> None:
+    """Coffee every day, in the morning on even days and in the evening on odd ones; the water reminders before
+    10:00 acted on half the time (8:00 on even days, 9:30 on odd ones), the one at 14:00 always."""
+    for n in days:
         day = FIRST + timedelta(days=n)
         clock.set(at(day, 7, 30) if n % 2 == 0 else at(day, 19, 30))
         async with brain.transactions.begin() as uow:
@@ -151,6 +152,30 @@ async def test_a_week_in_which_a_pattern_holds_only_half_the_time_keeps_it_out_o
     assert "Drinks coffee about 1 time a day" in prompt
     assert "in the morning" not in prompt and "in the evening" not in prompt
     assert "ignores the water reminder" not in prompt and "Acts on the water reminder" not in prompt
+
+
+async def test_a_habit_that_then_holds_only_half_the_time_leaves_the_prompt(
+        brain: Brain, clock: FixedClock, person, fake: FakeOllama) -> None:
+    alice = person()
+    clock.set(at(FIRST, 7, 0))
+    await alice.send("/help")
+    user = await alice.user()
+    jobs = ScheduledJobs(brain, Settings())
+    await live_three_weeks(brain, clock, user, jobs, range(7))
+    await first_week_done(clock, jobs)
+    assert (await facts_of(brain, user))[COFFEE_MORNINGS] == 0.72
+    await live_a_mixed_week(brain, clock, user, jobs, range(7, 14))
+
+    # Ten mornings of fourteen is still "mostly", but no longer beyond doubt.
+    assert (await facts_of(brain, user))[COFFEE_MORNINGS] < 0.5
+    fake.script(Script(content="Hi!"))
+    await alice.send("how am I doing?")
+    prompt = system_prompt(fake.requests[-1])
+    assert "Drinks coffee about 1 time a day" in prompt
+    assert "in the morning" not in prompt
+    # Fourteen of twenty-one is no longer "mostly" (70 %): evidence against the fact, which goes on falling.
+    await live_a_mixed_week(brain, clock, user, jobs, range(14, 21))
+    assert (await facts_of(brain, user))[COFFEE_MORNINGS] < 0.4
 
 
 async def test_facts_are_listed_and_a_deleted_one_is_not_learned_again(
