@@ -1,12 +1,12 @@
 """Writes tests/slow_tests.txt, the tests that `make test-fast` leaves out, from the timings of a run.
 
-    .venv/bin/python -m pytest -q -n 2 -m "not slow" --durations=0 > durations.log
+    SLOW_LIST=off .venv/bin/python -m pytest -q -n 2 -m "not slow" --durations=0 > durations.log
     .venv/bin/python scripts/slow_tests.py durations.log [--over 0.2]
 
 A test function is slow when one of its cases takes longer than `--over` seconds on average (setup, call and
-teardown together; the cases of a parametrized test count together). The tests that are slow already (marked, or on
-a server of their own) are not in the timings and stay slow. Run it on a quiet machine after the suite changed: the
-list only decides what the quick loop runs; CI runs everything."""
+teardown together; the cases of a parametrized test count together). SLOW_LIST=off times the listed tests again;
+the tests marked slow in their file, or on a server of their own, are not in the timings and stay slow. Run it on a
+quiet machine after the suite changed: the list only decides what the quick loop runs; CI runs everything."""
 
 from __future__ import annotations
 
