@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import httpx
 import ollama
+from ollama._types import ChatRequest
 from pydantic import ValidationError
 
 log = logging.getLogger(__name__)
@@ -179,23 +181,44 @@ class LLM:
             response = await self._client.chat(model=model, messages=messages, tools=models, stream=False,
                                                 options=options, think=think)
             return _reply(response.message.content or "", response.message.tool_calls, response)
+        return await self._stream(model, messages, models, think, options, on_text)
+
+    async def _stream(self, model: str, messages: list[dict[str, Any]], tools: list[ollama.Tool] | None, think: bool,
+                      options: dict[str, Any] | None, on_text: TextSink) -> LLMReply:
+        """A streamed answer, read through the ollama client's own HTTP client (its host, headers and timeouts) with
+        one plain JSON parse per line: the client's own stream validates every line into a response model. The
+        request is built as the client builds it."""
+        request = ChatRequest(model=model, messages=[_message(m) for m in messages], tools=tools, stream=True,
+                              think=think, options=options).model_dump(exclude_none=True)
         parts: list[str] = []
-        calls: list[Any] = []
-        final: Any = None
-        stream = await self._client.chat(model=model, messages=messages, tools=models, stream=True,
-                                         options=options, think=think)
-        async for chunk in stream:
-            piece = chunk.message.content or ""
-            if piece:
-                parts.append(piece)
-                await on_text(piece)
-            if chunk.message.tool_calls:
-                calls.extend(chunk.message.tool_calls)
-            if chunk.done:
-                final = chunk
+        calls: list[ToolCall] = []
+        final: dict[str, Any] | None = None
+        async with self._client._client.stream("POST", "/api/chat", json=request) as response:
+            if response.is_error:
+                await response.aread()
+                raise ollama.ResponseError(response.text, response.status_code)
+            async for line in _lines(response):
+                chunk = json.loads(line)
+                if not isinstance(chunk, dict):
+                    raise ValueError(f"the model server sent {type(chunk).__name__}, not an object")
+                if error := chunk.get("error"):
+                    raise ollama.ResponseError(str(error))
+                message = chunk.get("message")
+                if not isinstance(message, dict):
+                    message = {}
+                piece = message.get("content") or ""
+                if piece:
+                    parts.append(piece)
+                    await on_text(piece)
+                calls.extend(_tool_call(c) for c in message.get("tool_calls") or ())
+                if chunk.get("done"):
+                    final = chunk
         if final is None:
             raise ValueError("the stream ended without a final chunk")
-        return _reply("".join(parts), calls, final)
+        return LLMReply(content="".join(parts), tool_calls=calls,
+                        prompt_tokens=int(final.get("prompt_eval_count") or 0),
+                        completion_tokens=int(final.get("eval_count") or 0), model=str(final.get("model") or ""),
+                        done_reason=final.get("done_reason"), server_ms=int(final.get("total_duration") or 0) / 1e6)
 
     async def embed(self, texts: Sequence[str], *, model: str, sensitive: bool = True, consent: bool = False,
                     local: bool = True) -> list[list[float]]:
@@ -248,6 +271,30 @@ def _reply(content: str, calls: Sequence[Any] | None, stats: Any) -> LLMReply:
     return LLMReply(content=content, tool_calls=tool_calls, prompt_tokens=int(stats.prompt_eval_count or 0),
                     completion_tokens=int(stats.eval_count or 0), model=str(stats.model or ""),
                     done_reason=stats.done_reason, server_ms=int(stats.total_duration or 0) / 1e6)
+
+
+def _message(message: Mapping[str, Any]) -> ollama.Message:
+    """A message as the ollama client sends it: empty fields left out."""
+    return ollama.Message.model_validate({key: value for key, value in message.items() if value})
+
+
+def _tool_call(call: Any) -> ToolCall:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict) or not function.get("name"):
+        raise ValueError(f"a tool call without a function name: {call!r}")
+    return ToolCall(name=str(function["name"]), arguments=function.get("arguments"), id=call.get("id"))
+
+
+async def _lines(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The non-empty lines of a streamed NDJSON body, as bytes (json.loads takes them as they are)."""
+    rest = b""
+    async for data in response.aiter_bytes():
+        *lines, rest = (rest + data).split(b"\n")
+        for line in lines:
+            if line.strip():
+                yield line
+    if rest.strip():
+        yield rest
 
 
 def _same_model(wanted: str, listed: str) -> bool:
