@@ -123,3 +123,14 @@ async def test_tasks_beyond_one_screen_page_with_buttons(
     assert second.text.splitlines()[0] == page
     assert "16. Task 16" in second.text and "30. Task 30" in second.text and "Task 31" not in second.text
     assert {more, back} <= set(second.buttons())
+
+
+async def test_done_takes_the_number_of_the_list_shown_even_after_a_task_due_earlier_was_added(
+        telegram: TelegramAdapter, api: FakeBotAPI, person) -> None:
+    alice = person(language_code="en")
+    await send(api, alice, "/task Report by Friday")
+    (listing,) = await send(api, alice, "/tasks")
+    assert "1. Report" in listing.text
+    await send(api, alice, "/task Taxes tomorrow")
+    (done,) = await send(api, alice, "/done 1")
+    assert "Report" in done.text and "Taxes" not in done.text
