@@ -64,6 +64,17 @@ async def test_one_rule_for_every_drink(telegram: TelegramAdapter, api: FakeBotA
     assert await drunk_ml(brain) == before
 
 
+@pytest.mark.parametrize(("language", "half", "litre"), [("en", "/coffee 2.5", "/water 1.5 l"),
+                                                     ("de", "/kaffee 2,5", "/wasser 1,5 l")])
+async def test_a_bare_decimal_counts_cups_and_a_unit_keeps_its_volume(
+        telegram: TelegramAdapter, api: FakeBotAPI, person, brain: Brain, language: str, half: str,
+        litre: str) -> None:
+    alice = person(language_code=language)
+    await send(api, alice, half)
+    await send(api, alice, litre)
+    assert await drunk_ml(brain) == [375, 1500]  # two and a half cups of 150 ml; one and a half litres
+
+
 @pytest.mark.parametrize("language", ["en", "de"])
 async def test_a_meals_energy_out_of_range_is_refused_with_the_range(
         telegram: TelegramAdapter, api: FakeBotAPI, person, brain: Brain, language: str) -> None:
