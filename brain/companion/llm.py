@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import httpx
 import ollama
@@ -26,6 +26,21 @@ log = logging.getLogger(__name__)
 Tier = Literal["primary", "fast"]
 TIERS: tuple[Tier, ...] = ("primary", "fast")
 TextSink = Callable[[str], Awaitable[None]]
+
+
+@runtime_checkable
+class PacedSink(Protocol):
+    """A text sink that lets the stream rest while it needs no new text (an answer shown and edited once a second
+    needs it just before each edit): meanwhile the model's lines wait in the socket and come in one read."""
+
+    async def __call__(self, text: str) -> None:
+        """The next piece of the answer."""
+
+    def rest(self) -> float:
+        """How long (seconds) the stream may rest now before it is read again."""
+        ...
+
+
 # Told of every request to the model server: the tier (or "embed"), its seconds, and whether it succeeded.
 CallObserver = Callable[[str, float, bool], None]
 
@@ -187,32 +202,37 @@ class LLM:
                       options: dict[str, Any] | None, on_text: TextSink) -> LLMReply:
         """A streamed answer, read through the ollama client's own HTTP client (its host, headers and timeouts) with
         one plain JSON parse per line: the client's own stream validates every line into a response model. The
-        request is built as the client builds it."""
+        request is built as the client builds it. A `PacedSink` lets the stream rest between two reads."""
         request = ChatRequest(model=model, messages=[_message(m) for m in messages], tools=tools, stream=True,
                               think=think, options=options).model_dump(exclude_none=True)
         parts: list[str] = []
         calls: list[ToolCall] = []
         final: dict[str, Any] | None = None
+        paced = on_text if isinstance(on_text, PacedSink) else None
         async with self._client._client.stream("POST", "/api/chat", json=request) as response:
             if response.is_error:
                 await response.aread()
                 raise ollama.ResponseError(response.text, response.status_code)
-            async for line in _lines(response):
-                chunk = json.loads(line)
-                if not isinstance(chunk, dict):
-                    raise ValueError(f"the model server sent {type(chunk).__name__}, not an object")
-                if error := chunk.get("error"):
-                    raise ollama.ResponseError(str(error))
-                message = chunk.get("message")
-                if not isinstance(message, dict):
-                    message = {}
-                piece = message.get("content") or ""
-                if piece:
-                    parts.append(piece)
-                    await on_text(piece)
-                calls.extend(_tool_call(c) for c in message.get("tool_calls") or ())
-                if chunk.get("done"):
-                    final = chunk
+            async for lines in _reads(response):
+                for line in lines:
+                    chunk = json.loads(line)
+                    if not isinstance(chunk, dict):
+                        raise ValueError(f"the model server sent {type(chunk).__name__}, not an object")
+                    if error := chunk.get("error"):
+                        raise ollama.ResponseError(str(error))
+                    message = chunk.get("message")
+                    if not isinstance(message, dict):
+                        message = {}
+                    piece = message.get("content") or ""
+                    if piece:
+                        parts.append(piece)
+                        await on_text(piece)
+                    calls.extend(_tool_call(c) for c in message.get("tool_calls") or ())
+                    if chunk.get("done"):
+                        final = chunk
+                rest = paced.rest() if paced is not None and final is None else 0.0
+                if rest > 0:
+                    await asyncio.sleep(rest)
         if final is None:
             raise ValueError("the stream ended without a final chunk")
         return LLMReply(content="".join(parts), tool_calls=calls,
@@ -285,16 +305,16 @@ def _tool_call(call: Any) -> ToolCall:
     return ToolCall(name=str(function["name"]), arguments=function.get("arguments"), id=call.get("id"))
 
 
-async def _lines(response: httpx.Response) -> AsyncIterator[bytes]:
-    """The non-empty lines of a streamed NDJSON body, as bytes (json.loads takes them as they are)."""
+async def _reads(response: httpx.Response) -> AsyncIterator[list[bytes]]:
+    """The complete non-empty lines of a streamed NDJSON body, as each read brings them (json.loads takes bytes)."""
     rest = b""
     async for data in response.aiter_bytes():
         *lines, rest = (rest + data).split(b"\n")
-        for line in lines:
-            if line.strip():
-                yield line
+        complete = [line for line in lines if line.strip()]
+        if complete:
+            yield complete
     if rest.strip():
-        yield rest
+        yield [rest]
 
 
 def _same_model(wanted: str, listed: str) -> bool:
