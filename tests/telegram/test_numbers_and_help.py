@@ -139,9 +139,9 @@ async def test_tasks_beyond_one_screen_page_with_buttons(
 async def test_done_takes_the_number_of_the_list_shown_even_after_a_task_due_earlier_was_added(
         telegram: TelegramAdapter, api: FakeBotAPI, person) -> None:
     alice = person(language_code="en")
-    await send(api, alice, "/task Report by Friday")
+    await send(api, alice, "/task Report")
     (listing,) = await send(api, alice, "/tasks")
     assert "1. Report" in listing.text
-    await send(api, alice, "/task Taxes tomorrow")
+    await send(api, alice, "/task Taxes tomorrow")  # due: before the undated report in a list shown now
     (done,) = await send(api, alice, "/done 1")
     assert "Report" in done.text and "Taxes" not in done.text
