@@ -48,6 +48,7 @@ from bot.voice import VoiceNotes
 from brain import log_context
 from brain.actions.models import ActionToken
 from brain.actions.service import redeem_action
+from brain.companion.llm import PacedSink
 from brain.companion.loop import TextSink
 from brain.companion.prompt import MARKDOWN, PLAIN
 from brain.core import Brain
@@ -398,7 +399,8 @@ class Dialog:
                 elif running is None or not running.steer(message):
                     await self._free_text(turn, message)
                 return
-            sink = live.piece if live is not None else on_text
+            # A live answer paces the model's stream (`PacedSink`); the terminal's printer takes every piece.
+            sink = live if isinstance(live, PacedSink) else live.piece if live is not None else on_text
             try:
                 outcome = await companion.respond(turn.user, message, control=control, on_text=sink,
                                                   formatting=formatting_of(turn.inbound.platform),

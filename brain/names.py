@@ -19,6 +19,18 @@ def name_key(name: str) -> str:
     """The key under which spellings of a name meet: case folded (ß is ss), accents and umlauts off, ae/oe/ue read
     as a/o/u, spaces collapsed. The fold is coarse on purpose ("Michael" and "Michal" share a key too): it only
     compares the names one person uses, where two that differ only so are rare."""
-    decomposed = unicodedata.normalize("NFKD", name.casefold().translate(_UNDECOMPOSED))
+    key = _fold(name)
+    # Compatibility forms fold in steps (a mathematical "𝘈" decomposes to "A", which then folds to "a"): fold
+    # until nothing changes, so that a key is its own key.
+    for _ in range(4):
+        again = _fold(key)
+        if again == key:
+            break
+        key = again
+    return key
+
+
+def _fold(name: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", name).casefold().translate(_UNDECOMPOSED))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     return " ".join(_UMLAUT_SPELLED.sub("", plain).split())

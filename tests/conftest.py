@@ -84,7 +84,7 @@ DECLARE
     used record;
 BEGIN
     PERFORM pg_terminate_backend(pid) FROM pg_stat_activity
-    WHERE datname = current_database() AND pid <> pg_backend_pid();
+    WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> 'pytest_kept';
     PERFORM set_config('session_replication_role', 'replica', true);  -- no foreign key checks: all rows go
     FOR written IN SELECT oid::regclass::text FROM pg_class
                    WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND relname <> 'alembic_version'
@@ -104,13 +104,26 @@ END $$;
 
 # Fixtures that start a server process of their own: a test using one is slow (`make test-fast` leaves it out).
 SERVER_FIXTURES = frozenset({"synapse"})
+# Test functions measured slow (scripts/slow_tests.py writes the list from a run's timings).
+SLOW_LIST = Path(__file__).resolve().parent / "slow_tests.txt"
+
+
+def _measured_slow() -> frozenset[str]:
+    """The list; none with SLOW_LIST=off (to time every test again, see scripts/slow_tests.py)."""
+    if os.environ.get("SLOW_LIST") == "off":
+        return frozenset()
+    lines = SLOW_LIST.read_text().splitlines() if SLOW_LIST.exists() else []
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Marks tests on a homeserver slow, then puts the slow tests (processes, servers, waits for a minute to come)
-    first: spread over the workers from the start, so the run does not end with one worker alone on a long test."""
+    """Marks tests on a homeserver and the test functions measured slow, then puts the slow tests (processes,
+    servers, waits for a minute to come) first: spread over the workers from the start, so the run does not end
+    with one worker alone on a long test."""
+    measured = _measured_slow()
     for item in items:
-        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if (SERVER_FIXTURES & set(getattr(item, "fixturenames", ()))
+                or item.nodeid.split("[", 1)[0] in measured):
             item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
@@ -204,13 +217,58 @@ def clock() -> FixedClock:
     return FixedClock(datetime(2026, 11, 30, 7, 30, tzinfo=UTC))
 
 
+class KeptDatabase(Database):
+    """The process's `Database` for the `brain` fixture, kept from test to test: its pooled connections (and the
+    server backends behind them, whose catalogue caches are warm) and its compiled statements serve every test
+    instead of being made again for each (a new backend costs milliseconds for every table it first touches).
+    Closing the brain returns the connections to the pool; `empty_database` spares them (they are named)."""
+
+    async def dispose(self) -> None:
+        pass  # `KeptDatabases.after_test` decides
+
+    def listeners(self) -> tuple[int, ...]:
+        """How many listeners each engine and pool event has: a test that leaves one behind is seen."""
+        engine = self.engine.sync_engine
+        return tuple(len(getattr(dispatch, name)) for dispatch in (engine.dispatch, engine.pool.dispatch)
+                     for name in dispatch._event_names)
+
+
+KEPT_APPLICATION = "pytest_kept"
+
+
+class KeptDatabases:
+    """Hands the kept `Database` to one test after another, and replaces it after a test that left a connection
+    checked out or an event listener on it, so no test sees what another one did to the engine."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url + ("&" if "?" in url else "?") + f"application_name={KEPT_APPLICATION}"
+        self.current = KeptDatabase(self.url, pool_size=5)
+        self._clean = self.current.listeners()
+
+    async def after_test(self) -> None:
+        database = self.current
+        if database.engine.sync_engine.pool.checkedout() or database.listeners() != self._clean:
+            self.current = KeptDatabase(self.url, pool_size=5)
+            await Database.dispose(database)
+
+
+@pytest.fixture(scope="session")
+def kept_databases(process_database: ProcessDatabase) -> KeptDatabases:
+    return KeptDatabases(process_database.url)
+
+
 @pytest.fixture
-async def brain(database_url: str, clock: FixedClock) -> AsyncIterator[Brain]:
-    b = build_brain(Database(database_url, pool_size=5), clock=clock)
+async def brain(request: pytest.FixtureRequest, database_url: str, kept_databases: KeptDatabases,
+                clock: FixedClock) -> AsyncIterator[Brain]:
+    """A brain over the kept database; a test marked `fresh_connections` (about what a new connection does) gets
+    a database of its own whose connections are all new."""
+    fresh = request.node.get_closest_marker("fresh_connections") is not None
+    b = build_brain(Database(database_url, pool_size=5) if fresh else kept_databases.current, clock=clock)
     try:
         yield b
     finally:
         await b.close()
+        await kept_databases.after_test()
 
 
 @pytest.fixture

@@ -35,7 +35,7 @@ from adapters.matrix.render import (
     with_bang_commands,
 )
 from bot.commands.table import command_table
-from bot.delivery.choices import choices_for, sent_with_choices, settled_choices
+from bot.delivery.choices import choices_for, pressed_message, sent_with_choices, settled_choices
 from bot.delivery.pushes import DirectRoom
 from bot.delivery.sender import OutboxSender
 from bot.delivery.transport import (
@@ -55,6 +55,8 @@ from brain.outbox.service import MAX_ATTEMPTS
 log = logging.getLogger(__name__)
 
 MAX_BACKOFF_S = 60.0
+# A question sent this soon after a press replies to the message pressed (Reject's "Why? (optional)").
+PRESS_REPLY_WINDOW = timedelta(minutes=5)
 
 
 class SendFailed(Exception):
@@ -147,6 +149,11 @@ class MatrixTransport:
         txn = f"companion-{outgoing.id}"
         content = message_content(with_bang_commands(outbound.text, self.commands), choices,
                                   markdown=outbound.markdown)
+        if outbound.asks_reply and shown is None:
+            pressed = await pressed_message(self.brain, outgoing.user_id, room_id,
+                                            self.brain.clock.now() - PRESS_REPLY_WINDOW)
+            if pressed is not None:  # a reply to the message pressed, which a reply to this question answers
+                content["m.relates_to"] = {"m.in_reply_to": {"event_id": pressed}}
         if shown is None:
             event_id = await self.send_event(room_id, "m.room.message", content, txn)
         else:

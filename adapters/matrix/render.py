@@ -10,6 +10,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from bot.delivery.choices import SNOOZE, Choice
+from bot.render.heard import split_heard
 from bot.render.markdown import blocks
 
 HTML_FORMAT = "org.matrix.custom.html"
@@ -31,6 +32,7 @@ def _html(text: str) -> str:
 def message_content(text: str, choices: Sequence[Choice] = (), *, markdown: bool = False) -> dict[str, Any]:
     """The text, and below it the choices numbered from 1 (plain body and HTML alike). `markdown`: the text is a
     model's answer, its formatting shown in the HTML and its plain words in the body."""
+    heard, text = split_heard(text)
     answer = blocks(text) if markdown else []
     if answer:
         body = "\n\n".join(b.plain for b in answer)
@@ -38,6 +40,9 @@ def message_content(text: str, choices: Sequence[Choice] = (), *, markdown: bool
     else:
         body = text
         formatted = _html(text)
+    if heard is not None:  # the words heard in a voice note, quoted on top of the answer to them
+        body = f"{heard}\n\n{body}" if body else heard
+        formatted = f"<blockquote>{_html(heard)}</blockquote>{formatted}"
     if choices:
         labels = [_listed(c) for c in choices]
         body += "\n\n" + "\n".join(f"{n}. {label}" for n, label in enumerate(labels, start=1))

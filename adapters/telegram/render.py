@@ -14,6 +14,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bot.render.heard import split_heard
 from bot.render.markdown import Block, blocks
 from brain.outbox.models import Button, Outbound
 
@@ -109,12 +110,14 @@ def keyboard_rows(buttons: list[list[Button]]) -> list[list[Button]]:
 
 
 def render(message: Outbound) -> list[Part]:
-    """The parts of one outbox message, in sending order; the keyboard is on the last one. An edit of a message
+    """The parts of one outbox message, in sending order; the keyboard is on the last one. The words heard in a
+    voice note come first, in a quote folded to its first lines (an expandable blockquote). An edit of a message
     sent before is one part: its keyboard goes, and its words become the edit's text (when it has one)."""
     if message.edits is not None:
         return [Part(split_text(message.text)[0] if message.text else "", edits=message.edits)]
     keyboard = keyboard_rows(message.buttons)
-    text = message.text
+    heard, text = split_heard(message.text) if message.image_png is None and message.document is None else (
+        None, message.text)
     parts: list[Part] = []
     if message.image_png is not None or message.document is not None:
         caption, *rest = split_text(text, MAX_CAPTION) if text else [""]
@@ -128,12 +131,24 @@ def render(message: Outbound) -> list[Part]:
             parts.extend(Part(chunk) for chunk in split_text(remainder))
     elif message.markdown and (answer := blocks(text)):
         parts.extend(formatted_parts(answer))
-    else:
+    elif text or heard is None:
         parts.extend(Part(chunk) for chunk in split_text(text or "…"))
+    if heard is not None:
+        parts = _with_heard(heard, parts)
     last = parts[-1]
     parts[-1] = Part(last.plain, keyboard, last.photo, last.document, last.document_name, last.formatted,
                      force_reply=message.asks_reply and not keyboard)
     return parts
+
+
+def _with_heard(heard: str, parts: list[Part]) -> list[Part]:
+    """The "🎙 …" line as an expandable quote on top of the first part, or as a part of its own when both do
+    not fit in one message."""
+    quote = f"<blockquote expandable>{escape(heard)}</blockquote>"
+    if parts and utf16_length(quote + parts[0].html) <= MAX_TEXT:
+        first = parts[0]
+        return [Part(f"{heard}\n\n{first.plain}", formatted=quote + first.html), *parts[1:]]
+    return [Part(heard, formatted=quote), *parts]
 
 
 def formatted_parts(answer: Sequence[Block], limit: int = MAX_TEXT, separator: str = "\n\n") -> list[Part]:

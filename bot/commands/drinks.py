@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.commands import Command
-from bot.parsing.amounts import parse_count, parse_volume_ml
+from bot.parsing.amounts import parse_count, parse_number, parse_volume_ml
 from bot.parsing.freetext import DRINK_WORDS, MIN_BARE_ML
 from bot.turn import PendingButton, Turn
 from brain.i18n import N_, Text, ntr, tr
@@ -29,18 +29,23 @@ def _vessels(drink_type: str, count: int) -> Text:
 
 
 async def _log(turn: Turn, drink_type: str, amount_text: str) -> None:
-    """One rule for every drink: a bare number up to 10 counts glasses or cups, from 50 it is ml, and in between
-    the person says which (two buttons); with a unit it is that volume."""
+    """One rule for every drink: a bare number up to 10 counts glasses or cups (a decimal one too: "/coffee 2.5" is
+    two and a half cups), from 50 it is ml, and in between the person says which (two buttons); with a unit it is
+    that volume ("0.5 l")."""
     args: dict[str, object] = {"drink_type": drink_type}
     if amount_text:
         compact = amount_text.replace(" ", "")
         ml = parse_volume_ml(compact)
         bare = not any(c.isalpha() for c in compact)
+        number = parse_number(compact) if bare else None
         if bare and compact.isdigit() and 1 <= int(compact) <= MAX_AT_ONCE:
             # "/water 2" is two glasses, as free text reads "water 2", not 2 ml.
             if int(compact) > 1:
                 args["count"] = int(compact)
             ml = None
+        elif number is not None and not compact.isdigit() and 0 < number <= MAX_AT_ONCE:
+            # "/coffee 2.5", "/water 1,5": glasses or cups as a whole number is, in one entry.
+            ml = round(number * DEFAULT_PORTION_ML.get(drink_type, DEFAULT_PORTION_ML["other"]))
         elif bare and compact.isdigit() and MAX_AT_ONCE < int(compact) < MIN_BARE_ML:
             count = int(compact)
             portion = DEFAULT_PORTION_ML.get(drink_type, DEFAULT_PORTION_ML["other"])

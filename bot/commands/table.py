@@ -79,8 +79,8 @@ async def help_(turn: Turn, args: str) -> None:
                     continue
                 lines.append(f"{turn.t(tr(command.usage))} — {turn.t(tr(command.summary))}")
         if drinks in modules:
-            lines.append(turn.t(tr("Drinks: a bare number up to 10 counts glasses or cups, 50 and more is ml; "
-                                   "in between I ask which.")))
+            lines.append(turn.t(tr("Drinks: a bare number up to 10 counts glasses or cups (2.5 too), 50 and more is "
+                                   "ml; in between I ask which. With a unit it is that much: 0.5 l.")))
     lines.append("")
     lines.append(turn.t(tr("You can also just write, e.g. \"250 ml water\", \"two coffees\" or "
                            "\"Buy milk by Friday\".")))

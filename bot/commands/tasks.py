@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import date, time
 from typing import Any
 
@@ -11,7 +12,7 @@ from bot.parsing.recurrence import find_repetition
 from bot.turn import PendingButton, Turn
 from brain.errors import DomainError
 from brain.i18n import N_, Text, ntr, tr
-from brain.modules.todo.service import find_task
+from brain.modules.todo.service import find_task, remember_shown
 from brain.people.local_time import local_now
 from brain.tools.spec import ToolResult
 
@@ -124,6 +125,9 @@ async def tasks(turn: Turn, args: str) -> None:
         lines.append(turn.t(more))
     elif len(items) >= FETCH_LIMIT:
         lines.append(turn.t(tr("… and more.")))
+    # The numbers stay what this list shows until the next list, also for a task added meanwhile that sorts first.
+    async with turn.brain.transactions.begin() as uow:
+        await remember_shown(uow, turn.user, [(item["position"], uuid.UUID(item["id"])) for item in items])
     rows = [buttons[i:i + 4] for i in range(0, len(buttons), 4)]
     pager = ([turn.button(tr("‹ Back"), "command", text=f"/tasks {page - 1}")] if page > 1 else []) + \
         ([turn.button(tr("More ›"), "command", text=f"/tasks {page + 1}")] if page < pages else [])

@@ -141,6 +141,18 @@ async def reacted_choices(brain: Brain, mxid: str, room_id: str, event_id: str) 
     return None if message is None or message.room_id != room_id else choices_of(message)
 
 
+async def pressed_message(brain: Brain, user_id: uuid.UUID, room_id: str, since: datetime) -> str | None:
+    """The event id of the person's message in this room whose choice was used last, if that was at `since` or
+    later: the message a question asked in answer to the press ("Why? (optional)" after Reject) replies to."""
+    async with brain.transactions.read() as session:
+        return await session.scalar(
+            select(MatrixMessage.event_id)
+            .join(ActionToken, ActionToken.token == any_(MatrixMessage.tokens))
+            .where(MatrixMessage.user_id == user_id, MatrixMessage.room_id == room_id,
+                   ActionToken.user_id == user_id, ActionToken.used_at >= since)
+            .order_by(ActionToken.used_at.desc()).limit(1))
+
+
 @dataclass(frozen=True)
 class Closed:
     """A message whose choices just closed: `chosen` is the used choice, or None when they expired; `locale` and

@@ -22,6 +22,9 @@ from bot.delivery.transport import ChatHeld, OutcomeUnknown, Outgoing, SendFailu
 
 log = logging.getLogger(__name__)
 
+# The model's stream, resting while an answer is shown, is read again this long before the next edit is due.
+READ_AHEAD_S = 0.05
+
 Part = TypeVar("Part", contravariant=True)
 
 
@@ -101,9 +104,23 @@ class LiveAnswer:
         self._closed = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
         self._last_request: float | None = None
+        self._due = 0.0  # when the next draft may go
+        self._held = False  # the platform held the last draft (flood control)
         self._lost = False  # a show whose outcome is unknown: the message may or may not be there
         self._stopped = False  # no more drafts (the platform refused one)
         self._result: Shown | None = None
+
+    async def __call__(self, text: str) -> None:
+        """The brain's text sink (`brain.companion.llm.PacedSink`): `piece`."""
+        await self.piece(text)
+
+    def rest(self) -> float:
+        """How long the model's stream may rest: once the answer is shown, until just before the next edit, which
+        then shows all that came meanwhile in one read. Not before it is shown (a short answer goes out as soon as
+        it is complete), nor while flood control holds the chat (the finished answer waits for it anyway)."""
+        if not self.shown.ids or self._held or self._closed.is_set() or self._writer is None or self._writer.done():
+            return 0.0
+        return max(0.0, self._due - min(self.pace.every / 5, READ_AHEAD_S) - self.clock())
 
     async def piece(self, text: str) -> None:
         """The next piece of the answer, as the model wrote it."""
@@ -134,11 +151,13 @@ class LiveAnswer:
 
     async def _write(self, due: float) -> None:
         while not self._stopped:
+            self._due = due
             if not await self._wait(due) or not await self._wait_for_text():
                 return
             try:
                 await self._sync()
             except ChatHeld as flood:  # the chat must wait: the next draft comes after that
+                self._held = True
                 due = self.clock() + max(flood.seconds, self.pace.every)
                 continue
             except OutcomeUnknown as unknown:
@@ -147,6 +166,7 @@ class LiveAnswer:
             except SendFailure as failure:
                 log.info("a draft to %s did not go through (%s); no more drafts", self.chat_id, failure)
                 return
+            self._held = False
             due = self.clock() + self.pace.every
 
     async def _wait(self, due: float) -> bool:

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import httpx
 import ollama
+from ollama._types import ChatRequest
 from pydantic import ValidationError
 
 log = logging.getLogger(__name__)
@@ -24,6 +26,21 @@ log = logging.getLogger(__name__)
 Tier = Literal["primary", "fast"]
 TIERS: tuple[Tier, ...] = ("primary", "fast")
 TextSink = Callable[[str], Awaitable[None]]
+
+
+@runtime_checkable
+class PacedSink(Protocol):
+    """A text sink that lets the stream rest while it needs no new text (an answer shown and edited once a second
+    needs it just before each edit): meanwhile the model's lines wait in the socket and come in one read."""
+
+    async def __call__(self, text: str) -> None:
+        """The next piece of the answer."""
+
+    def rest(self) -> float:
+        """How long (seconds) the stream may rest now before it is read again."""
+        ...
+
+
 # Told of every request to the model server: the tier (or "embed"), its seconds, and whether it succeeded.
 CallObserver = Callable[[str, float, bool], None]
 
@@ -179,23 +196,49 @@ class LLM:
             response = await self._client.chat(model=model, messages=messages, tools=models, stream=False,
                                                 options=options, think=think)
             return _reply(response.message.content or "", response.message.tool_calls, response)
+        return await self._stream(model, messages, models, think, options, on_text)
+
+    async def _stream(self, model: str, messages: list[dict[str, Any]], tools: list[ollama.Tool] | None, think: bool,
+                      options: dict[str, Any] | None, on_text: TextSink) -> LLMReply:
+        """A streamed answer, read through the ollama client's own HTTP client (its host, headers and timeouts) with
+        one plain JSON parse per line: the client's own stream validates every line into a response model. The
+        request is built as the client builds it. A `PacedSink` lets the stream rest between two reads."""
+        request = ChatRequest(model=model, messages=[_message(m) for m in messages], tools=tools, stream=True,
+                              think=think, options=options).model_dump(exclude_none=True)
         parts: list[str] = []
-        calls: list[Any] = []
-        final: Any = None
-        stream = await self._client.chat(model=model, messages=messages, tools=models, stream=True,
-                                         options=options, think=think)
-        async for chunk in stream:
-            piece = chunk.message.content or ""
-            if piece:
-                parts.append(piece)
-                await on_text(piece)
-            if chunk.message.tool_calls:
-                calls.extend(chunk.message.tool_calls)
-            if chunk.done:
-                final = chunk
+        calls: list[ToolCall] = []
+        final: dict[str, Any] | None = None
+        paced = on_text if isinstance(on_text, PacedSink) else None
+        async with self._client._client.stream("POST", "/api/chat", json=request) as response:
+            if response.is_error:
+                await response.aread()
+                raise ollama.ResponseError(response.text, response.status_code)
+            async for lines in _reads(response):
+                for line in lines:
+                    chunk = json.loads(line)
+                    if not isinstance(chunk, dict):
+                        raise ValueError(f"the model server sent {type(chunk).__name__}, not an object")
+                    if error := chunk.get("error"):
+                        raise ollama.ResponseError(str(error))
+                    message = chunk.get("message")
+                    if not isinstance(message, dict):
+                        message = {}
+                    piece = message.get("content") or ""
+                    if piece:
+                        parts.append(piece)
+                        await on_text(piece)
+                    calls.extend(_tool_call(c) for c in message.get("tool_calls") or ())
+                    if chunk.get("done"):
+                        final = chunk
+                rest = paced.rest() if paced is not None and final is None else 0.0
+                if rest > 0:
+                    await asyncio.sleep(rest)
         if final is None:
             raise ValueError("the stream ended without a final chunk")
-        return _reply("".join(parts), calls, final)
+        return LLMReply(content="".join(parts), tool_calls=calls,
+                        prompt_tokens=int(final.get("prompt_eval_count") or 0),
+                        completion_tokens=int(final.get("eval_count") or 0), model=str(final.get("model") or ""),
+                        done_reason=final.get("done_reason"), server_ms=int(final.get("total_duration") or 0) / 1e6)
 
     async def embed(self, texts: Sequence[str], *, model: str, sensitive: bool = True, consent: bool = False,
                     local: bool = True) -> list[list[float]]:
@@ -248,6 +291,30 @@ def _reply(content: str, calls: Sequence[Any] | None, stats: Any) -> LLMReply:
     return LLMReply(content=content, tool_calls=tool_calls, prompt_tokens=int(stats.prompt_eval_count or 0),
                     completion_tokens=int(stats.eval_count or 0), model=str(stats.model or ""),
                     done_reason=stats.done_reason, server_ms=int(stats.total_duration or 0) / 1e6)
+
+
+def _message(message: Mapping[str, Any]) -> ollama.Message:
+    """A message as the ollama client sends it: empty fields left out."""
+    return ollama.Message.model_validate({key: value for key, value in message.items() if value})
+
+
+def _tool_call(call: Any) -> ToolCall:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict) or not function.get("name"):
+        raise ValueError(f"a tool call without a function name: {call!r}")
+    return ToolCall(name=str(function["name"]), arguments=function.get("arguments"), id=call.get("id"))
+
+
+async def _reads(response: httpx.Response) -> AsyncIterator[list[bytes]]:
+    """The complete non-empty lines of a streamed NDJSON body, as each read brings them (json.loads takes bytes)."""
+    rest = b""
+    async for data in response.aiter_bytes():
+        *lines, rest = (rest + data).split(b"\n")
+        complete = [line for line in lines if line.strip()]
+        if complete:
+            yield complete
+    if rest.strip():
+        yield [rest]
 
 
 def _same_model(wanted: str, listed: str) -> bool:

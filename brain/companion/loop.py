@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from brain.companion.conversation import TurnMessage
-from brain.companion.llm import LLM, LLMReply, ModelUnavailable, PrivacyBlocked, Tier, ToolCall
+from brain.companion.llm import LLM, LLMReply, ModelUnavailable, PacedSink, PrivacyBlocked, Tier, ToolCall
 from brain.companion.reminders import LoopState, reminder_messages, reminders_for
 from brain.events.actor import AiActor
 from brain.i18n import Renderer, Text, tr
@@ -159,7 +159,7 @@ class _Stopped(Exception):
 
 class _Stream:
     """Passes the pieces of every model reply on, with a blank line between replies that both have words,
-    so what was streamed equals `LoopResult.text`."""
+    so what was streamed equals `LoopResult.text`. Paced as its sink is (`PacedSink`)."""
 
     def __init__(self, sink: TextSink | None) -> None:
         self.sink = sink
@@ -169,7 +169,7 @@ class _Stream:
     def start_reply(self) -> None:
         self._reply_started = False
 
-    async def piece(self, text: str) -> None:
+    async def __call__(self, text: str) -> None:
         if self.sink is None or not text:
             return
         if self.wrote and not self._reply_started:
@@ -177,6 +177,9 @@ class _Stream:
         self._reply_started = True
         self.wrote = True
         await self.sink(text)
+
+    def rest(self) -> float:
+        return self.sink.rest() if isinstance(self.sink, PacedSink) else 0.0
 
 
 # Runs a "task" call of a loop: a helper loop, whose summary is the call's outcome.
@@ -353,7 +356,7 @@ class AgentLoop:
                 "tools": len(tools or []), "sensitive": self.sensitive, "reminders": reminders,
             })
         self._stream.start_reply()
-        on_text = self._stream.piece if self._stream.sink is not None else None
+        on_text = self._stream if self._stream.sink is not None else None
         chat = self.llm.chat(self.tier, request, tools=tools, on_text=on_text, sensitive=self.sensitive,
                              consent=self.consent)
         if self.control is None:

@@ -23,7 +23,6 @@ WINDOW = timedelta(days=28)
 MIN_ANSWERS = 4
 IGNORED_SHARE = 0.7
 ACTED_SHARE = 0.6
-RARELY_ACTED = 0.3
 # "Before 10:00" names a morning; a later cut-off would be most of the day.
 LATEST_CUTOFF = 14
 
@@ -70,15 +69,26 @@ def _ignored_early(rule: str, label: str, answers: Sequence[Answer]) -> list[Fin
     early = [a for a in answers if cutoff is not None and a.local_hour < cutoff]
     holds = cutoff is not None and cutoff <= LATEST_CUTOFF and len(early) >= MIN_ANSWERS \
         and any(a.local_hour >= cutoff for a in answers)
-    findings = [Finding(f"{group}:{hour}", group, "preference", "", False)
-                for hour in range(1, LATEST_CUTOFF + 1) if not holds or hour != cutoff]
+    findings = []
+    for hour in range(1, LATEST_CUTOFF + 1):
+        if not holds or hour != cutoff:
+            support, trials = _ignored(answers, hour)
+            findings.append(Finding(f"{group}:{hour}", group, "preference", "", False, support=support, trials=trials))
     if holds and cutoff is not None:
         at = time(cutoff)
+        support, trials = _ignored(answers, cutoff)
         findings.append(Finding(
             f"{group}:{cutoff}", group, "preference", f"Mostly ignores the {label.lower()} before {at:%H:%M}", True,
             source="feedback", said=tr("{rule}: you usually leave it unanswered before {time}.", rule=tr(label),
-                                       time=at).to_json()))
+                                       time=at).to_json(), support=support, trials=trials))
     return findings
+
+
+def _ignored(answers: Sequence[Answer], cutoff: int) -> tuple[int, int]:
+    """The evidence on "ignores it before `cutoff`" (a Finding's support and trials): each answer before then, and
+    those not acted on."""
+    early = [a for a in answers if a.local_hour < cutoff]
+    return sum(not a.acted for a in early), len(early)
 
 
 def _acted_on_days(rule: str, label: str, answers: Sequence[Answer]) -> list[Finding]:
@@ -89,13 +99,14 @@ def _acted_on_days(rule: str, label: str, answers: Sequence[Answer]) -> list[Fin
         seen = [a for a in answers if a.weekday in days]
         if len(seen) < MIN_ANSWERS:
             continue
-        share = sum(a.acted for a in seen) / len(seen)
+        acted = sum(a.acted for a in seen)
+        share = acted / len(seen)
         key = f"nudge:{rule}:acts:{part}"
         if share >= ACTED_SHARE:
             findings.append(Finding(key, key, "preference", f"Acts on the {label.lower()} on {part}", True,
-                                    source="feedback", said=said.to_json()))
-        elif share < RARELY_ACTED:
-            findings.append(Finding(key, key, "preference", "", False))
+                                    source="feedback", said=said.to_json(), support=acted, trials=len(seen)))
+        else:
+            findings.append(Finding(key, key, "preference", "", False, support=acted, trials=len(seen)))
     return findings
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from brain.i18n import Text, tr
+from brain.i18n import Text, ntr, tr
 from brain.modules.drink.service import drink_label
 from brain.modules.food.service import meal_label
 from brain.pulse.nudges import text_from_json
@@ -28,8 +28,10 @@ def fact_text(key: str, statement: str, said: dict[str, Any] | None) -> Text | s
     if kind == "frequency" and "/" in last:
         rate, unit = last.split("/", 1)
         if rate.isdigit() and unit in ("day", "week"):
-            return (tr("You {activity} about {count} times a day.", activity=activity, count=int(rate)) if unit == "day"
-                    else tr("You {activity} about {count} times a week.", activity=activity, count=int(rate)))
+            return (ntr("You {activity} about once a day.", "You {activity} about {count} times a day.", int(rate),
+                        activity=activity) if unit == "day"
+                    else ntr("You {activity} about once a week.", "You {activity} about {count} times a week.",
+                             int(rate), activity=activity))
     return statement
 
 

@@ -1,7 +1,10 @@
 """Semantic facts ("usually drinks coffee on Mondays"): three rule-based extractors over the event stream
-(weekday pattern, time-of-day window, frequency) feed a confidence lifecycle — new 0.3, +0.15 per
-confirmation, -0.15 per contradiction, -0.05 per week after 30 days unconfirmed, deleted below 0.1.
-Facts at 0.5 or more go into the context document. Run `extract_facts_for_everyone` as a daily job."""
+(weekday pattern, time-of-day window, frequency) count the observations that support a pattern and those that bear
+on it. A fact's confidence is the lower bound of the supporting share (Wilson score, one-sided 95 %), so a week of
+daily evidence is enough while a pattern seen half the time never is. A verdict without counts (another rate found)
+moves it a step (-0.15); -0.05 per week after 30 days unconfirmed; deleted below 0.1. Facts at 0.5 or more go into
+the context document. The nightly job (brain.learning.nightly) runs `extract_facts`.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -48,7 +51,22 @@ EVENT_TYPES = [cls.event_type() for cls in (*ACTIVITIES, *REVERSALS)]
 MAX_PAGES = 10
 
 
+# Fewer observations than the days of a week say little about a habit, however they fall.
+MIN_OBSERVATIONS = 7
+
+
 # --- confidence lifecycle (pure) ---------------------------------------------------------------------------------
+
+def evidence_confidence(support: int, trials: int, settings: MemorySettings = MemorySettings()) -> float:
+    """The Wilson score lower bound of the share `support / trials`: how often the pattern holds at least, with the
+    certainty `settings.fact_evidence_z` stands for. Few observations give a low bound whatever their share."""
+    if trials <= 0:
+        return 0.0
+    z = settings.fact_evidence_z
+    share = support / trials
+    spread = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials))
+    return max((share + z * z / (2 * trials) - spread) / (1 + z * z / trials), 0.0)
+
 
 def fade_total(last_confirmed: datetime, at: datetime, settings: MemorySettings = MemorySettings()) -> float:
     """Fade accumulated by `at`: 0.05 for every full week beyond the 30 days of grace after the last confirmation."""
@@ -90,8 +108,11 @@ class Activity:
 
 @dataclass(frozen=True)
 class Finding:
-    """`holds` True: evidence for the fact; False: evidence against every fact under `group` except `key`.
-    `said`: the fact as the person reads it (a Text as JSON), when the extractor has one."""
+    """`holds` True: evidence for the fact `key`; False: evidence against it (`group`: the facts of which a person
+    has one, like the rates of one activity).
+    `said`: the fact as the person reads it (a Text as JSON), when the extractor has one. `support` of `trials`:
+    the observations (days, weeks, occurrences, answers) that bear on the fact `key` and those that agree with it;
+    no trials is a bare verdict."""
 
     key: str
     group: str
@@ -100,6 +121,8 @@ class Finding:
     holds: bool
     source: str = "rules"
     said: dict[str, Any] | None = None
+    support: int = 0
+    trials: int = 0
 
 
 def activity_of(event: DomainEvent, zone: ZoneInfo) -> Activity | None:
@@ -156,9 +179,9 @@ def standing_activities(events: Iterable[DomainEvent], zone: ZoneInfo) -> list[A
 
 
 def weekday_findings(activities: Sequence[Activity], weeks: int = WINDOW_DAYS // 7) -> list[Finding]:
-    """"Usually <does> on Mondays": the weekday had the activity in at least 3 of the last 4 weeks. A near-daily
-    habit is no weekday pattern (the frequency fact covers it). Once the activity is seen on a weekday in at
-    most one week while it still happens, an earlier weekday fact is contradicted."""
+    """"Usually <does> on Mondays": the weekday had the activity in at least 3 of the last 4 weeks (each week one
+    observation). A near-daily habit is no weekday pattern (the frequency fact covers it). Once the activity is seen
+    on a weekday in at most one week while it still happens, an earlier weekday fact is contradicted."""
     findings: list[Finding] = []
     for key, acts in _by_key(activities).items():
         weeks_on: dict[int, set[tuple[int, int]]] = defaultdict(set)
@@ -172,10 +195,11 @@ def weekday_findings(activities: Sequence[Activity], weeks: int = WINDOW_DAYS //
         for day in range(7):
             fact_key = f"{group}:{day}"
             statement = f"Usually {label} on {WEEKDAY_NAMES[day]}"
+            seen = min(len(weeks_on[day]), weeks)
             if day in strong:
-                findings.append(Finding(fact_key, group, "pattern", statement, True))
+                findings.append(Finding(fact_key, group, "pattern", statement, True, support=seen, trials=weeks))
             elif len(weeks_on[day]) <= 1 and len({a.at.date() for a in acts}) >= 3:
-                findings.append(Finding(fact_key, group, "pattern", statement, False))
+                findings.append(Finding(fact_key, group, "pattern", statement, False, support=seen, trials=weeks))
     return findings
 
 
@@ -186,9 +210,9 @@ def _day_part(hour: int) -> str:
     return "night"
 
 
-def window_findings(activities: Sequence[Activity], minimum: int = 8) -> list[Finding]:
-    """"Mostly <does> in the morning": at least 70 % of at least 8 occurrences fall in one part of the day;
-    a part holding under 40 % contradicts an earlier fact about it."""
+def window_findings(activities: Sequence[Activity], minimum: int = MIN_OBSERVATIONS) -> list[Finding]:
+    """"Mostly <does> in the morning": at least 70 % of at least 7 occurrences (each one observation) fall in one
+    part of the day; a part holding less is evidence against an earlier fact about it."""
     findings: list[Finding] = []
     for key, acts in _by_key(activities).items():
         if len(acts) < minimum:
@@ -198,29 +222,40 @@ def window_findings(activities: Sequence[Activity], minimum: int = 8) -> list[Fi
         for name, _, _ in DAY_PARTS:
             share = parts[name] / len(acts)
             statement = f"Mostly {acts[0].label} in the {name}"
-            if share >= 0.7:
-                findings.append(Finding(f"{group}:{name}", group, "preference", statement, True))
-            elif share < 0.4:
-                findings.append(Finding(f"{group}:{name}", group, "preference", statement, False))
+            findings.append(Finding(f"{group}:{name}", group, "preference", statement, share >= 0.7,
+                                    support=parts[name], trials=len(acts)))
     return findings
 
 
-def frequency_findings(activities: Sequence[Activity], days: int = WINDOW_DAYS, min_days: int = 7) -> list[Finding]:
-    """"<Does> about 3 times a day" (or a week) once the activity was seen on at least 7 days; a different rate
-    later contradicts the old one (each rate is its own fact in the same group)."""
+def frequency_findings(activities: Sequence[Activity], today: date, days: int = WINDOW_DAYS,
+                       min_days: int = MIN_OBSERVATIONS) -> list[Finding]:
+    """"<Does> about 3 times a day" (or a week) once the activity was seen on at least 7 days before today (today is
+    not over). The rate is counted from the first day it was seen in the window; each day (for a weekly rate each
+    week) since then is one observation, which supports the rate if it had that many. A different rate later
+    contradicts the old one (each rate is its own fact in the same group)."""
     findings: list[Finding] = []
     for key, acts in _by_key(activities).items():
-        if len({a.at.date() for a in acts}) < min_days:
+        counts = Counter(a.at.date() for a in acts if a.at.date() < today)
+        if len(counts) < min_days:
             continue
-        per_day = len(acts) / days
+        span = min((today - min(counts)).days, days)
+        total = sum(n for day, n in counts.items() if (today - day).days <= span)
+        per_day = total / span
         if per_day >= 1:
             rate, unit = round(per_day), "day"
+            support = sum(1 for back in range(1, span + 1) if counts[today - timedelta(days=back)] == rate)
+            trials = span
         else:
             rate, unit = max(round(per_day * 7), 1), "week"
+            trials = span // 7
+            weekly = Counter(((today - day).days - 1) // 7 for day in counts.elements()
+                             if (today - day).days <= trials * 7)
+            support = sum(1 for week in range(trials) if weekly[week] == rate)
         group = f"frequency:{key}"
         label = acts[0].label
         statement = f"{label[0].upper()}{label[1:]} about {rate} time{'s' if rate != 1 else ''} a {unit}"
-        findings.append(Finding(f"{group}:{rate}/{unit}", group, "pattern", statement, True))
+        findings.append(Finding(f"{group}:{rate}/{unit}", group, "pattern", statement, True, support=support,
+                                trials=trials))
     return findings
 
 
@@ -231,8 +266,8 @@ def _by_key(activities: Iterable[Activity]) -> dict[str, list[Activity]]:
     return grouped
 
 
-def findings_of(activities: Sequence[Activity]) -> list[Finding]:
-    return [*weekday_findings(activities), *window_findings(activities), *frequency_findings(activities)]
+def findings_of(activities: Sequence[Activity], today: date) -> list[Finding]:
+    return [*weekday_findings(activities), *window_findings(activities), *frequency_findings(activities, today)]
 
 
 # --- the job ------------------------------------------------------------------------------------------------------
@@ -266,9 +301,10 @@ async def extract_facts(transactions: Transactions, user_id: uuid.UUID,
                         settings: MemorySettings = MemorySettings(), *, extra: Sequence[Finding] = (),
                         forgotten: Collection[str] = ()) -> FactReport:
     """Runs the three extractors over the last 28 days and applies the lifecycle to this person's facts.
-    Confirmations and contradictions count at most once per calendar week, fading is exact at any cadence.
-    `extra`: findings of other extractors (how the person answers nudges), judged alike; `forgotten`: keys the
-    person deleted, which are not learned again."""
+    A finding with counts sets its fact's confidence to what the evidence shows (a fact too weak to keep is not
+    created); a bare verdict moves it a step. Confirmations and contradictions count at most once per calendar
+    week, fading is exact at any cadence. `extra`: findings of other extractors (how the person answers nudges),
+    judged alike; `forgotten`: keys the person deleted, which are not learned again."""
     report = FactReport()
     async with transactions.begin() as uow:
         session, now = uow.session, uow.now
@@ -278,12 +314,13 @@ async def extract_facts(transactions: Transactions, user_id: uuid.UUID,
         zone = ZoneInfo(user.timezone)
         events = await _recent_events(session, user_id, now - timedelta(days=WINDOW_DAYS), now)
         activities = standing_activities(events, zone)
-        findings = [f for f in (*findings_of(activities), *extra) if f.key not in forgotten]
+        findings = [f for f in (*findings_of(activities, now.astimezone(zone).date()), *extra)
+                    if f.key not in forgotten]
         facts = {f.key: f for f in (await session.scalars(
             select(MemoryFact).where(MemoryFact.user_id == user_id).with_for_update())).all()}
         new_week = _week_start(now)
         holding = {f.key for f in findings if f.holds}
-        against = {f.key for f in findings if not f.holds}
+        against = {f.key: f for f in findings if not f.holds}
         # A person has one rate per activity: a new rate holding disproves the old one.
         rates_holding = {f.group: f.key for f in findings if f.holds and f.group.startswith("frequency:")}
 
@@ -292,32 +329,47 @@ async def extract_facts(transactions: Transactions, user_id: uuid.UUID,
         for finding in findings:
             if not finding.holds:
                 continue
+            shown = evidence_confidence(finding.support, finding.trials, settings) if finding.trials else None
             existing = facts.get(finding.key)
             if existing is None:
+                if shown is not None and is_forgotten(shown, settings):
+                    continue  # too little evidence for a fact yet
                 fact = MemoryFact(id=uuid.uuid4(), user_id=user_id, kind=finding.kind, key=finding.key,
-                                  statement=finding.statement, confidence=settings.fact_initial, confirmations=0,
+                                  statement=finding.statement,
+                                  confidence=settings.fact_initial if shown is None else shown, confirmations=0,
                                   contradictions=0, last_confirmed=now, created_at=now, source=finding.source,
                                   checked_at=now, said=finding.said)
                 session.add(fact)
                 facts[finding.key] = fact
                 report.created.append(finding.key)
-            elif existing.checked_at is None or existing.checked_at < new_week:
-                existing.confidence = confirmed(existing.confidence, settings)
+                continue
+            first_this_week = existing.checked_at is None or existing.checked_at < new_week
+            if shown is not None:
+                existing.confidence = shown
+                existing.last_confirmed = now
+            if first_this_week:
+                if shown is None:
+                    existing.confidence = confirmed(existing.confidence, settings)
                 existing.confirmations += 1
                 existing.last_confirmed = now
-                existing.statement = finding.statement
-                existing.said = finding.said if finding.said is not None else existing.said
                 report.confirmed.append(existing.key)
+            existing.statement = finding.statement
+            existing.said = finding.said if finding.said is not None else existing.said
         for fact in list(facts.values()):
             if fact.key in holding or fact.key in report.created:
                 continue
-            # Evidence against it: an explicit counter-finding, or another rate of the same activity.
+            # Evidence against it: a counter-finding, or another rate of the same activity.
             group = fact.key.rsplit(":", 1)[0]
-            disproved = fact.key in against or rates_holding.get(group, fact.key) != fact.key
+            counter = against.get(fact.key)
+            disproved = counter is not None or rates_holding.get(group, fact.key) != fact.key
             if disproved and (fact.checked_at is None or fact.checked_at < new_week):
                 fact.confidence = contradicted(fact.confidence, settings)
                 fact.contradictions += 1
                 report.contradicted.append(fact.key)
+            if counter is not None and counter.trials:
+                # Counts against it lower it as far as they show, at once.
+                fact.confidence = min(fact.confidence,
+                                      evidence_confidence(counter.support, counter.trials, settings))
         for fact in facts.values():
             fact.checked_at = now
             if is_forgotten(fact.confidence, settings):

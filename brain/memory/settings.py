@@ -103,7 +103,10 @@ class MemorySettings:
     log_retention_days: int = 365
     log_flush_interval_s: float = 10.0
 
-    # Semantic facts.
+    # Semantic facts. A finding with counts of observations gets the lower bound of the share that supports it;
+    # the one-sided 95 % bound: at 0.5 or more it is that likely that the pattern holds more often than not.
+    fact_evidence_z: float = 1.645
+    # A finding without counts (a bare verdict) starts at `fact_initial` and moves by the steps.
     fact_initial: float = 0.3
     fact_confirm_step: float = 0.15
     fact_contradict_step: float = 0.15

@@ -40,6 +40,27 @@ async def test_streamed_pieces_arrive_in_order_and_join(llm: LLM, fake_ollama: F
     assert fake_ollama.requests[0]["stream"] is True
 
 
+async def test_a_paced_sink_gets_every_piece_and_is_asked_between_reads(llm: LLM, fake_ollama: FakeOllama) -> None:
+    fake_ollama.script(Script(content="One, two, three, four.", chunks=4, chunk_delay_s=0.01))
+
+    class Paced:
+        def __init__(self) -> None:
+            self.pieces: list[str] = []
+            self.asked = 0
+
+        async def __call__(self, piece: str) -> None:
+            self.pieces.append(piece)
+
+        def rest(self) -> float:
+            self.asked += 1
+            return 0.02  # the pieces written meanwhile wait in the socket
+
+    sink = Paced()
+    reply = await llm.chat("primary", HELLO, on_text=sink)
+    assert "".join(sink.pieces) == reply.content == "One, two, three, four."
+    assert sink.asked >= 1
+
+
 @pytest.mark.parametrize("stream", [False, True])
 async def test_tool_calls_come_back_with_their_arguments(llm: LLM, fake_ollama: FakeOllama, stream: bool) -> None:
     fake_ollama.script(Script(tool_calls=[call("log_drink", kind="water", amount_ml=250), call("get_today")]))

@@ -42,6 +42,24 @@ async def test_thousands_separators_log_the_whole_amount(person, brain: Brain, l
     assert await _drinks(brain) == [(drink_type, ml)]
 
 
+@pytest.mark.parametrize("language, line, drink_type, ml", [
+    ("en", "/coffee 2.5", "coffee", 375),  # two and a half cups of 150 ml, not 2.5 litres
+    ("de", "/kaffee 2,5", "coffee", 375),
+    ("en", "/water 1.5", "water", 375),  # one and a half glasses
+    ("de", "/wasser 0,5", "water", 125),  # half a glass
+    ("en", "/drink tea 2.5", "tea", 625),
+    ("en", "/coffee 1.5l", "coffee", 1500),  # with a unit: that volume
+    ("de", "/wasser 1,5 l", "water", 1500),
+    ("en", "/water 300ml", "water", 300),
+])
+async def test_a_bare_decimal_up_to_ten_counts_glasses_or_cups_and_a_unit_keeps_its_volume(
+        person, brain: Brain, language: str, line: str, drink_type: str, ml: int) -> None:
+    someone: Person = person(language=language)
+    reply = await someone.send(line)
+    assert (f"{ml:,}" if language == "en" else f"{ml:,}".replace(",", ".")) + " ml" in reply
+    assert await _drinks(brain) == [(drink_type, ml)]
+
+
 async def test_a_goal_typed_like_its_own_button_is_read_during_setup(person, brain: Brain) -> None:
     for language, skip, typed, said in (("en", "Skip", "2,500 ml", "2,500 ml"),
                                          ("de", "Überspringen", "3.000 ml", "3.000 ml")):
@@ -100,6 +118,8 @@ async def test_the_eating_verb_is_not_part_of_the_free_text_meal(person, brain: 
     ("en", "20 water", "Try \"250 ml water\""),  # 20 ml or twenty? Not guessed: the reply shows how to write it
     ("de", "Wasser 20", "„250 ml Wasser“"),
     ("en", "/water 2,500 l", "must be at most 5,000"),
+    ("en", "/coffee 12.5", "couldn't read the amount \"12.5\""),  # 12.5 cups or 12.5 ml? Not guessed
+    ("de", "/wasser 10,5", "Menge „10,5“"),
 ])
 async def test_bad_amounts_get_a_clear_answer_and_change_nothing(person, db_state, language: str, line: str,
                                                                  expected: str) -> None:

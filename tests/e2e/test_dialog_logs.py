@@ -402,6 +402,25 @@ async def test_done_numbers_stay_those_of_the_list_shown_until_tomorrow(person, 
     assert "1. Alpha\n2. Beta" in await alice.send("/tasks")  # the next day the numbers close up
 
 
+async def test_done_takes_the_number_of_the_list_shown_when_a_task_due_earlier_was_added_since(person) -> None:
+    alice = person()  # Monday
+    await alice.send("/task Report by Friday")
+    await alice.send("/task Laundry")
+    assert "1. Report" in await alice.send("/tasks")
+    await alice.send("/task Taxes tomorrow")  # due before the report: number 1 in a list shown now
+    assert "Report" in await alice.send("/done 1")  # number 1 of the list shown
+    assert "Laundry" in await alice.send("/task delete 2")
+    assert "1. Taxes" in await alice.send("/tasks")  # a new list, new numbers
+    assert "Taxes" in await alice.send("/done 1")
+
+
+async def test_without_a_list_shown_done_takes_the_number_of_the_current_order(person) -> None:
+    alice = person()
+    await alice.send("/task Laundry")
+    await alice.send("/task Taxes tomorrow")
+    assert "Taxes" in await alice.send("/done 1")
+
+
 async def test_a_long_task_list_says_how_many_are_not_shown(person) -> None:
     alice = person()
     for n in range(17):

@@ -1,24 +1,26 @@
 """Reminders the person asks for, from the message to the reminder arriving: /remind and free text in English and
 German without a model, the list with its delete buttons, the scheduler's minute sending each once at its local time
 with Done and Snooze buttons, quiet hours and a pause holding it (and saying so), a restart in between, a task's
-reminder, and bad input changing nothing."""
+reminder, two runs at once and lost bookkeeping (each still once), and bad input changing nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
+from sqlalchemy import func, select, update
 
 from adapters.console.chat import ConsoleChat, ConsoleConfig
 from bot.scheduler.jobs import ScheduledJobs
 from bot.settings import Settings
+from brain.actions.models import ActionToken
 from brain.clock import FixedClock
 from brain.core import Brain
 from brain.outbox.models import OutboxMessage
 from brain.reminders.models import DONE, SENT, WAITING, Reminder
-from brain.reminders.sending import REMINDER_KIND
+from brain.reminders.sending import REMINDER_KIND, send_due_reminders
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -196,8 +198,6 @@ async def test_a_tasks_due_time_can_carry_a_reminder_that_ends_when_the_task_is_
 
 
 async def test_the_terminal_chats_ticker_sends_due_reminders(brain: Brain, dialog, clock: FixedClock) -> None:
-    import asyncio
-
     from app.cli import _pulse_ticker
 
     out = io.StringIO()
@@ -245,3 +245,30 @@ async def test_german_and_english_reminders_arrive_once_at_their_local_time_acro
     assert sorted(m.text for m in messages) == ["⏰ Call mom", "⏰ Zahnarzt"]  # each once
     german = next(m for m in messages if m.text == "⏰ Zahnarzt")
     assert "✓ Erledigt" in buttons_of(german)
+
+
+async def test_two_runs_at_once_and_lost_bookkeeping_send_each_reminder_once_with_one_set_of_buttons(
+        person, brain: Brain, clock: FixedClock) -> None:
+    for n, handle in enumerate(("alice", "bob", "carol")):
+        await person(handle).send(f"/remind 15:0{n} call {handle}")
+    clock.set(berlin(30, 15, 5))
+    # Two scheduler runs at once, in batches small enough that they take turns: each row is locked by one of them.
+    first, second = await asyncio.gather(send_due_reminders(brain, clock.now(), batch=1),
+                                         send_due_reminders(brain, clock.now(), batch=1))
+    assert first.sent + second.sent == 3 and first.sent_to.isdisjoint(second.sent_to)
+    # The reminders' state lost (a restore from an older backup): the outbox still knows what went out.
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(update(Reminder).values(status=WAITING, due_at=Reminder.occurrence_at, deliveries=0,
+                                                          sent_at=None))
+    again = await send_due_reminders(brain, clock.now())
+    assert (again.sent, again.already_sent) == (0, 3)
+    messages = await sent(brain)
+    assert len(messages) == 3 and len({m.user_id for m in messages}) == 3
+    async with brain.transactions.read() as session:
+        tokens = await session.scalar(select(func.count()).select_from(ActionToken)
+                                      .where(ActionToken.kind == REMINDER_KIND))
+    assert tokens == 3 * 4  # Done and three snoozes per message, none for the runs that found it sent
+    for message in messages:
+        async with brain.transactions.read() as session:
+            token = await session.get(ActionToken, buttons_of(message)["✓ Done"])
+        assert token is not None and token.user_id == message.user_id and token.payload["op"] == "done"

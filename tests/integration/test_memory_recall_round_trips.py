@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from sqlalchemy import event, select, text
 
 from brain.core import Brain
@@ -74,6 +75,7 @@ async def test_recall_inside_a_transaction_gives_what_it_gives_outside(memory: M
     assert any(item.why.startswith("via #") for item in results[0])  # the first shell took part
 
 
+@pytest.mark.fresh_connections
 async def test_recall_sets_its_index_settings_once_per_connection(memory: Memory, brain: Brain, user) -> None:
     await remember_all(memory, user.id, LINES[:3])
     settings_sent = []

@@ -134,6 +134,29 @@ async def test_a_proposal_is_approved_by_reaction_and_another_by_command(matrix_
         assert sorted((await session.scalars(select(Task.title))).all()) == ["Buy milk", "Water the plants"]
 
 
+async def test_reject_asks_why_in_reply_to_the_proposal_and_a_reply_to_that_is_the_reason(
+        matrix_bot, matrix_people, brain) -> None:
+    alice = await matrix_people()
+    bot = matrix_bot.user_id
+    room = await greeted(alice, bot)
+    user = await matrix_user(brain, alice.user_id)
+    assert (await brain.tools.execute(user.id, "create_task", {"title": "Buy milk"}, ai(rationale="x"))).ok
+    mark = alice.mark()
+    await alice.send(room, "!proposals")
+    milk = await alice.message_from(bot, room, after=mark, contains="Buy milk")
+    mark = alice.mark()
+    await alice.react(room, milk.event_id, "❌")
+    why = await alice.message_from(bot, room, after=mark, contains="Why? (optional)")
+    assert why.source["content"]["m.relates_to"] == {"m.in_reply_to": {"event_id": milk.event_id}}
+    mark = alice.mark()
+    await alice.send(room, "not this week", reply_to=why.event_id)
+    noted = await alice.message_from(bot, room, after=mark, contains="Noted why")
+    assert "not this week" in noted.body
+    async with brain.transactions.read() as session:
+        proposal = await session.scalar(select(Proposal))
+    assert proposal is not None and (proposal.status, proposal.reason) == ("rejected", "not this week")
+
+
 async def test_a_reaction_by_another_member_is_ignored(bot_runner, matrix_people, brain) -> None:
     await bot_runner.start(allow_group_rooms=True)
     bot = bot_runner.user_id

@@ -73,6 +73,9 @@ async def test_a_voice_note_on_matrix_is_transcribed_and_logs_the_drink(
                     duration=2500)
     logged = await alice.message_from(bot, room, after=mark, contains="🎙")
     assert logged.body.startswith("🎙 two coffees\n\nLogged 2 × 150 ml coffee")
+    # Shown formatted as a quote on top of the answer.
+    assert logged.source["content"]["formatted_body"].startswith(
+        "<blockquote>🎙 two coffees</blockquote>Logged 2 × 150 ml coffee")
     async with brain.transactions.read() as session:
         drinks = (await session.scalars(select(DrinkEntry.drink_type))).all()
     assert drinks == ["coffee", "coffee"]

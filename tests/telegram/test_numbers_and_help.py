@@ -64,6 +64,17 @@ async def test_one_rule_for_every_drink(telegram: TelegramAdapter, api: FakeBotA
     assert await drunk_ml(brain) == before
 
 
+@pytest.mark.parametrize(("language", "half", "litre"), [("en", "/coffee 2.5", "/water 1.5 l"),
+                                                     ("de", "/kaffee 2,5", "/wasser 1,5 l")])
+async def test_a_bare_decimal_counts_cups_and_a_unit_keeps_its_volume(
+        telegram: TelegramAdapter, api: FakeBotAPI, person, brain: Brain, language: str, half: str,
+        litre: str) -> None:
+    alice = person(language_code=language)
+    await send(api, alice, half)
+    await send(api, alice, litre)
+    assert await drunk_ml(brain) == [375, 1500]  # two and a half cups of 150 ml; one and a half litres
+
+
 @pytest.mark.parametrize("language", ["en", "de"])
 async def test_a_meals_energy_out_of_range_is_refused_with_the_range(
         telegram: TelegramAdapter, api: FakeBotAPI, person, brain: Brain, language: str) -> None:
@@ -123,3 +134,14 @@ async def test_tasks_beyond_one_screen_page_with_buttons(
     assert second.text.splitlines()[0] == page
     assert "16. Task 16" in second.text and "30. Task 30" in second.text and "Task 31" not in second.text
     assert {more, back} <= set(second.buttons())
+
+
+async def test_done_takes_the_number_of_the_list_shown_even_after_a_task_due_earlier_was_added(
+        telegram: TelegramAdapter, api: FakeBotAPI, person) -> None:
+    alice = person(language_code="en")
+    await send(api, alice, "/task Report")
+    (listing,) = await send(api, alice, "/tasks")
+    assert "1. Report" in listing.text
+    await send(api, alice, "/task Taxes tomorrow")  # due: before the undated report in a list shown now
+    (done,) = await send(api, alice, "/done 1")
+    assert "Report" in done.text and "Taxes" not in done.text

@@ -89,7 +89,9 @@ async def test_a_voice_note_becomes_a_model_turn_that_logs_a_drink(
     speaker = person(language_code=language)
     async with serve(voice_notes(stt.url)):
         (answered,) = await speak(api, speaker, api.voice(speaker, fake_audio(words)), replies=1)
-    assert answered.text == f"🎙 {words}\n\n{answer}"  # the words heard, on top of the answer to them
+    # The words heard, on top of the answer to them, in a quote Telegram folds to its first lines.
+    assert answered.text == f"<blockquote expandable>🎙 {words}</blockquote>{answer}"
+    assert answered.params["parse_mode"] == "HTML"
     assert [kind for kind, _ in await drinks(brain)] == ["coffee", "coffee"]
     # The language of the person is the hint; the model got the words as the person's message.
     (request,) = stt.requests
@@ -107,7 +109,7 @@ async def test_a_german_voice_note_without_a_model_logs_the_drink_the_parser_rea
     hans = person("Hans", language_code="de")
     async with serve(voice_notes(stt.url)):
         (logged,) = await speak(api, hans, api.voice(hans, fake_audio("zwei Kaffee")), replies=1)
-    assert logged.text.startswith("🎙 zwei Kaffee\n\n2 × 150 ml Kaffee")
+    assert logged.text.startswith("<blockquote expandable>🎙 zwei Kaffee</blockquote>2 × 150 ml Kaffee")
     assert logged.keyboard  # the drink's quick buttons, as for typed text
     assert [kind for kind, _ in await drinks(brain)] == ["coffee", "coffee"]
     assert stt.requests[0].language == "de"
@@ -118,7 +120,7 @@ async def test_an_audio_file_is_transcribed_like_a_voice_note(
     alice = person()
     async with serve(voice_notes(stt.url)):
         (shown,) = await speak(api, alice, api.voice(alice, fake_audio("250 ml water"), audio=True), replies=1)
-    assert shown.text.startswith("🎙 250 ml water\n\nLogged 250 ml water")
+    assert shown.text.startswith("<blockquote expandable>🎙 250 ml water</blockquote>Logged 250 ml water")
     assert await drinks(brain) == [("water", 250)]
     assert stt.requests[0].file_name == "note.mp3"
 
@@ -128,7 +130,7 @@ async def test_a_spoken_command_runs_as_the_command(
     alice = person()
     async with serve(voice_notes(stt.url)):
         (helped,) = await speak(api, alice, api.voice(alice, fake_audio("/help")), replies=1)
-    assert helped.text.startswith("🎙 /help\n\nWhat I understand")
+    assert helped.text.startswith("<blockquote expandable>🎙 /help</blockquote>What I understand")
 
 
 # ---- every failure: one message, nothing stored, and the same voice note works later ------------------------
@@ -163,7 +165,7 @@ async def test_a_server_that_is_down_is_told_and_the_same_voice_note_works_later
         assert "can't reach the speech-to-text server" in text
         assert await drinks(brain) == []
         (shown,) = await speak(api, alice, api.resend(note), replies=1)
-    assert shown.text.startswith("🎙 two coffees\n\nLogged 2 × 150 ml coffee")
+    assert shown.text.startswith("<blockquote expandable>🎙 two coffees</blockquote>Logged 2 × 150 ml coffee")
     assert [kind for kind, _ in await drinks(brain)] == ["coffee", "coffee"]
 
 
@@ -228,6 +230,6 @@ async def test_a_remote_server_hears_nothing_without_consent(
         async with brain.transactions.begin() as uow:
             uow.session.add(CompanionSettings(user_id=await user_id_of(brain, alice), remote_consent=True))
         (shown,) = await speak(api, alice, api.voice(alice, fake_audio("two coffees")), replies=1)
-    assert shown.text.startswith("🎙 two coffees\n\n")
+    assert shown.text.startswith("<blockquote expandable>🎙 two coffees</blockquote>")
     assert len(stt.requests) == 1
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from bot.delivery.stream import LiveAnswer, Pace
+import pytest
+
+from bot.delivery.stream import READ_AHEAD_S, LiveAnswer, Pace
 from bot.delivery.transport import ChatHeld, OutcomeUnknown, Outgoing, SendFailure
 
 LIMIT = 10  # characters per message of the fake platform
@@ -167,3 +169,31 @@ async def test_a_show_whose_outcome_is_unknown_ends_the_drafts_and_links_nothing
     await time.advance(2.0)
     assert platform.requests == []
     assert await answer.close() is None  # the finished answer goes as a message of its own
+
+
+async def test_the_models_stream_rests_until_just_before_the_next_edit_once_the_answer_is_shown() -> None:
+    platform, time = Platform(), Time()
+    answer = live(platform, time)
+    await answer.piece("Hi")
+    assert answer.rest() == 0.0  # not shown yet: a short answer goes out as soon as it is complete
+    await time.advance(1.0)
+    assert platform.requests == [("show", "1", "Hi")]
+    assert answer.rest() == pytest.approx(1.0 - READ_AHEAD_S)  # the next edit may go at 2.0
+    await time.advance(0.5)
+    assert answer.rest() == pytest.approx(0.5 - READ_AHEAD_S)
+    closing = asyncio.ensure_future(answer.close())
+    await settle()
+    assert answer.rest() == 0.0  # closed: read what is left at once
+    await time.advance(0.5)
+    await closing
+
+
+async def test_the_models_stream_does_not_rest_while_flood_control_holds_the_chat() -> None:
+    platform, time = Platform(), Time()
+    answer = live(platform, time)
+    await answer.piece("Hi")
+    await time.advance(1.0)
+    platform.fail_next = ChatHeld(30, "flood")
+    await answer.piece(" there")
+    await time.advance(1.0)
+    assert answer.rest() == 0.0

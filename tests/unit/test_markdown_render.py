@@ -30,3 +30,18 @@ def test_only_the_supported_formatting_becomes_tags() -> None:
         "<b>Title</b>\n\npic [js](javascript:alert(1))"
     assert plain_text("**bold** and `code`") == "bold and code"
     assert matrix_html("1. a\n2. b") == "<ol><li>a</li><li>b</li></ol>"
+
+
+def test_the_words_heard_fold_into_an_expandable_quote_on_top_of_the_first_part() -> None:
+    from adapters.telegram.render import MAX_TEXT, render
+    from brain.outbox.models import Outbound
+
+    (part,) = render(Outbound(text="🎙 zwei Kaffee <bitte>\n\n2 × 150 ml Kaffee"))
+    assert part.html == "<blockquote expandable>🎙 zwei Kaffee &lt;bitte&gt;</blockquote>2 × 150 ml Kaffee"
+    assert part.plain == "🎙 zwei Kaffee <bitte>\n\n2 × 150 ml Kaffee"  # sent as is if Telegram refused the HTML
+    (alone,) = render(Outbound(text="🎙 hello"))
+    assert alone.html == "<blockquote expandable>🎙 hello</blockquote>"
+    heard, long = render(Outbound(text="🎙 hello\n\n" + "x" * (MAX_TEXT - 10)))  # no room for both in one message
+    assert heard.html == "<blockquote expandable>🎙 hello</blockquote>" and long.plain == "x" * (MAX_TEXT - 10)
+    (plain,) = render(Outbound(text="Logged 250 ml water"))
+    assert plain.html == "Logged 250 ml water"

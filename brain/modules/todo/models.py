@@ -7,7 +7,8 @@ from __future__ import annotations
 import uuid
 from datetime import date, datetime, time
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, SmallInteger, String, Text, Time, func
+from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, SmallInteger, String, Text, Time, func
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlalchemy.orm import Mapped, mapped_column
 
 from brain.store.base import Base
@@ -45,3 +46,15 @@ class Task(Base):
     )
     # created_at comes back with the INSERT, so a fresh task can be read without a lazy load.
     __mapper_args__ = {"eager_defaults": True}
+
+
+class ShownTaskList(Base):
+    """The numbers of the task list last shown to a person (/tasks), one row per person: "/done 3" means the task
+    that was number 3 there until the next list is shown, even when a task added since sorts before it."""
+
+    __tablename__ = "shown_task_lists"
+
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    positions: Mapped[list[int]] = mapped_column(ARRAY(Integer))
+    task_ids: Mapped[list[uuid.UUID]] = mapped_column(ARRAY(UUID(as_uuid=True)))  # the task at each position
+    shown_at: Mapped[datetime] = mapped_column()

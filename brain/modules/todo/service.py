@@ -12,7 +12,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Date, DateTime, Integer, Select, and_, bindparam, case, delete, func, select
-from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.dialects.postgresql import UUID, insert
 from sqlalchemy.orm import aliased
 
 from brain.errors import DomainError
@@ -29,7 +29,7 @@ from brain.events.catalog import (
     TaskUpdated,
 )
 from brain.i18n import tr
-from brain.modules.todo.models import Task
+from brain.modules.todo.models import ShownTaskList, Task
 from brain.people.local_time import day_bounds, local_date
 from brain.people.models import User
 from brain.recurrence import RuleError, first_day, next_day, normalize
@@ -510,8 +510,9 @@ async def task_stats(uow: UnitOfWork, user: User) -> TaskStats:
 
 
 async def find_task(uow: UnitOfWork, user: User, reference: str, *, status: TaskStatus = "open") -> ListedTask:
-    """One of the person's tasks by a short reference: its position in the task list ("2", "#2"),
-    its id, or a case-insensitive fragment of its title. A fragment searches tasks of `status`; a
+    """One of the person's tasks by a short reference: its position in the task list ("2", "#2"; in the list last
+    shown to the person when it showed that number, see `remember_shown`), its id, or a case-insensitive fragment of
+    its title. A fragment searches tasks of `status`; a
     fragment matching several of them (and none exactly) is refused as ambiguous."""
     text = reference.strip()
     if not text:
@@ -519,7 +520,9 @@ async def find_task(uow: UnitOfWork, user: User, reference: str, *, status: Task
     row, position = _ROW, _POSITION
     if match := _POSITION_RE.fullmatch(text):
         number = int(match.group(1))
-        found = await _rows(uow, user, select(row, position).where(position == number))
+        shown = await shown_task(uow, user, number)
+        condition = position == number if shown is None else row.id == shown
+        found = await _rows(uow, user, select(row, position).where(condition))
         if not found:
             raise DomainError(tr("There is no task number {number}.", number=number), code="not_found")
         return found[0]
@@ -538,6 +541,23 @@ async def find_task(uow: UnitOfWork, user: User, reference: str, *, status: Task
         row.title.ilike(pattern, escape="\\"), *_CONDITIONS["all" if status == "any" else status]
     ).order_by((func.lower(row.title) == text.lower()).desc(), position).limit(6))
     return _one(text, candidates)
+
+
+async def remember_shown(uow: UnitOfWork, user: User, shown: Sequence[tuple[int, uuid.UUID]]) -> None:
+    """Keeps the numbers of a task list just shown (position, task id), in place of the list shown before."""
+    values = {"positions": [number for number, _ in shown], "task_ids": [task_id for _, task_id in shown],
+              "shown_at": uow.now}
+    await uow.session.execute(insert(ShownTaskList).values(user_id=user.id, **values).on_conflict_do_update(
+        index_elements=[ShownTaskList.user_id], set_=values))
+
+
+async def shown_task(uow: UnitOfWork, user: User, number: int) -> uuid.UUID | None:
+    """The task that was `number` in the list last shown to the person; None when no list showed that number."""
+    shown = (await uow.session.execute(select(ShownTaskList.positions, ShownTaskList.task_ids)
+                                       .where(ShownTaskList.user_id == user.id))).first()
+    if shown is None or number not in shown.positions:
+        return None
+    return shown.task_ids[shown.positions.index(number)]
 
 
 def _one(reference: str, candidates: Sequence[ListedTask]) -> ListedTask:

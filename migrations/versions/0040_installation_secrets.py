@@ -4,8 +4,8 @@ A stranger's refusal row was keyed by an unsalted SHA-256 of their account, whic
 by hashing candidate ids. It is now an HMAC under a random secret made once per installation (stored here, never
 shown). The refusal rows hashed the old way are dropped: they only hold the current day's notice and code count.
 
-Revision ID: 0039
-Revises: 0038
+Revision ID: 0040
+Revises: 0039
 Create Date: 2026-12-02 09:50:00.000000
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0039'
-down_revision: str | Sequence[str] | None = '0038'
+revision: str = '0040'
+down_revision: str | Sequence[str] | None = '0039'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

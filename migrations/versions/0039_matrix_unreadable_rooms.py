@@ -3,8 +3,8 @@
 Without MATRIX_E2E the bot says once in an encrypted room that it cannot read it, and nothing else there. The room
 is noted in the database, so a restarted bot neither says it again nor answers anything in that room.
 
-Revision ID: 0038
-Revises: 0037
+Revision ID: 0039
+Revises: 0038
 Create Date: 2026-12-02 09:45:00.000000
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0038'
-down_revision: str | Sequence[str] | None = '0037'
+revision: str = '0039'
+down_revision: str | Sequence[str] | None = '0038'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

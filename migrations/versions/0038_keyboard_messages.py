@@ -4,8 +4,8 @@ A sent message with buttons is recorded with the platform's id of it, and an out
 (`outbox.edits`) instead of sending a new one: approving by command, answering a step by typing or a proposal's
 expiry take the keyboard off the message that asked.
 
-Revision ID: 0037
-Revises: 0036
+Revision ID: 0038
+Revises: 0037
 Create Date: 2026-12-02 09:50:00.000000
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = '0037'
-down_revision: str | Sequence[str] | None = '0036'
+revision: str = '0038'
+down_revision: str | Sequence[str] | None = '0037'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
