@@ -220,15 +220,18 @@ class LLM:
                         raise ValueError(f"the model server sent {type(chunk).__name__}, not an object")
                     if error := chunk.get("error"):
                         raise ollama.ResponseError(str(error))
-                    message = chunk.get("message")
-                    if not isinstance(message, dict):
-                        message = {}
+                    message = chunk.get("message", {})
+                    done = chunk.get("done", False)
+                    if not isinstance(message, dict) or not isinstance(done, bool):
+                        raise ValueError("the model server sent a line that is no chat response")
                     piece = message.get("content") or ""
+                    if not isinstance(piece, str):
+                        raise ValueError("the model server sent a message whose content is no text")
                     if piece:
                         parts.append(piece)
                         await on_text(piece)
                     calls.extend(_tool_call(c) for c in message.get("tool_calls") or ())
-                    if chunk.get("done"):
+                    if done:
                         final = chunk
                 rest = paced.rest() if paced is not None and final is None else 0.0
                 if rest > 0:
