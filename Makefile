@@ -26,10 +26,14 @@ $(STAMP): pyproject.toml requirements.lock
 
 install: $(STAMP) locales
 
-# Compiles the gettext catalogues (.po -> .mo); part of every install.
-locales: $(STAMP)
-	$(BIN)/pybabel compile --directory locales --domain messages --statistics 2>&1 | grep -v '^compiling' || true
-	@test -f locales/de/LC_MESSAGES/messages.mo && test -f locales/en/LC_MESSAGES/messages.mo
+# Compiles the gettext catalogues (.po -> .mo) that changed; part of every install.
+CATALOGUES := locales/de/LC_MESSAGES/messages.mo locales/en/LC_MESSAGES/messages.mo
+
+locales: $(CATALOGUES)
+
+$(CATALOGUES): %.mo: %.po | $(STAMP)
+	$(BIN)/pybabel compile --input-file $< --output-file $@ --statistics 2>&1 | grep -v '^compiling' || true
+	@test -f $@
 
 run: install
 	$(BIN)/companion run
