@@ -16,6 +16,7 @@ from sqlalchemy.dialects.postgresql import UUID, insert
 
 from bot.commands import Command
 from bot.commands.basics import LANGUAGE_NAMES
+from bot.delivery.keyboards import take_off_keyboards
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.freetext import parse_free_text
 from bot.turn import PendingButton, Turn
@@ -267,6 +268,8 @@ async def take_shared_location(turn: Turn, lat: float, lng: float) -> bool:
                  buttons=[[_skip(turn, TIMEZONE)]])
         return True
     await _advance(turn, TIMEZONE, await _set_zone(turn, zone))
+    async with turn.brain.transactions.begin() as uow:  # the step's buttons: answered by the location
+        await take_off_keyboards(await uow.session.connection(), turn.user.id, step_question(TIMEZONE))
     return True
 
 

@@ -104,6 +104,20 @@ async def test_a_setup_step_answered_by_typing_loses_its_keyboard(
     assert len(edits_of(api, "editMessageReplyMarkup", zone)) == 1
 
 
+async def test_the_time_zone_step_answered_by_a_shared_location_loses_its_keyboard(
+        telegram: TelegramAdapter, api: FakeBotAPI, person, brain: Brain) -> None:  # type: ignore[no-untyped-def]
+    bea = person("Bea", language_code="de")
+    await send(api, bea, "/start")
+    (zone,) = await send(api, bea, "English")
+    assert "Step 2 of 4" in zone.text and zone.buttons()
+    await recorded(brain, zone)
+    api.push(api.location(bea, 48.21, 16.37))  # Vienna, shared instead of a button pressed
+    await api.wait_for("sendMessage", chat_id=bea.id, where=lambda c: "Step 3 of 4" in c.text)
+    await api.wait_for("editMessageReplyMarkup", chat_id=bea.id,
+                       where=lambda c: str(c.params.get("message_id")) == str(zone.params["_message_id"]))
+    assert len(edits_of(api, "editMessageReplyMarkup", zone)) == 1
+
+
 async def test_a_ritual_step_answered_by_typing_loses_its_keyboard(
         telegram: TelegramAdapter, api: FakeBotAPI, person, brain: Brain) -> None:  # type: ignore[no-untyped-def]
     alice = person()
