@@ -1,7 +1,8 @@
 """The read path of the synapse memory: a query becomes anchors (pgvector ANN fused with a lexical BM25
 channel over the nodes' full-text index), activation spreads along outgoing edges shell by shell, and the
 pool is ranked by match x presence x shell factor x sector factor x speaker factor (the person's own words ahead of
-the companion's replies), each result with the reason it came.
+the companion's replies) and merged by position with the lexical channel's own ranking, each result with the
+reason it came.
 
 The pure part (gravitation, spreading activation, fusion, ranking, explanations) is synchronous and
 tested without a database; `recall_nodes` runs it over one person's rows and nothing else."""
@@ -329,6 +330,26 @@ def named_speakers(query_text: str, speakers: Iterable[str]) -> frozenset[str]:
     words = set(_WORD.findall(query_text.lower()))
     return frozenset(speaker for speaker in set(speakers) if speaker not in ROLES
                      and all(part in words for part in _WORD.findall(speaker.lower())))
+
+
+def merged_by_position(ranking: Sequence[int], lexical: Sequence[int], k: int) -> list[int]:
+    """The first k of two rankings merged by position: each memory at its better place in either, and at the same
+    place the one placed better in the other ranking first, then the fused ranking's. At most 2p memories have a
+    place below p, so the result holds at least the first k // 2 of each ranking.
+
+    `ranking` is the fused one (match x presence x factors), `lexical` the lexical channel's alone. The fused match
+    weighs the channels by how far their best hits stand out, so a vector channel that finds nothing special can
+    still push a query's rare-word hits out of the first places. Merging by position keeps them. Where the two
+    agree, nothing changes."""
+    unplaced = len(ranking) + len(lexical)
+    fused_at = {node_id: i for i, node_id in enumerate(ranking)}
+    lexical_at = {node_id: i for i, node_id in enumerate(lexical)}
+
+    def place(node_id: int) -> tuple[int, int, int]:
+        a, b = fused_at.get(node_id, unplaced), lexical_at.get(node_id, unplaced)
+        return min(a, b), max(a, b), a
+
+    return sorted(fused_at.keys() | lexical_at.keys(), key=place)[:max(k, 0)]
 
 
 def explain(reached: Reached, vector: float, lexical: float | None, in_window: bool = False, *,
@@ -965,7 +986,12 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
         return explain(reached, candidate.vector, candidate.lexical, candidate.in_window,
                        anchor=reached.node_id in spreading.anchors)
 
-    order = sorted(best, key=lambda node_id: (-best[node_id][0], node_id))[:k]
+    # The order returned is the merged one (see `merged_by_position`): a rare-word hit may come before a memory whose
+    # score is higher.
+    ranking = sorted(best, key=lambda node_id: (-best[node_id][0], node_id))
+    lexical = sorted((node_id for node_id in direct if pool[node_id].bm25 > 0),
+                     key=lambda node_id: (-pool[node_id].bm25, node_id))
+    order = merged_by_position(ranking, lexical, k)
     def recalled(node_id: int) -> Recalled:
         candidate, reached = pool[node_id], best[node_id][1]
         route = (reached.path[0].source, *(hop.target for hop in reached.path)) if reached.path else ()

@@ -23,6 +23,7 @@ from brain.memory.recall import (
     gravitate,
     hops_for,
     keep_nearest_shell,
+    merged_by_position,
     named_speakers,
     presence_at,
     query_lexemes,
@@ -195,6 +196,25 @@ def test_fusion_lets_a_clear_lexical_hit_win_over_a_flat_vector_channel() -> Non
     unembedded = replace(candidate(12, 0.0, bm25=9.0), embedded=False)
     fusion = Fusion([*pool, unembedded])
     assert fusion.vector_z(unembedded) == fusion.vector_z(min(pool, key=lambda c: c.vector))  # as the least similar
+
+
+def test_merging_by_position_keeps_the_lexical_channels_first_hits_behind_a_misled_ranking() -> None:
+    ranking = [1, 2, 3, 4, 5, 6]  # the fused ranking, led astray by the vector channel
+    lexical = [9, 8, 3]  # the rare-word hits
+    assert merged_by_position(ranking, lexical, 4) == [1, 9, 2, 8]  # at places 0 and 1: the first of each
+    assert merged_by_position([7, 9], [9, 7], 2) == [7, 9]  # a tie: the fused ranking decides
+    assert merged_by_position(ranking, lexical, 6) == [1, 9, 2, 8, 3, 4]  # 3 counts at its better place
+    assert merged_by_position(ranking, [], 3) == [1, 2, 3]
+    assert merged_by_position(ranking, [2, 1], 2) == [1, 2]  # where the two agree nothing changes
+    assert merged_by_position(ranking, lexical, 0) == []
+
+
+@given(st.lists(st.integers(0, 30), unique=True), st.lists(st.integers(0, 30), unique=True), st.integers(0, 12))
+def test_merging_by_position_holds_the_first_half_of_each_ranking(ranking: list[int], lexical: list[int],
+                                                                   k: int) -> None:
+    merged = merged_by_position(ranking, lexical, k)
+    assert len(merged) == len(set(merged)) == min(k, len(set(ranking) | set(lexical)))
+    assert set(ranking[:k // 2]) <= set(merged) and set(lexical[:k // 2]) <= set(merged)
 
 
 def test_gravitation_pulls_toward_an_activated_goal() -> None:
