@@ -57,6 +57,15 @@ def test_a_malformed_result_line_is_refused(line: str) -> None:
         parse_result(line)
 
 
+def test_the_benchmarks_readme_is_a_short_reference_that_names_every_benchmark() -> None:
+    """benchmarks/README.md says per benchmark what it measures, its command, target and latest figures, in at most
+    300 lines; the history of attempts lives in git."""
+    readme = (ROOT / "benchmarks" / "README.md").read_text()
+    assert len(readme.splitlines()) <= 300
+    sections = {line.removeprefix("## ").split(":")[0] for line in readme.splitlines() if line.startswith("## ")}
+    assert set(BENCHMARKS) <= sections
+
+
 def test_every_benchmark_module_is_run_quick() -> None:
     modules = {path.stem for path in (ROOT / "benchmarks").glob("*.py") if not path.stem.startswith("_")}
     assert modules == set(BENCHMARKS), "add a new benchmark to BENCHMARKS (and give it --quick)"
