@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import ColumnElement, select, update
 
 from bot.commands import Command
 from bot.delivery.keyboards import take_off_keyboards
@@ -33,9 +33,17 @@ def proposal_question(proposal_id: object) -> ColumnElement[bool]:
 
 
 async def _take_off_buttons(turn: Turn, decision: ProposalDecision) -> None:
-    """A proposal decided by command: the Approve / Reject buttons of the message that asked go."""
+    """A proposal decided by command: the Approve / Reject buttons of the message that asked go, and the button of
+    the decision counts as used, as if pressed (a Matrix message with these choices is closed saying what was
+    chosen; a later press of either is "already used")."""
     if decision.ok and decision.proposal_id is not None and decision.status in ("approved", "rejected"):
+        chosen = APPROVE if decision.status == "approved" else REJECT
         async with turn.brain.transactions.begin() as uow:
+            await uow.session.execute(
+                update(ActionToken)
+                .where(ActionToken.user_id == turn.user.id, ActionToken.kind == chosen, ActionToken.used_at.is_(None),
+                       proposal_question(decision.proposal_id))
+                .values(used_at=uow.now))
             await take_off_keyboards(await uow.session.connection(), turn.user.id,
                                      proposal_question(decision.proposal_id))
 

@@ -128,8 +128,11 @@ async def test_a_proposal_is_approved_by_reaction_and_another_by_command(matrix_
     async with brain.transactions.read() as session:
         waiting = await session.scalar(select(Proposal).where(Proposal.status == "pending"))
     assert waiting is not None and "Water the plants" in plants.body
+    mark = alice.mark()
     reply = await alice.say(bot, room, f"!approve {str(waiting.id)[:8]}", contains="Approved")
     assert "Water the plants" in reply.body
+    # Approved by typing: the message that asked is closed as if its choice had been picked.
+    assert (await alice.edit_of(bot, plants.event_id, after=mark)).endswith("Chosen: Approve")
     async with brain.transactions.read() as session:
         assert sorted((await session.scalars(select(Task.title))).all()) == ["Buy milk", "Water the plants"]
 
