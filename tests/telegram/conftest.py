@@ -3,10 +3,12 @@ polling) over the test database, pointed at the fake through `base_url`."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -54,6 +56,21 @@ def make_adapter(brain: Brain, dialog: Dialog, api: FakeBotAPI, **options: objec
                                    "sender_poll_interval": 0.2, "poll_timeout": 5.0}
     settings.update(options)
     return TelegramAdapter(brain, dialog, TelegramConfig(TOKEN, **settings))  # type: ignore[arg-type]
+
+
+@contextlib.asynccontextmanager
+async def serving(brain: Brain, api: FakeBotAPI, **dialog_options: Any) -> AsyncIterator[TelegramAdapter]:
+    """The Telegram adapter over an open dialog with these options (e.g. `voice=`, `photos=`), started; stopped and
+    its dialog settled after."""
+    dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open(),
+                    **dialog_options)
+    adapter = make_adapter(brain, dialog, api)
+    await adapter.start()
+    try:
+        yield adapter
+    finally:
+        await adapter.stop()
+        await dialog.settle()
 
 
 @pytest.fixture

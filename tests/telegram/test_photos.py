@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 import pytest
 from sqlalchemy import select
 
 from adapters.telegram.adapter import TelegramAdapter
-from bot.access import AccessPolicy
-from bot.dialog import Dialog
 from bot.photos import Photos
 from brain.companion.models import CompanionSettings
 from brain.core import Brain
@@ -22,7 +20,7 @@ from brain.events.store import EventRecord
 from brain.media.vision import Vision, VisionConfig
 from brain.modules.food.models import Meal
 from tests.fakes.ollama_server import FakeOllama, Script
-from tests.telegram.conftest import make_adapter, press, replies_after, send, user_id_of
+from tests.telegram.conftest import press, replies_after, send, serving, user_id_of
 from tests.telegram.fake_bot_api import Call, FakeBotAPI, Person
 from tests.telegram.test_voice_notes import ANSWERING, table_counts
 
@@ -38,18 +36,7 @@ def photos(url: str | None, *, local: bool = True) -> Photos:
 
 @pytest.fixture
 def serve(brain: Brain, api: FakeBotAPI) -> Callable[[Photos], contextlib.AbstractAsyncContextManager[TelegramAdapter]]:
-    @contextlib.asynccontextmanager
-    async def start(seeing: Photos) -> AsyncIterator[TelegramAdapter]:
-        dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin",
-                        access=AccessPolicy.open(), photos=seeing)
-        adapter = make_adapter(brain, dialog, api)
-        await adapter.start()
-        try:
-            yield adapter
-        finally:
-            await adapter.stop()
-
-    return start
+    return lambda seeing: serving(brain, api, photos=seeing)
 
 
 async def show(api: FakeBotAPI, who: Person, update: dict[str, object], *, replies: int = 1) -> list[Call]:

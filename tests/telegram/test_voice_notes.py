@@ -10,8 +10,6 @@ import pytest
 from sqlalchemy import select
 
 from adapters.telegram.adapter import TelegramAdapter
-from bot.access import AccessPolicy
-from bot.dialog import Dialog
 from bot.voice import VoiceLimits, VoiceNotes
 from brain.companion.agent import Companion, CompanionConfig
 from brain.companion.llm import LLM
@@ -22,7 +20,7 @@ from brain.modules.drink.models import DrinkEntry
 from tests.fakes.ollama_server import FakeOllama, Script, call
 from tests.fakes.stt_server import FakeSpeechServer, fake_audio
 from tests.reliability.test_bad_input import BOOKKEEPING, table_counts
-from tests.telegram.conftest import make_adapter, replies_after, send, user_id_of
+from tests.telegram.conftest import replies_after, send, serving, user_id_of
 from tests.telegram.fake_bot_api import Call, FakeBotAPI, Person
 
 # What answering a message writes besides its effect: the reply, the update's id, the person's last activity.
@@ -51,15 +49,10 @@ def serve(brain: Brain, api: FakeBotAPI) -> Callable[[VoiceNotes], AsyncIterator
 
     @contextlib.asynccontextmanager
     async def start(voice: VoiceNotes) -> AsyncIterator[TelegramAdapter]:
-        dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin",
-                        access=AccessPolicy.open(), voice=voice)
-        adapter = make_adapter(brain, dialog, api)
-        await adapter.start()
         try:
-            yield adapter
+            async with serving(brain, api, voice=voice) as adapter:
+                yield adapter
         finally:
-            await adapter.stop()
-            await dialog.settle()
             await voice.close()
 
     return start  # type: ignore[return-value]
