@@ -233,17 +233,56 @@ class StreamTurns:
     wall_ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
     requests: list[int] = field(default_factory=list)  # drafts shown and edited (the finished answer not counted)
+    wakeups: list[int] = field(default_factory=list)  # times the event loop slept and was woken
     load: list[float] = field(default_factory=list)
+    idle_wakeup_ms: float = 0.0  # this machine's CPU for one wake-up of an idle loop
+    draft_ms: float = 0.0  # CPU for one draft edit sent to the fake Bot API on its own
+
+
+class Wakeups:
+    """Counts the times the event loop waits for something (a select with a timeout other than zero) and is woken:
+    on a virtual machine each wake-up costs CPU of its own, so a streamed turn pays per wake-up, not only for its
+    work. Wraps the selector of asyncio's selector event loop (the default on Linux)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.count = 0
+        selector = getattr(loop, "_selector", None)
+        if selector is not None:
+            select = selector.select
+
+            def counting(timeout: float | None = None) -> Any:
+                if timeout is None or timeout > 0:
+                    self.count += 1
+                return select(timeout)
+
+            selector.select = counting
+
+
+async def draft_cpu_ms(transport: TelegramTransport, chat: str, times: int = 20) -> float:
+    """This process's CPU for one edit of a shown draft (the request to the fake Bot API and its answer), in ms."""
+    message_id = await transport.show(chat, "draft")
+    cpu = time.process_time()
+    for index in range(times):
+        await transport.revise(chat, message_id, f"draft {index}")
+    return (time.process_time() - cpu) * 1000 / times
+
+
+async def idle_wakeup_ms(times: int = 50, seconds: float = 0.005) -> float:
+    """This process's CPU for one wake-up of an idle event loop (a sleep of 5 ms), in ms."""
+    cpu = time.process_time()
+    for _ in range(times):
+        await asyncio.sleep(seconds)
+    return (time.process_time() - cpu) * 1000 / times
 
 
 async def streamed_turn(dialog: Dialog, sender: OutboxSender, transport: TelegramTransport, chat: str,
-                        size: Streaming, into: StreamTurns | None, *, streamed: bool) -> None:
+                        size: Streaming, into: StreamTurns | None, wakeups: Wakeups, *, streamed: bool) -> None:
     """One message answered through the dialog and delivered to the fake Bot API, shown while written or not."""
     inbound = Inbound(platform="telegram", platform_user_id=chat, chat_id=chat, message_id=uuid.uuid4().hex,
                       text=f"{SAY} {size.pieces} {size.piece_ms}")
     pace = Pace(first_after=size.every_ms / 1000, every=size.every_ms / 1000)
     live = LiveAnswer(transport, chat, pace=pace) if streamed else None
-    started, cpu = time.perf_counter(), time.process_time()
+    woken, started, cpu = wakeups.count, time.perf_counter(), time.process_time()
     sent = await dialog.handle(inbound, live=live)
     await sender.deliver(chat)
     await dialog.settle()
@@ -253,6 +292,7 @@ async def streamed_turn(dialog: Dialog, sender: OutboxSender, transport: Telegra
         into.wall_ms.append(wall)
         into.cpu_ms.append(cpu_ms)
         into.requests.append(live.requests if live is not None else 0)
+        into.wakeups.append(wakeups.count - woken)
 
 
 async def measure_streaming(brain: Brain, companion: Companion, api_url: str,
@@ -266,19 +306,22 @@ async def measure_streaming(brain: Brain, companion: Companion, api_url: str,
     transport = sender.transport
     assert isinstance(transport, TelegramTransport)
     streamed, plain = StreamTurns(), StreamTurns()
+    wakeups = Wakeups(asyncio.get_running_loop())
     chats = [str(8_000_000 + index) for index in range(max(1, size.turns // TURNS_PER_PERSON))]
     try:
         for index in range(len(chats) + min(WARMUP, size.turns)):  # each person's first message, then a warm-up
             chat = chats[index % len(chats)]
-            await streamed_turn(dialog, sender, transport, chat, size, None, streamed=True)
-            await streamed_turn(dialog, sender, transport, chat, size, None, streamed=False)
+            await streamed_turn(dialog, sender, transport, chat, size, None, wakeups, streamed=True)
+            await streamed_turn(dialog, sender, transport, chat, size, None, wakeups, streamed=False)
         streamed.load.append(load_average())
         for index in range(size.turns):
             chat = chats[index % len(chats)]
-            await streamed_turn(dialog, sender, transport, chat, size, streamed, streamed=True)
-            await streamed_turn(dialog, sender, transport, chat, size, plain, streamed=False)
+            await streamed_turn(dialog, sender, transport, chat, size, streamed, wakeups, streamed=True)
+            await streamed_turn(dialog, sender, transport, chat, size, plain, wakeups, streamed=False)
         streamed.load.append(load_average())
         plain.load = streamed.load
+        streamed.idle_wakeup_ms = await idle_wakeup_ms()
+        streamed.draft_ms = await draft_cpu_ms(transport, chats[0])
     finally:
         await bot.shutdown()
         brain.companion = None
@@ -377,7 +420,7 @@ def sql_row(turns: Turns) -> str:
     return f"  SQL per turn: {statements:.1f} statements, {checkouts:.1f} connection checkouts, {commits:.1f} commits"
 
 
-def loads(turns: Turns) -> str:
+def loads(turns: Turns | StreamTurns) -> str:
     return "load average " + " -> ".join(f"{value:.2f}" for value in turns.load)
 
 
@@ -427,10 +470,14 @@ def report(lookup: Turns, drinks: Turns, first: Turns, parallel: Turns, sequenti
         row("CPU time per turn, shown while written", streamed.cpu_ms),
         row("CPU time per turn, sent when complete", plain.cpu_ms),
         row("drafts per streamed turn (shown and edited)", [float(n) for n in streamed.requests]),
-        f"streaming costs {stream_pct:+.1f} % CPU per turn",
+        row("event-loop wake-ups per turn, shown while written", [float(n) for n in streamed.wakeups]),
+        row("event-loop wake-ups per turn, sent when complete", [float(n) for n in plain.wakeups]),
+        f"streaming costs {stream_pct:+.1f} % CPU per turn; on this machine one draft edit on its own costs "
+        f"{streamed.draft_ms:.2f} ms CPU and one wake-up of an idle loop {streamed.idle_wakeup_ms:.2f} ms",
         f"RESULT overhead_ms={statistics.mean(overhead(lookup)):.1f} cpu_ms={statistics.mean(lookup.cpu_ms):.1f} "
         f"model_ms={model_ms:.0f} load={parallel.load[-1]:.2f} stream_cpu_ms={stream_cpu:.1f} "
         f"plain_cpu_ms={plain_cpu:.1f} stream_cpu_pct={stream_pct:.1f} "
+        f"stream_wakeups={statistics.mean(streamed.wakeups):.1f} plain_wakeups={statistics.mean(plain.wakeups):.1f} "
         f"parallel_ms={par:.1f} baseline={seq:.1f} ratio={seq / par:.2f}",
     ])
 

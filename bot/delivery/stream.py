@@ -22,8 +22,14 @@ from bot.delivery.transport import ChatHeld, OutcomeUnknown, Outgoing, SendFailu
 
 log = logging.getLogger(__name__)
 
-# The model's stream, resting while an answer is shown, is read again this long before the next edit is due.
-READ_AHEAD_S = 0.05
+# While an answer is not shown yet the model's stream is read in steps of a fifth of `Pace.first_after`, at most this
+# long: a short answer goes out at most this much later than it is complete, and pieces come a few at a time.
+STEP_S = 0.1
+# A draft due within this (at most; a fiftieth of `Pace.every` when that is less) goes with the read that found it.
+EARLY_S = 0.01
+# The writer of a paced answer waits this long past a draft's due time (at most; a fifth of `Pace.every` when that is
+# less) for the stream's read before it shows what it has: the model may have paused.
+GRACE_S = 0.05
 
 Part = TypeVar("Part", contravariant=True)
 
@@ -109,18 +115,40 @@ class LiveAnswer:
         self._lost = False  # a show whose outcome is unknown: the message may or may not be there
         self._stopped = False  # no more drafts (the platform refused one)
         self._result: Shown | None = None
+        self._paced = False  # the model's stream rests as `rest` says, and its reads hand drafts over
+        self._caught_up = asyncio.Event()  # a read at the due time found new text: the draft may go
+        self._syncing = False  # a draft is on its way
+        self._sync_started = 0.0
+        self._sync_s = 0.0  # how long the last draft took
 
     async def __call__(self, text: str) -> None:
         """The brain's text sink (`brain.companion.llm.PacedSink`): `piece`."""
         await self.piece(text)
 
     def rest(self) -> float:
-        """How long the model's stream may rest: once the answer is shown, until just before the next edit, which
-        then shows all that came meanwhile in one read. Not before it is shown (a short answer goes out as soon as
-        it is complete), nor while flood control holds the chat (the finished answer waits for it anyway)."""
-        if not self.shown.ids or self._held or self._closed.is_set() or self._writer is None or self._writer.done():
+        """How long the model's stream may rest before it is read again (seconds), asked after every read; while it
+        rests, its lines wait in the socket and come in one read. Each wake-up of the process costs CPU of its own
+        (on a virtual machine a quarter of a millisecond and more), so the stream is read when a draft needs text,
+        not piece by piece: before the answer is shown, in short steps (`STEP_S`), so that a short answer goes out
+        nearly as soon as it is complete; once it is shown, at the next edit's due time, and the read that finds
+        new text then hands the draft to the writer (no wake-up of its own for it). No rest while flood control
+        holds the chat (the finished answer waits for it anyway), once closed, or when the draft is due and nothing
+        new is written yet (the writer waits for text)."""
+        self._paced = True
+        if self._held or self._closed.is_set() or self._writer is None or self._writer.done():
             return 0.0
-        return max(0.0, self._due - min(self.pace.every / 5, READ_AHEAD_S) - self.clock())
+        now = self.clock()
+        if self._syncing:  # the next draft may go `every` after this one, as far as the last one's time tells
+            return max(0.0, self._sync_started + self._sync_s + self.pace.every - now)
+        wait = self._due - now
+        if wait <= min(self.pace.every / 50, EARLY_S):
+            if not self._grown.is_set():
+                return 0.0
+            self._caught_up.set()  # the writer goes with all that was read, and the next draft is this far off
+            return self._sync_s + self.pace.every
+        if not self.shown.ids:
+            return min(wait, self.pace.first_after / 5, STEP_S)
+        return wait
 
     async def piece(self, text: str) -> None:
         """The next piece of the answer, as the model wrote it."""
@@ -129,7 +157,8 @@ class LiveAnswer:
         self.text += text
         self._grown.set()
         if self._writer is None:
-            self._writer = asyncio.get_running_loop().create_task(self._write(self.clock() + self.pace.first_after))
+            self._due = self.clock() + self.pace.first_after
+            self._writer = asyncio.get_running_loop().create_task(self._write(self._due))
 
     async def close(self) -> Shown | None:
         """Stops showing drafts (the request on its way is waited for), then waits until one more edit is allowed:
@@ -154,6 +183,8 @@ class LiveAnswer:
             self._due = due
             if not await self._wait(due) or not await self._wait_for_text():
                 return
+            self._caught_up.clear()
+            self._syncing, self._sync_started = True, self.clock()
             try:
                 await self._sync()
             except ChatHeld as flood:  # the chat must wait: the next draft comes after that
@@ -166,14 +197,21 @@ class LiveAnswer:
             except SendFailure as failure:
                 log.info("a draft to %s did not go through (%s); no more drafts", self.chat_id, failure)
                 return
+            finally:
+                self._syncing, self._sync_s = False, self.clock() - self._sync_started
             self._held = False
             due = self.clock() + self.pace.every
 
     async def _wait(self, due: float) -> bool:
-        """Until `due` (False when closed first)."""
+        """Until `due` (False when closed first); for a paced stream, until its read at `due` hands the draft over,
+        or a grace time later if no read comes (the model paused)."""
         delay = due - self.clock()
         if delay > 0:
-            await _first(self.sleep(delay), self._closed.wait())
+            if self._paced:
+                grace = min(self.pace.every / 5, GRACE_S)
+                await _first(self.sleep(delay + grace), self._closed.wait(), self._caught_up.wait())
+            else:
+                await _first(self.sleep(delay), self._closed.wait())
         return not self._closed.is_set()
 
     async def _wait_for_text(self) -> bool:

@@ -12,10 +12,11 @@ import copy
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+import aiohttp
 import httpx
 import ollama
 from ollama._types import ChatRequest
@@ -45,6 +46,8 @@ class PacedSink(Protocol):
 CallObserver = Callable[[str, float, bool], None]
 
 DEFAULT_TIMEOUT_S = 60.0
+# Headers of the ollama client's HTTP client that belong to its own connection, not to a request.
+_HOP_HEADERS = frozenset({"connection", "content-length", "accept-encoding", "host", "transfer-encoding"})
 RETRY_DELAY_S = 0.2
 RECHECK_S = 60.0  # after a failure, further calls fail fast until this long has passed
 
@@ -167,8 +170,8 @@ class LLM:
                 reply = await asyncio.wait_for(
                     self._chat_once(tier, list(messages), list(tools or []), on_text, options),
                     timeout=self.timeout_s)
-            except (ollama.ResponseError, httpx.HTTPError, ConnectionError, TimeoutError, ValidationError,
-                    ValueError) as problem:
+            except (ollama.ResponseError, httpx.HTTPError, aiohttp.ClientError, ConnectionError, TimeoutError,
+                    ValidationError, ValueError) as problem:
                 self.failures += 1
                 self._observe(tier, attempt_started, ok=False)
                 last = problem
@@ -200,21 +203,36 @@ class LLM:
 
     async def _stream(self, model: str, messages: list[dict[str, Any]], tools: list[ollama.Tool] | None, think: bool,
                       options: dict[str, Any] | None, on_text: TextSink) -> LLMReply:
-        """A streamed answer, read through the ollama client's own HTTP client (its host, headers and timeouts) with
-        one plain JSON parse per line: the client's own stream validates every line into a response model. The
-        request is built as the client builds it. A `PacedSink` lets the stream rest between two reads."""
+        """A streamed answer. The request is built as the ollama client builds it and goes to the client's host with
+        its headers; the reply is read with aiohttp (its HTTP parser is C), all lines that have come in one read,
+        one plain JSON parse per line (the client's own stream validates every line into a response model).
+
+        A `PacedSink` lets the stream rest between two reads. While it rests the connection does not read from the
+        socket at all: the model's lines wait in the kernel and come in one read when it is read again, so the
+        process wakes up once per draft, not once per piece (each wake-up costs CPU of its own)."""
         request = ChatRequest(model=model, messages=[_message(m) for m in messages], tools=tools, stream=True,
                               think=think, options=options).model_dump(exclude_none=True)
         parts: list[str] = []
         calls: list[ToolCall] = []
         final: dict[str, Any] | None = None
         paced = on_text if isinstance(on_text, PacedSink) else None
-        async with self._client._client.stream("POST", "/api/chat", json=request) as response:
-            if response.is_error:
-                await response.aread()
-                raise ollama.ResponseError(response.text, response.status_code)
-            async for lines in _reads(response):
+        client = self._client._client
+        headers = {k: v for k, v in client.headers.items() if k.lower() not in _HOP_HEADERS}
+        url = str(client.base_url).rstrip("/") + "/api/chat"  # as the client merges it: a host's path prefix stays
+        timeout = aiohttp.ClientTimeout(total=None, connect=self.timeout_s)  # the whole call has its own timeout
+        async with aiohttp.ClientSession(timeout=timeout, trust_env=True) as http, \
+                http.post(url, json=request, headers=headers) as response:
+            if response.status >= 400:
+                raise ollama.ResponseError(await response.text(), response.status)
+            rest, ended = b"", False
+            while final is None and not ended:
+                data = await response.content.readany()
+                if not data:  # the end: a last line without its newline counts too
+                    ended, data = True, b"\n"
+                *lines, rest = (rest + data).split(b"\n")
                 for line in lines:
+                    if not line.strip():
+                        continue
                     chunk = json.loads(line)
                     if not isinstance(chunk, dict):
                         raise ValueError(f"the model server sent {type(chunk).__name__}, not an object")
@@ -233,9 +251,10 @@ class LLM:
                     calls.extend(_tool_call(c) for c in message.get("tool_calls") or ())
                     if done:
                         final = chunk
-                rest = paced.rest() if paced is not None and final is None else 0.0
-                if rest > 0:
-                    await asyncio.sleep(rest)
+                        break
+                pause = paced.rest() if paced is not None and final is None else 0.0
+                if pause > 0:
+                    await _resting(response, pause)
         if final is None:
             raise ValueError("the stream ended without a final chunk")
         return LLMReply(content="".join(parts), tool_calls=calls,
@@ -308,16 +327,20 @@ def _tool_call(call: Any) -> ToolCall:
     return ToolCall(name=str(function["name"]), arguments=function.get("arguments"), id=call.get("id"))
 
 
-async def _reads(response: httpx.Response) -> AsyncIterator[list[bytes]]:
-    """The complete non-empty lines of a streamed NDJSON body, as each read brings them (json.loads takes bytes)."""
-    rest = b""
-    async for data in response.aiter_bytes():
-        *lines, rest = (rest + data).split(b"\n")
-        complete = [line for line in lines if line.strip()]
-        if complete:
-            yield complete
-    if rest.strip():
-        yield [rest]
+async def _resting(response: aiohttp.ClientResponse, seconds: float) -> None:
+    """Waits `seconds` with the response's connection not reading from its socket. The transport itself is paused:
+    aiohttp's own pause also holds its parser, which then hands on what it has in small steps."""
+    connection = response.connection
+    transport = connection.transport if connection is not None else None
+    if transport is None or transport.is_closing() or not transport.is_reading():
+        await asyncio.sleep(seconds)
+        return
+    transport.pause_reading()
+    try:
+        await asyncio.sleep(seconds)
+    finally:
+        if not transport.is_closing():
+            transport.resume_reading()
 
 
 def _same_model(wanted: str, listed: str) -> bool:

@@ -163,6 +163,7 @@ class _Stream:
 
     def __init__(self, sink: TextSink | None) -> None:
         self.sink = sink
+        self._paced = sink if isinstance(sink, PacedSink) else None  # a runtime protocol check is slow: once
         self.wrote = False
         self._reply_started = False
 
@@ -179,7 +180,7 @@ class _Stream:
         await self.sink(text)
 
     def rest(self) -> float:
-        return self.sink.rest() if isinstance(self.sink, PacedSink) else 0.0
+        return self._paced.rest() if self._paced is not None else 0.0
 
 
 # Runs a "task" call of a loop: a helper loop, whose summary is the call's outcome.

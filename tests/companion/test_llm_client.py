@@ -40,25 +40,25 @@ async def test_streamed_pieces_arrive_in_order_and_join(llm: LLM, fake_ollama: F
     assert fake_ollama.requests[0]["stream"] is True
 
 
-async def test_a_paced_sink_gets_every_piece_and_is_asked_between_reads(llm: LLM, fake_ollama: FakeOllama) -> None:
+async def test_a_paced_sink_gets_every_piece_and_what_came_while_it_rested_in_one_read(
+        llm: LLM, fake_ollama: FakeOllama) -> None:
     fake_ollama.script(Script(content="One, two, three, four.", chunks=4, chunk_delay_s=0.01))
 
     class Paced:
         def __init__(self) -> None:
-            self.pieces: list[str] = []
-            self.asked = 0
+            self.reads: list[list[str]] = [[]]  # the pieces of each read, as told apart by the questions between
 
         async def __call__(self, piece: str) -> None:
-            self.pieces.append(piece)
+            self.reads[-1].append(piece)
 
         def rest(self) -> float:
-            self.asked += 1
-            return 0.02  # the pieces written meanwhile wait in the socket
+            self.reads.append([])
+            return 0.5  # the three pieces written meanwhile (30 ms) wait in the socket
 
     sink = Paced()
     reply = await llm.chat("primary", HELLO, on_text=sink)
-    assert "".join(sink.pieces) == reply.content == "One, two, three, four."
-    assert sink.asked >= 1
+    assert "".join(sum(sink.reads, [])) == reply.content == "One, two, three, four."
+    assert [len(read) for read in sink.reads] == [1, 3]  # asked once: the stream ended in the second read
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from bot.delivery.stream import READ_AHEAD_S, LiveAnswer, Pace
+from bot.delivery.stream import GRACE_S, STEP_S, LiveAnswer, Pace
 from bot.delivery.transport import ChatHeld, OutcomeUnknown, Outgoing, SendFailure
 
 LIMIT = 10  # characters per message of the fake platform
@@ -171,21 +171,54 @@ async def test_a_show_whose_outcome_is_unknown_ends_the_drafts_and_links_nothing
     assert await answer.close() is None  # the finished answer goes as a message of its own
 
 
-async def test_the_models_stream_rests_until_just_before_the_next_edit_once_the_answer_is_shown() -> None:
+async def test_the_models_stream_is_read_in_short_steps_until_the_answer_is_shown_then_once_per_edit() -> None:
     platform, time = Platform(), Time()
     answer = live(platform, time)
     await answer.piece("Hi")
-    assert answer.rest() == 0.0  # not shown yet: a short answer goes out as soon as it is complete
-    await time.advance(1.0)
-    assert platform.requests == [("show", "1", "Hi")]
-    assert answer.rest() == pytest.approx(1.0 - READ_AHEAD_S)  # the next edit may go at 2.0
-    await time.advance(0.5)
-    assert answer.rest() == pytest.approx(0.5 - READ_AHEAD_S)
+    assert answer.rest() == pytest.approx(STEP_S)  # not shown yet: a short answer goes out at most a step late
+    await time.advance(0.95)
+    assert answer.rest() == pytest.approx(0.05)  # the last step ends when the answer is due to be shown
+    await time.advance(0.05)
+    await answer.piece(" there")
+    assert platform.requests == []  # the writer waits for the read that is due now...
+    assert answer.rest() == pytest.approx(1.0)  # ...which hands it the draft; the next is due a second later
+    await settle()
+    assert platform.requests == [("show", "1", "Hi there")]  # without a wake-up of the writer's own
+    await time.advance(0.4)
+    assert answer.rest() == pytest.approx(0.6)  # shown: the stream rests until the next edit is due
+    await time.advance(0.6)
+    await answer.piece("!")
+    answer.rest()
+    await settle()
+    assert platform.requests[1:] == [("edit", "1", "Hi there!")]
     closing = asyncio.ensure_future(answer.close())
     await settle()
     assert answer.rest() == 0.0  # closed: read what is left at once
-    await time.advance(0.5)
+    await time.advance(1.0)
     await closing
+
+
+async def test_a_paced_answer_is_shown_a_moment_after_its_due_time_when_no_read_comes() -> None:
+    platform, time = Platform(), Time()
+    answer = live(platform, time)
+    await answer.piece("Hi")
+    answer.rest()  # the stream is paced, then the model pauses: no read comes at the due time
+    await settle()
+    await time.advance(1.0)
+    assert platform.requests == []
+    await time.advance(GRACE_S)
+    assert platform.requests == [("show", "1", "Hi")]
+
+
+async def test_nothing_new_at_the_due_time_lets_the_stream_read_on() -> None:
+    platform, time = Platform(), Time()
+    answer = live(platform, time)
+    await answer.piece("Hi")
+    answer.rest()
+    await time.advance(1.0 + GRACE_S)
+    assert platform.requests == [("show", "1", "Hi")]
+    await time.advance(1.0)
+    assert answer.rest() == 0.0  # the edit is due and nothing is new: the writer waits for the next piece
 
 
 async def test_the_models_stream_does_not_rest_while_flood_control_holds_the_chat() -> None:
