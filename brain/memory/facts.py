@@ -253,7 +253,8 @@ def frequency_findings(activities: Sequence[Activity], today: date, days: int = 
             support = sum(1 for week in range(trials) if weekly[week] == rate)
         group = f"frequency:{key}"
         label = acts[0].label
-        statement = f"{label[0].upper()}{label[1:]} about {rate} time{'s' if rate != 1 else ''} a {unit}"
+        often = {1: "once", 2: "twice"}.get(rate, f"{rate} times")
+        statement = f"{label[0].upper()}{label[1:]} about {often} a {unit}"
         findings.append(Finding(f"{group}:{rate}/{unit}", group, "pattern", statement, True, support=support,
                                 trials=trials))
     return findings

@@ -122,7 +122,7 @@ async def test_a_week_of_habits_and_answers_becomes_facts_in_the_prompt_and_the_
     prompt = system_prompt(fake.requests[-1])
     assert "Known patterns" in prompt
     assert "Mostly drinks coffee in the morning" in prompt
-    assert "Drinks coffee about 1 time a day" in prompt
+    assert "Drinks coffee about once a day" in prompt
     assert "Mostly ignores the water reminder before 10:00" in prompt
 
     clock.set(at(FIRST + timedelta(days=8), 8, 0))  # the morning summary, through the scheduler's job
@@ -149,7 +149,7 @@ async def test_a_week_in_which_a_pattern_holds_only_half_the_time_keeps_it_out_o
     fake.script(Script(content="Hi!"))
     await alice.send("how am I doing?")
     prompt = system_prompt(fake.requests[-1])
-    assert "Drinks coffee about 1 time a day" in prompt
+    assert "Drinks coffee about once a day" in prompt
     assert "in the morning" not in prompt and "in the evening" not in prompt
     assert "ignores the water reminder" not in prompt and "Acts on the water reminder" not in prompt
 
@@ -171,7 +171,7 @@ async def test_a_habit_that_then_holds_only_half_the_time_leaves_the_prompt(
     fake.script(Script(content="Hi!"))
     await alice.send("how am I doing?")
     prompt = system_prompt(fake.requests[-1])
-    assert "Drinks coffee about 1 time a day" in prompt
+    assert "Drinks coffee about once a day" in prompt
     assert "in the morning" not in prompt
     # Fourteen of twenty-one is no longer "mostly" (70 %): evidence against the fact, which goes on falling.
     await live_a_mixed_week(brain, clock, user, jobs, range(14, 21))
