@@ -25,7 +25,8 @@ log = logging.getLogger(__name__)
 # While an answer is not shown yet the model's stream is read in steps of a fifth of `Pace.first_after`, at most this
 # long: a short answer goes out at most this much later than it is complete, and pieces come a few at a time.
 STEP_S = 0.1
-# A draft due within this (at most; a fiftieth of `Pace.every` when that is less) goes with the read that found it.
+# A draft due within this (at most; a twentieth of `Pace.every` when that is less) goes with the read that found it:
+# the read after a draft wakes a little early when that draft took longer than the one before.
 EARLY_S = 0.01
 # The writer of a paced answer waits this long past a draft's due time (at most; a fifth of `Pace.every` when that is
 # less) for the stream's read before it shows what it has: the model may have paused.
@@ -141,7 +142,7 @@ class LiveAnswer:
         if self._syncing:  # the next draft may go `every` after this one, as far as the last one's time tells
             return max(0.0, self._sync_started + self._sync_s + self.pace.every - now)
         wait = self._due - now
-        if wait <= min(self.pace.every / 50, EARLY_S):
+        if wait <= min(self.pace.every / 20, EARLY_S):
             if not self._grown.is_set():
                 return 0.0
             self._caught_up.set()  # the writer goes with all that was read, and the next draft is this far off
