@@ -19,8 +19,10 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import aiohttp
 import httpx
 import ollama
+from aiohttp.helpers import get_env_proxy_for_url
 from ollama._types import ChatRequest
 from pydantic import ValidationError
+from yarl import URL
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +106,7 @@ class LLM:
         self._on_call = on_call
         self._client = ollama.AsyncClient(host=host, timeout=httpx.Timeout(timeout_s, connect=min(5.0, timeout_s)))
         self._down_since: float | None = None
+        self._stream_proxy: tuple[str | None, aiohttp.BasicAuth | None] | None = None
         self._tools = ToolModels()
         self.calls = 0
         self.failures = 0
@@ -219,9 +222,12 @@ class LLM:
         client = self._client._client
         headers = {k: v for k, v in client.headers.items() if k.lower() not in _HOP_HEADERS}
         url = str(client.base_url).rstrip("/") + "/api/chat"  # as the client merges it: a host's path prefix stays
+        if self._stream_proxy is None:  # as the client, through a proxy the environment names for the host
+            self._stream_proxy = _env_proxy(url)
+        proxy, proxy_auth = self._stream_proxy
         timeout = aiohttp.ClientTimeout(total=None, connect=self.timeout_s)  # the whole call has its own timeout
-        async with aiohttp.ClientSession(timeout=timeout, trust_env=True) as http, \
-                http.post(url, json=request, headers=headers) as response:
+        async with aiohttp.ClientSession(timeout=timeout) as http, \
+                http.post(url, json=request, headers=headers, proxy=proxy, proxy_auth=proxy_auth) as response:
             if response.status >= 400:
                 raise ollama.ResponseError(await response.text(), response.status)
             rest, ended = b"", False
@@ -325,6 +331,16 @@ def _tool_call(call: Any) -> ToolCall:
     if not isinstance(function, dict) or not function.get("name"):
         raise ValueError(f"a tool call without a function name: {call!r}")
     return ToolCall(name=str(function["name"]), arguments=function.get("arguments"), id=call.get("id"))
+
+
+def _env_proxy(url: str) -> tuple[str | None, aiohttp.BasicAuth | None]:
+    """The proxy the environment names for `url` (HTTP(S)_PROXY, NO_PROXY), looked up once: aiohttp's `trust_env`
+    looks it up (and netrc) in a thread on every request."""
+    try:
+        proxy, auth = get_env_proxy_for_url(URL(url))
+    except LookupError:
+        return None, None
+    return str(proxy), auth
 
 
 async def _resting(response: aiohttp.ClientResponse, seconds: float) -> None:

@@ -193,3 +193,16 @@ async def test_think_is_sent_explicitly_off_for_the_fast_tier_and_as_set_for_the
     await thinking.chat("primary", [{"role": "user", "content": "hi"}], on_text=sink)
     await thinking.chat("fast", [{"role": "user", "content": "hi"}], on_text=sink)
     assert [r["think"] for r in fake_ollama.requests] == [False, False, True, False]
+
+
+def test_a_streamed_request_goes_through_the_proxy_the_environment_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    from brain.companion.llm import _env_proxy
+
+    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY",
+                 "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert _env_proxy("http://ollama.example:11434/api/chat") == (None, None)
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")
+    assert _env_proxy("http://ollama.example:11434/api/chat")[0] == "http://proxy.example:3128"
+    monkeypatch.setenv("NO_PROXY", "ollama.example")
+    assert _env_proxy("http://ollama.example:11434/api/chat") == (None, None)
