@@ -45,6 +45,11 @@ _LEADING_JOIN_RE = re.compile(
     r"^(?:(?:to|that|about|of|for|an|daran|dass|zu|um|at|:|,|-)\s*)+"
     r"(?:(?:den|die|das|dem|der|meinen|meine|meinem|my|the)\s+)?", re.I)
 _TRAILING_JOIN_RE = re.compile(r"\s+(?:to|an|um|at|on|am|zu)$", re.I)
+# A German infinitive with "zu" at the end ("daran, Mama anzurufen", "Milch zu kaufen") is the plain infinitive in the
+# reminder's words ("Mama anrufen", "Milch kaufen"): the words stand on their own, as a note to oneself.
+_ZU_INFINITIVE_RE = re.compile(
+    r"(?:\bzu\s+(?P<verb>[a-zäöüß]{3,}en)|\b(?P<prefix>ab|an|auf|aus|bei|ein|fest|frei|heim|her|hin|los|mit|nach|vor"
+    r"|weg|zurück|zusammen)zu(?P<stem>[a-zäöüß]{3,}en))$")
 # The hour a day said without a time means, by the part of the day said with it.
 _PART_DEFAULT_HOURS = {MORNING: 9, MIDDAY: 12, AFTERNOON: 15, EVENING: 19, NIGHT: 21}
 DEFAULT_HOUR = 9
@@ -148,6 +153,7 @@ def _words(rest: str) -> str:
     """The reminder's own words: without the joining words around them."""
     words = _LEADING_JOIN_RE.sub("", rest.strip(" ,;:-")).strip(" ,;:-")
     words = _TRAILING_JOIN_RE.sub("", words).strip(" ,;:-")
+    words = _ZU_INFINITIVE_RE.sub(lambda m: m["verb"] or f"{m['prefix']}{m['stem']}", words)
     return words[:1].upper() + words[1:] if words[:1].islower() and words[:1].isascii() else words
 
 

@@ -27,10 +27,10 @@ async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
                                              rrule=args.get("repeat"))
     if reminder.rrule is not None:
         return ToolResult.success(
-            tr("I'll remind you of {text} {repeats}, first at {time}.", text=reminder.text,
+            tr("Reminder set {repeats}, starting {time}: {text}", text=reminder.text,
                repeats=describe(reminder.rrule, Renderer(ctx.user.locale, ctx.user.timezone)),
                time=reminder.occurrence_at), **reminder_data(reminder))
-    return ToolResult.success(tr("I'll remind you of {text} at {time}.", text=reminder.text,
+    return ToolResult.success(tr("Reminder set for {time}: {text}", text=reminder.text,
                                  time=reminder.occurrence_at), **reminder_data(reminder))
 
 

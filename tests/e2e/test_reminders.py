@@ -54,7 +54,7 @@ async def test_remind_command_sets_one_that_arrives_once_at_its_local_time_with_
         person, brain: Brain, clock: FixedClock) -> None:
     alice = person()
     reply = await alice.send("/remind 15:00 call mom")
-    assert "I'll remind you of Call mom at Mon, Nov 30, 3:00\u202fPM." in reply
+    assert "Reminder set for Mon, Nov 30, 3:00\u202fPM: Call mom" in reply
     [stored] = await reminders(brain)
     assert stored.occurrence_at == datetime(2026, 11, 30, 14, 0, tzinfo=UTC) and stored.timezone == "Europe/Berlin"
     await tick(brain, clock, berlin(30, 14, 59))
@@ -100,7 +100,7 @@ async def test_snoozes_bring_it_back_once_each_15_minutes_later_and_tomorrow_at_
 
 async def test_free_text_reminders_in_english_and_german_without_a_model(person, brain: Brain) -> None:
     alice, bert = person(), person(language="de")
-    assert "I'll remind you of Call mom at Mon, Nov 30, 3:00\u202fPM." in await alice.send(
+    assert "Reminder set for Mon, Nov 30, 3:00\u202fPM: Call mom" in await alice.send(
         "remind me to call mom at 3pm")
     assert "Zahnarzt" in await bert.send("erinnere mich morgen um 9 an den Zahnarzt")
     assert "Tee" in await bert.send("in 20 Minuten: Tee")
@@ -186,7 +186,7 @@ async def test_a_tasks_due_time_can_carry_a_reminder_that_ends_when_the_task_is_
     alice = person()
     reply = await alice.send("/task Report at 3pm")
     assert "Added the task Report, due Mon, Nov 30 at 3:00\u202fPM." in reply
-    assert "I'll remind you of Report at" in await alice.press(alice.buttons()["⏰ Remind me then"])
+    assert "Reminder set for" in await alice.press(alice.buttons()["⏰ Remind me then"])
     await alice.send("/task Slides tomorrow 10:00")
     await alice.press(alice.buttons()["⏰ Remind me then"])
     await tick(brain, clock, berlin(30, 15))

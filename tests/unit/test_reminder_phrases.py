@@ -31,7 +31,10 @@ def at(day: int, hour: int, minute: int = 0, month: int = 11) -> datetime:
     ("remind me at 7:00 to run", "Run", at(1, 7, month=12)),  # 7:00 has passed today
     ("in 20 minutes: tea", "Tea", at(30, 8, 50)),
     ("erinnere mich morgen um 9 an den Zahnarzt", "Zahnarzt", at(1, 9, month=12)),
-    ("Erinnere mich um 15 Uhr daran, Mama anzurufen", "Mama anzurufen", at(30, 15)),
+    ("Erinnere mich um 15 Uhr daran, Mama anzurufen", "Mama anrufen", at(30, 15)),
+    ("erinnere mich morgen daran, die Blumen zu gießen", "Blumen gießen", at(1, 9, month=12)),
+    ("erinnere mich um 18 Uhr, das Paket abzuholen", "Das Paket abholen", at(30, 18)),
+    ("erinnere mich um 18 Uhr an den Anzug", "Anzug", at(30, 18)),
     ("erinnere mich in einer Stunde an die Wäsche", "Wäsche", at(30, 9, 30)),
     ("erinnere mich morgen Abend an den Müll", "Müll", at(1, 19, month=12)),
     ("in 20 Minuten: Tee", "Tee", at(30, 8, 50)),

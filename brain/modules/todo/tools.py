@@ -77,7 +77,7 @@ async def _remind(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     ref = await service.find_task(ctx.uow, ctx.user, args["task"], status="open")
     minutes = args.get("minutes_before", 0)
     reminder = await service.set_reminder(ctx.uow, ctx.user, ctx.actor, ref.task.id, minutes)
-    return ToolResult.success(tr("I'll remind you of {title} at {time}.", title=ref.task.title,
+    return ToolResult.success(tr("Reminder set for {time}: {text}", text=ref.task.title,
                                  time=reminder.occurrence_at), reminder_id=str(reminder.id), **task_data(ref.task))
 
 
