@@ -67,6 +67,7 @@ from adapters.telegram.request import AiohttpRequest
 from benchmarks._fake_model import ASK, SAY
 from benchmarks._options import add_common_options, parse_sizes
 from benchmarks._pg import bench_database
+from bot import event_loop
 from bot.access import AccessPolicy
 from bot.delivery.sender import OutboxSender
 from bot.delivery.stream import LiveAnswer, Pace
@@ -247,6 +248,7 @@ class Wakeups:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.count = 0
         selector = getattr(loop, "_selector", None)
+        self.counting = selector is not None  # not on uvloop
         if selector is not None:
             select = selector.select
 
@@ -292,7 +294,8 @@ async def streamed_turn(dialog: Dialog, sender: OutboxSender, transport: Telegra
         into.wall_ms.append(wall)
         into.cpu_ms.append(cpu_ms)
         into.requests.append(live.requests if live is not None else 0)
-        into.wakeups.append(wakeups.count - woken)
+        if wakeups.counting:
+            into.wakeups.append(wakeups.count - woken)
 
 
 async def measure_streaming(brain: Brain, companion: Companion, api_url: str,
@@ -470,14 +473,16 @@ def report(lookup: Turns, drinks: Turns, first: Turns, parallel: Turns, sequenti
         row("CPU time per turn, shown while written", streamed.cpu_ms),
         row("CPU time per turn, sent when complete", plain.cpu_ms),
         row("drafts per streamed turn (shown and edited)", [float(n) for n in streamed.requests]),
-        row("event-loop wake-ups per turn, shown while written", [float(n) for n in streamed.wakeups]),
-        row("event-loop wake-ups per turn, sent when complete", [float(n) for n in plain.wakeups]),
+        *([row("event-loop wake-ups per turn, shown while written", [float(n) for n in streamed.wakeups]),
+           row("event-loop wake-ups per turn, sent when complete", [float(n) for n in plain.wakeups])]
+          if streamed.wakeups else ["event-loop wake-ups per turn: not counted (uvloop)"]),
         f"streaming costs {stream_pct:+.1f} % CPU per turn; on this machine one draft edit on its own costs "
         f"{streamed.draft_ms:.2f} ms CPU and one wake-up of an idle loop {streamed.idle_wakeup_ms:.2f} ms",
         f"RESULT overhead_ms={statistics.mean(overhead(lookup)):.1f} cpu_ms={statistics.mean(lookup.cpu_ms):.1f} "
         f"model_ms={model_ms:.0f} load={parallel.load[-1]:.2f} stream_cpu_ms={stream_cpu:.1f} "
         f"plain_cpu_ms={plain_cpu:.1f} stream_cpu_pct={stream_pct:.1f} "
-        f"stream_wakeups={statistics.mean(streamed.wakeups):.1f} plain_wakeups={statistics.mean(plain.wakeups):.1f} "
+        + (f"stream_wakeups={statistics.mean(streamed.wakeups):.1f} plain_wakeups={statistics.mean(plain.wakeups):.1f} "
+           if streamed.wakeups else "") +
         f"parallel_ms={par:.1f} baseline={seq:.1f} ratio={seq / par:.2f}",
     ])
 
@@ -495,12 +500,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--piece-ms", type=float, default=5.0, help="the fake model's time between two pieces")
     parser.add_argument("--stream-every-ms", type=float, default=100.0,
                         help="a streamed answer is first shown after this and edited at most this often")
+    parser.add_argument("--event-loop", choices=("auto", "uvloop", "asyncio"), default="auto",
+                        help="the event loop: auto (uvloop where installed, as `companion run` takes it), uvloop, "
+                             "asyncio")
     add_common_options(parser)
     args = parse_sizes(parser, argv, QUICK)
+    print(f"event loop: {'uvloop' if event_loop.uses_uvloop(args.event_loop) else 'asyncio'}")
     streaming = Streaming(args.stream_turns, args.pieces, args.piece_ms, args.stream_every_ms)
     with fake_model(args.model_ms / 1000, args.think_ms / 1000) as fake_url, fake_bot_api() as api_url, \
             bench_database(DATABASE, prefix="cbc", url=args.database_url) as database:
-        results = asyncio.run(measure(database.url, fake_url, api_url, args.turns, args.tool_ms, args.rounds,
+        results = event_loop.run(measure(database.url, fake_url, api_url, args.turns, args.tool_ms, args.rounds,
                                       streaming))
     print(report(*results, args.model_ms, args.tool_ms, args.think_ms, streaming))
     return 0

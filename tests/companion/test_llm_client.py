@@ -57,7 +57,7 @@ async def test_a_paced_sink_gets_every_piece_and_what_came_while_it_rested_in_on
 
     sink = Paced()
     reply = await llm.chat("primary", HELLO, on_text=sink)
-    assert "".join(sum(sink.reads, [])) == reply.content == "One, two, three, four."
+    assert "".join(piece for read in sink.reads for piece in read) == reply.content == "One, two, three, four."
     assert [len(read) for read in sink.reads] == [1, 3]  # asked once: the stream ended in the second read
 
 
