@@ -3,7 +3,9 @@ Ollama server (tests/fakes/ollama_server.py, run in a process of its own like a 
 PostgreSQL of its own.
 
     python -m benchmarks.companion [--turns N] [--model-ms M] [--tool-ms T] [--rounds R] [--think-ms K] [--quick]
-        [--database-url URL]
+        [--event-loop auto|uvloop|asyncio] [--database-url URL]
+
+It runs on the event loop `companion run` takes (uvloop where installed); wake-ups are counted on asyncio's only.
 
 1. Overhead: N chat turns through `Companion.respond` with the real ollama client; the fake server answers
    every request after M ms. Each turn is one tool round and the answer: prompt assembly (settings,
@@ -32,6 +34,9 @@ PostgreSQL of its own.
    (one message once it is complete), interleaved turn by turn. The streamed turns pay for the model's streamed
    reply (one JSON line per piece), the drafts (a message and its edits, counted per turn) and the finished
    answer's edit instead of a message.
+
+Part 4 also counts the event loop's wake-ups per turn (on asyncio's loop) and measures, on its own, the CPU of one
+draft edit and of one wake-up of an idle loop: on a virtual machine these cost more than the work around them.
 
 Each part prints the load average before and after it, and this process's CPU time per turn
 (time.process_time: the Python side only, not PostgreSQL's or the fake's; it moves much less with the load of
@@ -510,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
     with fake_model(args.model_ms / 1000, args.think_ms / 1000) as fake_url, fake_bot_api() as api_url, \
             bench_database(DATABASE, prefix="cbc", url=args.database_url) as database:
         results = event_loop.run(measure(database.url, fake_url, api_url, args.turns, args.tool_ms, args.rounds,
-                                      streaming))
+                                         streaming), args.event_loop)
     print(report(*results, args.model_ms, args.tool_ms, args.think_ms, streaming))
     return 0
 
