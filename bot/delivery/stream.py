@@ -130,12 +130,15 @@ class LiveAnswer:
         """How long the model's stream may rest before it is read again (seconds), asked after every read; while it
         rests, its lines wait in the socket and come in one read. Each wake-up of the process costs CPU of its own
         (on a virtual machine a quarter of a millisecond and more), so the stream is read when a draft needs text,
-        not piece by piece: before the answer is shown, in short steps (`STEP_S`), so that a short answer goes out
-        nearly as soon as it is complete; once it is shown, at the next edit's due time, and the read that finds
-        new text then hands the draft to the writer (no wake-up of its own for it). No rest while flood control
-        holds the chat (the finished answer waits for it anyway), once closed, or when the draft is due and nothing
-        new is written yet (the writer waits for text)."""
+        not piece by piece: before the answer is shown (also while the model writes no words yet, as a thinking
+        model does), in short steps (`STEP_S`), so that a short answer goes out nearly as soon as it is complete;
+        once it is shown, at the next edit's due time, and the read that finds new text then hands the draft to the
+        writer (no wake-up of its own for it). No rest while flood control holds the chat (the finished answer waits
+        for it anyway), once closed, or when the draft is due and nothing new is written yet (the writer waits for
+        text)."""
         self._paced = True
+        if self._writer is None and not self._closed.is_set():  # no words yet (a thinking model): short steps too
+            return min(self.pace.first_after / 5, STEP_S)
         if self._held or self._closed.is_set() or self._writer is None or self._writer.done():
             return 0.0
         now = self.clock()

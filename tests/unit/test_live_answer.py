@@ -198,6 +198,15 @@ async def test_the_models_stream_is_read_in_short_steps_until_the_answer_is_show
     await closing
 
 
+async def test_while_the_model_writes_no_words_yet_the_stream_is_read_in_short_steps_too() -> None:
+    platform, time = Platform(), Time()
+    answer = live(platform, time)
+    assert answer.rest() == pytest.approx(STEP_S)  # a thinking model: lines without words
+    closing = asyncio.ensure_future(answer.close())
+    await settle()
+    assert answer.rest() == 0.0 and await closing is None  # closed: read what is left at once
+
+
 async def test_a_paced_answer_is_shown_a_moment_after_its_due_time_when_no_read_comes() -> None:
     platform, time = Platform(), Time()
     answer = live(platform, time)
