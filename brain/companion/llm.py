@@ -1,6 +1,7 @@
 """The model client: the official `ollama` AsyncClient with two tiers (`primary` for conversation and
 planning, `fast` for summaries, classification and guards), timeouts, one retry, and an availability
-state so that a missing model server costs one failed call, not one timeout per message.
+state so that a missing model server costs one failed call, not one timeout per message. A streamed answer is
+requested as the client builds the request and read with aiohttp (see `LLM._stream`).
 
 Privacy is enforced here, at the one place where requests leave the process: a request marked sensitive
 (food, places, memory, free-text notes) goes only to a tier marked local, or with the person's consent."""
@@ -225,7 +226,7 @@ class LLM:
         if self._stream_proxy is None:  # as the client, through a proxy the environment names for the host
             self._stream_proxy = _env_proxy(url)
         proxy, proxy_auth = self._stream_proxy
-        timeout = aiohttp.ClientTimeout(total=None, connect=self.timeout_s)  # the whole call has its own timeout
+        timeout = aiohttp.ClientTimeout(total=None, connect=min(5.0, self.timeout_s))  # the call has its own
         async with aiohttp.ClientSession(timeout=timeout) as http, \
                 http.post(url, json=request, headers=headers, proxy=proxy, proxy_auth=proxy_auth) as response:
             if response.status >= 400:
