@@ -347,7 +347,8 @@ async def measure(url: str, fake_url: str, api_url: str, turns: int, tool_ms: fl
     brain.registry.register(read_tool(LOOKUP, 0))
     for name in READ_TOOLS:
         brain.registry.register(read_tool(name, tool_ms / 1000))
-    llm = LLM(fake_url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")}, timeout_s=10.0)
+    llm = LLM(fake_url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")}, timeout_s=10.0,
+              keep_alive=True)  # as the app's client
     try:
         companion = Companion(brain, llm, CompanionConfig())
         freeze_startup_heap()  # as app.wiring.open_app does once the app is built
@@ -392,6 +393,7 @@ async def measure(url: str, fake_url: str, api_url: str, turns: int, tool_ms: fl
         streamed, plain = await measure_streaming(brain, Companion(brain, llm, CompanionConfig()), api_url,
                                                   streaming)
     finally:
+        await llm.aclose()
         await brain.close()
     return lookup, drinks, first, parallel, sequential, no_think, think, streamed, plain
 

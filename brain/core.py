@@ -56,6 +56,8 @@ class Brain:
         self.companion: Companion | None = None if llm is None else Companion(self, llm, companion)
 
     async def close(self) -> None:
+        if self.companion is not None:
+            await self.companion.llm.aclose()  # the kept connections of streamed answers
         await self.db.dispose()
 
 

@@ -9,11 +9,12 @@ Privacy is enforced here, at the one place where requests leave the process: a r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -94,7 +95,11 @@ class LLMReply:
 class LLM:
     def __init__(self, host: str, tiers: dict[Tier, TierConfig], *, timeout_s: float = DEFAULT_TIMEOUT_S,
                  recheck_s: float = RECHECK_S, retry_delay_s: float = RETRY_DELAY_S,
-                 monotonic: Callable[[], float] = time.monotonic, on_call: CallObserver | None = None) -> None:
+                 monotonic: Callable[[], float] = time.monotonic, on_call: CallObserver | None = None,
+                 keep_alive: bool = False) -> None:
+        """`keep_alive`: streamed answers share one connection pool (one aiohttp session, on the event loop that
+        first streams), which `aclose` closes: the app's client keeps it, so an answer opens no new connection (nor a
+        TLS handshake with a remote server). Without it each streamed answer has a session of its own."""
         missing = [tier for tier in TIERS if tier not in tiers]
         if missing:
             raise ValueError(f"missing model tiers: {', '.join(missing)}")
@@ -108,6 +113,9 @@ class LLM:
         self._client = ollama.AsyncClient(host=host, timeout=httpx.Timeout(timeout_s, connect=min(5.0, timeout_s)))
         self._down_since: float | None = None
         self._stream_proxy: tuple[str | None, aiohttp.BasicAuth | None] | None = None
+        self._keep_alive = keep_alive
+        self._http: aiohttp.ClientSession | None = None
+        self._http_loop: asyncio.AbstractEventLoop | None = None
         self._tools = ToolModels()
         self.calls = 0
         self.failures = 0
@@ -226,8 +234,7 @@ class LLM:
         if self._stream_proxy is None:  # as the client, through a proxy the environment names for the host
             self._stream_proxy = _env_proxy(url)
         proxy, proxy_auth = self._stream_proxy
-        timeout = aiohttp.ClientTimeout(total=None, connect=min(5.0, self.timeout_s))  # the call has its own
-        async with aiohttp.ClientSession(timeout=timeout) as http, \
+        async with self._http_session() as http, \
                 http.post(url, json=request, headers=headers, proxy=proxy, proxy_auth=proxy_auth) as response:
             if response.status >= 400:
                 raise ollama.ResponseError(await response.text(), response.status)
@@ -268,6 +275,27 @@ class LLM:
                         prompt_tokens=int(final.get("prompt_eval_count") or 0),
                         completion_tokens=int(final.get("eval_count") or 0), model=str(final.get("model") or ""),
                         done_reason=final.get("done_reason"), server_ms=int(final.get("total_duration") or 0) / 1e6)
+
+    @contextlib.asynccontextmanager
+    async def _http_session(self) -> AsyncIterator[aiohttp.ClientSession]:
+        """The session a streamed answer is read with: the kept one (see `keep_alive`), or one of its own."""
+        timeout = aiohttp.ClientTimeout(total=None, connect=min(5.0, self.timeout_s))  # the call has its own
+        if not self._keep_alive:
+            async with aiohttp.ClientSession(timeout=timeout) as http:
+                yield http
+            return
+        loop = asyncio.get_running_loop()
+        if self._http is None or self._http.closed or self._http_loop is not loop:
+            if self._http is not None and not self._http.closed:  # another loop's, which has ended: let it go
+                self._http.detach()
+            self._http, self._http_loop = aiohttp.ClientSession(timeout=timeout), loop
+        yield self._http
+
+    async def aclose(self) -> None:
+        """Closes the kept connections of streamed answers (see `keep_alive`); the client stays usable."""
+        if self._http is not None and not self._http.closed:
+            await self._http.close()
+        self._http = self._http_loop = None
 
     async def embed(self, texts: Sequence[str], *, model: str, sensitive: bool = True, consent: bool = False,
                     local: bool = True) -> list[list[float]]:
@@ -379,4 +407,4 @@ def llm_from_settings(settings: Any, *, on_call: CallObserver | None = None) -> 
         "primary": TierConfig(settings.ollama_model_primary, settings.ollama_primary_local,
                               think=settings.ollama_primary_think),
         "fast": TierConfig(settings.ollama_model_fast, settings.ollama_fast_local, think=False),
-    }, timeout_s=settings.ollama_timeout_s, on_call=on_call)
+    }, timeout_s=settings.ollama_timeout_s, on_call=on_call, keep_alive=True)

@@ -206,3 +206,25 @@ def test_a_streamed_request_goes_through_the_proxy_the_environment_names(monkeyp
     assert _env_proxy("http://ollama.example:11434/api/chat")[0] == "http://proxy.example:3128"
     monkeypatch.setenv("NO_PROXY", "ollama.example")
     assert _env_proxy("http://ollama.example:11434/api/chat") == (None, None)
+
+
+async def test_the_apps_client_streams_its_answers_over_one_kept_connection(fake_ollama: FakeOllama) -> None:
+    async def sink(piece: str) -> None:
+        pass
+
+    kept = LLM(fake_ollama.url, {"primary": TierConfig("m"), "fast": TierConfig("m")}, keep_alive=True)
+    for _ in range(2):
+        fake_ollama.script(Script(content="One, two.", chunks=2))
+        assert (await kept.chat("primary", HELLO, on_text=sink)).content == "One, two."
+    assert fake_ollama.peers[0] == fake_ollama.peers[1]  # the same connection: no new one, no new TLS handshake
+    await kept.aclose()
+    fake_ollama.script(Script(content="Three.", chunks=1))
+    assert (await kept.chat("primary", HELLO, on_text=sink)).content == "Three."  # closed, then a new session
+    assert fake_ollama.peers[2] != fake_ollama.peers[1]
+    await kept.aclose()
+
+    single = LLM(fake_ollama.url, {"primary": TierConfig("m"), "fast": TierConfig("m")})
+    for _ in range(2):
+        fake_ollama.script(Script(content="Four.", chunks=1))
+        await single.chat("primary", HELLO, on_text=sink)
+    assert fake_ollama.peers[3] != fake_ollama.peers[4]  # without keep_alive, a session of its own per answer

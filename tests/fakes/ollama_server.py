@@ -87,6 +87,7 @@ class FakeOllama:
         self.queue: deque[Script | Responder] = deque()
         self.default: Script | Responder = default or Script(content="OK.")
         self.requests: list[dict[str, Any]] = []  # bodies of /api/chat requests, in arrival order
+        self.peers: list[Any] = []  # the client's address of each /api/chat request: one per connection
         self.embed_requests: list[dict[str, Any]] = []
         self.embed_dim = 8  # the length of /api/embed's vectors when the request names none
         # /api/embed's vectors: a hash of the whole text (equal texts, equal vectors; nothing else alike), or with
@@ -159,6 +160,7 @@ class FakeOllama:
         body = await request.json()
         if self.keep_requests:
             self.requests.append(body)
+            self.peers.append(request.transport.get_extra_info("peername") if request.transport else None)
         for message in body.get("messages") or []:
             for image in message.get("images") or []:
                 try:
