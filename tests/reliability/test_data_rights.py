@@ -34,7 +34,7 @@ from brain.outbox.service import mark_sent
 from brain.people.models import Identity
 from brain.people.service import resolve_identity
 from tests.e2e.conftest import Person
-from tests.telegram.conftest import make_adapter, press, send, user_id_of
+from tests.telegram.conftest import make_adapter, press, running, send, user_id_of
 from tests.telegram.fake_bot_api import FakeBotAPI
 from tests.telegram.fake_bot_api import Person as TelegramPerson
 
@@ -283,12 +283,8 @@ async def test_another_persons_press_and_a_second_press_do_nothing(brain: Brain,
 
 @pytest.fixture
 async def telegram(brain: Brain, dialog: Dialog, api: FakeBotAPI) -> AsyncIterator[TelegramAdapter]:
-    adapter = make_adapter(brain, dialog, api)
-    await adapter.start()
-    try:
+    async with running(make_adapter(brain, dialog, api)) as adapter:
         yield adapter
-    finally:
-        await adapter.stop()
 
 
 @pytest.mark.slow

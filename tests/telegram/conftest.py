@@ -59,28 +59,32 @@ def make_adapter(brain: Brain, dialog: Dialog, api: FakeBotAPI, **options: objec
 
 
 @contextlib.asynccontextmanager
+async def running(adapter: TelegramAdapter) -> AsyncIterator[TelegramAdapter]:
+    """The adapter started; stopped after."""
+    await adapter.start()
+    try:
+        yield adapter
+    finally:
+        await adapter.stop()
+
+
+@contextlib.asynccontextmanager
 async def serving(brain: Brain, api: FakeBotAPI, **dialog_options: Any) -> AsyncIterator[TelegramAdapter]:
     """The Telegram adapter over an open dialog with these options (e.g. `voice=`, `photos=`), started; stopped and
     its dialog settled after."""
     dialog = Dialog(brain, default_locale="en", default_timezone="Europe/Berlin", access=AccessPolicy.open(),
                     **dialog_options)
-    adapter = make_adapter(brain, dialog, api)
-    await adapter.start()
     try:
-        yield adapter
+        async with running(make_adapter(brain, dialog, api)) as adapter:
+            yield adapter
     finally:
-        await adapter.stop()
         await dialog.settle()
 
 
 @pytest.fixture
 async def telegram(brain: Brain, dialog: Dialog, api: FakeBotAPI) -> AsyncIterator[TelegramAdapter]:
-    adapter = make_adapter(brain, dialog, api)
-    await adapter.start()
-    try:
+    async with running(make_adapter(brain, dialog, api)) as adapter:
         yield adapter
-    finally:
-        await adapter.stop()
 
 
 @pytest.fixture

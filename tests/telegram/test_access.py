@@ -26,7 +26,7 @@ from brain.core import Brain
 from tests.companion.conftest import companion  # noqa: F401  (the companion on the fake model server)
 from tests.fakes.ollama_server import FakeOllama
 from tests.personal_rows import personal_row_counts
-from tests.telegram.conftest import make_adapter, press, replies_after, send
+from tests.telegram.conftest import make_adapter, press, replies_after, running, send
 from tests.telegram.fake_bot_api import Call, FakeBotAPI, Person
 from tests.telegram.test_telegram_webhook import free_port, post
 
@@ -40,12 +40,8 @@ def closed_dialog(brain: Brain, companion: Companion) -> Dialog:  # noqa: F811
 
 @pytest.fixture
 async def bot(brain: Brain, closed_dialog: Dialog, api: FakeBotAPI) -> AsyncIterator[TelegramAdapter]:
-    adapter = make_adapter(brain, closed_dialog, api)
-    await adapter.start()
-    try:
+    async with running(make_adapter(brain, closed_dialog, api)) as adapter:
         yield adapter
-    finally:
-        await adapter.stop()
 
 
 def texts(calls: list[Call]) -> list[str]:
