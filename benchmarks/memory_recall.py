@@ -75,17 +75,28 @@ class CachingEmbedder:
         self._passages: dict[str, list[float]] = {}
         self._queries: dict[str, list[float]] = {}
 
-    def prime(self, texts: Sequence[str], queries: Sequence[str] = (), batch: int = 256) -> None:
+    def prime(self, texts: Sequence[str], queries: Sequence[str] = (), batch: int = 256, *,
+              save_to: Path | None = None, save_every_s: float = 120.0) -> None:
+        """Embeds what is not cached yet. With `save_to`, the cache is saved there every `save_every_s` seconds
+        and at the end, so an interrupted run (e5 takes hours on a large set) goes on where it stopped."""
+        saved = time.monotonic()
         for cache, embed, items in ((self._passages, self.inner.embed, texts),
                                     (self._queries, self.inner.embed_queries, queries)):
             todo = list(dict.fromkeys(t for t in items if t not in cache))
             for i in range(0, len(todo), batch):
                 chunk = todo[i:i + batch]
                 cache.update(zip(chunk, embed(chunk), strict=True))
+                if save_to is not None and time.monotonic() - saved >= save_every_s:
+                    self.save(save_to)
+                    saved = time.monotonic()
+        if save_to is not None:
+            self.save(save_to)
 
     def save(self, path: Path) -> None:
-        with open(path, "wb") as handle:
+        partial = path.with_suffix(".partial")  # a kill while writing leaves the last whole cache
+        with open(partial, "wb") as handle:
             pickle.dump((self._passages, self._queries), handle)
+        partial.replace(path)
 
     def load(self, path: Path) -> None:
         if path.exists():
@@ -198,9 +209,7 @@ async def run(url: str, set_path: Path, limit_users: int | None, mode: str, embe
         embedder.load(cached)
     started = time.perf_counter()
     embedder.prime([embedded_text(speaker_of(str(m["speaker"])), str(m["text"]).strip()) for m in memories],
-                   [str(q["query"]) for q in queries])
-    if cached is not None:
-        embedder.save(cached)
+                   [str(q["query"]) for q in queries], save_to=cached)
     report.embed_s = time.perf_counter() - started
 
     clock = FixedClock(datetime.fromisoformat(str(memories[0]["at"])))
