@@ -9,6 +9,7 @@ request was written (no connection, none free in time); any other transport erro
 
 from __future__ import annotations
 
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from typing import Any
@@ -93,14 +94,19 @@ class AiohttpRequest(BaseRequest):
             raise NetworkError(f"aiohttp.{type(error).__name__}: {error}") from error
 
 
+_URLENCODED = "application/x-www-form-urlencoded"
+
+
 def _body(request_data: RequestData | None) -> Any:
-    """Form fields as PTB encodes them (JSON values as strings), multipart when files go along."""
+    """Form fields as PTB encodes them (JSON values as strings), multipart when files go along. Without files the
+    form is encoded here: given a dict, aiohttp builds a `FormData` and a multipart writer for it on every request
+    (a fifth of what a draft edit costs this process) only to send the same urlencoded bytes."""
     if request_data is None:
         return None
     fields = request_data.json_parameters
     files = request_data.multipart_data
     if not files:
-        return fields
+        return aiohttp.BytesPayload(urllib.parse.urlencode(fields).encode(), content_type=_URLENCODED)
     form = aiohttp.FormData()
     for name, value in fields.items():
         form.add_field(name, value)

@@ -16,7 +16,7 @@ from datetime import timedelta
 
 import pytest
 from sqlalchemy import insert, select
-from telegram import Bot
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 
 from adapters.telegram import outbound
 from adapters.telegram.adapter import TelegramAdapter
@@ -245,3 +245,13 @@ async def test_a_claim_finds_a_person_s_pushes_through_their_own_index(brain: Br
     assert "ix_outbox_pending_push" in plan
     await sender.deliver("4242")
     assert [s for s, _, _ in await rows(brain, mine)] == ["sent"]
+
+
+async def test_a_text_with_form_characters_and_a_keyboard_arrives_as_written(api: FakeBotAPI, bot: Bot) -> None:
+    """Our layer encodes the form itself: what it sends must read as what PTB's own layer sends."""
+    tricky = "a+b=c & 100% 😀 Grüße\nzweite Zeile ?x=1#y"
+    keyboard = InlineKeyboardMarkup([[InlineKeyboardButton("Ja & Nein", callback_data="t:+=&")]])
+    await bot.send_message(chat_id=4242, text=tricky, reply_markup=keyboard)
+    (call,) = api.calls_of("sendMessage", 4242)
+    assert call.text == tricky
+    assert call.buttons() == {"Ja & Nein": "t:+=&"}
