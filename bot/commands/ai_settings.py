@@ -15,8 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.commands import Command
 from bot.turn import Turn
 from brain.companion.models import CompanionSettings
+from brain.events.actor import AiActor
 from brain.i18n import N_, Text, tr
-from brain.tools.policy import DECISIONS
+from brain.tools.policy import DECISIONS, AiSettings, decide
 
 TOGGLE = "ai_setting_toggle"
 
@@ -77,7 +78,7 @@ async def show(turn: Turn, *first: Text) -> None:
                             decision=tr(DECISION_NAMES["propose"])))
         else:
             lines.append(tr("• {tool}: {decision}", tool=name, decision=tr(DECISION_NAMES[decision])))
-    lines.append(tr("Per tool: /settings tool <name> auto|propose|deny|default"))
+    lines.append(tr("Per tool: /settings tool <name> auto|propose|deny|default (/settings tool lists them)"))
     buttons = [[turn.button(tr("Turn off: {setting}", setting=tr(s.label)) if values[s.key]
                             else tr("Turn on: {setting}", setting=tr(s.label)), TOGGLE, setting=s.key)]
                for s in SWITCHES]
@@ -92,15 +93,48 @@ async def settings(turn: Turn, args: str) -> None:
     await show(turn)
 
 
+# What the assistant does with a tool now, as the list of /settings tool says it.
+LIST_HEADINGS: dict[str, str] = {
+    "auto": N_("Runs on its own:"),
+    "propose": N_("Asks you first:"),
+    "deny": N_("Never:"),
+}
+
+
+async def _tool_list(turn: Turn, *first: Text) -> None:
+    """The tools by what the assistant does with each for this person now (their overrides and switches
+    included), and how to change one."""
+    async with turn.brain.transactions.read() as session:
+        row = await session.get(CompanionSettings, turn.user.id)
+    settings, actor = AiSettings.from_row(row), AiActor()
+    groups: dict[str, list[str]] = {decision: [] for decision in LIST_HEADINGS}
+    for tool in sorted(turn.brain.registry.all(), key=lambda t: t.name):
+        groups[decide(tool, actor, settings=settings).decision].append(tool.name)
+    lines: list[Text | str] = [*first, tr("The assistant's tools and what it does with them:")]
+    for decision, names in groups.items():
+        if names:
+            lines.append(tr("{heading} {tools}", heading=tr(LIST_HEADINGS[decision]), tools=", ".join(names)))
+    if not settings.allow_destructive:
+        lines.append(tr("Tools that delete or end things stay off until you allow them with the button in "
+                        "/settings; then you approve each use."))
+    lines.append(tr("Change one: /settings tool <name> auto|propose|deny|default, e.g. /settings tool create_task "
+                    "auto"))
+    turn.say(*lines)
+
+
 async def _tool_override(turn: Turn, words: list[str]) -> None:
     choices = (*DECISIONS, "default")
+    if not words:
+        await _tool_list(turn)
+        return
     if len(words) != 2 or words[1].lower() not in choices:
-        turn.say(tr("Usage: /settings tool <name> auto|propose|deny|default, e.g. /settings tool create_task auto"))
+        turn.say(tr("Usage: /settings tool <name> auto|propose|deny|default, e.g. /settings tool create_task auto"),
+                 tr("/settings tool alone lists the tools."))
         return
     name, decision = words[0], words[1].lower()
     tool = turn.brain.registry.get(name)
     if tool is None:
-        turn.say(tr("I don't know a tool called {name}.", name=name[:64]))
+        await _tool_list(turn, tr("I don't know a tool called {name}.", name=name[:64]))
         return
     async with turn.brain.transactions.begin() as uow:
         row = await _row(uow.session, turn.user.id, for_update=True)

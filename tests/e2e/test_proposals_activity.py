@@ -262,6 +262,21 @@ async def test_settings_tool_override_lets_create_task_run_on_its_own(brain: Bra
     assert again.data["status"] == "proposed" and await tasks(brain) == ["Direct"]
 
 
+async def test_settings_tool_alone_lists_the_tools_by_what_the_assistant_does_with_them(person) -> None:
+    alice = person()
+    listed = (await alice.send("/settings tool")).splitlines()
+    groups = {line.split(":", 1)[0]: line.split(":", 1)[1].strip().split(", ") for line in listed if ": " in line}
+    assert "log_drink" in groups["Runs on its own"] and "create_task" in groups["Asks you first"]
+    assert "delete_task" in groups["Never"] and "until you allow them with the button in /settings" in listed[-2]
+    await alice.send("/settings tool create_task auto")
+    unknown = await alice.send("/settings tool brew_coffee auto")
+    assert unknown.startswith("I don't know a tool called brew_coffee.")
+    assert "create_task" in unknown.split("Runs on its own:")[1].splitlines()[0]  # the person's own choice shows
+    assert "/settings tool alone lists the tools." in await alice.send("/settings tool create_task")
+    german = person(language="de")
+    assert "Fragt dich vorher:" in await german.send("/settings tool")
+
+
 async def test_settings_list_a_deleting_tool_set_to_auto_as_what_really_happens(person) -> None:
     answer = await person().send("/settings tool delete_task auto")
     assert "delete_task deletes things, so it still always asks you first" in answer
