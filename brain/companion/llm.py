@@ -1,7 +1,7 @@
-"""The model client: the official `ollama` AsyncClient with two tiers (`primary` for conversation and
-planning, `fast` for summaries, classification and guards), timeouts, one retry, and an availability
-state so that a missing model server costs one failed call, not one timeout per message. A streamed answer is
-requested as the client builds the request and read with aiohttp (see `LLM._stream`).
+"""The model client: two tiers (`primary` for conversation and planning, `fast` for summaries, classification
+and guards), timeouts, one retry, and an availability state so that a missing model server costs one failed call,
+not one timeout per message. A chat request is built by the official `ollama` client's types and sent to its host
+with aiohttp (see `LLM._chat_once`); the model list and embeddings go through the client itself.
 
 Privacy is enforced here, at the one place where requests leave the process: a request marked sensitive
 (food, places, memory, free-text notes) goes only to a tier marked local, or with the person's consent."""
@@ -205,37 +205,34 @@ class LLM:
 
     async def _chat_once(self, tier: Tier, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                          on_text: TextSink | None, options: dict[str, Any] | None) -> LLMReply:
+        """One request to /api/chat, streamed when `on_text` is given. The request is what the ollama client
+        would send (built by its types, to its host with its headers, through the proxy the environment names);
+        the tools' part is kept as JSON, encoded once per tool schema: encoding some fifty tools on every call cost
+        more than a millisecond of CPU. The reply is read with aiohttp (its HTTP parser is C), one plain JSON parse
+        per line (the client validates every line into a response model).
+
+        Streamed to a `PacedSink`, the stream may rest between two reads. While it rests the connection does not
+        read from the socket at all: the model's lines wait in the kernel and come in one read when it is read
+        again, so the process wakes up once per draft, not once per piece (each wake-up costs CPU of its own)."""
         model, think = self.tiers[tier].model, self.tiers[tier].think
-        models = self._tools.models(tools) or None
-        if on_text is None:
-            response = await self._client.chat(model=model, messages=messages, tools=models, stream=False,
-                                                options=options, think=think)
-            return _reply(response.message.content or "", response.message.tool_calls, response)
-        return await self._stream(model, messages, models, think, options, on_text)
-
-    async def _stream(self, model: str, messages: list[dict[str, Any]], tools: list[ollama.Tool] | None, think: bool,
-                      options: dict[str, Any] | None, on_text: TextSink) -> LLMReply:
-        """A streamed answer. The request is built as the ollama client builds it and goes to the client's host with
-        its headers; the reply is read with aiohttp (its HTTP parser is C), all lines that have come in one read,
-        one plain JSON parse per line (the client's own stream validates every line into a response model).
-
-        A `PacedSink` lets the stream rest between two reads. While it rests the connection does not read from the
-        socket at all: the model's lines wait in the kernel and come in one read when it is read again, so the
-        process wakes up once per draft, not once per piece (each wake-up costs CPU of its own)."""
-        request = ChatRequest(model=model, messages=[_message(m) for m in messages], tools=tools, stream=True,
-                              think=think, options=options).model_dump(exclude_none=True)
+        body = ChatRequest(model=model, messages=[_message(m) for m in messages], stream=on_text is not None,
+                           think=think, options=options).model_dump(exclude_none=True)
+        encoded = json.dumps(body)
+        if tools:
+            encoded = f'{encoded[:-1]}, "tools": [{",".join(self._tools.encoded(tools))}]}}'
         parts: list[str] = []
         calls: list[ToolCall] = []
         final: dict[str, Any] | None = None
         paced = on_text if isinstance(on_text, PacedSink) else None
         client = self._client._client
         headers = {k: v for k, v in client.headers.items() if k.lower() not in _HOP_HEADERS}
+        headers["Content-Type"] = "application/json"
         url = str(client.base_url).rstrip("/") + "/api/chat"  # as the client merges it: a host's path prefix stays
         if self._stream_proxy is None:  # as the client, through a proxy the environment names for the host
             self._stream_proxy = _env_proxy(url)
         proxy, proxy_auth = self._stream_proxy
         async with self._http_session() as http, \
-                http.post(url, json=request, headers=headers, proxy=proxy, proxy_auth=proxy_auth) as response:
+                http.post(url, data=encoded.encode(), headers=headers, proxy=proxy, proxy_auth=proxy_auth) as response:
             if response.status >= 400:
                 raise ollama.ResponseError(await response.text(), response.status)
             rest, ended = b"", False
@@ -261,7 +258,8 @@ class LLM:
                         raise ValueError("the model server sent a message whose content is no text")
                     if piece:
                         parts.append(piece)
-                        await on_text(piece)
+                        if on_text is not None:
+                            await on_text(piece)
                     calls.extend(_tool_call(c) for c in message.get("tool_calls") or ())
                     if done:
                         final = chunk
@@ -270,7 +268,8 @@ class LLM:
                 if pause > 0:
                     await _resting(response, pause)
         if final is None:
-            raise ValueError("the stream ended without a final chunk")
+            raise ValueError("the stream ended without a final chunk" if on_text is not None
+                             else "the model server's answer is not complete")
         return LLMReply(content="".join(parts), tool_calls=calls,
                         prompt_tokens=int(final.get("prompt_eval_count") or 0),
                         completion_tokens=int(final.get("eval_count") or 0), model=str(final.get("model") or ""),
@@ -316,38 +315,36 @@ class LLM:
 
 
 class ToolModels:
-    """The function schemas as the client's `ollama.Tool` models, each validated once. The client validates
-    every dict it is given into a model on every call (half a millisecond of CPU per call for 50 tools) but
-    takes models as they are; what it sends is the same. A schema is looked up by its tool name and its
-    model used while the schema equals the one the model was made from (kept as a copy, so a schema changed
-    in place is noticed)."""
+    """The function schemas of a request, each validated into the client's `ollama.Tool` model once and encoded as
+    the client encodes it once: sent as JSON kept from the first time. A schema is looked up by its tool name and
+    its encoding used while the schema equals the one it was made from (kept as a copy, so a schema changed in
+    place is noticed)."""
 
     def __init__(self) -> None:
-        self._by_name: dict[str, tuple[Mapping[str, Any], ollama.Tool]] = {}
+        self._by_name: dict[str, tuple[Mapping[str, Any], str]] = {}
 
-    def models(self, schemas: Sequence[Mapping[str, Any] | ollama.Tool]) -> list[ollama.Tool]:
-        models = []
+    def encoded(self, schemas: Sequence[Mapping[str, Any] | ollama.Tool]) -> list[str]:
+        """Each schema as the JSON the ollama client would send for it."""
+        encoded = []
         for schema in schemas:
             if isinstance(schema, ollama.Tool):
-                models.append(schema)
+                encoded.append(_encoded_tool(schema))
                 continue
             function = schema.get("function")
             name = str(function.get("name", "")) if isinstance(function, Mapping) else ""
             known = self._by_name.get(name)
             if known is None or known[0] != schema:
-                known = (copy.deepcopy(schema), ollama.Tool.model_validate(schema))
+                known = (copy.deepcopy(schema), _encoded_tool(ollama.Tool.model_validate(schema)))
                 if name:
                     self._by_name[name] = known
-            models.append(known[1])
-        return models
+            encoded.append(known[1])
+        return encoded
 
 
-def _reply(content: str, calls: Sequence[Any] | None, stats: Any) -> LLMReply:
-    tool_calls = [ToolCall(name=str(c.function.name), arguments=c.function.arguments,
-                           id=getattr(c, "id", None)) for c in (calls or [])]
-    return LLMReply(content=content, tool_calls=tool_calls, prompt_tokens=int(stats.prompt_eval_count or 0),
-                    completion_tokens=int(stats.eval_count or 0), model=str(stats.model or ""),
-                    done_reason=stats.done_reason, server_ms=int(stats.total_duration or 0) / 1e6)
+def _encoded_tool(tool: ollama.Tool) -> str:
+    """A tool as the client's request encodes it (its serializer renames a schema's `defs` to `$defs`)."""
+    (dumped,) = ChatRequest(model="-", tools=[tool]).model_dump(exclude_none=True)["tools"]
+    return json.dumps(dumped)
 
 
 def _message(message: Mapping[str, Any]) -> ollama.Message:

@@ -1,10 +1,12 @@
-"""The real `ollama` client against the fake server: plain and streamed answers, tool calls, one retry,
-availability, timeouts, garbage, and the privacy check before anything leaves."""
+"""The model client (requests as the `ollama` client builds them) against the fake server: plain and streamed
+answers, tool calls, one retry, availability, timeouts, garbage, and the privacy check before anything leaves."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
+import ollama
 import pytest
 
 from brain.companion.llm import LLM, ModelUnavailable, PrivacyBlocked, TierConfig
@@ -90,6 +92,40 @@ async def test_tool_schemas_are_sent_as_given_and_a_changed_one_as_changed(llm: 
     assert second["description"] == "Log a drink, changed in place."
     assert list(second["parameters"]["properties"]) == ["kind", "ml"]
     assert second["parameters"]["required"] == ["kind"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_the_request_is_what_the_ollama_client_sends(fake_ollama: FakeOllama, stream: bool) -> None:
+    """Our request (tools encoded once and kept as JSON) and the ollama client's own, compared whole."""
+    tools: list[dict[str, Any]] = [
+        {"type": "function", "function": {"name": "log_drink", "description": "Log a drink.", "parameters": {
+            "type": "object", "$defs": {"Kind": {"type": "string", "enum": ["water", "tea"]}},
+            "properties": {"kind": {"$ref": "#/$defs/Kind"}, "ml": {"type": "integer", "description": "How much."}},
+            "required": ["kind"]}}},
+        {"type": "function", "function": {"name": "get_today", "description": "The day.",
+                                          "parameters": {"type": "object", "properties": {}}}}]
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Grüße « 1 »"},
+                {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "get_today",
+                                                                                  "arguments": {}}}]},
+                {"role": "tool", "content": "{}", "tool_name": "get_today"}]
+    llm = LLM(fake_ollama.url, {"primary": TierConfig("qwen3:4b"), "fast": TierConfig("qwen3:1.7b")})
+
+    async def sink(piece: str) -> None:
+        pass
+
+    for _ in range(2):  # the second time from what was kept
+        await llm.chat("primary", messages, tools=tools, options={"temperature": 0.2},
+                       on_text=sink if stream else None)
+    client = ollama.AsyncClient(host=fake_ollama.url)
+    answer = await client.chat(model="qwen3:4b", messages=messages, tools=tools, options={"temperature": 0.2},
+                               think=False, stream=stream)
+    if stream:
+        assert isinstance(answer, AsyncIterator)
+        async for _part in answer:
+            pass
+    ours, again, theirs = fake_ollama.requests
+    assert ours == again == theirs
+    assert theirs["tools"][0]["function"]["parameters"]["$defs"]["Kind"]["enum"] == ["water", "tea"]
 
 
 async def test_the_server_time_it_reports_comes_back(llm: LLM, fake_ollama: FakeOllama) -> None:
