@@ -72,6 +72,7 @@ class CachingEmbedder:
         self.name = inner.name
         self.dim = inner.dim
         self.unrelated_cosine = inner.unrelated_cosine
+        self.in_thread = False  # answered from the cache (see brain.memory.embedder.embedded)
         self._passages: dict[str, list[float]] = {}
         self._queries: dict[str, list[float]] = {}
 

@@ -44,7 +44,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from brain.core import Brain
 from brain.data_rights import FORMAT, VERSION, PersonalTable, personal_tables
 from brain.i18n import Text, tr
-from brain.memory.embedder import Embedder
+from brain.memory.embedder import Embedder, embedded
 from brain.tables import metadata as target_metadata
 
 # Integer columns that hold another table's sequence id without a foreign key: the memory's rows derived from its
@@ -240,7 +240,7 @@ async def _embed_again(table: Table, rows: list[dict[str, Any]], embedder: Embed
     texts = [str(row.get("text") or "").strip() for row in rows]
     computed: list[list[float]] = []
     for start in range(0, len(texts), EMBED_BATCH):
-        computed.extend(embedder.embed(texts[start:start + EMBED_BATCH]))
+        computed.extend(await embedded(embedder, texts[start:start + EMBED_BATCH]))
     for row, vector in zip(rows, computed, strict=True):
         for name in vectors:
             row[name] = vector

@@ -23,7 +23,7 @@ from brain.events.catalog import MemoryForgotten
 from brain.goals.service import goals_progress
 from brain.memory.capture import Message, capture_many, read_emotion, tokenize
 from brain.memory.capture import capture as capture_entry
-from brain.memory.embedder import Embedder, on_scale, space_of
+from brain.memory.embedder import Embedder, embedded, on_scale, space_of
 from brain.memory.models import (
     MemoryEdge,
     MemoryEntity,
@@ -152,7 +152,7 @@ class Memory:
         if not query.strip() or k <= 0:
             return []
         await self.ensure_index()
-        [raw] = self.embedder.embed_queries([query])
+        [raw] = await embedded(self.embedder, [query], query=True)
         sector = read_emotion(query, tokenize(query))[1]
         # Outside a transaction (see `UnitOfWork.glance`): a recall only reads, each statement sees the committed
         # state as a READ COMMITTED transaction would, and BEGIN and ROLLBACK would be two round trips more.
@@ -211,7 +211,7 @@ class Memory:
             if len(self._goal_vectors) + len(missing) > GOAL_VECTOR_CACHE:
                 self._goal_vectors.clear()
             # Goals pull the query toward them (gravitation), so they are embedded as queries are.
-            self._goal_vectors.update(zip(missing, self.embedder.embed_queries(missing), strict=True))
+            self._goal_vectors.update(zip(missing, await embedded(self.embedder, missing, query=True), strict=True))
         return [GoalPull(title, self._goal_vectors[title], 1.0) for title in titles]
 
     # -- usage reinforcement ----------------------------------------------------------------------------
@@ -227,7 +227,7 @@ class Memory:
         if not answer.strip() or not recalled:
             self._note(user_id, {"outcome": "empty_answer" if not answer.strip() else "no_candidate"})
             return []
-        [vector] = self.embedder.embed([answer])
+        [vector] = await embedded(self.embedder, [answer])
         async with self.brain.transactions.begin() as uow:
             similarities = await answer_similarities(uow.session, user_id, vector, [item.id for item in recalled],
                                                      self.settings.space)

@@ -19,7 +19,7 @@ from sqlalchemy import Table, Text, any_, bindparam, func, literal, literal_colu
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.memory.embedder import Embedder, space_of
+from brain.memory.embedder import Embedder, embedded, space_of
 from brain.memory.lexicon import (
     DEMONYMS,
     DENIALS,
@@ -752,7 +752,8 @@ async def capture_many(
         return []
     zone = await user_zone(session, user_id) if zone is None else zone_named(zone) if isinstance(zone, str) else zone
     texts = [message.text.strip() for message in messages]
-    vectors = embedder.embed([embedded_text(speaker, text) for speaker, text in zip(speakers, texts, strict=True)])
+    vectors = await embedded(embedder, [embedded_text(speaker, text)
+                                        for speaker, text in zip(speakers, texts, strict=True)])
     space = space_of(embedder).key
     rows: list[dict[str, Any]] = []
     captured: list[Captured] = []

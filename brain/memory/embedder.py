@@ -8,6 +8,7 @@ Ollama models are trained with a prefix for each side, and lose much of their re
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import os
@@ -43,6 +44,23 @@ class Embedder(Protocol):
         ...
 
 
+FEW_TEXTS = 8  # embedded at once by a fast embedder; more go to a thread too
+
+
+async def embedded(embedder: Embedder, texts: Sequence[str], *, query: bool = False) -> list[list[float]]:
+    """`embed` (or `embed_queries`) without holding up the event loop: an embedder that takes milliseconds per text
+    (e5: tens of milliseconds for a message and hundreds for a long answer on a small machine; Ollama: a request)
+    runs in a worker thread while the bot answers other people (e5's engine allocates its buffers per call, so
+    calls from two threads do not meet; the Ollama client is thread-safe). One whose `in_thread` is False
+    (WordLlama: well under a millisecond a text) runs at once for a few texts."""
+    if not texts:
+        return []
+    embed = embedder.embed_queries if query else embedder.embed
+    if not getattr(embedder, "in_thread", True) and len(texts) <= FEW_TEXTS:
+        return embed(texts)
+    return await asyncio.to_thread(embed, texts)
+
+
 def space_of(embedder: Embedder) -> VectorSpace:
     return VectorSpace(embedder.name, embedder.dim)
 
@@ -60,6 +78,7 @@ class WordLlamaEmbedder:
 
     name = "wordllama"
     unrelated_cosine = 0.0
+    in_thread = False  # a fraction of a millisecond per text: a thread would cost more (see `embedded`)
 
     def __init__(self, dim: int = 256) -> None:
         self.dim = dim

@@ -5,7 +5,6 @@ waits for the entries captured before the change (see brain.memory.promotion).""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ import numpy as np
 from sqlalchemy import text
 
 from brain.memory.capture import embedded_text
-from brain.memory.embedder import Embedder, space_of
+from brain.memory.embedder import Embedder, embedded, space_of
 from brain.store.unit_of_work import Transactions
 
 log = logging.getLogger(__name__)
@@ -75,7 +74,7 @@ async def reembed_batch(transactions: Transactions, embedder: Embedder, batch: i
             rows = (await session.execute(select_stale, {"space": space, "batch": batch})).all()
         if not rows:
             continue
-        vectors = await asyncio.to_thread(embedder.embed, [embedded_text(row.speaker, row.text) for row in rows])
+        vectors = await embedded(embedder, [embedded_text(row.speaker, row.text) for row in rows])
         async with transactions.begin() as uow:
             await uow.session.execute(update, {"space": space, "ids": [row.id for row in rows],
                                                "vectors": [np.asarray(v, np.float32) for v in vectors]})
