@@ -4,6 +4,7 @@ crosses users. The write path (capture, promotion) and the read path (recall) li
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import uuid
@@ -21,7 +22,7 @@ from brain.companion.models import ConversationMessage
 from brain.events.actor import USER
 from brain.events.catalog import MemoryForgotten
 from brain.goals.service import goals_progress
-from brain.memory.capture import Message, capture_many, read_emotion, tokenize
+from brain.memory.capture import Message, capture_many, passage_texts, read_emotion, tokenize
 from brain.memory.capture import capture as capture_entry
 from brain.memory.embedder import Embedder, embedded, on_scale, space_of
 from brain.memory.models import (
@@ -60,6 +61,7 @@ logger = logging.getLogger(__name__)
 
 # Goal titles are embedded once per process; goals change rarely and titles are short.
 GOAL_VECTOR_CACHE = 256
+RECENT_PASSAGES = 32  # passage vectors kept (see Memory._passages)
 # What recall needs to know about the person besides the query (time zone, active goals, how many memories
 # they have) changes slowly; reading it once a minute keeps two or three statements out of every recall.
 PERSON_TTL = timedelta(minutes=1)
@@ -96,6 +98,8 @@ class Memory:
         self.settings = calibrated(settings, embedder)
         self.log = log
         self._goal_vectors: dict[str, list[float]] = {}
+        # The latest passages embedded: a companion's answer is embedded for reinforcement, then captured.
+        self._recent: collections.OrderedDict[str, list[float]] = collections.OrderedDict()
         self._people: dict[uuid.UUID, _Person] = {}
         self._shares: tuple[datetime, dict[str, float]] | None = None
         self._index_ready = False
@@ -114,10 +118,25 @@ class Memory:
                             zone: str | None = None) -> list[uuid.UUID]:
         """`remember` for messages of one moment (a person's message and the answer to it): one transaction, one
         embedding call, one insert. `zone`: the person's time zone, when the caller has it at hand."""
+        vectors = await self._passages(passage_texts(messages))  # before the transaction: it takes e5 a while
         async with self.brain.transactions.begin() as uow:
             captured = await capture_many(uow.session, self.embedder, user_id, messages, at, now=uow.now, zone=zone,
-                                          log=self.log)
+                                          log=self.log, vectors=vectors)
         return [entry.id for entry in captured]
+
+    async def _passages(self, texts: Sequence[str]) -> list[list[float]]:
+        """The texts' passage vectors, the latest `RECENT_PASSAGES` kept: the answer embedded to reinforce what it
+        drew on is embedded once, not again when the turn is captured (with e5 a long answer costs a lot)."""
+        known = {passage: self._recent[passage] for passage in texts if passage in self._recent}
+        missing = list(dict.fromkeys(passage for passage in texts if passage not in known))
+        if missing:  # another call may change the kept ones meanwhile: what is known here stays in `known`
+            known.update(zip(missing, await embedded(self.embedder, missing), strict=True))
+        for passage, vector in known.items():
+            self._recent[passage] = vector
+            self._recent.move_to_end(passage)
+        while len(self._recent) > RECENT_PASSAGES:
+            self._recent.popitem(last=False)
+        return [known[passage] for passage in texts]
 
     async def ensure_index(self) -> None:
         """Makes the HNSW index of the embedder's vector space if it is missing (once per process): the default
@@ -227,7 +246,7 @@ class Memory:
         if not answer.strip() or not recalled:
             self._note(user_id, {"outcome": "empty_answer" if not answer.strip() else "no_candidate"})
             return []
-        [vector] = await embedded(self.embedder, [answer])
+        [vector] = await self._passages([answer.strip()])
         async with self.brain.transactions.begin() as uow:
             similarities = await answer_similarities(uow.session, user_id, vector, [item.id for item in recalled],
                                                      self.settings.space)

@@ -705,6 +705,11 @@ def speaker_of(value: str) -> str:
     return name
 
 
+def passage_texts(messages: Sequence[Message]) -> list[str]:
+    """What `capture_many` embeds of these messages (ValueError for an empty one, as it raises)."""
+    return [embedded_text(_check(message.speaker, message.text), message.text.strip()) for message in messages]
+
+
 def embedded_text(speaker: str, text: str) -> str:
     """What is embedded of a message: its text, and for another participant's words (an imported chat, a chat between
     two people) who said them first, "Caroline: I went to the support group". A question names the person it asks
@@ -739,10 +744,12 @@ async def capture_many(
     now: datetime,
     zone: ZoneInfo | str | None = None,
     log: PipelineLog | None = None,
+    vectors: Sequence[list[float]] | None = None,
 ) -> list[Captured]:
     """Inserts short-term entries for messages of one moment (a person's message and the answer to it) in the
     caller's transaction: one embedding call and one INSERT for all of them. The time zone is read from the person
-    unless the caller knows it. Without a readable message time, each is stored as 'rejected' (see `capture`)."""
+    unless the caller knows it. Without a readable message time, each is stored as 'rejected' (see `capture`).
+    `vectors`: the messages' vectors when the caller has them already (of `passage_texts(messages)`)."""
     speakers = [_check(message.speaker, message.text) for message in messages]
     when = message_time(at)
     if when is None:
@@ -752,8 +759,9 @@ async def capture_many(
         return []
     zone = await user_zone(session, user_id) if zone is None else zone_named(zone) if isinstance(zone, str) else zone
     texts = [message.text.strip() for message in messages]
-    vectors = await embedded(embedder, [embedded_text(speaker, text)
-                                        for speaker, text in zip(speakers, texts, strict=True)])
+    if vectors is None:
+        vectors = await embedded(embedder, [embedded_text(speaker, text)
+                                            for speaker, text in zip(speakers, texts, strict=True)])
     space = space_of(embedder).key
     rows: list[dict[str, Any]] = []
     captured: list[Captured] = []

@@ -9,9 +9,14 @@ import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+import pytest
+from sqlalchemy import select
+
 from brain.core import Brain
 from brain.memory.api import Memory
+from brain.memory.capture import Message
 from brain.memory.embedder import WordLlamaEmbedder, embedded
+from brain.memory.models import ShortTermEntry
 
 MONDAY = datetime(2026, 11, 30, 7, 30, tzinfo=UTC)
 
@@ -78,3 +83,31 @@ async def test_capture_recall_and_reinforcement_leave_the_event_loop_free(brain:
         releaser.cancel()
     assert found and "bouldering" in found[0].text
     assert len(held.threads) >= 3 and not any(held.threads)  # capture, the question, the answer: none on the loop
+
+
+class CountingEmbedder(WordLlamaEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.passages: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.passages.extend(texts)
+        return super().embed(texts)
+
+
+async def test_an_answer_embedded_for_reinforcement_is_not_embedded_again_when_the_turn_is_captured(
+        brain: Brain, user) -> None:
+    counting = CountingEmbedder()
+    memory = Memory(brain, counting)
+    await memory.remember(user.id, "My sister Anna loves bouldering in the climbing gym.", MONDAY)
+    await memory.ingest_until_promoted(user.id)
+    found = await memory.recall(user.id, "Who loves bouldering?", MONDAY)
+    answer = "Your sister Anna loves bouldering."
+    await memory.reinforce_from_answer(user.id, answer + "\n", found)
+    await memory.remember_many(user.id, [Message("Who loves bouldering?", "user"), Message(answer, "assistant")],
+                               MONDAY)
+    assert counting.passages.count(answer) == 1
+    async with brain.transactions.read() as session:
+        stored = (await session.execute(select(ShortTermEntry.text, ShortTermEntry.embedding)
+                                        .where(ShortTermEntry.user_id == user.id, ShortTermEntry.text == answer))).one()
+    assert list(stored.embedding) == pytest.approx(counting.embed([answer])[0], abs=1e-3)
