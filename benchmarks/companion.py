@@ -7,13 +7,13 @@ PostgreSQL of its own.
 
 It runs on the event loop `companion run` takes (uvloop where installed); wake-ups are counted on asyncio's only.
 
-1. Overhead: N chat turns through `Companion.respond` with the real ollama client; the fake server answers
+1. Overhead: N chat turns through `Companion.respond` with the model client; the fake server answers
    every request after M ms. Each turn is one tool round and the answer: prompt assembly (settings,
    proposals, feedback, history, context document), two model calls, the policy gate, the tool call, the
    conversation stored in one transaction.
    overhead = turn wall time - the fake server's own time for its two answers, as the client sees it in each
    answer's `total_duration` (from the parsed request to the reply: the M ms and whatever the loaded machine
-   adds to them). The ollama client, HTTP and the fake server's parsing count as overhead. The figure with
+   adds to them). The model client, HTTP and the fake server's parsing count as overhead. The figure with
    the nominal 2 x M is shown too. The RESULT turns call a read tool that does no work of its own
    (`bench_lookup`), so they measure the loop, not a module; turns that call `log_drink` (its insert, event,
    day progress, goal check and the subscribers after commit, and a fresh context document in the next turn)
@@ -411,7 +411,7 @@ def overhead_rows(turns: Turns, model_ms: float, tool_label: str) -> list[str]:
         row("turn wall time", turns.wall_ms),
         row("fake server's own time (2 answers, reported)", turns.server_ms),
         row("overhead = wall - fake server's time", overhead(turns)),
-        row("  ollama client, HTTP, fake server parsing", client),
+        row("  model client, HTTP, fake server parsing", client),
         row(f"  tool call: gate + {tool_label}", turns.tool_ms),
         row("  prompt assembly, persistence, loop", rest),
         row(f"overhead against the nominal 2 x {model_ms:.0f} ms", [w - n for w, n in zip(turns.wall_ms, nominal,
