@@ -12,6 +12,7 @@ import asyncio
 import logging
 import math
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,8 +118,13 @@ class E5Embedder:
 
     def __init__(self) -> None:
         self._model: Any = None
+        self._loading = threading.Lock()  # the first texts may come from two worker threads at once
 
     def load(self) -> Any:
+        with self._loading:
+            return self._load()
+
+    def _load(self) -> Any:
         if self._model is None:
             # OpenMP's threads spin while they wait for work by default: on a machine whose cores are busy with
             # other work (the database, another process) one query then took hundreds of milliseconds instead of
