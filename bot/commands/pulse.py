@@ -87,6 +87,7 @@ async def pulse(turn: Turn, args: str) -> None:
                      else tr("Paused until you say /resume."))
     else:
         lines.append(tr("/pause [days] pauses all reminders."))
+    lines.append(tr("The reminders you set yourself: /remind lists them."))
     turn.say(*lines, buttons=buttons)
 
 

@@ -49,9 +49,9 @@ COMMAND_MODULES: tuple[ModuleType, ...] = (
 HELP_GROUPS: tuple[tuple[str, tuple[ModuleType, ...]], ...] = (
     (N_("Logs"), (today, tasks, drinks, food, calendar, places, undo)),
     (N_("Goals and streaks"), (streaks, goals, week)),
-    (N_("Rituals and reminders"), (rituals, pulse)),
+    (N_("Rituals and reminders"), (reminders, rituals, pulse)),
     (N_("Assistant"), (proposals, activity, companion, missions, tools)),
-    (N_("Memory"), (memory,)),
+    (N_("Memory"), (memory, facts)),
     (N_("Your data"), (data, link)),
     (N_("Settings"), (basics, onboarding, ai_settings)),
 )
