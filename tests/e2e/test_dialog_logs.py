@@ -50,6 +50,19 @@ async def test_event_phrase_is_stored_in_the_persons_time_zone(person, brain) ->
     assert (event.end_time - event.start_time).total_seconds() == 3600
 
 
+@pytest.mark.parametrize("line, language, said", [
+    ("/event Team meeting friday 10:00-11:30", "en",
+     "Added Team meeting at Fri, Dec 4, 10:00\u202fAM until 11:30\u202fAM."),
+    ("/event Night shift tomorrow 22:00 to 6:00", "en",
+     "Added Night shift at Tue, Dec 1, 10:00\u202fPM until Wed, Dec 2, 6:00\u202fAM."),
+    ("/event Yoga tomorrow 18:00 45m", "en", "Added Yoga at Tue, Dec 1, 6:00\u202fPM until 6:45\u202fPM."),
+    ("/event Dentist tomorrow 14:00", "en", "Added Dentist at Tue, Dec 1, 2:00\u202fPM."),  # the usual hour: no end
+    ("/termin Kino morgen 20:00 bis 22:30", "de", "Kino am Di., 1. Dez. um 20:00 bis 22:30 eingetragen."),
+])
+async def test_an_event_with_an_end_of_its_own_says_it_back(person, line: str, language: str, said: str) -> None:
+    assert await person(language=language).send(line) == said
+
+
 @pytest.mark.parametrize("line, title, start, minutes", [
     ("/termin Weihnachtsfeier 18.12. 19:00", "Weihnachtsfeier", datetime(2026, 12, 18, 18, 0, tzinfo=UTC), 60),
     ("/event Dentist 3.12. 14:00", "Dentist", datetime(2026, 12, 3, 13, 0, tzinfo=UTC), 60),
