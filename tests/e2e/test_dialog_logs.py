@@ -367,7 +367,7 @@ async def test_a_time_without_a_day_already_over_today_is_the_next_one(
 
 async def test_a_time_without_a_day_going_on_now_stays_today(person, brain) -> None:
     reply = await person().send("/event Workshop 8:00 2h")  # at 8:30
-    assert reply == "Added Workshop at Mon, Nov 30, 8:00\u202fAM."
+    assert reply == "Added Workshop at Mon, Nov 30, 8:00\u202fAM until 10:00\u202fAM."
     async with brain.transactions.read() as s:
         event = (await s.scalars(select(CalendarEvent))).one()
     assert event.start_time == datetime(2026, 11, 30, 7, 0, tzinfo=UTC)
