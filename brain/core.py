@@ -57,7 +57,7 @@ class Brain:
 
     async def close(self) -> None:
         if self.companion is not None:
-            await self.companion.llm.aclose()  # the kept connections of streamed answers
+            await self.companion.llm.aclose()  # the kept connections of its chat requests
         await self.db.dispose()
 
 

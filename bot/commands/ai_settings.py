@@ -17,7 +17,7 @@ from bot.turn import Turn
 from brain.companion.models import CompanionSettings
 from brain.events.actor import AiActor
 from brain.i18n import N_, Text, tr
-from brain.tools.policy import DECISIONS, AiSettings, decide
+from brain.tools.policy import DECISIONS, decide, load_settings
 
 TOGGLE = "ai_setting_toggle"
 
@@ -105,8 +105,8 @@ async def _tool_list(turn: Turn, *first: Text) -> None:
     """The tools by what the assistant does with each for this person now (their overrides and switches
     included), and how to change one."""
     async with turn.brain.transactions.read() as session:
-        row = await session.get(CompanionSettings, turn.user.id)
-    settings, actor = AiSettings.from_row(row), AiActor()
+        settings = await load_settings(session, turn.user.id)
+    actor = AiActor()
     groups: dict[str, list[str]] = {decision: [] for decision in LIST_HEADINGS}
     for tool in sorted(turn.brain.registry.all(), key=lambda t: t.name):
         groups[decide(tool, actor, settings=settings).decision].append(tool.name)

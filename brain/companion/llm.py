@@ -97,9 +97,9 @@ class LLM:
                  recheck_s: float = RECHECK_S, retry_delay_s: float = RETRY_DELAY_S,
                  monotonic: Callable[[], float] = time.monotonic, on_call: CallObserver | None = None,
                  keep_alive: bool = False) -> None:
-        """`keep_alive`: streamed answers share one connection pool (one aiohttp session, on the event loop that
-        first streams), which `aclose` closes: the app's client keeps it, so an answer opens no new connection (nor a
-        TLS handshake with a remote server). Without it each streamed answer has a session of its own."""
+        """`keep_alive`: chat requests share one connection pool (one aiohttp session, on the event loop that
+        first asks), which `aclose` closes: the app's client keeps it, so an answer opens no new connection (nor a
+        TLS handshake with a remote server). Without it each chat request has a session of its own."""
         missing = [tier for tier in TIERS if tier not in tiers]
         if missing:
             raise ValueError(f"missing model tiers: {', '.join(missing)}")
@@ -277,7 +277,7 @@ class LLM:
 
     @contextlib.asynccontextmanager
     async def _http_session(self) -> AsyncIterator[aiohttp.ClientSession]:
-        """The session a streamed answer is read with: the kept one (see `keep_alive`), or one of its own."""
+        """The session a chat request goes out on: the kept one (see `keep_alive`), or one of its own."""
         timeout = aiohttp.ClientTimeout(total=None, connect=min(5.0, self.timeout_s))  # the call has its own
         if not self._keep_alive:
             async with aiohttp.ClientSession(timeout=timeout) as http:
@@ -291,7 +291,7 @@ class LLM:
         yield self._http
 
     async def aclose(self) -> None:
-        """Closes the kept connections of streamed answers (see `keep_alive`); the client stays usable."""
+        """Closes the kept connections of chat requests (see `keep_alive`); the client stays usable."""
         if self._http is not None and not self._http.closed:
             await self._http.close()
         self._http = self._http_loop = None

@@ -55,10 +55,10 @@ async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         message = tr("Added {title} at {start}. That time has already passed: it is kept as a past event.",
                      title=event.title, start=event.start_time)
     elif event.end_time - event.start_time != service.DEFAULT_DURATION:  # an end said ("10:00-11:30") is said back
-        zone = ZoneInfo(ctx.user.timezone)
-        same_day = event.start_time.astimezone(zone).date() == event.end_time.astimezone(zone).date()
+        same_day = local_date(ctx.user, event.start_time) == local_date(ctx.user, event.end_time)
         message = tr("Added {title} at {start} until {end}.", title=event.title, start=event.start_time,
-                     end=event.end_time.astimezone(zone).time() if same_day else event.end_time)
+                     end=event.end_time.astimezone(ZoneInfo(ctx.user.timezone)).time() if same_day
+                     else event.end_time)
     else:
         message = tr("Added {title} at {start}.", title=event.title, start=event.start_time)
     return ToolResult.success(message, **event_data(ctx.user, event))
