@@ -2,7 +2,8 @@
 each to the dialog, then prints this person's pending outbox rows through the one outbox delivery
 (`bot.delivery`; the terminal is the transport, the person's chat is their name). A companion answer is printed
 as the model writes it (`PrintedAnswer`); its outbox row then prints only what follows the words (its buttons).
-A bare number picks one of the numbered buttons of the last reply."""
+A bare number picks one of the numbered buttons of the last reply; `/quit` or `/exit` (or the end of input) ends
+the chat."""
 
 from __future__ import annotations
 
@@ -25,9 +26,12 @@ from bot.inbound import Inbound
 from bot.render.markdown import plain_text
 from bot.settings import Settings
 from brain.core import Brain
+from brain.i18n import Renderer, tr
 from brain.outbox.models import Button, Outbound
 
 PLATFORM = "console"
+# Lines that end the chat (what people type to leave a terminal program), in any case.
+QUIT_WORDS = frozenset({"/quit", "/exit", "/q", "/beenden", "/ende"})
 
 
 @dataclass(frozen=True)
@@ -70,9 +74,10 @@ class ConsoleChat:
     async def run(self) -> int:
         interactive = self.stdin.isatty()
         loop = asyncio.get_running_loop()
-        await self.dialog.user_for(self._inbound())  # the person exists before the first line (their pushes)
+        user = await self.dialog.user_for(self._inbound())  # the person exists before the first line (their pushes)
         if interactive:
-            self.stdout.write("Companion — /help for commands, Ctrl-D to quit.\n")
+            greeting = tr("Companion. /help lists what I understand; /quit or Ctrl-D ends the chat.")
+            self.stdout.write(Renderer(user.locale, user.timezone)(greeting) + "\n")
         while True:
             if interactive:
                 self.stdout.write("> ")
@@ -83,6 +88,8 @@ class ConsoleChat:
             text = line.strip()
             if not text:
                 continue
+            if text.lower() in QUIT_WORDS:
+                break
             if text.isascii() and text.isdigit() and self.choices and 1 <= int(text) <= len(self.choices):
                 inbound = self._inbound(action=self.choices[int(text) - 1].token)
             else:

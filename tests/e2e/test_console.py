@@ -43,6 +43,30 @@ async def test_console_ignores_blank_lines_and_ends_at_end_of_input(brain, dialo
     assert out.getvalue() == ""
 
 
+async def test_quit_ends_the_chat_and_what_follows_is_not_read(brain, dialog) -> None:
+    for word in ("/quit", "/EXIT", "/beenden"):
+        out = io.StringIO()
+        chat = ConsoleChat(brain, dialog, ConsoleConfig(io.StringIO(f"/water 250\n{word}\n/water 500\n"), out,
+                                                        person=f"tester-{word}"))
+        assert await chat.run() == 0
+        text = out.getvalue()
+        assert "Logged 250 ml water" in text and "Logged 500 ml" not in text and "don't know" not in text, text
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+async def test_the_greeting_of_an_interactive_terminal_names_quit_in_the_persons_language(brain, dialog) -> None:
+    out = io.StringIO()
+    await ConsoleChat(brain, dialog, ConsoleConfig(_Terminal("/lang de\n"), out, person="anna")).run()
+    assert out.getvalue().startswith("Companion. /help lists what I understand; /quit or Ctrl-D ends the chat.\n")
+    out = io.StringIO()
+    await ConsoleChat(brain, dialog, ConsoleConfig(_Terminal("/quit\n"), out, person="anna")).run()
+    assert out.getvalue().startswith("Companion. /help zeigt, was ich verstehe; /quit oder Strg-D beendet den Chat.")
+
+
 async def _one_tick(brain, dialog, out: io.StringIO, lines: str) -> None:
     """The terminal chat's lines, then one tick of its scheduler (`_pulse_ticker`), which prints what came."""
     from app.cli import _pulse_ticker
