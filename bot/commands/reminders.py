@@ -113,6 +113,6 @@ async def reminder_pressed(turn: Turn, payload: dict[str, Any]) -> None:
 
 COMMANDS = (
     Command("remind", N_("/remind 15:00 call mom"), N_("Set a reminder, or list them"), remind,
-            aliases=("erinnere", "reminders")),
+            aliases=("erinnere", "erinnern", "erinnerung", "reminders")),
 )
 ACTIONS = {REMINDER_KIND: reminder_pressed}

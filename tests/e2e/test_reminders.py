@@ -114,6 +114,13 @@ async def test_free_text_reminders_in_english_and_german_without_a_model(person,
     }
 
 
+async def test_german_command_words_for_remind_set_a_reminder_not_a_recall(person, brain: Brain) -> None:
+    bert = person(language="de")
+    for word, what in (("erinnere", "Tee"), ("erinnern", "Mama anrufen"), ("erinnerung", "Zahnarzt")):
+        assert f"15:00: {what}" in await bert.send(f"/{word} 15:00 {what}")
+    assert sorted(r.text for r in await reminders(brain)) == ["Mama anrufen", "Tee", "Zahnarzt"]
+
+
 async def test_the_list_shows_them_soonest_first_with_a_delete_button_each(person, brain: Brain) -> None:
     alice = person()
     await alice.send("/remind tomorrow 9:00 dentist")
