@@ -22,6 +22,7 @@ from brain.companion.models import ConversationMessage
 from brain.events.actor import USER
 from brain.events.catalog import MemoryForgotten
 from brain.goals.service import goals_progress
+from brain.memory.background import BACKGROUND, background_cosine
 from brain.memory.capture import Message, capture_many, passage_texts, read_emotion, tokenize
 from brain.memory.capture import capture as capture_entry
 from brain.memory.embedder import Embedder, embedded, on_scale, space_of
@@ -98,6 +99,7 @@ class Memory:
         self.settings = calibrated(settings, embedder)
         self.log = log
         self._goal_vectors: dict[str, list[float]] = {}
+        self._background: list[list[float]] | None = None  # BACKGROUND's vectors, embedded on the first recall
         # The latest passages embedded: a companion's answer is embedded for reinforcement, then captured.
         self._recent: collections.OrderedDict[str, list[float]] = collections.OrderedDict()
         self._people: dict[uuid.UUID, _Person] = {}
@@ -172,6 +174,8 @@ class Memory:
             return []
         await self.ensure_index()
         [raw] = await embedded(self.embedder, [query], query=True)
+        if self._background is None:  # once per process, before a connection is taken
+            self._background = await embedded(self.embedder, BACKGROUND)
         sector = read_emotion(query, tokenize(query))[1]
         # Outside a transaction (see `UnitOfWork.glance`): a recall only reads, each statement sees the committed
         # state as a READ COMMITTED transaction would, and BEGIN and ROLLBACK would be two round trips more.
@@ -187,6 +191,7 @@ class Memory:
                 session, self.settings, user_id=user_id, query_text=query, query=gravitation.vector, at=at, k=k,
                 mode=mode, query_sector=sector, window=(anchor.start, anchor.end) if anchor else None,
                 population=person.population, shares=await self._lexeme_shares(session),
+                background=background_cosine(gravitation.vector, self._background),
             )
             if span is not None:
                 span.log("calculation", "memory.recall", {

@@ -896,12 +896,13 @@ async def outgoing_edges(session: AsyncSession, user_id: uuid.UUID, frontier: Se
 async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_id: uuid.UUID,
                        query_text: str, query: Sequence[float], at: datetime, k: int = 5, mode: str = "chat",
                        query_sector: str | None = None, window: tuple[datetime, datetime] | None = None,
-                       population: int | None = None, shares: Mapping[str, float] | None = None
-                       ) -> list[Recalled]:
+                       population: int | None = None, shares: Mapping[str, float] | None = None,
+                       background: float | None = None) -> list[Recalled]:
     """The k best memories of one person for a query vector (already gravitated) and its text; `window` is
     the period the query names, if any (its memories join the anchors); `population` is the person's number
     of active memories if the caller knows it (BM25 needs it only roughly); `shares` the table's common lexemes
-    (see `lexeme_shares`), if known."""
+    (see `lexeme_shares`), if known; `background` the query's cosine with everyday sentences (see
+    brain.memory.background), which a memory found by meaning alone must clearly exceed to count as meant."""
     depth = hops_for(mode, settings)
     if k <= 0:
         return []
@@ -932,6 +933,16 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
 
     def clearly_meant(c: _Candidate) -> bool:
         return c.vector >= settings.anchor_min_similarity or c.lexical >= LEXICAL_ANCHOR or c.in_window
+
+    standing_out = None if background is None else \
+        background + settings.meant_margin * (1.0 - settings.cosine_floor)
+
+    def meant(c: _Candidate) -> bool:
+        """Clearly meant, and by more than a similarity the query has with any sentence (the ranking is the same
+        either way: an anchor that does not stand out still spreads, but what it brings is only the nearest)."""
+        if c.lexical >= LEXICAL_ANCHOR or c.in_window:
+            return True
+        return c.vector >= settings.anchor_min_similarity and (standing_out is None or c.vector >= standing_out)
 
     ranked = sorted(direct, key=lambda node_id: (-match(node_id), node_id))
     # The best few direct hits are the anchors (shell 0) that spread activation, and only if the query clearly
@@ -995,8 +1006,9 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
     def recalled(node_id: int) -> Recalled:
         candidate, reached = pool[node_id], best[node_id][1]
         route = (reached.path[0].source, *(hop.target for hop in reached.path)) if reached.path else ()
+        through = bool(reached.path) and meant(pool[reached.anchor])
         return Recalled(node_id, candidate.text, round(best[node_id][0], 4), why(reached), candidate.captured_at,
-                        candidate.speaker, meant=bool(reached.path) or clearly_meant(candidate),
+                        candidate.speaker, meant=meant(candidate) or through,
                         vector=candidate.vector, lexical=candidate.lexical or None,
                         in_window=bool(candidate.in_window) and not reached.path, route=route,
                         route_reasons=tuple(hop.reasons for hop in reached.path))

@@ -91,6 +91,10 @@ class MemorySettings:
     # Recall.
     anchors: int = 3
     anchor_min_similarity: float = 0.40
+    # A memory found by meaning alone is meant by the query only if it is this much closer to the query than
+    # everyday sentences are (`brain.memory.background`), on the embedder's scale from its unrelated cosine to 1:
+    # a short query sits close to everything with e5 ("15:00 Mama anrufen" had 0.83 with "Wasser 0,5").
+    meant_margin: float = 0.20
     hops_by_mode: dict[str, int] = field(default_factory=_hops_by_mode)
     k_edges_per_shell: dict[int, int] = field(default_factory=_edges_per_shell)
     shell_factors: tuple[float, ...] = (1.0, 0.75, 0.5, 0.25)

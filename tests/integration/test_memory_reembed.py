@@ -18,6 +18,7 @@ from bot.settings import Settings
 from brain.clock import FixedClock
 from brain.core import Brain
 from brain.memory.api import Memory
+from brain.memory.background import BACKGROUND
 from brain.memory.embedder import OllamaEmbedder, WordLlamaEmbedder, build_embedder, space_of
 from brain.memory.reembed import reembed_all, reembed_batch, reembed_progress
 from tests.fakes.ollama_server import FakeOllama
@@ -128,8 +129,10 @@ async def test_an_installation_started_with_another_embedder_re_embeds_in_the_ba
     await before.ingest_until_promoted(person)
     assert await stored_spaces(brain, person) == {"wordllama@256": len(LINES)}
 
-    # The memories' texts (nomic-embed-text's document prefix) wait at the server; questions are answered.
-    ollama.embed_held = lambda first: first.startswith("search_document: ")
+    # The memories' texts (nomic-embed-text's document prefix) wait at the server; questions are answered, and so
+    # are the everyday sentences recall compares a question with (brain.memory.background).
+    ollama.embed_held = lambda first: (first.startswith("search_document: ")
+                                       and first.removeprefix("search_document: ") not in BACKGROUND)
     settings = Settings(_env_file=None, database_url=database_url, embedder="ollama",  # type: ignore[call-arg]
                         ollama_host=ollama.url, embedding_model="nomic-embed-text", companion_enabled=False)
     async with open_app(settings, clock=clock) as app:

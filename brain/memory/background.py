@@ -1,0 +1,27 @@
+"""Everyday sentences that say nothing in particular, in German and English: how close a query is to them is how
+close it is to any memory that is not about it. An embedder puts some queries near everything (e5 gives a short
+one such as "15:00 Mama anrufen" a cosine above 0.8 with most sentences, and with a memory it has nothing to do
+with), so a fixed cosine cannot say whether a memory is meant; how far it stands above this background can
+(`MemorySettings.meant_margin`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+BACKGROUND = (
+    "I went to the supermarket after work.", "The train was late again this morning.",
+    "We watched a movie on Sunday evening.", "My sister called me yesterday.", "I need to renew my passport soon.",
+    "The weather was cold and rainy all week.", "I started reading a new book.",
+    "Our team meeting got moved to Thursday.", "I cooked pasta for dinner.", "The kids have a school trip next month.",
+    "Ich war heute Nachmittag beim Friseur.", "Der Bus kam wieder zu spät.", "Am Wochenende haben wir Freunde besucht.",
+    "Ich muss noch die Steuererklärung machen.", "Es hat den ganzen Tag geregnet.", "Mein Handy ist kaputt gegangen.",
+    "Wir planen einen Urlaub im Sommer.", "Ich habe heute lange gearbeitet.", "Die Nachbarn haben einen neuen Hund.",
+    "Morgen gehe ich zum Sport.",
+)
+
+
+def background_cosine(query: Sequence[float], background: Sequence[Sequence[float]]) -> float:
+    """The query's mean cosine with the background sentences' vectors (all unit length)."""
+    if not background:
+        return 0.0
+    return sum(sum(a * b for a, b in zip(query, vector, strict=True)) for vector in background) / len(background)
