@@ -22,7 +22,7 @@ from brain.companion.models import ConversationMessage
 from brain.events.actor import USER
 from brain.events.catalog import MemoryForgotten
 from brain.goals.service import goals_progress
-from brain.memory.background import BACKGROUND, background_cosine
+from brain.memory.background import BACKGROUND, background_cosine, centroid
 from brain.memory.capture import Message, capture_many, passage_texts, read_emotion, tokenize
 from brain.memory.capture import capture as capture_entry
 from brain.memory.embedder import Embedder, embedded, on_scale, space_of
@@ -99,7 +99,7 @@ class Memory:
         self.settings = calibrated(settings, embedder)
         self.log = log
         self._goal_vectors: dict[str, list[float]] = {}
-        self._background: list[list[float]] | None = None  # BACKGROUND's vectors, embedded on the first recall
+        self._background: list[float] | None = None  # the centroid of BACKGROUND's vectors, from the first recall
         # The latest passages embedded: a companion's answer is embedded for reinforcement, then captured.
         self._recent: collections.OrderedDict[str, list[float]] = collections.OrderedDict()
         self._people: dict[uuid.UUID, _Person] = {}
@@ -175,7 +175,7 @@ class Memory:
         await self.ensure_index()
         [raw] = await embedded(self.embedder, [query], query=True)
         if self._background is None:  # once per process, before a connection is taken
-            self._background = await embedded(self.embedder, BACKGROUND)
+            self._background = centroid(await embedded(self.embedder, BACKGROUND))
         sector = read_emotion(query, tokenize(query))[1]
         # Outside a transaction (see `UnitOfWork.glance`): a recall only reads, each statement sees the committed
         # state as a READ COMMITTED transaction would, and BEGIN and ROLLBACK would be two round trips more.

@@ -20,8 +20,14 @@ BACKGROUND = (
 )
 
 
-def background_cosine(query: Sequence[float], background: Sequence[Sequence[float]]) -> float:
-    """The query's mean cosine with the background sentences' vectors (all unit length)."""
-    if not background:
-        return 0.0
-    return sum(sum(a * b for a, b in zip(query, vector, strict=True)) for vector in background) / len(background)
+def centroid(vectors: Sequence[Sequence[float]]) -> list[float]:
+    """The mean of the background sentences' vectors: a query's mean cosine with them is its dot product with this
+    one vector (all are unit length), so a recall pays for one product, not one per sentence."""
+    if not vectors:
+        return []
+    return [sum(column) / len(vectors) for column in zip(*vectors, strict=True)]
+
+
+def background_cosine(query: Sequence[float], center: Sequence[float]) -> float:
+    """The query's mean cosine with the background sentences, from their `centroid`."""
+    return sum(a * b for a, b in zip(query, center, strict=True)) if center else 0.0
