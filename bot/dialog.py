@@ -335,7 +335,7 @@ class Dialog:
                 and await take_reason(turn, flows.reason[0], text):
             return True
         waiting = waiting_step(turn, flows.step, flows.updated_at)
-        if await take_typed_answer(turn, text, waiting=waiting):
+        if await take_typed_answer(turn, text, waiting=waiting, asked_at=flows.updated_at):
             assert waiting is not None
             async with self.brain.transactions.begin() as uow:  # the step's buttons: answered by typing
                 await take_off_keyboards(await uow.session.connection(), turn.user.id, step_question(waiting))

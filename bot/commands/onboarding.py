@@ -11,7 +11,7 @@ import re
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, bindparam, select
+from sqlalchemy import ColumnElement, bindparam, select, update
 from sqlalchemy.dialects.postgresql import UUID, insert
 
 from bot.commands import Command
@@ -40,6 +40,10 @@ ZONE_SUGGESTIONS: dict[str, tuple[str, ...]] = {
 }
 # A city typed this long after the question is ordinary text again (the person has moved on).
 ANSWER_WINDOW = timedelta(days=1)
+# Text that names no city is told so ("I don't know a time zone for ...") only this soon after the question, and
+# only if it is no question itself; later it is a message to the companion like any other ("hello there", written
+# an hour after the setup was left at its second step, got the time zone hint).
+HINT_WINDOW = timedelta(minutes=10)
 _QUESTIONS: dict[str, str] = {
     LANGUAGE: N_("Step 1 of 4: which language should I speak with you?"),
     TIMEZONE: N_("Step 2 of 4: your time zone. It is {zone} now (local time {time}). Share your location, "
@@ -53,6 +57,9 @@ _QUESTIONS: dict[str, str] = {
 async def start(turn: Turn, args: str) -> None:
     state = await _load(turn)
     if state is not None and state.step in STEPS:
+        async with turn.brain.transactions.begin() as uow:  # asked again now: a typed answer counts from here
+            await uow.session.execute(update(OnboardingState).where(
+                OnboardingState.user_id == turn.user.id, OnboardingState.step == state.step).values(updated_at=uow.now))
         await _ask(turn, state.step, tr("Welcome back! Let's finish setting up."))
         return
     name = turn.user.display_name
@@ -273,12 +280,13 @@ async def take_shared_location(turn: Turn, lat: float, lng: float) -> bool:
     return True
 
 
-async def take_typed_answer(turn: Turn, text: str, *, waiting: str | None) -> bool:
+async def take_typed_answer(turn: Turn, text: str, *, waiting: str | None,
+                            asked_at: datetime | None = None) -> bool:
     """Free text while the setup asks a question is read as its answer: a language's name or code ("Deutsch",
     "english", "de"), a city for the time zone, a span for the quiet hours, an amount for the water goal; True
     when it was taken. Text that does not answer it but reads
     as a log entry ("250 ml water") goes its usual way. `waiting`: the question waiting for an answer
-    (`waiting_step`, which the dialog reads with its other free-text checks)."""
+    (`waiting_step`, which the dialog reads with its other free-text checks), asked at `asked_at`."""
     if waiting == LANGUAGE:
         try:
             locale = parse_locale(text)  # as /lang reads it
@@ -311,7 +319,8 @@ async def take_typed_answer(turn: Turn, text: str, *, waiting: str | None) -> bo
     # The first lookup builds an index of about 600 zones in two languages: off the event loop.
     zone = await asyncio.to_thread(zone_for_city, text)
     if zone is None:
-        if parse_free_text(text, turn.today):
+        just_asked = asked_at is not None and turn.now - asked_at <= HINT_WINDOW
+        if not just_asked or "?" in text or parse_free_text(text, turn.today):
             return False
         turn.say(tr("I don't know a time zone for \"{city}\". Try a larger city nearby, share your location, "
                     "or skip.", city=text[:64]), buttons=[[_skip(turn, TIMEZONE)]])

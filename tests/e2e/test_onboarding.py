@@ -4,12 +4,13 @@ button of an answered step changes nothing; a finished setup is not started agai
 
 from __future__ import annotations
 
-from datetime import time
+from datetime import time, timedelta
 
 import pytest
 from sqlalchemy import select
 
 from bot.inbound import Inbound
+from brain.clock import FixedClock
 from brain.core import Brain
 from brain.modules.drink.models import DrinkGoal
 from brain.onboarding.models import OnboardingState
@@ -126,6 +127,31 @@ async def test_an_unknown_city_is_asked_again_and_a_log_entry_still_works(person
     assert "Logged 250 ml water" in await alice.send("250 ml water")
     _, state = await me(brain, alice)
     assert state is not None and state.step == "timezone"
+
+
+async def test_text_that_names_no_city_goes_its_usual_way_once_the_question_is_old_or_itself_a_question(
+        person, brain: Brain, clock: FixedClock) -> None:
+    alice = person()
+    await alice.send("/start")
+    await alice.press(alice.buttons()["Skip"])  # the time zone is asked
+    assert "time zone" not in await alice.send("What can you do?")
+    clock.advance(timedelta(minutes=11))
+    assert "time zone" not in await alice.send("hello there")  # it was told as the hint before
+    assert "Step 3 of 4" in await alice.send("Munich")  # a city still answers the question, all day
+    _, state = await me(brain, alice)
+    assert state is not None and state.step == "quiet"
+
+
+async def test_start_again_asks_anew_and_a_city_typed_then_answers_it(person, brain: Brain, clock: FixedClock) -> None:
+    alice = person()
+    await alice.send("/start")
+    await alice.press(alice.buttons()["Skip"])
+    clock.advance(timedelta(days=3))
+    assert "Step 3 of 4" not in await alice.send("Munich")  # days later: ordinary text
+    assert "Step 2 of 4" in await alice.send("/start")
+    assert "Step 3 of 4" in await alice.send("Munich")
+    _, state = await me(brain, alice)
+    assert state is not None and state.step == "quiet"
 
 
 async def test_quiet_hours_and_water_goal_can_be_typed(person, brain: Brain) -> None:
