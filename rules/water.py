@@ -31,7 +31,8 @@ def decide(ctx: RuleContext) -> NudgeDraft | None:
     hours_left = max(WINDOW.end_hour * 60 - (ctx.local_now.hour * 60 + ctx.local_now.minute), 30) / 60
     per_hour = math.ceil(remaining / hours_left / 50) * 50  # in steps of 50 ml, as people pour
     if per_hour > MAX_ML_PER_HOUR:
-        body = tr("Still {remaining} ml to your goal today: more than you can comfortably drink before the evening. "
+        # (the window ends at 21:00: "before the evening" read oddly at 20:00)
+        body = tr("Still {remaining} ml to your goal today: more than you can comfortably drink in the hours left. "
                   "A glass now still helps.", remaining=remaining)
     else:
         body = tr("Still {remaining} ml to your goal today, about {per_hour} ml per hour.", remaining=remaining,

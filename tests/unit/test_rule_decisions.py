@@ -72,10 +72,10 @@ def test_water_behind_pro_rata_gives_ml_to_go_and_per_hour_and_a_log_button() ->
 def test_water_pace_never_asks_more_than_a_comfortable_amount_and_says_when_the_goal_is_out_of_reach() -> None:
     late = WATER.decide(ctx(20, 7, snap=snapshot(water_ml=250, water_percent=12)))
     assert late is not None
-    assert EN(late.body) == ("Still 1,750 ml to your goal today: more than you can comfortably drink before the "
-                             "evening. A glass now still helps.")
+    assert EN(late.body) == ("Still 1,750 ml to your goal today: more than you can comfortably drink in the hours "
+                             "left. A glass now still helps.")
     assert "per hour" not in EN(late.body)
-    assert "mehr, als du bis zum Abend gut trinken kannst" in Renderer("de")(late.body)
+    assert "mehr, als du in den restlichen Stunden gut trinken kannst" in Renderer("de")(late.body)
     afternoon = WATER.decide(ctx(17, snap=snapshot(water_ml=500, water_percent=25)))
     assert afternoon is not None  # 1,500 ml in 4 hours
     assert EN(afternoon.body) == "Still 1,500 ml to your goal today, about 400 ml per hour."
@@ -99,7 +99,7 @@ def test_water_priority_is_low_past_half_the_goal() -> None:
     draft = WATER.decide(ctx(20, snap=snapshot(water_ml=1200, water_percent=60)))
     assert draft is not None and draft.priority == LOW
     # 800 ml in the one hour left is more than a comfortable pace: said plainly, no per-hour figure
-    assert "more than you can comfortably drink before the evening" in text(draft)
+    assert "more than you can comfortably drink in the hours left" in text(draft)
 
 
 # ---- streak at risk ------------------------------------------------------------------------------------
