@@ -74,7 +74,9 @@ class ConsoleChat:
     async def run(self) -> int:
         interactive = self.stdin.isatty()
         loop = asyncio.get_running_loop()
-        user = await self.dialog.user_for(self._inbound())  # the person exists before the first line (their pushes)
+        # The person exists before the first line (their pushes), and is at the terminal: no reminder interrupts the
+        # first minutes (the idle hold), as after a first message on a chat app.
+        user = await self.dialog.user_for(self._inbound(), writing=True)
         if interactive:
             greeting = tr("Companion. /help lists what I understand; /quit or Ctrl-D ends the chat.")
             self.stdout.write(Renderer(user.locale, user.timezone)(greeting) + "\n")

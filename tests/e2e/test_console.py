@@ -88,6 +88,24 @@ async def test_the_terminal_chat_sends_the_morning_summary_at_the_persons_time(b
     assert out.getvalue().count("Good morning") == 1
 
 
+async def test_no_reminder_interrupts_the_first_minutes_of_an_opened_terminal_chat(brain, dialog, clock) -> None:
+    """Opening the chat is like a first message: the idle hold keeps the water reminder, due at 14:00 with
+    nothing drunk, until the person has left the chat alone for a while."""
+    from app.cli import _pulse_ticker
+    from bot.settings import Settings
+
+    berlin = ZoneInfo("Europe/Berlin")
+    clock.set(datetime(2026, 12, 1, 14, 0, 30, tzinfo=berlin))
+    out = io.StringIO()
+    chat = ConsoleChat(brain, dialog, ConsoleConfig(io.StringIO(""), out, person="tester"))
+    await chat.run()
+    await _pulse_ticker(Settings(), brain, dialog, chat, asyncio.Event(), once=True)
+    assert "glass of water" not in out.getvalue()
+    clock.set(datetime(2026, 12, 1, 15, 30, 30, tzinfo=berlin))  # the next water slot, long after
+    await _pulse_ticker(Settings(), brain, dialog, chat, asyncio.Event(), once=True)
+    assert "Time for a glass of water" in out.getvalue()
+
+
 async def test_the_terminal_chat_sends_no_morning_summary_when_it_is_off(brain, dialog, clock) -> None:
     berlin = ZoneInfo("Europe/Berlin")
     clock.set(datetime(2026, 12, 1, 7, 55, tzinfo=berlin))
