@@ -258,5 +258,6 @@ def _when(turn: Turn, item: dict[str, Any]) -> str:
 
 
 COMMANDS = (
-    Command("event", N_("/event Dentist tomorrow 14:00"), N_("Add a calendar entry"), event, aliases=("termin",)),
+    Command("event", N_("/event Dentist tomorrow 14:00"), N_("Add a calendar entry"), event,
+            aliases=("termin", "termine", "kalender", "calendar", "events")),
 )

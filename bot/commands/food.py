@@ -87,5 +87,6 @@ async def photo_meal_rejected(turn: Turn, payload: dict[str, Any]) -> None:
 ACTIONS = {APPROVE: photo_meal_approved, EDIT: photo_meal_edit, REJECT: photo_meal_rejected}
 
 COMMANDS = (
-    Command("meal", N_("/meal lunch Pasta 650 kcal"), N_("Log a meal"), meal, aliases=("essen", "food")),
+    Command("meal", N_("/meal lunch Pasta 650 kcal"), N_("Log a meal"), meal,
+            aliases=("essen", "food", "mahlzeit", "mahlzeiten", "meals")),
 )

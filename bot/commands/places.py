@@ -67,5 +67,6 @@ async def shared_location(turn: Turn, lat: float, lng: float) -> None:
 
 
 COMMANDS = (
-    Command("place", "/place Café Luna", N_("Check in at a place, or list your places"), place, aliases=("ort",)),
+    Command("place", "/place Café Luna", N_("Check in at a place, or list your places"), place,
+            aliases=("ort", "orte", "places")),
 )
