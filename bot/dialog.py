@@ -32,7 +32,7 @@ from bot.commands.drinks import after_drink_buttons
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
-from bot.commands.reminders import set_reminder
+from bot.commands.reminders import offer_plan, read_plan, set_reminder
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import say_task, time_note
@@ -438,6 +438,12 @@ class Dialog:
                 await set_reminder(turn, reminder)
             return
         calls = parse_free_text(text, turn.today, now=local_now(turn.user, turn.now).time())
+        plan = None if calls else read_plan(text, local_now(turn.user, turn.now))
+        if plan is not None:  # a day and a time for something: an appointment, a reminder or a task?
+            if model_down:
+                turn.say(model_down_text())
+            offer_plan(turn, plan)
+            return
         if not calls:
             turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "
                         "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help.") if model_down

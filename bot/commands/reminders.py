@@ -1,17 +1,25 @@
 """/remind: set a reminder from a phrase ("/remind 15:00 call mom", "/remind morgen 9 Zahnarzt", "/remind in 20 min
 tea"), list the waiting ones with a delete button each, or delete one ("/remind delete 2"); and the buttons a sent
-reminder carries: done, snooze 15 min / 1 h / tomorrow. Free text that asks for a reminder comes here too."""
+reminder carries: done, snooze 15 min / 1 h / tomorrow. Free text that asks for a reminder comes here too, and,
+with no language model to read it, free text that names a day and a time ("Zahnarzt morgen um 14 Uhr", "call mom
+tomorrow at 9"): the rules cannot tell an appointment from a reminder or a task, so three buttons ask (`offer_plan`)."""
 
 from __future__ import annotations
 
+import secrets
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from sqlalchemy import update
+
 from bot.commands import Command
+from bot.commands.tasks import say_task
+from bot.delivery.keyboards import take_off_keyboards
 from bot.parsing.reminders import ReminderRequest, read_reminder
 from bot.turn import PendingButton, Turn
+from brain.actions.models import ActionToken
 from brain.events.actor import USER
 from brain.i18n import N_, Text, tr
 from brain.people.local_time import local_now
@@ -22,6 +30,8 @@ from brain.reminders.models import Reminder
 from brain.reminders.sending import REMINDER_KIND
 
 LIST_SHOWN = 10
+PLAN_KIND = "dated_plan"
+PLAN_MINUTES = 60  # an appointment offered this way lasts an hour, as /event's do
 DELETE_WORDS = frozenset({"delete", "remove", "cancel", "löschen", "loeschen", "entfernen"})
 
 
@@ -115,4 +125,47 @@ COMMANDS = (
     Command("remind", N_("/remind 15:00 call mom"), N_("Set a reminder, or list them"), remind,
             aliases=("erinnere", "erinnern", "erinnerung", "reminders")),
 )
-ACTIONS = {REMINDER_KIND: reminder_pressed}
+def read_plan(text: str, now: datetime) -> ReminderRequest | None:
+    """A free text that names a time ahead and something for it ("Zahnarzt morgen um 14 Uhr"), read as a reminder
+    phrase reads, relative to the person's local `now`; None when it names no time ahead (or repeats)."""
+    found = read_reminder(text, now)
+    return found if isinstance(found, ReminderRequest) and found.rule is None else None
+
+
+def offer_plan(turn: Turn, plan: ReminderRequest) -> None:
+    """Asks what to make of a dated note: a calendar entry, a reminder or a task, one button each (one answer)."""
+    question = secrets.token_hex(6)
+    values = {"plan": question, "text": plan.text, "at": plan.at.isoformat()}
+    turn.say(tr("{when}: {what}. Should I put it in your calendar, remind you then, or make it a task?",
+                when=plan.at, what=plan.text),
+             buttons=[[turn.button(tr("📅 Calendar"), PLAN_KIND, make="event", **values),
+                       turn.button(tr("⏰ Reminder"), PLAN_KIND, make="reminder", **values),
+                       turn.button(tr("✓ Task"), PLAN_KIND, make="task", **values)]])
+
+
+async def plan_pressed(turn: Turn, payload: dict[str, Any]) -> None:
+    """One of `offer_plan`'s buttons: the others of its question go (their tokens used, the keyboard taken off),
+    then the entry is made as if typed as its command."""
+    question = (ActionToken.kind == PLAN_KIND) & (ActionToken.payload["plan"].astext == str(payload["plan"]))
+    async with turn.brain.transactions.begin() as uow:
+        await uow.session.execute(update(ActionToken).where(ActionToken.user_id == turn.user.id, question,
+                                                            ActionToken.used_at.is_(None)).values(used_at=uow.now))
+        await take_off_keyboards(await uow.session.connection(), turn.user.id, question)
+    text, at = str(payload["text"]), datetime.fromisoformat(str(payload["at"]))
+    if at <= turn.now and payload["make"] != "task":
+        turn.say(tr("{time} has already passed. Pick a time ahead, e.g. /remind 15:00 call mom.", time=at))
+        return
+    if payload["make"] == "event":
+        turn.say_result(await turn.tool("create_event", {
+            "title": text, "start_time": at.isoformat(),
+            "end_time": (at + timedelta(minutes=PLAN_MINUTES)).isoformat()}))
+    elif payload["make"] == "reminder":
+        await set_reminder(turn, ReminderRequest(text, at))
+    else:
+        local = at.astimezone(ZoneInfo(turn.user.timezone))
+        say_task(turn, await turn.tool("create_task", {
+            "title": text, "due_date": local.date().isoformat(),
+            "due_time": local.time().isoformat(timespec="minutes")}))
+
+
+ACTIONS = {REMINDER_KIND: reminder_pressed, PLAN_KIND: plan_pressed}

@@ -18,6 +18,8 @@ from bot.settings import Settings
 from brain.actions.models import ActionToken
 from brain.clock import FixedClock
 from brain.core import Brain
+from brain.modules.calendar.models import CalendarEvent
+from brain.modules.todo.models import Task
 from brain.outbox.models import OutboxMessage
 from brain.reminders.models import DONE, SENT, WAITING, Reminder
 from brain.reminders.sending import REMINDER_KIND, send_due_reminders
@@ -119,6 +121,33 @@ async def test_german_command_words_for_remind_set_a_reminder_not_a_recall(perso
     for word, what in (("erinnere", "Tee"), ("erinnern", "Mama anrufen"), ("erinnerung", "Zahnarzt")):
         assert f"15:00: {what}" in await bert.send(f"/{word} 15:00 {what}")
     assert sorted(r.text for r in await reminders(brain)) == ["Mama anrufen", "Tee", "Zahnarzt"]
+
+
+async def test_a_dated_note_without_a_model_asks_calendar_reminder_or_task_and_takes_one_answer(
+        person, brain: Brain) -> None:
+    bert, alice = person(language="de"), person()
+    asked = await bert.send("Zahnarzt morgen um 14 Uhr")
+    assert asked == ("Di., 1. Dez. um 14:00: Zahnarzt. Soll ich es in deinen Kalender eintragen, dich dann erinnern "
+                     "oder eine Aufgabe daraus machen?")
+    choice = bert.buttons()
+    assert list(choice) == ["📅 Kalender", "⏰ Erinnerung", "✓ Aufgabe"]
+    assert "Zahnarzt am Di., 1. Dez. um 14:00 eingetragen" in await bert.press(choice["📅 Kalender"])
+    assert "schon benutzt" in await bert.press(choice["⏰ Erinnerung"])  # one answer per question
+    assert "schon benutzt" in await bert.press(choice["✓ Aufgabe"])
+    assert "Tue, Dec 1, 9:00\u202fAM: Call mom." in await alice.send("call mom tomorrow at 9")
+    assert "Added the task Call mom" in await alice.press(alice.buttons()["✓ Task"])
+    asked_again = await alice.send("Mama morgen um 9 anrufen")
+    await alice.press(alice.buttons()["⏰ Reminder"])
+    async with brain.transactions.read() as session:
+        events = (await session.scalars(select(CalendarEvent))).all()
+        tasks = (await session.scalars(select(Task))).all()
+    assert [(e.title, e.start_time.astimezone(BERLIN), e.end_time.astimezone(BERLIN)) for e in events] == [
+        ("Zahnarzt", berlin(1, 14, month=12), berlin(1, 15, month=12))]
+    assert [(t.title, str(t.due_date)) for t in tasks] == [("Call mom", "2026-12-01")]
+    assert "Mama anrufen" in asked_again
+    assert {(r.text, r.occurrence_at) for r in await reminders(brain)} == {("Mama anrufen", berlin(1, 9, month=12))}
+    assert "didn't understand" in await alice.send("Pizza is great")  # no day, no time: nothing to ask
+    assert "didn't understand" in await alice.send("I was at the doctor yesterday at 2pm")  # past: no plan
 
 
 async def test_the_list_shows_them_soonest_first_with_a_delete_button_each(person, brain: Brain) -> None:
