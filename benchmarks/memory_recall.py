@@ -269,6 +269,8 @@ async def run(url: str, set_path: Path, limit_users: int | None, mode: str, embe
             ours = await memory.recall(ids[person], query, at, k=max(KS), mode=mode)
             report.recall_ms.append((time.perf_counter() - started) * 1000)
             report.scores.add("ours", category, evidence, [keys_of[r.id] for r in ours])
+            # What of it counts as meant: what the companion's prompt takes and /recall shows.
+            report.scores.add("ours/meant", category, evidence, [keys_of[r.id] if r.meant else set() for r in ours])
 
             [vector] = embedder.embed_queries([query])
             params = {"user_id": ids[person], "at": at, "q": np.asarray(vector, np.float32), "k": max(KS)}
@@ -320,6 +322,8 @@ def format_report(report: RunReport, mode: str) -> str:
         lines.append(f"{category + f' ({n})':<28}" + "".join(f"{s.mean(m, k, category):>17.3f}"
                                                           for m in methods for k in KS))
     ours5, ours10 = s.mean("ours", 5), s.mean("ours", 10)
+    lines.append(f"ours, only what counts as meant (what the companion's prompt takes, what /recall shows): "
+                 f"@5 {s.mean('ours/meant', 5):.3f}, @10 {s.mean('ours/meant', 10):.3f}")
     baseline = max(s.mean("vector", 10), s.mean("vector/turns", 10), s.mean("bm25", 10))
     lines.append(f"RESULT recall@5={ours5:.3f} recall@10={ours10:.3f} baseline={baseline:.3f} "
                  f"ratio={ours10 / baseline if baseline else float('nan'):.3f}")
