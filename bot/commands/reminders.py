@@ -32,6 +32,7 @@ from brain.reminders.sending import REMINDER_KIND
 LIST_SHOWN = 10
 PLAN_KIND = "dated_plan"
 PLAN_MINUTES = 60  # an appointment offered this way lasts an hour, as /event's do
+PLAN_MAX_WORDS, PLAN_MAX_CHARS = 8, 80
 DELETE_WORDS = frozenset({"delete", "remove", "cancel", "löschen", "loeschen", "entfernen"})
 
 
@@ -129,7 +130,11 @@ def read_plan(text: str, now: datetime) -> ReminderRequest | None:
     """A free text that names a time ahead and something for it ("Zahnarzt morgen um 14 Uhr"), read as a reminder
     phrase reads, relative to the person's local `now`; None when it names no time ahead (or repeats)."""
     found = read_reminder(text, now)
-    return found if isinstance(found, ReminderRequest) and found.rule is None else None
+    if not isinstance(found, ReminderRequest) or found.rule is not None:
+        return None
+    # A note is short; a longer text that mentions a time ("so tired, and tomorrow at 9 it's work again, and
+    # then ...") is no entry to make.
+    return found if len(found.text) <= PLAN_MAX_CHARS and len(found.text.split()) <= PLAN_MAX_WORDS else None
 
 
 def offer_plan(turn: Turn, plan: ReminderRequest) -> None:

@@ -148,6 +148,8 @@ async def test_a_dated_note_without_a_model_asks_calendar_reminder_or_task_and_t
     assert {(r.text, r.occurrence_at) for r in await reminders(brain)} == {("Mama anrufen", berlin(1, 9, month=12))}
     assert "didn't understand" in await alice.send("Pizza is great")  # no day, no time: nothing to ask
     assert "didn't understand" in await alice.send("I was at the doctor yesterday at 2pm")  # past: no plan
+    assert "didn't understand" in await alice.send(  # a long text that mentions a time is no note
+        "so tired today, and tomorrow at 9 it is work again and then the kids and the shopping and everything")
 
 
 async def test_the_list_shows_them_soonest_first_with_a_delete_button_each(person, brain: Brain) -> None:
