@@ -16,7 +16,6 @@ from sqlalchemy import update
 
 from bot.commands import Command
 from bot.commands.tasks import say_task
-from bot.delivery.keyboards import take_off_keyboards
 from bot.parsing.reminders import ReminderRequest, read_reminder
 from bot.turn import PendingButton, Turn
 from brain.actions.models import ActionToken
@@ -149,13 +148,13 @@ def offer_plan(turn: Turn, plan: ReminderRequest) -> None:
 
 
 async def plan_pressed(turn: Turn, payload: dict[str, Any]) -> None:
-    """One of `offer_plan`'s buttons: the others of its question go (their tokens used, the keyboard taken off),
-    then the entry is made as if typed as its command."""
+    """One of `offer_plan`'s buttons: the other two are used up (one answer, also where no adapter screens the
+    press, as the terminal; the adapters take the pressed message's keyboard off themselves), then the entry is
+    made as if typed as its command."""
     question = (ActionToken.kind == PLAN_KIND) & (ActionToken.payload["plan"].astext == str(payload["plan"]))
     async with turn.brain.transactions.begin() as uow:
         await uow.session.execute(update(ActionToken).where(ActionToken.user_id == turn.user.id, question,
                                                             ActionToken.used_at.is_(None)).values(used_at=uow.now))
-        await take_off_keyboards(await uow.session.connection(), turn.user.id, question)
     text, at = str(payload["text"]), datetime.fromisoformat(str(payload["at"]))
     if at <= turn.now and payload["make"] != "task":
         turn.say(tr("{time} has already passed. Pick a time ahead, e.g. /remind 15:00 call mom.", time=at))
