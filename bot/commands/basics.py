@@ -45,7 +45,7 @@ async def locale_pressed(turn: Turn, payload: dict[str, Any]) -> None:
 
 async def tz(turn: Turn, args: str) -> None:
     if not args:
-        turn.say(tr("Your time zone is {zone}. Change it with /tz Europe/Berlin.", zone=turn.user.timezone))
+        turn.say(tr("Your time zone is {zone}. Change it with /tz Europe/Berlin.", zone=turn.render.zone_name()))
         return
     try:
         zone = parse_timezone(args)
@@ -60,7 +60,8 @@ async def tz(turn: Turn, args: str) -> None:
         await set_timezone(uow, turn.user.id, zone)
     turn.user.timezone = zone
     turn.render = Renderer(turn.user.locale, zone)
-    turn.say(tr("Your time zone is now {zone}. Local time: {time}.", zone=zone, time=turn.render.time_of(turn.now)))
+    turn.say(tr("Your time zone is now {zone}. Local time: {time}.", zone=turn.render.zone_name(),
+                time=turn.render.time_of(turn.now)))
 
 
 COMMANDS = (

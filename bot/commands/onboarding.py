@@ -105,7 +105,7 @@ async def _ask(turn: Turn, step: str, *lead: Text | str) -> None:
         ])
     elif step == TIMEZONE:
         suggestions = [zone for zone in ZONE_SUGGESTIONS.get(turn.render.locale, ()) if zone != turn.user.timezone]
-        turn.say(*lead, tr(_QUESTIONS[TIMEZONE], zone=turn.user.timezone, time=turn.render.time_of(turn.now)),
+        turn.say(*lead, tr(_QUESTIONS[TIMEZONE], zone=turn.render.zone_name(), time=turn.render.time_of(turn.now)),
                  buttons=[
             [turn.button(city_name(zone, turn.render.locale), ACTION, step=TIMEZONE, value=zone)
              for zone in suggestions],
@@ -215,7 +215,8 @@ async def _set_zone(turn: Turn, zone: str) -> Text:
         await set_timezone(uow, turn.user.id, zone)
     turn.user.timezone = zone
     turn.render = Renderer(turn.user.locale, zone)
-    return tr("Your time zone is now {zone}. Local time: {time}.", zone=zone, time=turn.render.time_of(turn.now))
+    return tr("Your time zone is now {zone}. Local time: {time}.", zone=turn.render.zone_name(),
+              time=turn.render.time_of(turn.now))
 
 
 # Built once (every free text asks it): the step the person's setup is at, and since when.

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
+from brain.i18n import Renderer
+
 ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
@@ -49,3 +51,14 @@ def test_german_translations_keep_their_placeholders() -> None:
         for s in strings:
             if s:
                 assert set(PLACEHOLDER.findall(str(s))) <= set(PLACEHOLDER.findall(msgid)) | {"count"}, (msgid, s)
+
+
+@pytest.mark.parametrize("locale, zone, named", [
+    ("en", "Europe/Berlin", "Berlin (Central European Time)"),
+    ("de", "Europe/Berlin", "Berlin (Mitteleuropäische Zeit)"),
+    ("de", "Asia/Tokyo", "Tokio (Japanische Zeit)"),
+    ("en", "UTC", "UTC"), ("de", "Etc/UTC", "UTC"),
+    ("en", "Etc/GMT-3", "Etc/GMT-3"),  # no city and no common name: the key is all there is
+])
+def test_a_zone_is_named_as_people_name_it(locale: str, zone: str, named: str) -> None:
+    assert Renderer(locale, zone).zone_name() == named
