@@ -42,6 +42,7 @@ from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
 from bot.parsing.freetext import parse_free_text
 from bot.parsing.reminders import free_text_reminder
+from bot.parsing.smalltalk import smalltalk_of, smalltalk_reply
 from bot.photos import Photos
 from bot.turn import NO_REASON, Turn
 from bot.voice import VoiceNotes
@@ -443,6 +444,11 @@ class Dialog:
             if model_down:
                 turn.say(model_down_text())
             offer_plan(turn, plan)
+            return
+        if not calls and (kind := smalltalk_of(text)) is not None:  # "hi", "danke", "gute Nacht"
+            if model_down:
+                turn.say(model_down_text())
+            turn.say(smalltalk_reply(kind, turn.user.display_name))
             return
         if not calls:
             turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "

@@ -16,7 +16,7 @@ from sqlalchemy import update
 
 from bot.commands import Command
 from bot.commands.tasks import say_task
-from bot.parsing.reminders import ReminderRequest, read_reminder
+from bot.parsing.reminders import ReminderRequest, names_a_time, read_reminder
 from bot.turn import PendingButton, Turn
 from brain.actions.models import ActionToken
 from brain.events.actor import USER
@@ -129,8 +129,8 @@ def read_plan(text: str, now: datetime) -> ReminderRequest | None:
     """A free text that names a time ahead and something for it ("Zahnarzt morgen um 14 Uhr"), read as a reminder
     phrase reads, relative to the person's local `now`; None when it names no time ahead (or repeats)."""
     found = read_reminder(text, now)
-    if not isinstance(found, ReminderRequest) or found.rule is not None:
-        return None
+    if not isinstance(found, ReminderRequest) or found.rule is not None or not names_a_time(text, now):
+        return None  # a day alone ("the weather is strange today") is no appointment
     # A note is short; a longer text that mentions a time ("so tired, and tomorrow at 9 it's work again, and
     # then ...") is no entry to make.
     return found if len(found.text) <= PLAN_MAX_CHARS and len(found.text.split()) <= PLAN_MAX_WORDS else None

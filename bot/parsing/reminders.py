@@ -99,6 +99,17 @@ def read_reminder(phrase: str, now: datetime) -> ReminderRequest | Text:
     return read
 
 
+def names_a_time(phrase: str, now: datetime) -> bool:
+    """Whether `phrase` says when on the clock: a time ("14 Uhr", "at 9:30"), an hour after a day ("morgen 9") or a
+    span from now ("in 2 hours"). A day alone ("the weather is strange today") does not; a reminder for it would
+    come at the day's default hour, a guess."""
+    body = phrase.strip()
+    if _RELATIVE_RE.search(body) is not None or find_time(body) is not None:
+        return True
+    day = find_date(body, now.date())
+    return day is not None and find_bare_hour(body, day.end) is not None
+
+
 def _read_once(phrase: str, now: datetime, *, repeating: bool = False) -> ReminderRequest | Text:
     """`read_reminder` for one time. `repeating`: a time alone is the series' time of day as written ("every day
     at 8" is 8:00), its first one today or tomorrow; no afternoon is guessed and no "tomorrow" note is due."""

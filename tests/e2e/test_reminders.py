@@ -147,6 +147,9 @@ async def test_a_dated_note_without_a_model_asks_calendar_reminder_or_task_and_t
     assert "Mama anrufen" in asked_again
     assert {(r.text, r.occurrence_at) for r in await reminders(brain)} == {("Mama anrufen", berlin(1, 9, month=12))}
     assert "didn't understand" in await alice.send("Pizza is great")  # no day, no time: nothing to ask
+    assert "didn't understand" in await alice.send("the weather is strange today")  # a day alone: no appointment
+    assert "didn't understand" in await alice.send("Konzert nächsten Freitag")  # a 9:00 would be a guess
+    assert "Arzt" in await alice.send("Arzt in 2 Stunden")  # a span from now says when
     assert "didn't understand" in await alice.send("I was at the doctor yesterday at 2pm")  # past: no plan
     assert "didn't understand" in await alice.send(  # a long text that mentions a time is no note
         "so tired today, and tomorrow at 9 it is work again and then the kids and the shopping and everything")

@@ -1,0 +1,43 @@
+"""Without a language model, a greeting, a thank-you or a goodbye gets a friendly answer, not "I didn't understand
+that", and changes nothing. Anything more than such a phrase still goes to the parser."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from bot.parsing.smalltalk import Smalltalk, smalltalk_of
+from tests.e2e.conftest import Person
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("hi", Smalltalk.GREETING), ("Hallo!", Smalltalk.GREETING), ("hey companion 👋", Smalltalk.GREETING),
+    ("Guten Morgen", Smalltalk.GREETING), ("Servus", Smalltalk.GREETING), ("Danke dir!", Smalltalk.THANKS),
+    ("thank you very much", Smalltalk.THANKS), ("danke, tschüss", Smalltalk.GOODBYE),
+    ("Gute Nacht", Smalltalk.GOOD_NIGHT),
+    ("hi, two coffees", None), ("morgen 9 Uhr Zahnarzt", None), ("ok", None), ("hi Anna, how was the trip", None),
+    ("", None),
+])
+def test_only_a_whole_phrase_is_smalltalk(text: str, kind: Smalltalk | None) -> None:
+    assert smalltalk_of(text) == kind
+
+
+async def test_greetings_thanks_and_goodbyes_get_an_answer_in_both_languages(person: Callable[..., Person],
+                                                                             db_state) -> None:
+    alice = person()
+    await alice.send("/start")
+    before = await db_state()
+    greeting = await alice.send("Hi!")
+    assert greeting.startswith("Hi") and "250 ml water" in greeting and "didn't understand" not in greeting
+    assert "You're welcome!" in await alice.send("thanks")
+    assert "Good night" in await alice.send("good night 🌙")
+    assert "Bye" in await alice.send("bye")
+    assert await db_state() == before
+    bea = person(language="de")
+    await bea.send("/start")
+    hallo = await bea.send("Hallo")
+    assert hallo.startswith("Hallo") and "250 ml Wasser" in hallo
+    assert "Gern geschehen!" in await bea.send("Danke schön")
+    assert "Gute Nacht" in await bea.send("Gute Nacht")
+    assert "Tschüss" in await bea.send("tschüss")
