@@ -2,7 +2,8 @@
 
 A person who writes "hi" or "danke" to a bot without a model (`make run` on a laptop without Ollama) should not be
 told "I didn't understand that": the message is plain, only not a log entry. The whole message must be one of these
-phrases (with punctuation, emoji and a name or "companion" around it), so "hi, two coffees" still goes to the parser.
+phrases (punctuation, emoji and a few words such as "companion" or "dir" around it are fine), so "hi, two
+coffees" still goes to the parser.
 """
 
 from __future__ import annotations
