@@ -26,7 +26,7 @@ async def test_the_setup_to_its_end_by_buttons_and_a_shared_location(api: FakeBo
     assert "Step 2 of 4" in zone.text
     api.push(api.location(bea, 48.2082, 16.3738))
     (quiet,) = await replies_after(api, bea.id, 2, 1)
-    assert "Europe/Vienna" in quiet.text and "Step 3 of 4" in quiet.text
+    assert "Vienna (Central European Time)" in quiet.text and "Step 3 of 4" in quiet.text
     (water,) = await press(api, bea, "9:00\u202fPM – 6:00\u202fAM", quiet)
     assert "Step 4 of 4" in water.text
     (done,) = await press(api, bea, "3,000 ml", water)
@@ -63,7 +63,7 @@ async def test_a_restart_in_the_middle_of_the_setup_resumes_it(api: FakeBotAPI, 
         assert "already answered" in await toast(api, alice, "Deutsch", language)
         assert len(api.calls_of("sendMessage", alice.id)) == sent
         (quiet,) = await send(api, alice, "Wien")  # the city, typed after the restart
-        assert "Europe/Vienna" in quiet.text and "Step 3 of 4" in quiet.text
+        assert "Vienna (Central European Time)" in quiet.text and "Step 3 of 4" in quiet.text
         (water,) = await press(api, alice, "Skip", quiet)
         (done,) = await press(api, alice, "1,500 ml", water)
         assert "All set." in done.text
