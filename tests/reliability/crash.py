@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import math
 import os
 import random
@@ -124,6 +125,7 @@ class CrashReport:
     nudges: int = 0
     proposals_approved: int = 0
     errors_logged: int = 0
+    error_lines: list[str] = field(default_factory=list)  # the first ERROR lines of the bot log, with tracebacks
 
     @property
     def violations(self) -> list[str]:
@@ -358,7 +360,8 @@ async def run_crashes(config: CrashConfig) -> CrashReport:
             report.doubled.append(f"clean stop exited with {code}")  # not a double, but never silent
         report.seconds = time.monotonic() - began
         await _check(config, api, traffic, slots, report)
-        report.errors_logged = _errors_in(data_dir / "bot.log")
+        errors = _errors_in(data_dir / "bot.log")
+        report.errors_logged, report.error_lines = len(errors), errors[:3]
         return report
     finally:
         await bot.ensure_dead()
@@ -422,10 +425,17 @@ async def _scalar(conn: psycopg.AsyncConnection[Any], sql: str, params: tuple[An
     return int(row[0]) if row and row[0] is not None else 0
 
 
-def _errors_in(log_path: Path) -> int:
+def _errors_in(log_path: Path) -> list[str]:
+    """The bot log's ERROR lines, each with the traceback lines after it (the log is gone after the run)."""
     with contextlib.suppress(OSError):
-        return sum(1 for line in log_path.read_text(errors="replace").splitlines() if " ERROR " in line)
-    return 0
+        lines = log_path.read_text(errors="replace").splitlines()
+        found: list[str] = []
+        for i, line in enumerate(lines):
+            if " ERROR " in line:
+                after = itertools.takewhile(lambda follow: not follow[:4].isdigit(), lines[i + 1:i + 40])
+                found.append("\n".join([line, *after]))
+        return found
+    return []
 
 
 # ---- the invariants -------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ async def test_random_kills_lose_no_acknowledged_write_and_double_nothing(databa
     assert report.slots_due == 8, report
     assert report.memory_promoted >= 1, report
     assert report.outbox_failed == [], report
-    assert report.errors_logged == 0, report
+    assert report.errors_logged == 0, "\n\n".join(report.error_lines)
 
 
 @pytest.mark.slow
