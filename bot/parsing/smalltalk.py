@@ -19,6 +19,7 @@ class Smalltalk(Enum):
     THANKS = "thanks"
     GOODBYE = "goodbye"
     GOOD_NIGHT = "good_night"
+    HOW_ARE_YOU = "how_are_you"
 
 
 _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
@@ -26,7 +27,10 @@ _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
         "hi", "hey", "hello", "hallo", "hallöchen", "servus", "moin", "moin moin", "grüß dich", "grüß gott",
         "griaß di", "na", "huhu", "yo", "good morning", "morning", "good afternoon", "good evening", "guten morgen",
         "morgen", "guten tag", "tag", "guten abend", "hi there", "hey there", "hello there", "hallo du",
-        "what's up", "whats up", "wie geht's", "wie gehts", "how are you",
+    ),
+    Smalltalk.HOW_ARE_YOU: (
+        "how are you", "how are you doing", "how's it going", "hows it going", "what's up", "whats up", "wie geht's",
+        "wie gehts", "wie geht es dir", "wie geht's dir", "wie gehts dir", "alles gut", "alles klar",
     ),
     Smalltalk.THANKS: (
         "thanks", "thank you", "thx", "ty", "thanks a lot", "thank you so much", "thank you very much", "many thanks",
@@ -47,14 +51,15 @@ _WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+", re.UNICODE)
 _LONGEST = 6  # words; anything longer carries more than a greeting
 
 _BY_WORDS: dict[tuple[str, ...], Smalltalk] = {}
-for _kind in (Smalltalk.GREETING, Smalltalk.GOODBYE, Smalltalk.GOOD_NIGHT, Smalltalk.THANKS):
+for _kind in (Smalltalk.GREETING, Smalltalk.HOW_ARE_YOU, Smalltalk.GOODBYE, Smalltalk.GOOD_NIGHT,
+              Smalltalk.THANKS):
     for _phrase in _PHRASES[_kind]:
         _BY_WORDS[tuple(_phrase.split())] = _kind  # a later kind wins: "servus" says goodbye too, thanks last
 
 
 def smalltalk_of(text: str) -> Smalltalk | None:
     """What a message that is only a greeting, a thank-you or a goodbye is; None for anything else."""
-    words = [w.lower() for w in _WORDS.findall(text)]
+    words = [w.lower() for w in _WORDS.findall(text.replace("\u2019", "'"))]  # "geht’s" as "geht's"
     if not words or len(words) > _LONGEST:
         return None
     found: Smalltalk | None = None
@@ -81,6 +86,8 @@ def smalltalk_reply(kind: Smalltalk, name: str | None) -> Text:
                       "\"Buy milk by Friday\". /today shows your day.", name=name)
         return tr("Hi! Tell me what you drank, ate or want to get done, for example \"250 ml water\" or "
                   "\"Buy milk by Friday\". /today shows your day.")
+    if kind is Smalltalk.HOW_ARE_YOU:
+        return tr("I'm well, thanks! And you? If you like, tell me what you drank, ate or want to get done.")
     if kind is Smalltalk.THANKS:
         return tr("You're welcome!")
     if kind is Smalltalk.GOOD_NIGHT:

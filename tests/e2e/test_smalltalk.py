@@ -15,7 +15,8 @@ from tests.e2e.conftest import Person
     ("hi", Smalltalk.GREETING), ("Hallo!", Smalltalk.GREETING), ("hey companion 👋", Smalltalk.GREETING),
     ("Guten Morgen", Smalltalk.GREETING), ("Servus", Smalltalk.GREETING), ("Danke dir!", Smalltalk.THANKS),
     ("thank you very much", Smalltalk.THANKS), ("danke, tschüss", Smalltalk.GOODBYE),
-    ("Gute Nacht", Smalltalk.GOOD_NIGHT),
+    ("Gute Nacht", Smalltalk.GOOD_NIGHT), ("hi, wie geht's dir?", Smalltalk.HOW_ARE_YOU),
+    ("How are you doing?", Smalltalk.HOW_ARE_YOU), ("Wie geht\u2019s?", Smalltalk.HOW_ARE_YOU),
     ("hi, two coffees", None), ("morgen 9 Uhr Zahnarzt", None), ("ok", None), ("hi Anna, how was the trip", None),
     ("", None),
 ])
@@ -41,3 +42,4 @@ async def test_greetings_thanks_and_goodbyes_get_an_answer_in_both_languages(per
     assert "Gern geschehen!" in await bea.send("Danke schön")
     assert "Gute Nacht" in await bea.send("Gute Nacht")
     assert "Tschüss" in await bea.send("tschüss")
+    assert "Mir geht's gut" in await bea.send("Hey, wie geht's?")
