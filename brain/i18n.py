@@ -16,7 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from babel import Locale
-from babel.dates import format_date, format_skeleton, format_time, get_timezone_location, get_timezone_name
+from babel.dates import format_date, format_skeleton, format_time
 from babel.numbers import format_decimal, format_percent
 from babel.support import NullTranslations, Translations
 
@@ -114,11 +114,6 @@ def translations(locale: str) -> gettext.NullTranslations:
     return Translations.load(str(LOCALES_DIR), locales=[lang], domain=DOMAIN)
 
 
-# Names of Coordinated Universal Time in the time zone database.
-UTC_KEYS = frozenset({"UTC", "Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "UCT", "Universal", "Zulu", "GMT",
-                      "Etc/GMT", "Etc/Greenwich", "GMT0", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0"})
-
-
 class Renderer:
     """Renders `Text` for one person: their locale for words and numbers, their zone for times."""
 
@@ -182,22 +177,6 @@ class Renderer:
 
     def time_of(self, value: datetime) -> str:
         return format_time(value, format="short", locale=self._babel_locale, tzinfo=self.tz)
-
-    def zone_name(self) -> str:
-        """The person's zone as people name it: 'Berlin (Central European Time)', 'Berlin (Mitteleuropäische Zeit)',
-        'New York (Eastern Time)'. The IANA key (Europe/Berlin) is for machines; a zone without a city (UTC, Etc/...)
-        keeps its own name."""
-        key = str(self.tz.key)
-        if key in UTC_KEYS:
-            return "UTC"
-        if key.startswith("Etc/") or "/" not in key:
-            return key
-        try:
-            city = get_timezone_location(self.tz, locale=self._babel_locale, return_city=True)
-            long_name = get_timezone_name(self.tz, "long", locale=self._babel_locale)
-        except (LookupError, ValueError):
-            return key
-        return f"{city} ({long_name})" if long_name and long_name != city else city
 
     def date_of(self, value: date | datetime, fmt: str | None = None) -> str:
         """'Mon, Nov 30' ('Mo., 30. Nov.'); the year only when it is not this year."""

@@ -8,7 +8,7 @@ from bot.commands import Command
 from bot.turn import Turn
 from brain.errors import DomainError
 from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, tr
-from brain.onboarding.zones import zone_for_city
+from brain.onboarding.zones import zone_for_city, zone_name
 from brain.people.models import User
 from brain.people.service import parse_locale, parse_timezone, set_timezone
 
@@ -45,7 +45,8 @@ async def locale_pressed(turn: Turn, payload: dict[str, Any]) -> None:
 
 async def tz(turn: Turn, args: str) -> None:
     if not args:
-        turn.say(tr("Your time zone is {zone}. Change it with /tz Europe/Berlin.", zone=turn.render.zone_name()))
+        turn.say(tr("Your time zone is {zone}. Change it with /tz Europe/Berlin.",
+                    zone=zone_name(turn.user.timezone, turn.render.locale)))
         return
     try:
         zone = parse_timezone(args)
@@ -60,7 +61,7 @@ async def tz(turn: Turn, args: str) -> None:
         await set_timezone(uow, turn.user.id, zone)
     turn.user.timezone = zone
     turn.render = Renderer(turn.user.locale, zone)
-    turn.say(tr("Your time zone is now {zone}. Local time: {time}.", zone=turn.render.zone_name(),
+    turn.say(tr("Your time zone is now {zone}. Local time: {time}.", zone=zone_name(zone, turn.render.locale),
                 time=turn.render.time_of(turn.now)))
 
 

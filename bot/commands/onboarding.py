@@ -24,7 +24,7 @@ from brain.actions.models import ActionToken
 from brain.errors import DomainError
 from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, Text, tr
 from brain.onboarding.models import DONE, LANGUAGE, QUIET, STEPS, TIMEZONE, WATER, OnboardingState
-from brain.onboarding.zones import city_name, zone_at, zone_for_city
+from brain.onboarding.zones import city_name, zone_at, zone_for_city, zone_name
 from brain.people.models import User
 from brain.people.service import parse_locale, set_timezone
 
@@ -105,7 +105,8 @@ async def _ask(turn: Turn, step: str, *lead: Text | str) -> None:
         ])
     elif step == TIMEZONE:
         suggestions = [zone for zone in ZONE_SUGGESTIONS.get(turn.render.locale, ()) if zone != turn.user.timezone]
-        turn.say(*lead, tr(_QUESTIONS[TIMEZONE], zone=turn.render.zone_name(), time=turn.render.time_of(turn.now)),
+        turn.say(*lead, tr(_QUESTIONS[TIMEZONE], zone=zone_name(turn.user.timezone, turn.render.locale),
+                           time=turn.render.time_of(turn.now)),
                  buttons=[
             [turn.button(city_name(zone, turn.render.locale), ACTION, step=TIMEZONE, value=zone)
              for zone in suggestions],
@@ -215,7 +216,7 @@ async def _set_zone(turn: Turn, zone: str) -> Text:
         await set_timezone(uow, turn.user.id, zone)
     turn.user.timezone = zone
     turn.render = Renderer(turn.user.locale, zone)
-    return tr("Your time zone is now {zone}. Local time: {time}.", zone=turn.render.zone_name(),
+    return tr("Your time zone is now {zone}. Local time: {time}.", zone=zone_name(zone, turn.render.locale),
               time=turn.render.time_of(turn.now))
 
 

@@ -54,7 +54,7 @@ _BY_WORDS: dict[tuple[str, ...], Smalltalk] = {}
 for _kind in (Smalltalk.GREETING, Smalltalk.HOW_ARE_YOU, Smalltalk.GOODBYE, Smalltalk.GOOD_NIGHT,
               Smalltalk.THANKS):
     for _phrase in _PHRASES[_kind]:
-        _BY_WORDS[tuple(_phrase.split())] = _kind  # a later kind wins: "servus" says goodbye too, thanks last
+        _BY_WORDS[tuple(_phrase.split())] = _kind  # a phrase of two kinds would take the later one
 
 
 def smalltalk_of(text: str) -> Smalltalk | None:

@@ -10,7 +10,7 @@ import unicodedata
 from functools import cache
 from zoneinfo import available_timezones
 
-from babel.dates import get_timezone_location
+from babel.dates import get_timezone_location, get_timezone_name
 
 from brain.i18n import SUPPORTED_LOCALES
 
@@ -85,6 +85,27 @@ def city_name(zone: str, locale: str) -> str:
         return get_timezone_location(zone, locale=locale, return_city=True)
     except (LookupError, ValueError):
         return zone.rsplit("/", 1)[-1].replace("_", " ")
+
+
+# Names of Coordinated Universal Time in the time zone database.
+UTC_KEYS = frozenset({"UTC", "Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "UCT", "Universal", "Zulu", "GMT",
+                      "Etc/GMT", "Etc/Greenwich", "GMT0", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0"})
+
+
+def zone_name(zone: str, locale: str) -> str:
+    """A zone as people name it: 'Berlin (Central European Time)', 'Berlin (Mitteleuropäische Zeit)', 'New York
+    (Eastern Time)'. The IANA key (Europe/Berlin) is for machines; a zone without a city (UTC, Etc/...) keeps its own
+    name."""
+    if zone in UTC_KEYS:
+        return "UTC"
+    if zone.startswith("Etc/") or "/" not in zone:
+        return zone
+    city = city_name(zone, locale)
+    try:
+        long_name = get_timezone_name(zone, "long", locale=locale)
+    except (LookupError, ValueError):
+        return city
+    return f"{city} ({long_name})" if long_name and long_name != city else city
 
 
 def zone_for_city(text: str) -> str | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from brain.i18n import Renderer
+from brain.onboarding.zones import zone_name
 
 ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -61,4 +61,4 @@ def test_german_translations_keep_their_placeholders() -> None:
     ("en", "Etc/GMT-3", "Etc/GMT-3"),  # no city and no common name: the key is all there is
 ])
 def test_a_zone_is_named_as_people_name_it(locale: str, zone: str, named: str) -> None:
-    assert Renderer(locale, zone).zone_name() == named
+    assert zone_name(zone, locale) == named
