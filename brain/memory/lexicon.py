@@ -25,6 +25,7 @@ hey hi hello yesterday tonight morning evening afternoon night week weeks month 
 time times minute minutes hour hours ago sounds sound help helpful answer question questions tips suggestions
 recommend recommendations example examples different specific able include including consider important
 however additionally overall certainly absolutely definitely glad happy here's let's that's it's i'm i've
+ve ll re
 """.split())
 
 STOPWORDS_DE = frozenset("""
@@ -50,6 +51,8 @@ komme kommt kommen kam vorbei gleich bald lange wirklich richtig schön gerne we
 hätte hätten wäre wären sollte könnten müsste gesagt gegangen bekommen vielen
 """.split())
 
+# "ve", "ll" and "re" are what splitting words at an apostrophe leaves of I've, you'll and we're (the query's
+# words are split so, as the full-text column's are).
 STOPWORDS = STOPWORDS_EN | STOPWORDS_DE
 
 # How the lexical channel folds a word before it is indexed and looked up, alike in Python (`recall.fold_word`) and
