@@ -27,6 +27,7 @@ from brain.memory.capture import Message, capture_many, passage_texts, read_emot
 from brain.memory.capture import capture as capture_entry
 from brain.memory.embedder import Embedder, embedded, on_scale, space_of
 from brain.memory.models import (
+    ASKED_FOR,
     MemoryEdge,
     MemoryEntity,
     MemoryFact,
@@ -68,8 +69,6 @@ RECENT_PASSAGES = 32  # passage vectors kept (see Memory._passages)
 PERSON_TTL = timedelta(minutes=1)
 # The table's most common words change only when ANALYZE runs; reading them every few minutes is plenty.
 LEXEME_SHARES_TTL = timedelta(minutes=10)
-# The source key prefix of a memory the person asked for with /remember (the rest is random).
-ASKED_FOR = "remember:"
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,12 @@ ENTITY_KINDS = ("person", "place", "thing")
 FACT_KINDS = ("pattern", "preference", "relationship", "context")
 # Names stored in memory_edges.reasons, in the order the layers are evaluated.
 LAYERS = ("entity", "embedding", "themes", "timeline")
+# A step of a recalled memory's route that is no edge: the turns said around a memory in the same conversation
+# (brain.memory.recall.conversation_neighbours).
+CONVERSATION = "conversation"
+# The source key prefix of a memory the person asked for with /remember (the rest is random): a note of its own, said
+# in no conversation.
+ASKED_FOR = "remember:"
 LOG_KINDS = (
     "input", "prompt", "calculation", "switch", "db_write", "output", "error", "remark",
     "span_start", "span_end", "token",

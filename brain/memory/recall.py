@@ -1,8 +1,8 @@
 """The read path of the synapse memory: a query becomes anchors (pgvector ANN fused with a lexical BM25
-channel over the nodes' full-text index), activation spreads along outgoing edges shell by shell, and the
-pool is ranked by match x presence x shell factor x sector factor x speaker factor (the person's own words ahead of
-the companion's replies) and merged by position with the lexical channel's own ranking, each result with the
-reason it came.
+channel over the nodes' full-text index), activation spreads along outgoing edges shell by shell and to the turns
+said around each anchor in the same conversation, and the pool is ranked by match x presence x shell factor x sector
+factor x speaker factor (the person's own words ahead of the companion's replies) and merged by position with the
+lexical channel's own ranking, each result with the reason it came.
 
 The pure part (gravitation, spreading activation, fusion, ranking, explanations) is synchronous and
 tested without a database; `recall_nodes` runs it over one person's rows and nothing else."""
@@ -24,7 +24,7 @@ from sqlalchemy import column, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from brain.memory.lexicon import FOLD_FROM, FOLD_TO, STOPWORDS
-from brain.memory.models import ASSISTANT
+from brain.memory.models import ASKED_FOR, ASSISTANT, CONVERSATION
 from brain.memory.models import SPEAKERS as ROLES
 from brain.memory.settings import MemorySettings
 from brain.memory.space import DEFAULT_SPACE, VectorSpace
@@ -82,6 +82,14 @@ PRESENCE_SHARE = 0.5
 # so it matches a question's topic words without holding the answer. (Capture already gives a reply less salience,
 # but presence moves a score by little.) Questions about what the companion said still find its replies.
 COMPANION_TURN_FACTOR = 0.9
+# What was said around a memory in the same conversation is its context: "The event was really thought-provoking, I'm
+# starting to realize that self-care matters" answers a question about the charity race two turns earlier, without
+# the words or the meaning of it; "I also like hotels with a rooftop pool" is about the Miami trip of the turn before.
+# So the turns just before and after each anchor (CONVERSATION_TURNS on each side: in a chat of two, the turn it
+# answers and the one before, the answer it got and the one after) join the pool as if reached along one full-strength
+# edge (shell 1). A conversation is what is said without a pause of CONVERSATION_GAP (the usual session timeout).
+CONVERSATION_TURNS = 2
+CONVERSATION_GAP = timedelta(minutes=30)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -893,6 +901,56 @@ async def outgoing_edges(session: AsyncSession, user_id: uuid.UUID, frontier: Se
     return _edges_and_targets(rows)
 
 
+@functools.lru_cache(maxsize=16)
+def _conversation_lean(space: VectorSpace) -> Lean:
+    """The nodes of the turns captured around each anchor's first capture (see CONVERSATION_TURNS), through the
+    capture log's index on the message time: an anchor's own entry is found by its node's capture time, its
+    neighbours in (message time, capture time) order within CONVERSATION_GAP. Turns with neither time apart (a
+    bulk import in one transaction) are not told apart and left out; a note asked for with /remember (ASKED_FOR) is
+    said in no conversation."""
+    said = "coalesce({0}.source_key NOT LIKE '" + ASKED_FOR + "%', true)"
+    side = """
+            SELECT x.node_id FROM memory_short_term x
+            WHERE x.user_id = :user_id AND x.status = 'promoted' AND x.node_id IS NOT NULL AND {said}
+              AND x.at {bound} AND (x.at, x.created_at) {than} (a.at, a.created_at)
+            ORDER BY x.at {order}, x.created_at {order} LIMIT :turns"""
+    statement = text(_compact(f"""
+        WITH a AS (
+            SELECT DISTINCT ON (n.id) n.id AS anchor, e.at, e.created_at
+            FROM memory_nodes n
+            JOIN memory_short_term e ON e.user_id = :user_id AND e.status = 'promoted' AND e.at = n.captured_at
+                                        AND e.node_id = n.id AND {said.format("e")}
+            WHERE n.user_id = :user_id AND n.id = ANY(CAST(:anchors AS bigint[]))
+            ORDER BY n.id, e.created_at
+        )
+        SELECT a.anchor, {_node_columns(space)}
+        FROM a
+        CROSS JOIN LATERAL (
+            ({side.format(said=said.format("x"), bound="BETWEEN a.at - CAST(:gap AS interval) AND a.at", than="<",
+                          order="DESC")})
+            UNION ALL
+            ({side.format(said=said.format("x"), bound="BETWEEN a.at AND least(a.at + CAST(:gap AS interval), :at)",
+                          than=">", order="ASC")})
+        ) AS x
+        JOIN memory_nodes n ON n.id = x.node_id
+        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at AND n.id <> a.anchor"""))
+    # Prepared, unlike the other recall statements: its plan (index scans by person, status and time) is the same for
+    # any values, and planning it took longer than running it.
+    return Lean(statement.columns(*(column(name) for name in ("anchor", *_CANDIDATE_COLUMNS))))
+
+
+async def conversation_neighbours(session: AsyncSession, user_id: uuid.UUID, anchors: Sequence[int],
+                                  query: Sequence[float] | np.ndarray, at: datetime, *,
+                                  space: VectorSpace = DEFAULT_SPACE) -> list[tuple[int, _Candidate]]:
+    """(anchor, candidate) for each turn said around an anchor in the same conversation (see CONVERSATION_TURNS)."""
+    if not anchors:
+        return []
+    rows = await _conversation_lean(space).rows(await session_connection(session), {
+        "user_id": user_id, "anchors": list(anchors), "q": query_vector(query), "at": at,
+        "gap": CONVERSATION_GAP, "turns": CONVERSATION_TURNS})
+    return [(int(row.anchor), _candidate(row)) for row in rows]
+
+
 async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_id: uuid.UUID,
                        query_text: str, query: Sequence[float], at: datetime, k: int = 5, mode: str = "chat",
                        query_sector: str | None = None, window: tuple[datetime, datetime] | None = None,
@@ -960,6 +1018,14 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
             pool.setdefault(node_id, candidate)
         spreading.advance(edges)
 
+    # The turns said around each anchor in the same conversation, what it answers and what answered it: one hop, so
+    # not for a quick command (which does not hop).
+    beside = [] if depth < 1 else await conversation_neighbours(session, user_id, spreading.anchors, vector, at,
+                                                                space=settings.space)
+    for _anchor, candidate in beside:
+        pool.setdefault(candidate.node_id, candidate)
+    beside_reached = [Reached(c.node_id, 1, (Hop(0, anchor, c.node_id, (CONVERSATION,), settings.cap),))
+                      for anchor, c in beside]
     named = named_speakers(query_text, (c.speaker for c in pool.values()))
 
     def ranked_as(reached: Reached, match: float) -> float:
@@ -977,7 +1043,7 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
     best: dict[int, tuple[float, Reached]] = {}
     for node_id in direct:
         best[node_id] = (ranked_as(Reached(node_id, 0), match(node_id)), Reached(node_id, 0))
-    for reached in spreading.result():
+    for reached in [*spreading.result(), *beside_reached]:
         if not reached.path:
             continue
         # Activation flows from the anchor along the path, weakened by each edge's strength; a node the
@@ -1000,9 +1066,12 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
     # The order returned is the merged one (see `merged_by_position`): a rare-word hit may come before a memory whose
     # score is higher.
     ranking = sorted(best, key=lambda node_id: (-best[node_id][0], node_id))
-    lexical = sorted((node_id for node_id in direct if pool[node_id].bm25 > 0),
+    # The lexical ranking holds what people said in the query's rare words, not the companion's replies (see
+    # COMPANION_TURN_FACTOR: long, restating a topic's words); those still come through the fused ranking.
+    lexical = sorted((node_id for node_id in direct if pool[node_id].bm25 > 0 and pool[node_id].speaker != ASSISTANT),
                      key=lambda node_id: (-pool[node_id].bm25, node_id))
     order = merged_by_position(ranking, lexical, k)
+
     def recalled(node_id: int) -> Recalled:
         candidate, reached = pool[node_id], best[node_id][1]
         route = (reached.path[0].source, *(hop.target for hop in reached.path)) if reached.path else ()

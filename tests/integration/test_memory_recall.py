@@ -12,6 +12,7 @@ from sqlalchemy import func, select, text
 from brain.core import Brain
 from brain.memory.api import Memory
 from brain.memory.models import (
+    CONVERSATION,
     MemoryEdge,
     MemoryEntity,
     MemoryFact,
@@ -19,7 +20,12 @@ from brain.memory.models import (
     PipelineLogEntry,
     ShortTermEntry,
 )
-from brain.memory.recall import COMPANION_TURN_FACTOR, exact_window_limit, lexeme_shares
+from brain.memory.recall import (
+    COMPANION_TURN_FACTOR,
+    conversation_neighbours,
+    exact_window_limit,
+    lexeme_shares,
+)
 from brain.pipeline_log import PipelineLog
 from tests.integration.conftest import new_user
 
@@ -167,6 +173,49 @@ async def test_user_a_never_recalls_user_b(memory: Memory, brain: Brain) -> None
     assert {r.id for r in found} <= alice_nodes
 
 
+async def test_the_turns_said_around_a_memory_in_the_same_conversation_come_with_it(memory: Memory, brain: Brain,
+                                                                                      user) -> None:
+    """The answer to "what happened at the charity race?" is two turns later, in words of its own: it comes along the
+    conversation, as far as two turns on each side, never past a pause of half an hour, from another person or from
+    a note asked for with /remember."""
+    await remember_all(memory, user.id, ["The washing machine makes a strange noise when spinning.",
+                                         "Tax forms are due at the end of the month."],
+                       start=MONDAY - timedelta(days=2))
+    start = MONDAY - timedelta(hours=3)
+    turns = [("user", "Yesterday I ran the charity race for mental health awareness."),
+             ("assistant", "Wow, well done! How did it go?"),
+             ("user", "It was thought-provoking: I am starting to see that looking after myself matters."),
+             ("user", "My neighbour lent me his ladder for the gutter.")]
+    for i, (speaker, line) in enumerate(turns):
+        await memory.remember(user.id, line, start + timedelta(minutes=i), speaker=speaker)
+    await memory.remember(user.id, "Afterwards I phoned my sister.", start + timedelta(minutes=50))
+    await memory.ingest_until_promoted(user.id)
+    # A note asked for with /remember is said on its own, in no conversation.
+    assert await memory.remember_on_request(user.id, "The roofer is called Herr Maier.", start + timedelta(minutes=4)) \
+        is None  # a memory of its own, not a repetition
+    stranger = await new_user(brain)
+    await memory.remember(stranger, "I ran the charity race too and my knees hurt.", start + timedelta(seconds=30))
+    await memory.ingest_until_promoted(stranger)
+    race, reply, insight, ladder = [await node_id(brain, user.id, line[:20]) for _speaker, line in turns]
+    [vector] = memory.embedder.embed_queries(["What happened at the charity race?"])
+    async with brain.transactions.read() as session:
+        around = await conversation_neighbours(session, user.id, [race, insight], vector, MONDAY)
+    assert sorted((anchor, c.node_id) for anchor, c in around) == sorted(
+        [(race, reply), (race, insight), (insight, race), (insight, reply), (insight, ladder)])
+    assert {c.node_id: c.speaker for _anchor, c in around}[reply] == "assistant"
+
+    found = {r.id: r for r in await memory.recall(user.id, "What happened at the charity race?", MONDAY, k=4)}
+    assert race in found and insight in found
+    assert found[insight].route == (race, insight) and found[insight].route_reasons == ((CONVERSATION,),)
+    assert found[insight].why == f"via #{race} —conversation→ #{insight}" and found[insight].meant
+    # A quick command does not hop, along the conversation neither.
+    quick = await memory.recall(user.id, "What happened at the charity race?", MONDAY, k=4, mode="command")
+    assert quick and all(not r.route for r in quick)
+    # Said before the recall's time only: asked an instant after the race, the rest of the talk was not said yet.
+    async with brain.transactions.read() as session:
+        assert await conversation_neighbours(session, user.id, [race], vector, start + timedelta(seconds=30)) == []
+
+
 async def test_memories_captured_after_the_recall_time_stay_out(memory: Memory, user) -> None:
     await remember_all(memory, user.id, ["We adopted a grey kitten named Pixel."], start=MONDAY)
     assert await memory.recall(user.id, "kitten named Pixel", MONDAY - timedelta(days=2)) == []
@@ -233,6 +282,11 @@ async def test_reinforcement_touches_at_most_three_nodes_above_the_threshold(mem
         "Migrating to PostgreSQL took the backend team three months.",
         "I baked a lemon cake for the neighbours.",
     ]
+    # All five must come back, the cake by meaning alone: on the approximate index, whose graph holds the earlier
+    # tests' memories as dead entries (emptied by DELETE, vacuumed now and then), it was not always reachable after
+    # some of them. Rebuilt, the index holds this test's memories only.
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(text(f"REINDEX INDEX {memory.settings.space.index_name}"))
     await remember_all(memory, user.id, lines)
     async with brain.transactions.read() as session:
         before = {n.id: (n.w_raw, n.frequency) for n in (await session.scalars(
