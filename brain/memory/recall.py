@@ -84,7 +84,8 @@ PRESENCE_SHARE = 0.5
 COMPANION_TURN_FACTOR = 0.9
 # What was said around a memory in the same conversation is its context: "The event was really thought-provoking, I'm
 # starting to realize that self-care matters" answers a question about the charity race two turns earlier, without
-# the words or the meaning of it; "I also like hotels with a rooftop pool" is about the Miami trip of the turn before.
+# the words or the meaning of it; "Besides great views, I also like hotels with a rooftop pool" goes on from the request
+# for a hotel two turns before, and says what a later "can you suggest a hotel?" needs.
 # So the turns just before and after each anchor (CONVERSATION_TURNS on each side: in a chat of two, the turn it
 # answers and the one before, the answer it got and the one after) join the pool as if reached along one full-strength
 # edge (shell 1). A conversation is what is said without a pause of CONVERSATION_GAP (the usual session timeout).
