@@ -906,9 +906,9 @@ async def outgoing_edges(session: AsyncSession, user_id: uuid.UUID, frontier: Se
 def _conversation_lean(space: VectorSpace) -> Lean:
     """The nodes of the turns captured around each anchor's first capture (see CONVERSATION_TURNS), through the
     capture log's index on the message time: an anchor's own entry is found by its node's capture time, its
-    neighbours in (message time, capture time) order within CONVERSATION_GAP. Turns with neither time apart (a
-    bulk import in one transaction) are not told apart and left out; a note asked for with /remember (ASKED_FOR) is
-    said in no conversation."""
+    neighbours in (message time, capture time) order within CONVERSATION_GAP, and the turns captured with it (a
+    message and the answer to it are captured in one insert, at one moment: neither comes before the other). A note
+    asked for with /remember (ASKED_FOR) is said in no conversation."""
     said = "coalesce({0}.source_key NOT LIKE '" + ASKED_FOR + "%', true)"
     side = """
             SELECT x.node_id FROM memory_short_term x
@@ -932,6 +932,11 @@ def _conversation_lean(space: VectorSpace) -> Lean:
             UNION ALL
             ({side.format(said=said.format("x"), bound="BETWEEN a.at AND least(a.at + CAST(:gap AS interval), :at)",
                           than=">", order="ASC")})
+            UNION ALL
+            (SELECT x.node_id FROM memory_short_term x
+             WHERE x.user_id = :user_id AND x.status = 'promoted' AND x.node_id IS NOT NULL AND {said.format("x")}
+               AND x.at = a.at AND x.created_at = a.created_at AND x.node_id <> a.anchor
+             LIMIT :turns)
         ) AS x
         JOIN memory_nodes n ON n.id = x.node_id
         WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at AND n.id <> a.anchor"""))

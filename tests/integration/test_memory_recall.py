@@ -11,6 +11,7 @@ from sqlalchemy import func, select, text
 
 from brain.core import Brain
 from brain.memory.api import Memory
+from brain.memory.capture import Message
 from brain.memory.models import (
     CONVERSATION,
     MemoryEdge,
@@ -214,6 +215,26 @@ async def test_the_turns_said_around_a_memory_in_the_same_conversation_come_with
     # Said before the recall's time only: asked an instant after the race, the rest of the talk was not said yet.
     async with brain.transactions.read() as session:
         assert await conversation_neighbours(session, user.id, [race], vector, start + timedelta(seconds=30)) == []
+
+
+async def test_a_message_and_the_answer_captured_with_it_are_each_others_context(memory: Memory, brain: Brain,
+                                                                                user) -> None:
+    """The bot captures a message and its answer in one insert, at one moment: neither comes before the other, and
+    each is the other's neighbour, as are the exchanges before and after."""
+    start = MONDAY - timedelta(hours=2)
+    exchanges = [("I booked the train to Vienna for Friday.", "Enjoy Vienna!"),
+                 ("My sister Anna will meet me at the station.", "How nice, say hello to Anna."),
+                 ("We want to see the Klimt paintings.", "The Belvedere has The Kiss.")]
+    for i, (said, answer) in enumerate(exchanges):
+        await memory.remember_many(user.id, [Message(said, "user", f"m{i}"), Message(answer, "assistant", f"m{i}:a")],
+                                   start + timedelta(minutes=5 * i))
+    await memory.ingest_until_promoted(user.id)
+    ids = {line: await node_id(brain, user.id, line) for pair in exchanges for line in pair}
+    [vector] = memory.embedder.embed_queries(["Who meets me at the station?"])
+    async with brain.transactions.read() as session:
+        around = await conversation_neighbours(session, user.id, [ids[exchanges[1][0]]], vector, MONDAY)
+    assert {c.node_id for _anchor, c in around} == {ids[line] for line in (*exchanges[0], exchanges[1][1],
+                                                                            *exchanges[2])}
 
 
 async def test_memories_captured_after_the_recall_time_stay_out(memory: Memory, user) -> None:
