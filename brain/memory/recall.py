@@ -909,34 +909,32 @@ def _conversation_lean(space: VectorSpace) -> Lean:
     neighbours in (message time, capture time) order within CONVERSATION_GAP, and the turns captured with it (a
     message and the answer to it are captured in one insert, at one moment: neither comes before the other). A note
     asked for with /remember (ASKED_FOR) is said in no conversation."""
-    said = "coalesce({0}.source_key NOT LIKE '" + ASKED_FOR + "%', true)"
-    side = """
-            SELECT x.node_id FROM memory_short_term x
-            WHERE x.user_id = :user_id AND x.status = 'promoted' AND x.node_id IS NOT NULL AND {said}
-              AND x.at {bound} AND (x.at, x.created_at) {than} (a.at, a.created_at)
-            ORDER BY x.at {order}, x.created_at {order} LIMIT :turns"""
+    def said(entry: str) -> str:
+        return f"coalesce({entry}.source_key NOT LIKE '{ASKED_FOR}%', true)"
+
+    turns = f"""SELECT x.node_id FROM memory_short_term x
+                WHERE x.user_id = :user_id AND x.status = 'promoted' AND x.node_id IS NOT NULL AND {said("x")}"""
     statement = text(_compact(f"""
         WITH a AS (
             SELECT DISTINCT ON (n.id) n.id AS anchor, e.at, e.created_at
             FROM memory_nodes n
             JOIN memory_short_term e ON e.user_id = :user_id AND e.status = 'promoted' AND e.at = n.captured_at
-                                        AND e.node_id = n.id AND {said.format("e")}
+                                        AND e.node_id = n.id AND {said("e")}
             WHERE n.user_id = :user_id AND n.id = ANY(CAST(:anchors AS bigint[]))
             ORDER BY n.id, e.created_at
         )
         SELECT a.anchor, {_node_columns(space)}
         FROM a
         CROSS JOIN LATERAL (
-            ({side.format(said=said.format("x"), bound="BETWEEN a.at - CAST(:gap AS interval) AND a.at", than="<",
-                          order="DESC")})
+            ({turns} AND x.at BETWEEN a.at - CAST(:gap AS interval) AND a.at
+               AND (x.at, x.created_at) < (a.at, a.created_at)
+             ORDER BY x.at DESC, x.created_at DESC LIMIT :turns)
             UNION ALL
-            ({side.format(said=said.format("x"), bound="BETWEEN a.at AND least(a.at + CAST(:gap AS interval), :at)",
-                          than=">", order="ASC")})
+            ({turns} AND x.at BETWEEN a.at AND least(a.at + CAST(:gap AS interval), :at)
+               AND (x.at, x.created_at) > (a.at, a.created_at)
+             ORDER BY x.at, x.created_at LIMIT :turns)
             UNION ALL
-            (SELECT x.node_id FROM memory_short_term x
-             WHERE x.user_id = :user_id AND x.status = 'promoted' AND x.node_id IS NOT NULL AND {said.format("x")}
-               AND x.at = a.at AND x.created_at = a.created_at AND x.node_id <> a.anchor
-             LIMIT :turns)
+            ({turns} AND x.at = a.at AND x.created_at = a.created_at AND x.node_id <> a.anchor LIMIT :turns)
         ) AS x
         JOIN memory_nodes n ON n.id = x.node_id
         WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at AND n.id <> a.anchor"""))
