@@ -185,3 +185,17 @@ französisch italienisch spanisch japanisch chinesisch
 # Hunger", "Game of Thrones", "Bank of the West"). Cue words (in, to, with, and) are left out: across them
 # two names meet ("Anna in Berlin").
 NAME_CONNECTORS = frozenset("of for the de del della di da du des la le los las von van der".split())
+
+# Words that ask about what the companion itself said ("the list you provided", "what did you recommend?", "welches
+# Bier hast du mir empfohlen?", "deine Antwort"): such a question names the companion, whose replies then hold the
+# answer (see brain.memory.recall.addresses_companion). Verbs of saying and giving, in the past or after "did you".
+TOLD_EN = ("said mentioned told recommended suggested provided gave listed wrote made proposed explained described "
+           "shared offered advised named noted answered replied showed sent").split()
+TELL_EN = ("say mention tell recommend suggest provide give list write make propose explain describe share offer "
+           "advise name note answer reply show send").split()
+YOUR_WORDS_EN = ("answer reply response list suggestion suggestions recommendation recommendations advice message "
+                 "explanation move idea ideas words").split()
+TOLD_DE = ("gesagt erwähnt empfohlen vorgeschlagen genannt geschrieben gegeben erklärt erzählt aufgezählt "
+           "beschrieben geraten gezeigt geschickt geantwortet gemacht").split()
+YOUR_WORDS_DE = ("antwort liste vorschlag vorschläge empfehlung empfehlungen rat ratschlag tipp tipps nachricht "
+                 "erklärung zug idee ideen worte").split()

@@ -1,8 +1,8 @@
 """The read path of the synapse memory: a query becomes anchors (pgvector ANN fused with a lexical BM25
 channel over the nodes' full-text index), activation spreads along outgoing edges shell by shell and to the turns
 said around each anchor in the same conversation, and the pool is ranked by match x presence x shell factor x sector
-factor x speaker factor (the person's own words ahead of the companion's replies) and merged by position with the
-lexical channel's own ranking, each result with the reason it came.
+factor x speaker factor (the person's own words ahead of the companion's replies), each result with the reason it
+came.
 
 The pure part (gravitation, spreading activation, fusion, ranking, explanations) is synchronous and
 tested without a database; `recall_nodes` runs it over one person's rows and nothing else."""
@@ -23,7 +23,16 @@ import numpy as np
 from sqlalchemy import column, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from brain.memory.lexicon import FOLD_FROM, FOLD_TO, STOPWORDS
+from brain.memory.lexicon import (
+    FOLD_FROM,
+    FOLD_TO,
+    STOPWORDS,
+    TELL_EN,
+    TOLD_DE,
+    TOLD_EN,
+    YOUR_WORDS_DE,
+    YOUR_WORDS_EN,
+)
 from brain.memory.models import ASKED_FOR, ASSISTANT, CONVERSATION
 from brain.memory.models import SPEAKERS as ROLES
 from brain.memory.settings import MemorySettings
@@ -322,12 +331,13 @@ def rank_score(match: float, presence: float, cap: float, shell: float, sector: 
 
 
 def speaker_factor(speaker: str, named: Collection[str] = ()) -> float:
-    """People's own words rank ahead of the companion's replies at equal match (see COMPANION_TURN_FACTOR). In a chat
+    """People's own words rank ahead of the companion's replies at equal match (see COMPANION_TURN_FACTOR), unless
+    the question asks about what the companion said (`named` holds ASSISTANT, see `addresses_companion`). In a chat
     with other participants (an imported chat, a benchmark of chats between two people), a question that names some
     of them (`named`, see `named_speakers`) asks about what they said: another participant's words rank the same
     step behind. The person's own words always count in full."""
     if speaker == ASSISTANT:
-        return COMPANION_TURN_FACTOR
+        return 1.0 if ASSISTANT in named else COMPANION_TURN_FACTOR
     if speaker == "user" or not named or speaker in named:
         return 1.0
     return COMPANION_TURN_FACTOR
@@ -341,24 +351,30 @@ def named_speakers(query_text: str, speakers: Iterable[str]) -> frozenset[str]:
                      and all(part in words for part in _WORD.findall(speaker.lower())))
 
 
-def merged_by_position(ranking: Sequence[int], lexical: Sequence[int], k: int) -> list[int]:
-    """The first k of two rankings merged by position: each memory at its better place in either, and at the same
-    place the one placed better in the other ranking first, then the fused ranking's. At most 2p memories have a
-    place below p, so the result holds at least the first k // 2 of each ranking.
+def _any_of(words: Iterable[str]) -> str:
+    return "(?:" + "|".join(sorted((re.escape(word) for word in words), key=len, reverse=True)) + ")"
 
-    `ranking` is the fused one (match x presence x factors), `lexical` the lexical channel's alone. The fused match
-    weighs the channels by how far their best hits stand out, so a vector channel that finds nothing special can
-    still push a query's rare-word hits out of the first places. Merging by position keeps them. Where the two
-    agree, nothing changes."""
-    unplaced = len(ranking) + len(lexical)
-    fused_at = {node_id: i for i, node_id in enumerate(ranking)}
-    lexical_at = {node_id: i for i, node_id in enumerate(lexical)}
 
-    def place(node_id: int) -> tuple[int, int, int]:
-        a, b = fused_at.get(node_id, unplaced), lexical_at.get(node_id, unplaced)
-        return min(a, b), max(a, b), a
+_ADVERB = r"(?:\w+ly\s+)?"
+_COMPANION_ADDRESSED = re.compile(
+    # "the list you provided", "you've mentioned", "you specifically recommended" (not "thank you made my day")
+    rf"(?<!thank\s)\byou(?:['’]ve|\s+have|['’]d|\s+had)?\s+{_ADVERB}{_any_of(TOLD_EN)}\b"
+    # "did you recommend", "what did you say"
+    rf"|\bdid\s+you\s+{_ADVERB}{_any_of(TELL_EN)}\b"
+    # "your last answer", "your suggestion"
+    rf"|\byour\s+(?:(?:previous|last|earlier|first|second|other)\s+)?{_any_of(YOUR_WORDS_EN)}\b"
+    # "hast du mir empfohlen", "du hattest ... erwähnt" (the participle closes the clause, a few words on)
+    rf"|\b(?:du\s+(?:hast|hattest)|(?:hast|hattest)\s+du)\b(?:\s+\w+){{0,8}}?\s+{_any_of(TOLD_DE)}\b"
+    # "deine Antwort", "dein letzter Vorschlag"
+    rf"|\bdein(?:e|en|em|er|es)?\s+(?:(?:letzte|vorige|erste|andere)\w*\s+)?{_any_of(YOUR_WORDS_DE)}\b",
+    re.IGNORECASE)
 
-    return sorted(fused_at.keys() | lexical_at.keys(), key=place)[:max(k, 0)]
+
+def addresses_companion(query_text: str) -> bool:
+    """Whether a question asks about what the companion itself said: "remind me of the website you mentioned",
+    "what did you recommend?", "welches Bier hast du mir empfohlen?", "deine letzte Antwort". Its replies then count
+    as the person's own words do (see `speaker_factor`)."""
+    return _COMPANION_ADDRESSED.search(query_text) is not None
 
 
 def explain(reached: Reached, vector: float, lexical: float | None, in_window: bool = False, *,
@@ -1031,6 +1047,8 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
     beside_reached = [Reached(c.node_id, 1, (Hop(0, anchor, c.node_id, (CONVERSATION,), settings.cap),))
                       for anchor, c in beside]
     named = named_speakers(query_text, (c.speaker for c in pool.values()))
+    if addresses_companion(query_text):
+        named |= {ASSISTANT}
 
     def ranked_as(reached: Reached, match: float) -> float:
         candidate = pool[reached.node_id]
@@ -1067,14 +1085,7 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
         return explain(reached, candidate.vector, candidate.lexical, candidate.in_window,
                        anchor=reached.node_id in spreading.anchors)
 
-    # The order returned is the merged one (see `merged_by_position`): a rare-word hit may come before a memory whose
-    # score is higher.
-    ranking = sorted(best, key=lambda node_id: (-best[node_id][0], node_id))
-    # The lexical ranking holds what people said in the query's rare words, not the companion's replies (see
-    # COMPANION_TURN_FACTOR: long, restating a topic's words); those still come through the fused ranking.
-    lexical = sorted((node_id for node_id in direct if pool[node_id].bm25 > 0 and pool[node_id].speaker != ASSISTANT),
-                     key=lambda node_id: (-pool[node_id].bm25, node_id))
-    order = merged_by_position(ranking, lexical, k)
+    order = sorted(best, key=lambda node_id: (-best[node_id][0], node_id))[:k]
 
     def recalled(node_id: int) -> Recalled:
         candidate, reached = pool[node_id], best[node_id][1]

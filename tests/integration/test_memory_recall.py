@@ -105,6 +105,13 @@ async def test_a_reply_of_the_companion_ranks_behind_what_the_person_said_in_the
         scores[speaker] = found.score
     # Same words, same match: the reply is worth one sector step less (its lower salience lowers it a little more).
     assert 0.0 < scores["assistant"] <= COMPANION_TURN_FACTOR * scores["user"] + 1e-4
+    # A question about what the companion said asks for its replies: no step behind (only salience may differ).
+    for person, speaker in ((said, "user"), (replied, "assistant")):
+        [found] = await memory.recall(person, "Where did you say Oskar the tortoise hibernates?", MONDAY, k=1,
+                                      mode="command")
+        assert found.speaker == speaker and "Oskar" in found.text
+        scores[speaker] = found.score
+    assert COMPANION_TURN_FACTOR * scores["user"] < scores["assistant"] <= scores["user"] * (1 + 1e-4)
 
 
 async def test_a_chat_between_two_people_keeps_who_said_what_and_a_question_naming_one_prefers_their_words(

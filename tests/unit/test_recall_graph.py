@@ -16,6 +16,7 @@ from brain.memory.recall import (
     Edge,
     GoalPull,
     Reached,
+    addresses_companion,
     cosine,
     exact_window_limit,
     explain,
@@ -23,7 +24,6 @@ from brain.memory.recall import (
     gravitate,
     hops_for,
     keep_nearest_shell,
-    merged_by_position,
     named_speakers,
     presence_at,
     query_lexemes,
@@ -158,6 +158,37 @@ def test_the_persons_own_words_rank_ahead_of_a_companion_reply_at_equal_match() 
     assert speaker_factor("Anna", {"Ben"}) == COMPANION_TURN_FACTOR
     assert speaker_factor("Ben", {"Ben"}) == speaker_factor("user", {"Ben"}) == 1.0
     assert speaker_factor("assistant", {"Ben"}) == COMPANION_TURN_FACTOR
+    # A question about what the companion said names it: its replies count as the person's words do.
+    assert speaker_factor("assistant", {"assistant"}) == speaker_factor("user", {"assistant"}) == 1.0
+
+
+@pytest.mark.parametrize("question", [
+    "Can you remind me what was the 7th job in the list you provided?",
+    "You mentioned some great resources for guided imagery, which website was it?",
+    "What type of beer you specifically recommended?",
+    "What did you say about Rome?",
+    "Which restaurant have you suggested last week?",
+    "What was your last answer about the tax forms?",
+    "Welches Bier hast du mir empfohlen?",
+    "Was hattest du mir neulich über Rom erzählt?",
+    "Wie war deine letzte Empfehlung für Lissabon?",
+])
+def test_a_question_about_what_the_companion_said_addresses_it(question: str) -> None:
+    assert addresses_companion(question)
+
+
+@pytest.mark.parametrize("question", [
+    "Can you suggest a hotel for my trip to Miami?",
+    "Can you recommend some good restaurants?",
+    "Thank you made my day",
+    "What did Caroline say about you?",
+    "I wanted to follow up on our previous conversation about binaural beats.",
+    "Hast du Zeit?",
+    "Kannst du mir ein Hotel in Rom empfehlen?",
+    "Wo ist mein Schlüssel?",
+])
+def test_a_request_or_a_question_about_the_person_does_not_address_the_companions_words(question: str) -> None:
+    assert not addresses_companion(question)
 
 
 def test_a_question_names_the_participants_whose_every_word_it_writes() -> None:
@@ -196,25 +227,6 @@ def test_fusion_lets_a_clear_lexical_hit_win_over_a_flat_vector_channel() -> Non
     unembedded = replace(candidate(12, 0.0, bm25=9.0), embedded=False)
     fusion = Fusion([*pool, unembedded])
     assert fusion.vector_z(unembedded) == fusion.vector_z(min(pool, key=lambda c: c.vector))  # as the least similar
-
-
-def test_merging_by_position_keeps_the_lexical_channels_first_hits_behind_a_misled_ranking() -> None:
-    ranking = [1, 2, 3, 4, 5, 6]  # the fused ranking, led astray by the vector channel
-    lexical = [9, 8, 3]  # the rare-word hits
-    assert merged_by_position(ranking, lexical, 4) == [1, 9, 2, 8]  # at places 0 and 1: the first of each
-    assert merged_by_position([7, 9], [9, 7], 2) == [7, 9]  # a tie: the fused ranking decides
-    assert merged_by_position(ranking, lexical, 6) == [1, 9, 2, 8, 3, 4]  # 3 counts at its better place
-    assert merged_by_position(ranking, [], 3) == [1, 2, 3]
-    assert merged_by_position(ranking, [2, 1], 2) == [1, 2]  # where the two agree nothing changes
-    assert merged_by_position(ranking, lexical, 0) == []
-
-
-@given(st.lists(st.integers(0, 30), unique=True), st.lists(st.integers(0, 30), unique=True), st.integers(0, 12))
-def test_merging_by_position_holds_the_first_half_of_each_ranking(ranking: list[int], lexical: list[int],
-                                                                   k: int) -> None:
-    merged = merged_by_position(ranking, lexical, k)
-    assert len(merged) == len(set(merged)) == min(k, len(set(ranking) | set(lexical)))
-    assert set(ranking[:k // 2]) <= set(merged) and set(lexical[:k // 2]) <= set(merged)
 
 
 def test_gravitation_pulls_toward_an_activated_goal() -> None:
