@@ -10,7 +10,7 @@ from bot.turn import Turn
 from brain.i18n import N_, Percent, Text, tr
 from brain.memory.api import Memory
 from brain.memory.capture import is_question
-from brain.memory.models import ASSISTANT, CONVERSATION
+from brain.memory.models import ANSWERED, ASSISTANT, CONVERSATION
 from brain.tools.coercion import visible
 
 RECALL_SHOWN = 5
@@ -94,7 +94,7 @@ def _said(turn: Turn, item: Any) -> str:
 REASONS: dict[str, str] = {
     "entity": N_("the same person, place or thing"), "embedding": N_("a similar meaning"),
     "themes": N_("the same topic"), "timeline": N_("the same time"),
-    CONVERSATION: N_("said in the same conversation"),
+    CONVERSATION: N_("said in the same conversation"), ANSWERED: N_("my answer to it fits the question"),
 }
 
 

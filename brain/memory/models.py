@@ -52,6 +52,8 @@ LAYERS = ("entity", "embedding", "themes", "timeline")
 # A step of a recalled memory's route that is no edge: the turns said around a memory in the same conversation
 # (brain.memory.recall.conversation_neighbours).
 CONVERSATION = "conversation"
+# ... and the step from a reply of the companion to the person's message it answers (brain.memory.recall.ANSWERED_BY).
+ANSWERED = "answered"
 # The source key prefix of a memory the person asked for with /remember (the rest is random): a note of its own, said
 # in no conversation.
 ASKED_FOR = "remember:"

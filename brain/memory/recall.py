@@ -33,7 +33,7 @@ from brain.memory.lexicon import (
     YOUR_WORDS_DE,
     YOUR_WORDS_EN,
 )
-from brain.memory.models import ASKED_FOR, ASSISTANT, CONVERSATION
+from brain.memory.models import ANSWERED, ASKED_FOR, ASSISTANT, CONVERSATION
 from brain.memory.models import SPEAKERS as ROLES
 from brain.memory.settings import MemorySettings
 from brain.memory.space import DEFAULT_SPACE, VectorSpace
@@ -918,24 +918,30 @@ async def outgoing_edges(session: AsyncSession, user_id: uuid.UUID, frontier: Se
     return _edges_and_targets(rows)
 
 
-@functools.lru_cache(maxsize=16)
-def _conversation_lean(space: VectorSpace) -> Lean:
-    """The nodes of the turns captured around each anchor's first capture (see CONVERSATION_TURNS), through the
-    capture log's index on the message time: an anchor's own entry is found by its node's capture time, its
-    neighbours in (message time, capture time) order within CONVERSATION_GAP, and the turns captured with it (a
-    message and the answer to it are captured in one insert, at one moment: neither comes before the other). A note
-    asked for with /remember (ASKED_FOR) is said in no conversation."""
-    def said(entry: str) -> str:
-        return f"coalesce({entry}.source_key NOT LIKE '{ASKED_FOR}%', true)"
+def _said(entry: str) -> str:
+    """An entry of the capture log said in a conversation: not a note asked for with /remember (ASKED_FOR)."""
+    return f"coalesce({entry}.source_key NOT LIKE '{ASKED_FOR}%', true)"
 
+
+def _turns_around(space: VectorSpace, *, before: str, after: str | None, together: str, people_only: bool) -> Lean:
+    """The nodes of the turns captured around each node of :anchors (its first capture), through the capture log's
+    index on the message time: an anchor's own entry is found by its node's capture time, the `before` (and `after`)
+    turns in (message time, capture time) order within CONVERSATION_GAP, and up to `together` turns captured with it
+    (a message and the answer to it are captured in one insert, at one moment: neither comes before the other).
+    `people_only`: not the companion's replies. Columns: the anchor, then the candidate's."""
     turns = f"""SELECT x.node_id FROM memory_short_term x
-                WHERE x.user_id = :user_id AND x.status = 'promoted' AND x.node_id IS NOT NULL AND {said("x")}"""
+                WHERE x.user_id = :user_id AND x.status = 'promoted' AND x.node_id IS NOT NULL AND {_said("x")}"""
+    following = "" if after is None else f"""
+            ({turns} AND x.at BETWEEN a.at AND least(a.at + CAST(:gap AS interval), :at)
+               AND (x.at, x.created_at) > (a.at, a.created_at)
+             ORDER BY x.at, x.created_at LIMIT {after})
+            UNION ALL"""
     statement = text(_compact(f"""
         WITH a AS (
             SELECT DISTINCT ON (n.id) n.id AS anchor, e.at, e.created_at
             FROM memory_nodes n
             JOIN memory_short_term e ON e.user_id = :user_id AND e.status = 'promoted' AND e.at = n.captured_at
-                                        AND e.node_id = n.id AND {said("e")}
+                                        AND e.node_id = n.id AND {_said("e")}
             WHERE n.user_id = :user_id AND n.id = ANY(CAST(:anchors AS bigint[]))
             ORDER BY n.id, e.created_at
         )
@@ -944,19 +950,45 @@ def _conversation_lean(space: VectorSpace) -> Lean:
         CROSS JOIN LATERAL (
             ({turns} AND x.at BETWEEN a.at - CAST(:gap AS interval) AND a.at
                AND (x.at, x.created_at) < (a.at, a.created_at)
-             ORDER BY x.at DESC, x.created_at DESC LIMIT :turns)
-            UNION ALL
-            ({turns} AND x.at BETWEEN a.at AND least(a.at + CAST(:gap AS interval), :at)
-               AND (x.at, x.created_at) > (a.at, a.created_at)
-             ORDER BY x.at, x.created_at LIMIT :turns)
-            UNION ALL
-            ({turns} AND x.at = a.at AND x.created_at = a.created_at AND x.node_id <> a.anchor LIMIT :turns)
+             ORDER BY x.at DESC, x.created_at DESC LIMIT {before})
+            UNION ALL{following}
+            ({turns} AND x.at = a.at AND x.created_at = a.created_at AND x.node_id <> a.anchor LIMIT {together})
         ) AS x
         JOIN memory_nodes n ON n.id = x.node_id
-        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at AND n.id <> a.anchor"""))
+        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at AND n.id <> a.anchor
+          {f"AND n.speaker <> '{ASSISTANT}'" if people_only else ""}"""))
     # Prepared, unlike the other recall statements: its plan (index scans by person, status and time) is the same for
     # any values, and planning it took longer than running it.
     return Lean(statement.columns(*(column(name) for name in ("anchor", *_CANDIDATE_COLUMNS))))
+
+
+@functools.lru_cache(maxsize=16)
+def _conversation_lean(space: VectorSpace) -> Lean:
+    """The turns said around each anchor (CONVERSATION_TURNS before and after) and with it."""
+    return _turns_around(space, before=":turns", after=":turns", together=":turns", people_only=False)
+
+
+@functools.lru_cache(maxsize=16)
+def _answered_lean(space: VectorSpace) -> Lean:
+    """For each reply of the companion, the person's turn it answers: the one said just before it, or with it."""
+    return _turns_around(space, before="1", after=None, together="1", people_only=True)
+
+
+async def answered_turns(session: AsyncSession, user_id: uuid.UUID, replies: Sequence[int],
+                         query: Sequence[float] | np.ndarray, at: datetime, *,
+                         space: VectorSpace = DEFAULT_SPACE) -> list[tuple[int, _Candidate]]:
+    """(reply, candidate) for the person's turn each of the companion's replies answers.
+
+    A reply restates what the person's message asked in other words, and a later question may name the topic in
+    either: "can you suggest accessories for my photography setup?" finds the reply about camera flashes, not the
+    message "I'm looking to upgrade my camera flash ... compatible with my Sony A7R IV". The two are one exchange, and
+    what the person said in it (their camera, their hotel, their preferences) is what the question needs, so the
+    message takes the reply's match where that is better (`recall_nodes`)."""
+    if not replies:
+        return []
+    rows = await _answered_lean(space).rows(await session_connection(session), {
+        "user_id": user_id, "anchors": list(replies), "q": query_vector(query), "at": at, "gap": CONVERSATION_GAP})
+    return [(int(row.anchor), _candidate(row)) for row in rows]
 
 
 async def conversation_neighbours(session: AsyncSession, user_id: uuid.UUID, anchors: Sequence[int],
@@ -1065,6 +1097,19 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
     best: dict[int, tuple[float, Reached]] = {}
     for node_id in direct:
         best[node_id] = (ranked_as(Reached(node_id, 0), match(node_id)), Reached(node_id, 0))
+    # The person's message that a reply of the companion answers (see `answered_turns`) ranks with the better of its
+    # own match and the reply's, as said by the person. Not for a question about what the companion said: the reply
+    # itself is asked for.
+    replies = [] if depth < 1 or ASSISTANT in named else \
+        [node_id for node_id in ranked if pool[node_id].speaker == ASSISTANT][:k]
+    answered = await answered_turns(session, user_id, replies, vector, at, space=settings.space)
+    for reply, candidate in answered:
+        pool.setdefault(candidate.node_id, candidate)
+        score = ranked_as(Reached(candidate.node_id, 0), max(match(reply), match(candidate.node_id)))
+        known = best.get(candidate.node_id)
+        if known is None or score > known[0]:
+            best[candidate.node_id] = (score, Reached(candidate.node_id, 0, (
+                Hop(0, reply, candidate.node_id, (ANSWERED,), settings.cap),)))
     for reached in [*spreading.result(), *beside_reached]:
         if not reached.path:
             continue
@@ -1077,6 +1122,11 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
         known = best.get(reached.node_id)
         if known is None or score > known[0]:
             best[reached.node_id] = (score, reached)
+
+    # Once its message carries the exchange's match, the reply is the same exchange said again: it ranks one more
+    # sector step behind, after the other exchanges the question finds.
+    for reply in {reply for reply, _message in answered}:
+        best[reply] = (best[reply][0] * COMPANION_TURN_FACTOR, best[reply][1])
 
     def why(reached: Reached) -> str:
         candidate = pool[reached.node_id]

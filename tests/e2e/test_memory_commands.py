@@ -276,6 +276,21 @@ async def test_recall_says_when_a_memory_is_the_companions_reply_or_another_part
                          "Anna: Oskar the tortoise once escaped into my garden"}
 
 
+async def test_recall_says_when_a_message_came_by_the_companions_answer_to_it(person, memory, brain, clock) -> None:
+    bob = person(language="de")
+    await bob.send("/help")
+    user_id = await user_id_of(brain, bob.handle)
+    await memory.remember(user_id, "Mine fell apart on the last tour, and we leave for Norway on Friday.",
+                          clock.now() - timedelta(minutes=2))
+    await memory.remember(user_id, "For hiking in the rain I would take a waterproof backpack, the Osprey Talon 22.",
+                          clock.now() - timedelta(minutes=1), speaker="assistant")
+    await memory.ingest_until_promoted(user_id)
+    reply = await bob.send("/recall waterproof backpack for hiking in the rain")
+    first, why = reply.splitlines()[1:3]
+    assert first.endswith("· Mine fell apart on the last tour, and we leave for Norway on Friday.")
+    assert re.fullmatch(r"\s*warum: verknüpft über #\d+ → #\d+ \(meine Antwort darauf passt zur Frage\)", why), why
+
+
 async def test_a_correction_or_contradiction_is_remembered_and_a_repeat_is_named(person, memory, clock) -> None:
     alice = person()
 

@@ -13,6 +13,7 @@ from brain.core import Brain
 from brain.memory.api import Memory
 from brain.memory.capture import Message
 from brain.memory.models import (
+    ANSWERED,
     CONVERSATION,
     MemoryEdge,
     MemoryEntity,
@@ -23,6 +24,7 @@ from brain.memory.models import (
 )
 from brain.memory.recall import (
     COMPANION_TURN_FACTOR,
+    answered_turns,
     conversation_neighbours,
     exact_window_limit,
     lexeme_shares,
@@ -242,6 +244,42 @@ async def test_a_message_and_the_answer_captured_with_it_are_each_others_context
         around = await conversation_neighbours(session, user.id, [ids[exchanges[1][0]]], vector, MONDAY)
     assert {c.node_id for _anchor, c in around} == {ids[line] for line in (*exchanges[0], exchanges[1][1],
                                                                             *exchanges[2])}
+
+
+async def test_the_message_a_reply_answers_takes_the_replys_match_and_the_reply_steps_behind(memory: Memory,
+                                                                                              brain: Brain,
+                                                                                              user) -> None:
+    """"Which would you take?" holds what the person wanted, in no words of the later question; the reply to it names
+    the topic. The message comes first, by the reply's match; the reply a step behind it. A question about what the
+    companion said still gets the reply first."""
+    await remember_all(memory, user.id, ["The washing machine makes a strange noise when spinning.",
+                                         "Tax forms are due at the end of the month."],
+                       start=MONDAY - timedelta(days=1))
+    start = MONDAY - timedelta(hours=2)
+    asked, reply = ("Mine is falling apart before the trip to Norway, which one would you take?",
+                    "For hiking in the rain I would take a waterproof backpack, the Osprey Talon 22.")
+    await memory.remember_many(user.id, [Message(asked, "user", "m1"), Message(reply, "assistant", "m1:a")], start)
+    await memory.remember(user.id, "The cat knocked over the basil pot.", start + timedelta(minutes=3))
+    await memory.ingest_until_promoted(user.id)
+    asked_id, reply_id = await node_id(brain, user.id, asked[:20]), await node_id(brain, user.id, reply[:20])
+    question = "Which waterproof backpack for hiking in the rain?"
+    [vector] = memory.embedder.embed_queries([question])
+    async with brain.transactions.read() as session:
+        # The person's turn, not the companion's, and only for a reply.
+        assert [(r, c.node_id) for r, c in await answered_turns(session, user.id, [reply_id], vector, MONDAY)] == [
+            (reply_id, asked_id)]
+        assert await answered_turns(session, user.id, [asked_id], vector, MONDAY) == []
+
+    found = await memory.recall(user.id, question, MONDAY, k=3)
+    assert [r.id for r in found[:2]] == [asked_id, reply_id]
+    assert found[0].route == (reply_id, asked_id) and found[0].route_reasons == ((ANSWERED,),) and found[0].meant
+    assert found[1].score < found[0].score * COMPANION_TURN_FACTOR  # one more step than a reply alone
+    # Asked about what the companion said: the reply itself, first.
+    found = await memory.recall(user.id, "Which waterproof backpack did you recommend for hiking?", MONDAY, k=2)
+    assert found[0].id == reply_id and not found[0].route
+    # A quick command does not hop, to the message a reply answers neither.
+    quick = await memory.recall(user.id, question, MONDAY, k=3, mode="command")
+    assert quick[0].id == reply_id and all(not r.route for r in quick)
 
 
 async def test_memories_captured_after_the_recall_time_stay_out(memory: Memory, user) -> None:
