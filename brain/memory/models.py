@@ -148,10 +148,11 @@ class MemoryNode(Base):
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
     reinforced_at: Mapped[datetime] = mapped_column(server_default=func.now())
     decayed_at: Mapped[datetime] = mapped_column(server_default=func.now())
-    # 'simple' keeps words unstemmed: people mix German and English, one stemmer would mangle the other. The words are
-    # folded first (memory_fold, migration 0030: case, umlauts, accents; see lexicon.FOLD_FROM).
+    # 'simple' keeps words as they are: people mix German and English, one language's stemmer would mangle the other.
+    # The words are folded (memory_fold, migration 0030: case, umlauts, accents; see lexicon.FOLD_FROM) and lose their
+    # plural endings (memory_stem, migration 0041: the S-stemmer, see recall.stem_word).
     search: Mapped[Any] = mapped_column(
-        TSVECTOR, Computed("to_tsvector('simple'::regconfig, memory_fold(text))", persisted=True))
+        TSVECTOR, Computed("to_tsvector('simple'::regconfig, memory_stem(memory_fold(text)))", persisted=True))
 
     __table_args__ = (
         UniqueConstraint("user_id", "source_key"),

@@ -784,11 +784,26 @@ def fold_word(word: str) -> str:
     return _SPELLED_UMLAUT.sub("", word.lower().replace("ß", "ss").translate(_FOLD))
 
 
+# Harman's S-stemmer (1991), as migration 0041's memory_stem applies it to the full-text column: a plural ending off,
+# after a letter (folded words hold a-z), the first rule that fits.
+_PLURALS = ((re.compile(r"(?<=[b-df-z])ies$"), "y"), (re.compile(r"(?<=[b-df-np-z])es$"), "e"),
+            (re.compile(r"(?<=[a-rtv-z])s$"), ""))
+
+
+def stem_word(word: str) -> str:
+    """A folded word without its plural ending: "hotels" -> "hotel", "stories" -> "story", "houses" -> "house"."""
+    for ending, replacement in _PLURALS:
+        stemmed, changed = ending.subn(replacement, word)
+        if changed:
+            return stemmed
+    return word
+
+
 def query_lexemes(query_text: str) -> list[str]:
-    """The query's words as the full-text column stores them (folded, unstemmed), without German and English
-    function words: those never make a memory stand out, and their posting lists are long."""
+    """The query's words as the full-text column stores them (folded, plural endings off), without German and
+    English function words: those never make a memory stand out, and their posting lists are long."""
     words = _WORD.findall(query_text.lower())
-    return list(dict.fromkeys(fold_word(w) for w in words if len(w) > 1 and w not in STOPWORDS))
+    return list(dict.fromkeys(stem_word(fold_word(w)) for w in words if len(w) > 1 and w not in STOPWORDS))
 
 
 def rare_word_limit(population: int, words: int = 1) -> int:

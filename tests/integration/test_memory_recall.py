@@ -282,6 +282,17 @@ async def test_the_message_a_reply_answers_takes_the_replys_match_and_the_reply_
     assert quick[0].id == reply_id and all(not r.route for r in quick)
 
 
+async def test_a_plural_and_its_singular_are_one_word_to_the_lexical_channel(memory: Memory, user) -> None:
+    await remember_all(memory, user.id, ["Besides great views, I also like hotels with a rooftop pool.",
+                                         "My niece loves the story about the dragon.",
+                                         "Tax forms are due at the end of the month."])
+    # The column holds "hotel" for "hotels", the query "story" for "stories".
+    for question, said in (("hotel", "hotels"), ("stories", "story")):
+        found = await memory.recall(user.id, question, MONDAY, k=3, mode="command")
+        assert said in found[0].text and found[0].lexical is not None and found[0].lexical > 0
+        assert all(r.lexical is None for r in found[1:])
+
+
 async def test_memories_captured_after_the_recall_time_stay_out(memory: Memory, user) -> None:
     await remember_all(memory, user.id, ["We adopted a grey kitten named Pixel."], start=MONDAY)
     assert await memory.recall(user.id, "kitten named Pixel", MONDAY - timedelta(days=2)) == []

@@ -31,6 +31,7 @@ from brain.memory.recall import (
     rare_word_limit,
     speaker_factor,
     spread_activation,
+    stem_word,
     surely_common,
 )
 from brain.memory.settings import MemorySettings
@@ -266,6 +267,18 @@ def test_the_lexical_channel_gets_the_query_words_without_function_words() -> No
     assert query_lexemes("Where did I put Anna's Piranesi book? Wo ist das Buch?") == [
         "anna", "piranesi", "book", "buch"]
     assert query_lexemes("Was it the one?") == []
+    assert query_lexemes("Which hotels and stories, Jürgen?") == ["hotel", "story", "jurgen"]
+
+
+@pytest.mark.parametrize(("word", "stem"), [
+    ("hotels", "hotel"), ("stories", "story"), ("houses", "house"), ("boxes", "boxe"), ("plays", "play"),
+    ("days", "day"), ("keys", "key"), ("shoes", "shoe"),  # -oes: the s only
+    ("series", "sery"), ("aliases", "aliase"),  # as Harman has it
+    ("bus", "bus"), ("glass", "glass"), ("hotel", "hotel"), ("s", "s"), ("es", "e"), ("1990s", "1990s"),
+    ("hauser", "hauser"), ("kurs", "kur"), ("eltern", "eltern"),  # German: only a final -s after a letter
+])
+def test_the_s_stemmer_takes_a_plural_ending_off_and_nothing_else(word: str, stem: str) -> None:
+    assert stem_word(word) == stem
 
 
 def test_a_rare_word_is_rare_relative_to_the_memory_but_never_common_in_absolute_terms() -> None:
