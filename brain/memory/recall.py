@@ -938,12 +938,12 @@ def _said(entry: str) -> str:
     return f"coalesce({entry}.source_key NOT LIKE '{ASKED_FOR}%', true)"
 
 
-def _turns_around(space: VectorSpace, *, before: str, after: str | None, together: str, people_only: bool) -> Lean:
-    """The nodes of the turns captured around each node of :anchors (its first capture), through the capture log's
-    index on the message time: an anchor's own entry is found by its node's capture time, the `before` (and `after`)
-    turns in (message time, capture time) order within CONVERSATION_GAP, and up to `together` turns captured with it
-    (a message and the answer to it are captured in one insert, at one moment: neither comes before the other).
-    `people_only`: not the companion's replies. Columns: the anchor, then the candidate's."""
+def _turns_around(anchors: str, *, before: str, after: str | None, together: str, people_only: bool) -> str:
+    """The turns captured around each node of the array parameter `anchors` (its first capture), through the capture
+    log's index on the message time: an anchor's own entry is found by its node's capture time, the `before` (and
+    `after`) turns in (message time, capture time) order within CONVERSATION_GAP, and up to `together` turns captured
+    with it (a message and the answer to it are captured in one insert, at one moment: neither comes before the
+    other). `people_only`: not the companion's replies. Columns: the anchor, then the turn's node id."""
     turns = f"""SELECT x.node_id FROM memory_short_term x
                 WHERE x.user_id = :user_id AND x.status = 'promoted' AND x.node_id IS NOT NULL AND {_said("x")}"""
     following = "" if after is None else f"""
@@ -951,71 +951,87 @@ def _turns_around(space: VectorSpace, *, before: str, after: str | None, togethe
                AND (x.at, x.created_at) > (a.at, a.created_at)
              ORDER BY x.at, x.created_at LIMIT {after})
             UNION ALL"""
-    statement = text(_compact(f"""
-        WITH a AS (
+    return f"""
+        SELECT a.anchor, x.node_id
+        FROM (
             SELECT DISTINCT ON (n.id) n.id AS anchor, e.at, e.created_at
             FROM memory_nodes n
             JOIN memory_short_term e ON e.user_id = :user_id AND e.status = 'promoted' AND e.at = n.captured_at
                                         AND e.node_id = n.id AND {_said("e")}
-            WHERE n.user_id = :user_id AND n.id = ANY(CAST(:anchors AS bigint[]))
+            WHERE n.user_id = :user_id AND n.id = ANY(CAST(:{anchors} AS bigint[]))
+              {f"AND n.speaker = '{ASSISTANT}'" if people_only else ""}
             ORDER BY n.id, e.created_at
-        )
-        SELECT a.anchor, {_node_columns(space)}
-        FROM a
+        ) AS a
         CROSS JOIN LATERAL (
             ({turns} AND x.at BETWEEN a.at - CAST(:gap AS interval) AND a.at
                AND (x.at, x.created_at) < (a.at, a.created_at)
              ORDER BY x.at DESC, x.created_at DESC LIMIT {before})
             UNION ALL{following}
             ({turns} AND x.at = a.at AND x.created_at = a.created_at AND x.node_id <> a.anchor LIMIT {together})
-        ) AS x
-        JOIN memory_nodes n ON n.id = x.node_id
-        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at AND n.id <> a.anchor
-          {f"AND n.speaker <> '{ASSISTANT}'" if people_only else ""}"""))
+        ) AS x"""
+
+
+@functools.lru_cache(maxsize=16)
+def _context_lean(space: VectorSpace) -> Lean:
+    """In one statement: the turns said around each anchor (CONVERSATION_TURNS before and after, and with it), and for
+    each reply of the companion the person's turn it answers (the one said just before it, or with it)."""
+    around = _turns_around("anchors", before=":turns", after=":turns", together=":turns", people_only=False)
+    answered = _turns_around("replies", before="1", after=None, together="1", people_only=True)
+    statement = text(_compact(f"""
+        SELECT t.answered, t.anchor, {_node_columns(space)}
+        FROM (SELECT false AS answered, c.* FROM ({around}) AS c
+              UNION ALL
+              SELECT true, r.* FROM ({answered}) AS r) AS t
+        JOIN memory_nodes n ON n.id = t.node_id
+        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at AND n.id <> t.anchor
+          AND (NOT t.answered OR n.speaker <> '{ASSISTANT}')"""))
     # Prepared, unlike the other recall statements: its plan (index scans by person, status and time) is the same for
     # any values, and planning it took longer than running it.
-    return Lean(statement.columns(*(column(name) for name in ("anchor", *_CANDIDATE_COLUMNS))))
+    return Lean(statement.columns(*(column(name) for name in ("answered", "anchor", *_CANDIDATE_COLUMNS))))
 
 
-@functools.lru_cache(maxsize=16)
-def _conversation_lean(space: VectorSpace) -> Lean:
-    """The turns said around each anchor (CONVERSATION_TURNS before and after) and with it."""
-    return _turns_around(space, before=":turns", after=":turns", together=":turns", people_only=False)
+@dataclass(frozen=True)
+class Context:
+    """What was said around the anchors, and what the replies answer: (anchor or reply, the turn's candidate)."""
+
+    around: list[tuple[int, _Candidate]]
+    answered: list[tuple[int, _Candidate]]
 
 
-@functools.lru_cache(maxsize=16)
-def _answered_lean(space: VectorSpace) -> Lean:
-    """For each reply of the companion, the person's turn it answers: the one said just before it, or with it."""
-    return _turns_around(space, before="1", after=None, together="1", people_only=True)
-
-
-async def answered_turns(session: AsyncSession, user_id: uuid.UUID, replies: Sequence[int],
-                         query: Sequence[float] | np.ndarray, at: datetime, *,
-                         space: VectorSpace = DEFAULT_SPACE) -> list[tuple[int, _Candidate]]:
-    """(reply, candidate) for the person's turn each of the companion's replies answers.
+async def conversation_context(session: AsyncSession, user_id: uuid.UUID, anchors: Sequence[int],
+                               replies: Sequence[int], query: Sequence[float] | np.ndarray, at: datetime, *,
+                               space: VectorSpace = DEFAULT_SPACE) -> Context:
+    """The turns said around each anchor in the same conversation (see CONVERSATION_TURNS), and the person's turn each
+    of the companion's `replies` answers.
 
     A reply restates what the person's message asked in other words, and a later question may name the topic in
     either: "can you suggest accessories for my photography setup?" finds the reply about camera flashes, not the
     message "I'm looking to upgrade my camera flash ... compatible with my Sony A7R IV". The two are one exchange, and
     what the person said in it (their camera, their hotel, their preferences) is what the question needs, so the
     message takes the reply's match where that is better (`recall_nodes`)."""
-    if not replies:
-        return []
-    rows = await _answered_lean(space).rows(await session_connection(session), {
-        "user_id": user_id, "anchors": list(replies), "q": query_vector(query), "at": at, "gap": CONVERSATION_GAP})
-    return [(int(row.anchor), _candidate(row)) for row in rows]
+    context = Context([], [])
+    if not anchors and not replies:
+        return context
+    rows = await _context_lean(space).rows(await session_connection(session), {
+        "user_id": user_id, "anchors": list(anchors), "replies": list(replies), "q": query_vector(query), "at": at,
+        "gap": CONVERSATION_GAP, "turns": CONVERSATION_TURNS})
+    for row in rows:
+        (context.answered if row.answered else context.around).append((int(row.anchor), _candidate(row)))
+    return context
 
 
 async def conversation_neighbours(session: AsyncSession, user_id: uuid.UUID, anchors: Sequence[int],
                                   query: Sequence[float] | np.ndarray, at: datetime, *,
                                   space: VectorSpace = DEFAULT_SPACE) -> list[tuple[int, _Candidate]]:
-    """(anchor, candidate) for each turn said around an anchor in the same conversation (see CONVERSATION_TURNS)."""
-    if not anchors:
-        return []
-    rows = await _conversation_lean(space).rows(await session_connection(session), {
-        "user_id": user_id, "anchors": list(anchors), "q": query_vector(query), "at": at,
-        "gap": CONVERSATION_GAP, "turns": CONVERSATION_TURNS})
-    return [(int(row.anchor), _candidate(row)) for row in rows]
+    """(anchor, candidate) for each turn said around an anchor in the same conversation (see `conversation_context`)."""
+    return (await conversation_context(session, user_id, anchors, [], query, at, space=space)).around
+
+
+async def answered_turns(session: AsyncSession, user_id: uuid.UUID, replies: Sequence[int],
+                         query: Sequence[float] | np.ndarray, at: datetime, *,
+                         space: VectorSpace = DEFAULT_SPACE) -> list[tuple[int, _Candidate]]:
+    """(reply, candidate) for the person's turn each of the companion's replies answers (see `conversation_context`)."""
+    return (await conversation_context(session, user_id, [], replies, query, at, space=space)).answered
 
 
 async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_id: uuid.UUID,
@@ -1086,16 +1102,20 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
         spreading.advance(edges)
 
     # The turns said around each anchor in the same conversation, what it answers and what answered it: one hop, so
-    # not for a quick command (which does not hop).
-    beside = [] if depth < 1 else await conversation_neighbours(session, user_id, spreading.anchors, vector, at,
-                                                                space=settings.space)
-    for _anchor, candidate in beside:
-        pool.setdefault(candidate.node_id, candidate)
-    beside_reached = [Reached(c.node_id, 1, (Hop(0, anchor, c.node_id, (CONVERSATION,), settings.cap),))
-                      for anchor, c in beside]
+    # not for a quick command (which does not hop). With them, the person's message that each reply of the companion
+    # among the best direct hits answers (see `conversation_context`): it ranks with the better of its own match and
+    # the reply's, as said by the person. Not for a question about what the companion said: the reply itself is asked
+    # for.
     named = named_speakers(query_text, (c.speaker for c in pool.values()))
     if addresses_companion(query_text):
         named |= {ASSISTANT}
+    replies = [] if ASSISTANT in named else [node_id for node_id in ranked if pool[node_id].speaker == ASSISTANT][:k]
+    context = Context([], []) if depth < 1 else await conversation_context(
+        session, user_id, spreading.anchors, replies, vector, at, space=settings.space)
+    for _anchor, candidate in [*context.around, *context.answered]:
+        pool.setdefault(candidate.node_id, candidate)
+    beside_reached = [Reached(c.node_id, 1, (Hop(0, anchor, c.node_id, (CONVERSATION,), settings.cap),))
+                      for anchor, c in context.around]
 
     def ranked_as(reached: Reached, match: float) -> float:
         candidate = pool[reached.node_id]
@@ -1112,13 +1132,7 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
     best: dict[int, tuple[float, Reached]] = {}
     for node_id in direct:
         best[node_id] = (ranked_as(Reached(node_id, 0), match(node_id)), Reached(node_id, 0))
-    # The person's message that a reply of the companion answers (see `answered_turns`) ranks with the better of its
-    # own match and the reply's, as said by the person. Not for a question about what the companion said: the reply
-    # itself is asked for.
-    replies = [] if depth < 1 or ASSISTANT in named else \
-        [node_id for node_id in ranked if pool[node_id].speaker == ASSISTANT][:k]
-    answered = await answered_turns(session, user_id, replies, vector, at, space=settings.space)
-    for reply, candidate in answered:
+    for reply, candidate in context.answered:
         pool.setdefault(candidate.node_id, candidate)
         score = ranked_as(Reached(candidate.node_id, 0), max(match(reply), match(candidate.node_id)))
         known = best.get(candidate.node_id)
@@ -1140,7 +1154,7 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
 
     # Once its message carries the exchange's match, the reply is the same exchange said again: it ranks one more
     # sector step behind, after the other exchanges the question finds.
-    for reply in {reply for reply, _message in answered}:
+    for reply in {reply for reply, _message in context.answered}:
         best[reply] = (best[reply][0] * COMPANION_TURN_FACTOR, best[reply][1])
 
     def why(reached: Reached) -> str:
