@@ -938,12 +938,12 @@ def _said(entry: str) -> str:
     return f"coalesce({entry}.source_key NOT LIKE '{ASKED_FOR}%', true)"
 
 
-def _turns_around(anchors: str, *, before: str, after: str | None, together: str, people_only: bool) -> str:
+def _turns_around(anchors: str, *, before: str, after: str | None, together: str) -> str:
     """The turns captured around each node of the array parameter `anchors` (its first capture), through the capture
     log's index on the message time: an anchor's own entry is found by its node's capture time, the `before` (and
     `after`) turns in (message time, capture time) order within CONVERSATION_GAP, and up to `together` turns captured
     with it (a message and the answer to it are captured in one insert, at one moment: neither comes before the
-    other). `people_only`: not the companion's replies. Columns: the anchor, then the turn's node id."""
+    other). Columns: the anchor, then the turn's node id."""
     turns = f"""SELECT x.node_id FROM memory_short_term x
                 WHERE x.user_id = :user_id AND x.status = 'promoted' AND x.node_id IS NOT NULL AND {_said("x")}"""
     following = "" if after is None else f"""
@@ -959,7 +959,6 @@ def _turns_around(anchors: str, *, before: str, after: str | None, together: str
             JOIN memory_short_term e ON e.user_id = :user_id AND e.status = 'promoted' AND e.at = n.captured_at
                                         AND e.node_id = n.id AND {_said("e")}
             WHERE n.user_id = :user_id AND n.id = ANY(CAST(:{anchors} AS bigint[]))
-              {f"AND n.speaker = '{ASSISTANT}'" if people_only else ""}
             ORDER BY n.id, e.created_at
         ) AS a
         CROSS JOIN LATERAL (
@@ -975,8 +974,8 @@ def _turns_around(anchors: str, *, before: str, after: str | None, together: str
 def _context_lean(space: VectorSpace) -> Lean:
     """In one statement: the turns said around each anchor (CONVERSATION_TURNS before and after, and with it), and for
     each reply of the companion the person's turn it answers (the one said just before it, or with it)."""
-    around = _turns_around("anchors", before=":turns", after=":turns", together=":turns", people_only=False)
-    answered = _turns_around("replies", before="1", after=None, together="1", people_only=True)
+    around = _turns_around("anchors", before=":turns", after=":turns", together=":turns")
+    answered = _turns_around("replies", before="1", after=None, together="1")
     statement = text(_compact(f"""
         SELECT t.answered, t.anchor, {_node_columns(space)}
         FROM (SELECT false AS answered, c.* FROM ({around}) AS c
@@ -1133,7 +1132,6 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
     for node_id in direct:
         best[node_id] = (ranked_as(Reached(node_id, 0), match(node_id)), Reached(node_id, 0))
     for reply, candidate in context.answered:
-        pool.setdefault(candidate.node_id, candidate)
         score = ranked_as(Reached(candidate.node_id, 0), max(match(reply), match(candidate.node_id)))
         known = best.get(candidate.node_id)
         if known is None or score > known[0]:
