@@ -24,10 +24,8 @@ depends_on: str | Sequence[str] | None = None
 
 
 def _search_column(expression: str) -> None:
-    op.execute("DROP INDEX IF EXISTS ix_memory_nodes_search")
-    op.execute("ALTER TABLE memory_nodes DROP COLUMN search")
-    op.execute(f"ALTER TABLE memory_nodes ADD COLUMN search tsvector GENERATED ALWAYS AS ({expression}) STORED")
-    op.execute("CREATE INDEX ix_memory_nodes_search ON memory_nodes USING gin (search)")
+    # PostgreSQL 17 and later: the column is recomputed in place, its GIN index rebuilt with it.
+    op.execute(f"ALTER TABLE memory_nodes ALTER COLUMN search SET EXPRESSION AS ({expression})")
 
 
 def upgrade() -> None:
