@@ -938,19 +938,28 @@ def _said(entry: str) -> str:
     return f"coalesce({entry}.source_key NOT LIKE '{ASKED_FOR}%', true)"
 
 
-def _turns_around(anchors: str, *, before: str, after: str | None, together: str) -> str:
-    """The turns captured around each node of the array parameter `anchors` (its first capture), through the capture
-    log's index on the message time: an anchor's own entry is found by its node's capture time, the `before` (and
-    `after`) turns in (message time, capture time) order within CONVERSATION_GAP, and up to `together` turns captured
-    with it (a message and the answer to it are captured in one insert, at one moment: neither comes before the
-    other). Columns: the anchor, then the turn's node id."""
-    turns = f"""SELECT x.node_id FROM memory_short_term x
-                WHERE x.user_id = :user_id AND x.status = 'promoted' AND x.node_id IS NOT NULL AND {_said("x")}"""
-    following = "" if after is None else f"""
-            ({turns} AND x.at BETWEEN a.at AND least(a.at + CAST(:gap AS interval), :at)
-               AND (x.at, x.created_at) > (a.at, a.created_at)
-             ORDER BY x.at, x.created_at LIMIT {after})
-            UNION ALL"""
+def _turns(priority: int | None = None, *, people_only: bool = False) -> str:
+    """The capture log's turns said in a conversation and promoted (with a `priority` column if given), to be narrowed
+    to one anchor `a` by one of the conditions below."""
+    return f"""SELECT {"" if priority is None else f"{priority} AS p, "}x.node_id FROM memory_short_term x
+               WHERE x.user_id = :user_id AND x.status = 'promoted' AND x.node_id IS NOT NULL AND {_said("x")}
+                 {f"AND x.speaker <> '{ASSISTANT}'" if people_only else ""}"""
+
+
+# The turns just before anchor `a`, just after it (never after the recall's time) and captured with it (a message and
+# the answer to it are captured in one insert, at one moment: neither comes before the other), in (message time,
+# capture time) order within CONVERSATION_GAP, through the capture log's index on the message time.
+_BEFORE = """AND x.at BETWEEN a.at - CAST(:gap AS interval) AND a.at AND (x.at, x.created_at) < (a.at, a.created_at)
+             ORDER BY x.at DESC, x.created_at DESC"""
+_AFTER = """AND x.at BETWEEN a.at AND least(a.at + CAST(:gap AS interval), :at)
+            AND (x.at, x.created_at) > (a.at, a.created_at) ORDER BY x.at, x.created_at"""
+_TOGETHER = "AND x.at = a.at AND x.created_at = a.created_at AND x.node_id <> a.anchor"
+
+
+def _around_each(anchors: str, turns: str, *, replies_only: bool = False) -> str:
+    """(anchor, node id) for the `turns` (a lateral subquery over `a`) of each node of the array parameter `anchors`
+    (`replies_only`: each of the companion's replies among them), found by its first capture: its node's capture time
+    on the capture log's index."""
     return f"""
         SELECT a.anchor, x.node_id
         FROM (
@@ -959,31 +968,31 @@ def _turns_around(anchors: str, *, before: str, after: str | None, together: str
             JOIN memory_short_term e ON e.user_id = :user_id AND e.status = 'promoted' AND e.at = n.captured_at
                                         AND e.node_id = n.id AND {_said("e")}
             WHERE n.user_id = :user_id AND n.id = ANY(CAST(:{anchors} AS bigint[]))
+              {f"AND n.speaker = '{ASSISTANT}'" if replies_only else ""}
             ORDER BY n.id, e.created_at
         ) AS a
-        CROSS JOIN LATERAL (
-            ({turns} AND x.at BETWEEN a.at - CAST(:gap AS interval) AND a.at
-               AND (x.at, x.created_at) < (a.at, a.created_at)
-             ORDER BY x.at DESC, x.created_at DESC LIMIT {before})
-            UNION ALL{following}
-            ({turns} AND x.at = a.at AND x.created_at = a.created_at AND x.node_id <> a.anchor LIMIT {together})
-        ) AS x"""
+        CROSS JOIN LATERAL ({turns}) AS x"""
 
 
 @functools.lru_cache(maxsize=16)
 def _context_lean(space: VectorSpace) -> Lean:
-    """In one statement: the turns said around each anchor (CONVERSATION_TURNS before and after, and with it), and for
-    each reply of the companion the person's turn it answers (the one said just before it, or with it)."""
-    around = _turns_around("anchors", before=":turns", after=":turns", together=":turns")
-    answered = _turns_around("replies", before="1", after=None, together="1")
+    """In one statement: the turns said around each anchor (CONVERSATION_TURNS before, after and with it), and for
+    each reply of the companion the person's turn it answers: the one captured with it (the bot captures a message
+    and its answer together), or else the one just before it."""
+    around = _around_each("anchors", f"""
+        ({_turns()} {_BEFORE} LIMIT :turns) UNION ALL ({_turns()} {_AFTER} LIMIT :turns)
+        UNION ALL ({_turns()} {_TOGETHER} LIMIT :turns)""")
+    answered = _around_each("replies", f"""
+        SELECT y.node_id FROM (({_turns(0, people_only=True)} {_TOGETHER} LIMIT 1)
+                               UNION ALL ({_turns(1, people_only=True)} {_BEFORE} LIMIT 1)) AS y
+        ORDER BY y.p LIMIT 1""", replies_only=True)
     statement = text(_compact(f"""
         SELECT t.answered, t.anchor, {_node_columns(space)}
         FROM (SELECT false AS answered, c.* FROM ({around}) AS c
               UNION ALL
               SELECT true, r.* FROM ({answered}) AS r) AS t
         JOIN memory_nodes n ON n.id = t.node_id
-        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at AND n.id <> t.anchor
-          AND (NOT t.answered OR n.speaker <> '{ASSISTANT}')"""))
+        WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at AND n.id <> t.anchor"""))
     # Prepared, unlike the other recall statements: its plan (index scans by person, status and time) is the same for
     # any values, and planning it took longer than running it.
     return Lean(statement.columns(*(column(name) for name in ("answered", "anchor", *_CANDIDATE_COLUMNS))))

@@ -258,17 +258,28 @@ async def test_the_message_a_reply_answers_takes_the_replys_match_and_the_reply_
     start = MONDAY - timedelta(hours=2)
     asked, reply = ("Mine is falling apart before the trip to Norway, which one would you take?",
                     "For hiking in the rain I would take a waterproof backpack, the Osprey Talon 22.")
+    # The bot captures each message with its answer, at one moment; an exchange before it in the same conversation.
+    await memory.remember_many(user.id, [Message("We fly to Bergen on Friday.", "user", "m0"),
+                                         Message("Have a great trip!", "assistant", "m0:a")],
+                               start - timedelta(minutes=4))
     await memory.remember_many(user.id, [Message(asked, "user", "m1"), Message(reply, "assistant", "m1:a")], start)
-    await memory.remember(user.id, "The cat knocked over the basil pot.", start + timedelta(minutes=3))
+    # Said turn by turn: the turn just before a reply is what it answers.
+    later = start + timedelta(minutes=3)
+    await memory.remember(user.id, "The cat knocked over the basil pot.", later)
+    await memory.remember(user.id, "Put the basil back in fresh soil.", later + timedelta(minutes=1),
+                          speaker="assistant")
     await memory.ingest_until_promoted(user.id)
-    asked_id, reply_id = await node_id(brain, user.id, asked[:20]), await node_id(brain, user.id, reply[:20])
+    asked_id, reply_id, earlier_id, cat_id, soil_id = [await node_id(brain, user.id, fragment) for fragment in (
+        asked[:20], reply[:20], "Bergen", "basil pot", "fresh soil")]
     question = "Which waterproof backpack for hiking in the rain?"
     [vector] = memory.embedder.embed_queries([question])
     async with brain.transactions.read() as session:
-        # The person's turn, not the companion's, and only for a reply.
-        assert [(r, c.node_id) for r, c in await answered_turns(session, user.id, [reply_id], vector, MONDAY)] == [
-            (reply_id, asked_id)]
-        assert await answered_turns(session, user.id, [asked_id], vector, MONDAY) == []
+        # The person's turn captured with the reply, not the one before it; for a reply said on its own, the turn
+        # just before. Only for a reply.
+        assert sorted((r, c.node_id) for r, c in await answered_turns(session, user.id, [reply_id, soil_id], vector,
+                                                                      MONDAY)) == sorted([(reply_id, asked_id),
+                                                                                          (soil_id, cat_id)])
+        assert await answered_turns(session, user.id, [asked_id, earlier_id], vector, MONDAY) == []
 
     found = await memory.recall(user.id, question, MONDAY, k=3)
     assert [r.id for r in found[:2]] == [asked_id, reply_id]
