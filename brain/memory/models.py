@@ -50,9 +50,9 @@ FACT_KINDS = ("pattern", "preference", "relationship", "context")
 # Names stored in memory_edges.reasons, in the order the layers are evaluated.
 LAYERS = ("entity", "embedding", "themes", "timeline")
 # A step of a recalled memory's route that is no edge: the turns said around a memory in the same conversation
-# (brain.memory.recall.conversation_neighbours).
+# (brain.memory.recall.conversation_context).
 CONVERSATION = "conversation"
-# ... and the step from a reply of the companion to the person's message it answers (brain.memory.recall.ANSWERED_BY).
+# ... and the step from a reply of the companion to the person's message it answers (the same function).
 ANSWERED = "answered"
 # The source key prefix of a memory the person asked for with /remember (the rest is random): a note of its own, said
 # in no conversation.
