@@ -1028,20 +1028,6 @@ async def conversation_context(session: AsyncSession, user_id: uuid.UUID, anchor
     return context
 
 
-async def conversation_neighbours(session: AsyncSession, user_id: uuid.UUID, anchors: Sequence[int],
-                                  query: Sequence[float] | np.ndarray, at: datetime, *,
-                                  space: VectorSpace = DEFAULT_SPACE) -> list[tuple[int, _Candidate]]:
-    """(anchor, candidate) for each turn said around an anchor in the same conversation (see `conversation_context`)."""
-    return (await conversation_context(session, user_id, anchors, [], query, at, space=space)).around
-
-
-async def answered_turns(session: AsyncSession, user_id: uuid.UUID, replies: Sequence[int],
-                         query: Sequence[float] | np.ndarray, at: datetime, *,
-                         space: VectorSpace = DEFAULT_SPACE) -> list[tuple[int, _Candidate]]:
-    """(reply, candidate) for the person's turn each of the companion's replies answers (see `conversation_context`)."""
-    return (await conversation_context(session, user_id, [], replies, query, at, space=space)).answered
-
-
 async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_id: uuid.UUID,
                        query_text: str, query: Sequence[float], at: datetime, k: int = 5, mode: str = "chat",
                        query_sector: str | None = None, window: tuple[datetime, datetime] | None = None,

@@ -24,8 +24,7 @@ from brain.memory.models import (
 )
 from brain.memory.recall import (
     COMPANION_TURN_FACTOR,
-    answered_turns,
-    conversation_neighbours,
+    conversation_context,
     exact_window_limit,
     lexeme_shares,
 )
@@ -209,7 +208,7 @@ async def test_the_turns_said_around_a_memory_in_the_same_conversation_come_with
     race, reply, insight, ladder = [await node_id(brain, user.id, line[:20]) for _speaker, line in turns]
     [vector] = memory.embedder.embed_queries(["What happened at the charity race?"])
     async with brain.transactions.read() as session:
-        around = await conversation_neighbours(session, user.id, [race, insight], vector, MONDAY)
+        around = (await conversation_context(session, user.id, [race, insight], [], vector, MONDAY)).around
     assert sorted((anchor, c.node_id) for anchor, c in around) == sorted(
         [(race, reply), (race, insight), (insight, race), (insight, reply), (insight, ladder)])
     assert {c.node_id: c.speaker for _anchor, c in around}[reply] == "assistant"
@@ -223,7 +222,8 @@ async def test_the_turns_said_around_a_memory_in_the_same_conversation_come_with
     assert quick and all(not r.route for r in quick)
     # Said before the recall's time only: asked an instant after the race, the rest of the talk was not said yet.
     async with brain.transactions.read() as session:
-        assert await conversation_neighbours(session, user.id, [race], vector, start + timedelta(seconds=30)) == []
+        assert (await conversation_context(session, user.id, [race], [], vector,
+                                          start + timedelta(seconds=30))).around == []
 
 
 async def test_a_message_and_the_answer_captured_with_it_are_each_others_context(memory: Memory, brain: Brain,
@@ -241,7 +241,7 @@ async def test_a_message_and_the_answer_captured_with_it_are_each_others_context
     ids = {line: await node_id(brain, user.id, line) for pair in exchanges for line in pair}
     [vector] = memory.embedder.embed_queries(["Who meets me at the station?"])
     async with brain.transactions.read() as session:
-        around = await conversation_neighbours(session, user.id, [ids[exchanges[1][0]]], vector, MONDAY)
+        around = (await conversation_context(session, user.id, [ids[exchanges[1][0]]], [], vector, MONDAY)).around
     assert {c.node_id for _anchor, c in around} == {ids[line] for line in (*exchanges[0], exchanges[1][1],
                                                                             *exchanges[2])}
 
@@ -276,10 +276,9 @@ async def test_the_message_a_reply_answers_takes_the_replys_match_and_the_reply_
     async with brain.transactions.read() as session:
         # The person's turn captured with the reply, not the one before it; for a reply said on its own, the turn
         # just before. Only for a reply.
-        assert sorted((r, c.node_id) for r, c in await answered_turns(session, user.id, [reply_id, soil_id], vector,
-                                                                      MONDAY)) == sorted([(reply_id, asked_id),
-                                                                                          (soil_id, cat_id)])
-        assert await answered_turns(session, user.id, [asked_id, earlier_id], vector, MONDAY) == []
+        answered = (await conversation_context(session, user.id, [], [reply_id, soil_id], vector, MONDAY)).answered
+        assert sorted((r, c.node_id) for r, c in answered) == sorted([(reply_id, asked_id), (soil_id, cat_id)])
+        assert (await conversation_context(session, user.id, [], [asked_id, earlier_id], vector, MONDAY)).answered == []
 
     found = await memory.recall(user.id, question, MONDAY, k=3)
     assert [r.id for r in found[:2]] == [asked_id, reply_id]
