@@ -68,7 +68,7 @@ class BatchNode:
     marks: tuple[str, ...] | None = None
 
 
-def unit_vector(vector: Sequence[float]) -> np.ndarray:
+def unit_vector(vector: Sequence[float] | np.ndarray) -> np.ndarray:
     array = np.asarray(vector, dtype=np.float64)
     norm = float(np.linalg.norm(array))
     return array / norm if norm > 0 else array

@@ -492,6 +492,31 @@ async def test_promotion_rejects_a_queued_entry_without_a_time_instead_of_using_
     assert logged == 1
 
 
+async def test_an_entry_without_an_embedding_is_rejected_and_the_rest_of_its_batch_promoted(
+    brain: Brain, user: User, other_user: User, clock: FixedClock
+) -> None:
+    # The batch reads its entries' vectors apart from the entries and settles every entry in one statement: the
+    # entry without a vector is rejected with its reason, each other one points to its node, and another person's
+    # queue is not touched.
+    kept = [await remember(brain, user, text, clock.now() - timedelta(minutes=5 - i))
+            for i, text in enumerate(["Lena plays the cello on Sundays", "The bakery on Kastanienallee opens at 7"])]
+    theirs = await remember(brain, other_user, "Tom runs every morning", clock.now() - timedelta(minutes=5))
+    no_vector = uuid.uuid4()
+    async with brain.transactions.begin() as uow:
+        uow.session.add(ShortTermEntry(id=no_vector, user_id=user.id, speaker="user", text="no vector",
+                                       at=clock.now() - timedelta(minutes=4), embedding=None, status="pending"))
+    report = await promote_pending(brain.transactions, SETTINGS, user_id=user.id)
+    assert (report.claimed, report.promoted, report.rejected) == (3, 2, 1)
+    rejected = await entry(brain, no_vector)
+    assert (rejected.status, rejected.node_id, rejected.last_error) == ("rejected", None, "no embedding")
+    nodes = {node.id: node for node in await nodes_of(brain, user)}
+    for captured in kept:
+        settled = await entry(brain, captured.id)
+        assert settled.status == "promoted" and settled.last_error is None
+        assert settled.node_id in nodes and nodes[settled.node_id].text == settled.text
+    assert (await entry(brain, theirs.id)).status == "pending"
+
+
 async def test_entries_wait_until_they_are_mature(brain: Brain, user: User, clock: FixedClock) -> None:
     slow = replace(SETTINGS, promotion_maturity_s=30)
     await remember(brain, user, "Just said this", clock.now())
