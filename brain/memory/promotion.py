@@ -275,7 +275,7 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
     batch's own nodes come in from memory (`with_batch_nodes`) either way."""
     work = _Batch()
     walk = _Walk(settings, work, now)
-    walk.units_of = await _units_of(session, [entry.id for entry in entries])
+    walk.units_of = await _units_of(session, entries[0].user_id, [entry.id for entry in entries])
     usable = []
     for entry in entries:
         if entry.at is None or entry.id not in walk.units_of:
@@ -352,13 +352,14 @@ def _source_key(entry: ShortTermEntry) -> str:
 
 # pgvector's binary form of a vector: its length (int16), two unused bytes, then the components as big-endian float4.
 _UNITS = text("SELECT id, vector_send(embedding) AS v FROM memory_short_term "
-              "WHERE id = ANY(CAST(:ids AS uuid[])) AND embedding IS NOT NULL")
+              "WHERE user_id = :user_id AND id = ANY(CAST(:ids AS uuid[])) AND embedding IS NOT NULL")
 
 
-async def _units_of(session: AsyncSession, ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, np.ndarray]:
+async def _units_of(session: AsyncSession, user_id: uuid.UUID,
+                    ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, np.ndarray]:
     """The entries' embeddings scaled to length 1, by entry id; an entry without one is left out. Read in pgvector's
     binary form: parsing 200 vectors from their text form took longer than deciding them."""
-    rows = await session.execute(_UNITS, {"ids": list(ids)})
+    rows = await session.execute(_UNITS, {"user_id": user_id, "ids": list(ids)})
     return {row.id: unit_vector(np.frombuffer(row.v, dtype=">f4", offset=4)) for row in rows}
 
 

@@ -38,7 +38,6 @@ ALLOWED: dict[str, str] = {
     "brain/companion/missions.py::_earlier_runs": "iterations of a mission the caller loaded for the person",
     "brain/tools/policy.py::record_outcome": "the tool-call record the same call wrote a moment before",
     "brain/memory/promotion.py::_record_failure": "the short-term entry of the person being promoted",
-    "brain/memory/promotion.py::_decide_and_write": "bulk update by primary key of the person's claimed entries",
     # Maintenance over every person's rows, reading and writing vectors only; nothing is shown to anyone.
     "bot/metrics.py::DatabaseGauges.refresh": "the outbox's rows counted by status for /metrics; no row is read",
     "brain/memory/reembed.py::<module>": "re-embedding after a change of embedder, by primary key, in batches",
