@@ -269,10 +269,8 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
     """Decides every entry of the batch in order, as if promoted one by one, with the candidates of a chunk of
     entries gathered in one statement; then writes nodes, edges and the entries' states in one statement each.
 
-    With a `searcher` (a second connection), the work overlaps in three: while one chunk is decided, the next
-    chunk's candidates are searched on the searcher and the nodes decided before are written here. The searcher
-    sees only what was committed before, never this transaction's nodes, which is what the decisions expect: the
-    batch's own nodes come in from memory (`with_batch_nodes`) either way."""
+    With a `searcher` (a second connection), searching, deciding and writing run side by side
+    (`_decide_pipelined`); without one, the next chunk is searched while one is decided (`_decide_serially`)."""
     work = _Batch()
     walk = _Walk(settings, work, now)
     walk.units_of = await _units_of(session, entries[0].user_id, [entry.id for entry in entries])
@@ -288,46 +286,155 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
     if usable:
         user_id = usable[0].user_id
         walk.taken = await _nodes_by_source_key(session, user_id, [_source_key(entry) for entry in usable])
-        chunk = max(settings.promotion_chunk, 1)
-        search = searcher or session
         done = 0
-        found = await _candidates_of(search, settings, usable[:chunk])
-        while done < len(usable):
-            current = usable[done:done + len(found)]
-            ahead = usable[done + len(current):done + len(current) + chunk]
-            # The next chunk's candidates are searched while this chunk is decided in a worker thread, so the
-            # database and the interpreter work at the same time; with a searcher, the nodes decided before are
-            # written meanwhile. What is written is taken out here, before the worker thread adds to it. All
-            # three always finish before anything else touches the sessions, a failure included.
-            jobs = [asyncio.to_thread(walk.decide_in_order, current, found), _candidates_of(search, settings, ahead)]
-            if search is not session:
-                jobs.append(walk.write(session, user_id, walk.take_decided()))
-            outcomes = await asyncio.gather(*jobs, return_exceptions=True)
-            for outcome in outcomes:
-                if isinstance(outcome, BaseException):
-                    raise outcome
-            decided, found_ahead = outcomes[0], outcomes[1]
-            assert isinstance(decided, int) and isinstance(found_ahead, list)
-            done += decided
-            if walk.reactivations:
-                # The reactivated node is active from now on: the entries after it must find it through every
-                # index, as they would if promoted one by one, so what was searched ahead is searched again, in
-                # this transaction from now on (the searcher cannot see the reactivation). The nodes written
-                # already are then found in the table too; `decide` takes them from memory only.
-                await walk.reactivate(session, user_id)
-                if search is not session:
-                    search = session
-                    walk.visible = set(walk.ids.values())
-                found = await _candidates_of(session, settings, usable[done:done + chunk])
-            else:
-                found = found_ahead
-        await walk.write(session, user_id, walk.take_decided())
+        if searcher is not None:
+            done = await _decide_pipelined(session, searcher, settings, walk, usable)
+            # A reactivated node is active from now on: the entries after it must find it through every index, as
+            # they would if promoted one by one, so the rest is searched in this transaction, which sees the
+            # reactivation and the nodes written already (`decide` takes those from memory only).
+            await walk.reactivate(session, user_id)
+            walk.visible = set(walk.ids.values())
+        if done < len(usable):
+            await _decide_serially(session, settings, walk, usable, done)
         walk.settle_ids()
     if work.entries:
         await session.execute(_SETTLE_ENTRIES, {
             "user_id": entries[0].user_id, **{name: [settled[name] for settled in work.entries]
                                               for name in ("id", "status", "node_id", "last_error")}})
     return work
+
+
+def _chunk_bounds(total: int, chunk: int) -> list[tuple[int, int]]:
+    """How a batch's entries are split into searches: chunks of `chunk`, but the first and the last a quarter of
+    that, so deciding starts early and little is left to write once the last entry is decided."""
+    small = max(chunk // 4, 1)
+    bounds, position, size = [], 0, small
+    while position < total:
+        bounds.append((position, min(position + size, total)))
+        position, size = position + size, chunk
+    start, end = bounds[-1]
+    if len(bounds) > 1 and end - start > small:
+        bounds[-1:] = [(start, end - small), (end - small, end)]
+    return bounds
+
+
+# How many chunks the searcher may search ahead of the decisions. Each worker has its own process and there are
+# three of them (the searcher's server process, the writer's, this interpreter): a searcher that runs far ahead only
+# takes processor time from the writer, which is the slowest, and its results wait anyway.
+_AHEAD = 2
+
+
+async def _decide_pipelined(session: AsyncSession, searcher: AsyncSession, settings: MemorySettings, walk: _Walk,
+                            usable: Sequence[ShortTermEntry]) -> int:
+    """Three workers that do not wait for each other: the searcher searches the chunks' candidates one after the
+    other, at most `_AHEAD` chunks ahead of the decisions, the promotion's own connection writes whatever has been
+    decided whenever it is free, and the entries are decided in order (in a worker thread) as their candidates
+    come. The searcher sees only what was committed
+    before, never this transaction's nodes, which is what the decisions expect (the batch's own nodes come in from
+    memory, `with_batch_nodes`). Returns how many entries were decided and written: all, or up to and including
+    the first that reactivates a node (the rest must be searched again, see the caller). Every worker has
+    finished when this returns or raises."""
+    user_id = usable[0].user_id
+    bounds = _chunk_bounds(len(usable), max(settings.promotion_chunk, 1))
+    loop = asyncio.get_running_loop()
+    found: list[asyncio.Future[list[list[Candidate]]]] = [loop.create_future() for _ in bounds]
+    decided_parts: asyncio.Queue[_Decided | None] = asyncio.Queue()
+    stop = False
+
+    async def search(connection: AsyncSession, chunks: Sequence[tuple[int, int]],
+                     results: Sequence[asyncio.Future[list[list[Candidate]]]]) -> bool:
+        for (start, end), result in zip(chunks, results, strict=True):
+            if stop:
+                return False
+            try:
+                result.set_result(await _candidates_of(connection, settings, usable[start:end]))
+            except Exception as failure:  # raised where the decisions wait for this chunk
+                result.set_exception(failure)
+                return False
+        return True
+
+    taken = asyncio.Event()  # set whenever the decisions take a chunk's candidates
+    chunks_taken = 0
+
+    async def search_ahead() -> None:
+        for k in range(1, len(bounds)):
+            while k - chunks_taken > _AHEAD and not stop:
+                taken.clear()
+                await taken.wait()
+            if not await search(searcher, bounds[k:k + 1], found[k:k + 1]):
+                return
+
+    async def write_behind() -> None:
+        # Nothing is decided before the first chunk's candidates are in: this connection searches them meanwhile,
+        # beside the searcher's first.
+        if not await search(session, bounds[:1], found[:1]):
+            return
+        while True:
+            part = await decided_parts.get()
+            # What was decided while the last write ran goes in one write (fewer statements, the same order).
+            parts = [part]
+            while part is not None and not decided_parts.empty():
+                part = decided_parts.get_nowait()
+                parts.append(part)
+            written = [p for p in parts if p is not None]
+            if written:
+                await walk.write(session, user_id, _Decided.joined(written))
+            if part is None:
+                return
+
+    workers = [asyncio.create_task(search_ahead()), asyncio.create_task(write_behind())]
+    done = 0
+    try:
+        for (start, end), result in zip(bounds, found, strict=True):
+            candidates = await result
+            chunks_taken += 1
+            taken.set()
+            if workers[1].done():  # the writer stops early only by failing
+                break
+            done = start + await asyncio.to_thread(walk.decide_in_order, usable[start:end], candidates)
+            decided_parts.put_nowait(walk.take_decided())
+            if walk.reactivations:
+                break
+    finally:
+        stop = True
+        taken.set()
+        decided_parts.put_nowait(None)
+        outcomes = await asyncio.gather(*workers, return_exceptions=True)
+        for result in found:  # a search that failed after the decisions stopped waiting
+            if result.done() and not result.cancelled():
+                result.exception()
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return done
+
+
+async def _decide_serially(session: AsyncSession, settings: MemorySettings, walk: _Walk,
+                           usable: Sequence[ShortTermEntry], done: int) -> None:
+    """Decides `usable[done:]` with the candidates searched in the promotion's own transaction (a small batch, or
+    the rest of one after a reactivation), the next chunk searched while one is decided; writes at the end, so the
+    searches never see a node of this batch that `decide` has not been told about."""
+    user_id = usable[0].user_id
+    chunk = max(settings.promotion_chunk, 1)
+    found = await _candidates_of(session, settings, usable[done:done + chunk])
+    while done < len(usable):
+        current = usable[done:done + len(found)]
+        ahead = usable[done + len(current):done + len(current) + chunk]
+        # Both always finish before anything else touches the session, a failure included.
+        outcomes = await asyncio.gather(asyncio.to_thread(walk.decide_in_order, current, found),
+                                        _candidates_of(session, settings, ahead), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        decided, found_ahead = outcomes
+        assert isinstance(decided, int) and isinstance(found_ahead, list)
+        done += decided
+        if walk.reactivations:
+            await walk.reactivate(session, user_id)
+            found = await _candidates_of(session, settings, usable[done:done + chunk])
+        else:
+            found = found_ahead
+    await walk.write(session, user_id, walk.take_decided())
 
 
 # The entries' states in one statement (an UPDATE per entry cost a round trip's worth of work on both ends each).
@@ -537,6 +644,14 @@ class _Decided(NamedTuple):
     made: list[BatchNode]
     rows: list[dict[str, Any]]
     edges: list[EdgeRow]
+
+    @staticmethod
+    def joined(parts: Sequence[_Decided]) -> _Decided:
+        """Parts decided one after the other, as one (edges only point to nodes decided before or with theirs)."""
+        if len(parts) == 1:
+            return parts[0]
+        return _Decided([n for p in parts for n in p.made], [r for p in parts for r in p.rows],
+                        [e for p in parts for e in p.edges])
 
 
 class EdgeRow(NamedTuple):

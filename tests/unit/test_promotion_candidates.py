@@ -22,6 +22,7 @@ from brain.memory.candidates import (
     unit_vector,
     with_batch_nodes,
 )
+from brain.memory.promotion import _chunk_bounds
 from brain.memory.settings import MemorySettings
 from brain.memory.weights import MagnetFields
 
@@ -105,3 +106,15 @@ def test_edge_values_are_written_in_copy_text_format() -> None:
     assert copy_text("tab\there") == "tab\\there"
     assert copy_text(DAY) == "2024-05-01T00:00:00+00:00"
     assert copy_text(0.25) == "0.25"
+
+
+@given(st.integers(min_value=1, max_value=600), st.integers(min_value=1, max_value=64))
+def test_a_batch_is_searched_in_order_in_chunks_that_start_and_end_small(total: int, chunk: int) -> None:
+    bounds = _chunk_bounds(total, chunk)
+    assert [i for start, end in bounds for i in range(start, end)] == list(range(total))  # each entry once, in order
+    small = max(chunk // 4, 1)
+    assert all(end - start <= chunk for start, end in bounds)
+    assert bounds[0][1] - bounds[0][0] <= small  # deciding starts after a small search
+    if len(bounds) > 1:
+        assert bounds[-1][1] - bounds[-1][0] <= small  # little is left to write after the last decision
+
