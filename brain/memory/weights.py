@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 import numpy as np
 
@@ -112,9 +113,9 @@ class LayerHit:
     depth: float
 
 
-@dataclass(frozen=True)
-class MagnetFields:
-    """What the layers compare: the frozen magnet fields of a node (or of an entry about to become one)."""
+class MagnetFields(NamedTuple):
+    """What the layers compare: the frozen magnet fields of a node (or of an entry about to become one). A named
+    tuple, made cheaply for every candidate node of a promotion."""
 
     entity_ids: Sequence[EntityKey]
     themes: Sequence[str]

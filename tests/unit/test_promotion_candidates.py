@@ -118,3 +118,19 @@ def test_a_batch_is_searched_in_order_in_chunks_that_start_and_end_small(total: 
     if len(bounds) > 1:
         assert bounds[-1][1] - bounds[-1][0] <= small  # little is left to write after the last decision
 
+
+COSINES = st.sampled_from([0.2, 0.5, 0.5, 0.7, 0.9])  # few values: ties between the index and the batch are common
+
+
+@given(found=st.lists(COSINES, max_size=6), batch=st.lists(COSINES, min_size=1, max_size=12),
+       limit=st.integers(1, 4))
+def test_the_nearest_places_go_to_the_nearest_of_index_and_batch_the_index_first_at_a_tie(
+        found: list[float], batch: list[float], limit: int) -> None:
+    settings = replace(TIGHT, ann_candidates=limit)
+    indexed_ones = [indexed(10 + i, NEAREST, cosine) for i, cosine in enumerate(found[:limit])]  # as the index gives
+    batch_nodes = [made(-1 - j, cosine) for j, cosine in enumerate(batch)]
+    merged = with_batch_nodes(settings, MagnetFields([], [], None, None), UNIT, indexed_ones, batch_nodes)
+    # As if the batch's nodes had been in the table: every one ranked with the found, in a stable order.
+    everyone = [(c.cosine, c.id) for c in indexed_ones] + [(float(node.unit @ UNIT), node.id) for node in batch_nodes]
+    expected = [node_id for _, node_id in sorted(everyone, key=lambda pair: -pair[0])[:limit]]
+    assert [c.id for c in merged] == expected
