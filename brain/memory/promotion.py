@@ -286,6 +286,7 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
     if usable:
         user_id = usable[0].user_id
         walk.taken = await _nodes_by_source_key(session, user_id, [_source_key(entry) for entry in usable])
+        walk.reserved = await _reserve_ids(session, len(usable))
         done = 0
         if searcher is not None:
             done = await _decide_pipelined(session, searcher, settings, walk, usable)
@@ -293,10 +294,9 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
             # they would if promoted one by one, so the rest is searched in this transaction, which sees the
             # reactivation and the nodes written already (`decide` takes those from memory only).
             await walk.reactivate(session, user_id)
-            walk.visible = set(walk.ids.values())
+            walk.visible = set(walk.written)
         if done < len(usable):
             await _decide_serially(session, settings, walk, usable, done)
-        walk.settle_ids()
     if work.entries:
         await session.execute(_SETTLE_ENTRIES, {
             "user_id": entries[0].user_id, **{name: [settled[name] for settled in work.entries]
@@ -457,6 +457,16 @@ def _source_key(entry: ShortTermEntry) -> str:
     return entry.source_key or str(entry.id)
 
 
+_RESERVE = text("SELECT nextval(pg_get_serial_sequence('memory_nodes', 'id')) AS id FROM generate_series(1, :n)")
+
+
+async def _reserve_ids(session: AsyncSession, count: int) -> list[int]:
+    """Node ids for the nodes a batch may make, taken from the table's sequence up front (ascending, as the nodes are
+    made): a node's edges can then be formatted for COPY as soon as it is decided, off the writer's path. Ids of
+    entries that make no node are left unused, as a rolled-back insert would leave them."""
+    return sorted((await session.scalars(_RESERVE, {"n": count})).all())
+
+
 # pgvector's binary form of a vector: its length (int16), two unused bytes, then the components as big-endian float4.
 _UNITS = text("SELECT id, vector_send(embedding) AS v FROM memory_short_term "
               "WHERE user_id = :user_id AND id = ANY(CAST(:ids AS uuid[])) AND embedding IS NOT NULL")
@@ -494,7 +504,7 @@ async def _nodes_by_source_key(session: AsyncSession, user_id: uuid.UUID, keys: 
 
 class _Walk:
     """The decisions of one batch, entry by entry: duplicate, reactivation or a new node with its edges. New
-    nodes get placeholder ids (negative) until `write` inserts them."""
+    nodes take their ids from `reserved`, in order, and their edges are formatted for COPY when they are decided."""
 
     def __init__(self, settings: MemorySettings, work: _Batch, now: datetime) -> None:
         self.settings = settings
@@ -505,15 +515,15 @@ class _Walk:
         self.made: list[BatchNode] = []
         self.made_keys: dict[str, int] = {}
         self.rows: list[dict[str, Any]] = []  # columns of the new nodes, in the order of `made`
-        self.edges: list[EdgeRow] = []
+        self.reserved: list[int] = []  # the ids of the nodes to be made, in order (`_reserve_ids`)
+        self.edges: list[str] = []  # the edges of each new node, in COPY text, in the order of `made`
         self.units = np.empty((0, 0))  # the unit vectors of `made`, one row each; grows by doubling
         self.keys = BatchKeys()  # the entities and themes of `made`
         self.reactivations: list[Candidate] = []  # inactive twins to half-reactivate, not written yet
-        self.taken_out = 0  # how many of `made` (and `rows`) were taken out for writing
-        self.edges_taken_out = 0
-        self.ids: dict[int, int] = {}  # placeholder -> real id of the nodes written
-        # Real ids of the batch's written nodes that the candidate search can see (it moved into this transaction
-        # after they were written): `decide` takes them from memory only.
+        self.taken_out = 0  # how many of `made` (and `rows`, `edges`) were taken out for writing
+        self.written: list[int] = []  # the ids of the nodes written
+        # Ids of the batch's written nodes that the candidate search can see (it moved into this transaction after
+        # they were written): `decide` takes them from memory only.
         self.visible: set[int] = set()
 
     def decide_in_order(self, entries: Sequence[ShortTermEntry], found: Sequence[Sequence[Candidate]]) -> int:
@@ -573,7 +583,7 @@ class _Walk:
             return "duplicate"
         w_raw = max(float(entry.salience), 0.0)
         w_abs = damp(w_raw, settings.cap, settings.damping_exp)
-        node_id = -1 - len(self.made)
+        node_id = self.reserved[len(self.made)]
         edges = _edge_rows(settings, entry.user_id, node_id, w_abs, magnets, candidates, self.now)
         if len(self.made) == len(self.units):
             grown = np.empty((max(2 * len(self.units), 16), len(unit)))
@@ -585,14 +595,14 @@ class _Walk:
         self.made.append(BatchNode(node_id, entry.speaker, w_abs, magnets, unit, marks))
         self.made_keys[source_key] = node_id
         self.rows.append({
-            "entry_id": entry.id, "source_key": source_key, "speaker": entry.speaker, "text": entry.text,
+            "id": node_id, "entry_id": entry.id, "source_key": source_key, "speaker": entry.speaker, "text": entry.text,
             "themes": _SEP.join(magnets.themes),
             "entity_ids": _SEP.join(str(e) for e in magnets.entity_ids), "timeline_start": entry.timeline_start,
             "timeline_end": entry.timeline_end, "timeline_precision": entry.timeline_precision,
             "emotion": entry.emotion, "sector": entry.sector, "salience": entry.salience, "w_raw": w_raw,
             "w_abs": w_abs, "captured_at": entry.at, "fact_marks": _SEP.join(marks),
         })
-        self.edges.extend(edges)
+        self.edges.append(copy_lines(edges))
         _settle(work, entry.id, "promoted", node_id)
         report.promoted += 1
         report.edges += len(edges)
@@ -604,46 +614,30 @@ class _Walk:
     def take_decided(self) -> _Decided:
         """The nodes decided since the last call, with their edges, to be written (edges only ever point to
         nodes decided before or with their own node, so they can be written in this order)."""
-        part = _Decided(self.made[self.taken_out:], self.rows[self.taken_out:], self.edges[self.edges_taken_out:])
-        self.taken_out, self.edges_taken_out = len(self.made), len(self.edges)
+        part = _Decided(self.made[self.taken_out:], self.rows[self.taken_out:], self.edges[self.taken_out:])
+        self.taken_out = len(self.made)
         return part
 
     async def write(self, session: AsyncSession, user_id: uuid.UUID, part: _Decided) -> None:
-        """Inserts the nodes of `part`, then their edges, and records their real ids."""
+        """Inserts the nodes of `part`, then their edges."""
         if not part.rows:
             return
         columns = {name: [row[name] for row in part.rows] for name in part.rows[0]}
-        written = {row.source_key: row.id for row in await session.execute(
-            _INSERT_NODES, {**columns, "user_id": user_id, "now": self.now})}
-        if len(written) != len(part.rows):
+        inserted = (await session.scalars(_INSERT_NODES, {**columns, "user_id": user_id, "now": self.now})).all()
+        if len(inserted) != len(part.rows):
             # Another writer took a source key since the batch looked: the batch is redone entry by entry.
             raise RuntimeError("a source key of the batch was promoted concurrently")
-        for node, row in zip(part.made, part.rows, strict=True):
-            self.ids[node.id] = written[row["source_key"]]
-        ids = self.ids
-        if part.edges:
-            await insert_edges(session, [edge._replace(a_id=ids.get(edge.a_id, edge.a_id),
-                                                       b_id=ids.get(edge.b_id, edge.b_id)) for edge in part.edges])
-        self.work.report.node_ids.extend(ids[node.id] for node in part.made)
-
-    def settle_ids(self) -> None:
-        """Puts the real ids where the placeholders were, in the entries' states and the log notes."""
-
-        def real(node_id: int | None) -> int | None:
-            return self.ids.get(node_id, node_id) if node_id is not None else None
-
-        for settled in self.work.entries:
-            settled["node_id"] = real(settled["node_id"])
-        for _kind, content in self.work.notes:
-            for name in ("id", "node_id"):
-                if name in content:
-                    content[name] = real(content[name])
+        edges = "".join(part.edges)
+        if edges:
+            await insert_edges(session, edges)
+        self.written.extend(node.id for node in part.made)
+        self.work.report.node_ids.extend(node.id for node in part.made)
 
 
 class _Decided(NamedTuple):
     made: list[BatchNode]
     rows: list[dict[str, Any]]
-    edges: list[EdgeRow]
+    edges: list[str]  # per node, its edges in COPY text
 
     @staticmethod
     def joined(parts: Sequence[_Decided]) -> _Decided:
@@ -759,13 +753,11 @@ def copy_lines(rows: Sequence[EdgeRow]) -> str:
     return "".join(lines)
 
 
-async def insert_edges(session: AsyncSession, rows: Sequence[EdgeRow]) -> None:
-    """All edge rows of a batch through COPY, in the session's transaction, formatted here in one go (psycopg's
-    row-by-row adaptation would cost more than the insert). Every pair involves a node new in this batch, so
-    none can exist yet."""
+async def insert_edges(session: AsyncSession, data: str) -> None:
+    """Edge rows in COPY text (`copy_lines`: psycopg's row-by-row adaptation would cost more than the insert), in
+    the session's transaction. Every pair involves a node new in this batch, so none can exist yet."""
     connection = await (await session.connection()).get_raw_connection()
     driver: Any = connection.driver_connection  # psycopg's AsyncConnection
-    data = copy_lines(rows)
     async with driver.cursor() as cursor, cursor.copy(_COPY_EDGES) as copy:
         await copy.write(data)
 
@@ -802,26 +794,26 @@ _SEP = "\x1f"
 # theme and entity candidates are read from there).
 _INSERT_NODES = text(f"""
     WITH inserted AS (
-    INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, embedder, themes, entity_ids,
+    INSERT INTO memory_nodes (id, user_id, source_key, speaker, text, embedding, embedder, themes, entity_ids,
                               timeline_start, timeline_end, timeline_precision, emotion, sector, salience, w_raw,
                               w_abs, w_decay, frequency, active, captured_at, created_at, reinforced_at,
                               decayed_at, fact_marks)
-    SELECT :user_id, n.source_key, n.speaker, n.text, st.embedding, st.embedder,
+    SELECT n.id, :user_id, n.source_key, n.speaker, n.text, st.embedding, st.embedder,
            string_to_array(n.themes, '{_SEP}'), string_to_array(n.entity_ids, '{_SEP}')::uuid[], n.timeline_start,
            n.timeline_end, n.timeline_precision, n.emotion, n.sector, n.salience, n.w_raw, n.w_abs, n.w_abs, 1, true,
            n.captured_at, :now, :now, :now, string_to_array(n.fact_marks, '{_SEP}')
-    FROM unnest(CAST(:entry_id AS uuid[]), CAST(:source_key AS text[]), CAST(:speaker AS text[]),
-                CAST(:text AS text[]), CAST(:themes AS text[]), CAST(:entity_ids AS text[]),
+    FROM unnest(CAST(:id AS bigint[]), CAST(:entry_id AS uuid[]), CAST(:source_key AS text[]),
+                CAST(:speaker AS text[]), CAST(:text AS text[]), CAST(:themes AS text[]), CAST(:entity_ids AS text[]),
                 CAST(:timeline_start AS timestamptz[]), CAST(:timeline_end AS timestamptz[]),
                 CAST(:timeline_precision AS text[]), CAST(:emotion AS text[]), CAST(:sector AS text[]),
                 CAST(:salience AS float8[]), CAST(:w_raw AS float8[]), CAST(:w_abs AS float8[]),
                 CAST(:captured_at AS timestamptz[]), CAST(:fact_marks AS text[])) WITH ORDINALITY
-         AS n(entry_id, source_key, speaker, text, themes, entity_ids, timeline_start, timeline_end,
+         AS n(id, entry_id, source_key, speaker, text, themes, entity_ids, timeline_start, timeline_end,
               timeline_precision, emotion, sector, salience, w_raw, w_abs, captured_at, fact_marks, position)
     JOIN memory_short_term st ON st.id = n.entry_id AND st.user_id = :user_id
     ORDER BY n.position
     ON CONFLICT (user_id, source_key) DO NOTHING
-    RETURNING id, source_key, themes, entity_ids
+    RETURNING id, themes, entity_ids
     ), themed AS (
         INSERT INTO memory_node_themes (user_id, theme, node_id)
         SELECT DISTINCT :user_id, t.theme, i.id FROM inserted i CROSS JOIN LATERAL unnest(i.themes) AS t(theme)
@@ -830,7 +822,7 @@ _INSERT_NODES = text(f"""
         SELECT DISTINCT :user_id, e.entity_id, i.id
         FROM inserted i CROSS JOIN LATERAL unnest(i.entity_ids) AS e(entity_id)
     )
-    SELECT id, source_key FROM inserted
+    SELECT id FROM inserted
 """)
 
 
