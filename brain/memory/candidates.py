@@ -57,8 +57,8 @@ class Probe:
 
 @dataclass(frozen=True)
 class BatchNode:
-    """A node made earlier in the same batch: not in the table yet, so the indexes cannot return it. `id` is a
-    placeholder (negative) until the batch is written."""
+    """A node made earlier in the same batch: not in the table yet (or not visible to the search), so the indexes
+    cannot return it. `id` is the id reserved for it (`promotion._reserve_ids`)."""
 
     id: int
     speaker: str

@@ -294,7 +294,7 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
             # they would if promoted one by one, so the rest is searched in this transaction, which sees the
             # reactivation and the nodes written already (`decide` takes those from memory only).
             await walk.reactivate(session, user_id)
-            walk.visible = set(walk.written)
+            walk.visible = set(work.report.node_ids)
         if done < len(usable):
             await _decide_serially(session, settings, walk, usable, done)
     if work.entries:
@@ -326,14 +326,13 @@ _AHEAD = 2
 
 async def _decide_pipelined(session: AsyncSession, searcher: AsyncSession, settings: MemorySettings, walk: _Walk,
                             usable: Sequence[ShortTermEntry]) -> int:
-    """Three workers that do not wait for each other: the searcher searches the chunks' candidates one after the
-    other, at most `_AHEAD` chunks ahead of the decisions, the promotion's own connection writes whatever has been
-    decided whenever it is free, and the entries are decided in order (in a worker thread) as their candidates
-    come. The searcher sees only what was committed
-    before, never this transaction's nodes, which is what the decisions expect (the batch's own nodes come in from
-    memory, `with_batch_nodes`). Returns how many entries were decided and written: all, or up to and including
-    the first that reactivates a node (the rest must be searched again, see the caller). Every worker has
-    finished when this returns or raises."""
+    """Three workers that do not wait for each other: the searcher searches the chunks' candidates one after the other,
+    at most `_AHEAD` chunks ahead of the decisions, the promotion's own connection writes whatever has been decided
+    whenever it is free, and the entries are decided in order (in a worker thread) as their candidates come. The
+    searcher sees only what was committed before, never this transaction's nodes, which is what the decisions expect
+    (the batch's own nodes come in from memory, `with_batch_nodes`). Returns how many entries were decided and
+    written: all, or up to and including the first that reactivates a node (the rest must be searched again, see the
+    caller). Every worker has finished when this returns or raises."""
     user_id = usable[0].user_id
     bounds = _chunk_bounds(len(usable), max(settings.promotion_chunk, 1))
     loop = asyncio.get_running_loop()
@@ -341,16 +340,16 @@ async def _decide_pipelined(session: AsyncSession, searcher: AsyncSession, setti
     decided_parts: asyncio.Queue[_Decided | None] = asyncio.Queue()
     stop = False
 
-    async def search(connection: AsyncSession, chunks: Sequence[tuple[int, int]],
-                     results: Sequence[asyncio.Future[list[list[Candidate]]]]) -> bool:
-        for (start, end), result in zip(chunks, results, strict=True):
-            if stop:
-                return False
-            try:
-                result.set_result(await _candidates_of(connection, settings, usable[start:end]))
-            except Exception as failure:  # raised where the decisions wait for this chunk
-                result.set_exception(failure)
-                return False
+    async def search(connection: AsyncSession, k: int) -> bool:
+        """Searches chunk k's candidates into `found[k]`; False if it failed or the decisions have stopped."""
+        if stop:
+            return False
+        start, end = bounds[k]
+        try:
+            found[k].set_result(await _candidates_of(connection, settings, usable[start:end]))
+        except Exception as failure:  # raised where the decisions wait for this chunk
+            found[k].set_exception(failure)
+            return False
         return True
 
     taken = asyncio.Event()  # set whenever the decisions take a chunk's candidates
@@ -361,13 +360,13 @@ async def _decide_pipelined(session: AsyncSession, searcher: AsyncSession, setti
             while k - chunks_taken > _AHEAD and not stop:
                 taken.clear()
                 await taken.wait()
-            if not await search(searcher, bounds[k:k + 1], found[k:k + 1]):
+            if not await search(searcher, k):
                 return
 
     async def write_behind() -> None:
         # Nothing is decided before the first chunk's candidates are in: this connection searches them meanwhile,
         # beside the searcher's first.
-        if not await search(session, bounds[:1], found[:1]):
+        if not await search(session, 0):
             return
         while True:
             part = await decided_parts.get()
@@ -521,7 +520,6 @@ class _Walk:
         self.keys = BatchKeys()  # the entities and themes of `made`
         self.reactivations: list[Candidate] = []  # inactive twins to half-reactivate, not written yet
         self.taken_out = 0  # how many of `made` (and `rows`, `edges`) were taken out for writing
-        self.written: list[int] = []  # the ids of the nodes written
         # Ids of the batch's written nodes that the candidate search can see (it moved into this transaction after
         # they were written): `decide` takes them from memory only.
         self.visible: set[int] = set()
@@ -630,7 +628,6 @@ class _Walk:
         edges = "".join(part.edges)
         if edges:
             await insert_edges(session, edges)
-        self.written.extend(node.id for node in part.made)
         self.work.report.node_ids.extend(node.id for node in part.made)
 
 
