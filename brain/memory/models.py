@@ -115,7 +115,8 @@ class ShortTermEntry(Base):
 
 
 class MemoryNode(Base):
-    """A long-term memory: one promoted entry, with raw, damped and decayed weight."""
+    """A long-term memory: one promoted entry, with raw, damped and decayed weight. Its rows stay whole in their
+    page up to 4 kB (toast_tuple_target, set by migration 0042), so the embedding is read without a TOAST lookup."""
 
     __tablename__ = "memory_nodes"
 

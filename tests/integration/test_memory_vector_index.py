@@ -125,3 +125,25 @@ async def test_similarities_leaving_sql_are_those_of_the_full_precision_vectors(
     assert len(direct) == 30
     for candidate in direct:  # a parameter cast to halfvec in one place would be halfvec in all: about 1e-5 off
         assert candidate.vector == pytest.approx(exact[source[candidate.node_id]], abs=1e-6)
+
+
+async def test_a_node_keeps_its_embedding_in_its_own_row(brain: Brain) -> None:
+    # The candidate statement computes a cosine with the stored vector of ~70 nodes per new memory: a vector moved to
+    # the TOAST table costs a TOAST index lookup each time. A node of the default space with a text of a few
+    # sentences (a row of about 2.6 kB) keeps it inline (migration 0042); by PostgreSQL's default it would not.
+    person = await new_user(brain)
+    vector = np.random.default_rng(11).normal(size=SPACE.dim).astype(np.float32)
+    words = ("We finally booked the cabin by the lake for the second week of August, the one with the old rowing "
+             "boat and the sauna; Maria wants to bring her sister, and I promised to ask about the dog. ")
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(text("""
+            INSERT INTO memory_nodes (user_id, source_key, speaker, text, embedding, embedder, w_raw, w_abs, w_decay,
+                                      captured_at)
+            VALUES (:user_id, 'inline', 'user', :text, :vector, :space, 0.5, 0.5, 0.5, :at)"""),
+            {"user_id": person, "text": words * 2, "vector": vector, "space": SPACE.key, "at": NOW})
+    async with brain.transactions.read() as session:
+        row_bytes, toast_chunk = (await session.execute(text(
+            "SELECT pg_column_size(n.*), pg_column_toast_chunk_id(n.embedding) FROM memory_nodes n "
+            "WHERE n.user_id = :user_id"), {"user_id": person})).one()
+    assert row_bytes > 2032, row_bytes  # above PostgreSQL's default threshold, so the setting is what keeps it
+    assert toast_chunk is None
