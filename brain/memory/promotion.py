@@ -741,12 +741,15 @@ def copy_lines(rows: Sequence[EdgeRow]) -> str:
     entities and themes (the same lists), so their common columns are formatted once."""
     lines: list[str] = []
     previous: EdgeRow | None = None
-    tail = ""
+    tail = person = ""
+    user_id: uuid.UUID | None = None
     for row in rows:
         if previous is None or not _same_tail(row, previous):
             tail = _copy_tail(row)
+        if row.user_id is not user_id:  # all rows of a node are one person's: a uuid is formatted once
+            user_id, person = row.user_id, _copy_scalar(row.user_id)
         previous = row
-        lines.append(_copy_head(row) + tail)
+        lines.append(f"{person}\t{int(row.a_id)}\t{int(row.b_id)}\t{float(row.w_raw)!r}\t{float(row.w_abs)!r}\t{tail}")
     return "".join(lines)
 
 

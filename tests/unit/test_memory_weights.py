@@ -204,7 +204,7 @@ _magnet_fields = st.builds(
 def test_pair_strengths_equal_the_scalar_layers_and_weights_exactly(
     new: MagnetFields, w_new: float, olds: list[tuple[MagnetFields, float, float]], threshold: float
 ) -> None:
-    # Promotion ranks candidates with the vectorised strengths and writes the scalar path's weights: the two
+    # Promotion ranks candidates with the pair strengths and writes the full path's weights: the two
     # must agree to the last bit, or the strongest pairs kept would differ from the ones the formulas pick.
     settings = replace(MemorySettings(), embedding_threshold=threshold)
     strengths = pair_strengths(new, w_new, [old for old, _, _ in olds], [w for _, w, _ in olds],
