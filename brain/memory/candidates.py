@@ -120,17 +120,17 @@ _CANDIDATES = """
             UNION ALL SELECT * FROM sharing_theme UNION ALL SELECT * FROM near_in_time) AS u
         GROUP BY u.i, u.id
     )
-    SELECT (SELECT json_agg(json_build_array(pr.i, pr.id, pr.kinds,
+    SELECT CAST((SELECT json_agg(json_build_array(pr.i, pr.id, pr.kinds,
                                              CASE WHEN n.embedder = {space} THEN 1 - (n.embedding <=> p.v) ELSE 0 END))
             FROM pairs pr JOIN probe p ON p.i = pr.i JOIN memory_nodes n ON n.id = pr.id
-            WHERE n.user_id = :user_id) AS pairs,
-           (SELECT json_agg(json_build_array(n.id, n.speaker, n.active, n.w_abs,
+            WHERE n.user_id = :user_id) AS text) AS pairs,
+           CAST((SELECT json_agg(json_build_array(n.id, n.speaker, n.active, n.w_abs,
                                              CASE WHEN n.entity_ids && CAST(:named AS uuid[])
                                                   THEN ARRAY(SELECT e FROM unnest(n.entity_ids) AS e
                                                              WHERE e = ANY(CAST(:named AS uuid[])))
                                                   ELSE '{{}}' END,
                                              n.themes, n.timeline_start, n.timeline_precision, n.fact_marks))
-            FROM memory_nodes n WHERE n.id IN (SELECT id FROM pairs) AND n.user_id = :user_id) AS nodes
+            FROM memory_nodes n WHERE n.id IN (SELECT id FROM pairs) AND n.user_id = :user_id) AS text) AS nodes
 """
 
 
@@ -178,12 +178,22 @@ def _probe_row(settings: MemorySettings, i: int, probe: Probe) -> dict[str, Any]
     return row
 
 
-async def gather_candidates(session: AsyncSession, settings: MemorySettings, user_id: uuid.UUID,
-                            probes: Sequence[Probe]) -> list[list[Candidate]]:
-    """The earlier nodes of the person worth comparing with each probe, in one round trip; expects the
-    transaction's HNSW settings (iterative scan, ef_search) to be set."""
+class Found(NamedTuple):
+    """The candidates of a chunk of probes as the statement returned them: two JSON documents, decoded by
+    `decoded` where they are used. Promotion decodes them in the thread that decides, so the event loop that
+    drives its connections is not held up by a few hundred kilobytes of JSON per chunk."""
+
+    probes: int
+    pairs: str | None
+    nodes: str | None
+
+
+async def search_candidates(session: AsyncSession, settings: MemorySettings, user_id: uuid.UUID,
+                            probes: Sequence[Probe]) -> Found:
+    """The earlier nodes of the person worth comparing with each probe, in one round trip, not decoded yet;
+    expects the transaction's HNSW settings (iterative scan, ef_search) to be set."""
     if not probes:
-        return []
+        return Found(0, None, None)
     params = {"probes": json.dumps([_probe_row(settings, i, p) for i, p in enumerate(probes)]),
               "user_id": user_id, "nearest": settings.ann_candidates, "entities": settings.entity_candidates,
               "themes": settings.theme_candidates,
@@ -197,15 +207,27 @@ async def gather_candidates(session: AsyncSession, settings: MemorySettings, use
     entity_slots = max(len(probe.magnets.entity_ids) for probe in probes)
     theme_slots = max(len(probe.magnets.themes) for probe in probes)
     result = (await session.execute(candidates_sql(settings.space, entity_slots, theme_slots), params)).one()
+    return Found(len(probes), result.pairs, result.nodes)
+
+
+def decoded(found: Found) -> list[list[Candidate]]:
+    """Each probe's candidates, in probe order."""
     nodes = {node_id: (speaker, active, w_abs, MagnetFields(entity_ids or [], themes or [],
                                                            datetime.fromisoformat(start) if start else None,
                                                            precision), None if marks is None else tuple(marks))
-             for node_id, speaker, active, w_abs, entity_ids, themes, start, precision, marks in result.nodes or []}
-    found: list[list[Candidate]] = [[] for _ in probes]
-    for i, node_id, kinds, cosine in result.pairs or []:
+             for node_id, speaker, active, w_abs, entity_ids, themes, start, precision, marks
+             in json.loads(found.nodes or "[]")}
+    candidates: list[list[Candidate]] = [[] for _ in range(found.probes)]
+    for i, node_id, kinds, cosine in json.loads(found.pairs or "[]"):
         speaker, active, w_abs, magnets, marks = nodes[node_id]
-        found[i].append(Candidate(node_id, speaker, active, w_abs, cosine, magnets, kinds, marks))
-    return found
+        candidates[i].append(Candidate(node_id, speaker, active, w_abs, cosine, magnets, kinds, marks))
+    return candidates
+
+
+async def gather_candidates(session: AsyncSession, settings: MemorySettings, user_id: uuid.UUID,
+                            probes: Sequence[Probe]) -> list[list[Candidate]]:
+    """The earlier nodes of the person worth comparing with each probe, decoded (`search_candidates`)."""
+    return decoded(await search_candidates(session, settings, user_id, probes))
 
 
 class BatchKeys:

@@ -26,8 +26,11 @@ from brain.memory.candidates import (
     BatchKeys,
     BatchNode,
     Candidate,
+    Found,
     Probe,
+    decoded,
     gather_candidates,
+    search_candidates,
     unit_vector,
     with_batch_nodes,
 )
@@ -336,7 +339,7 @@ async def _decide_pipelined(session: AsyncSession, searcher: AsyncSession, setti
     user_id = usable[0].user_id
     bounds = _chunk_bounds(len(usable), max(settings.promotion_chunk, 1))
     loop = asyncio.get_running_loop()
-    found: list[asyncio.Future[list[list[Candidate]]]] = [loop.create_future() for _ in bounds]
+    found: list[asyncio.Future[Found]] = [loop.create_future() for _ in bounds]
     decided_parts: asyncio.Queue[_Decided | None] = asyncio.Queue()
     stop = False
 
@@ -417,7 +420,7 @@ async def _decide_serially(session: AsyncSession, settings: MemorySettings, walk
     chunk = max(settings.promotion_chunk, 1)
     found = await _candidates_of(session, settings, usable[done:done + chunk])
     while done < len(usable):
-        current = usable[done:done + len(found)]
+        current = usable[done:done + found.probes]
         ahead = usable[done + len(current):done + len(current) + chunk]
         # Both always finish before anything else touches the session, a failure included.
         outcomes = await asyncio.gather(asyncio.to_thread(walk.decide_in_order, current, found),
@@ -426,7 +429,7 @@ async def _decide_serially(session: AsyncSession, settings: MemorySettings, walk
             if isinstance(outcome, BaseException):
                 raise outcome
         decided, found_ahead = outcomes
-        assert isinstance(decided, int) and isinstance(found_ahead, list)
+        assert isinstance(decided, int) and isinstance(found_ahead, Found)
         done += decided
         if walk.reactivations:
             await walk.reactivate(session, user_id)
@@ -445,11 +448,11 @@ _SETTLE_ENTRIES = text("""
 
 
 async def _candidates_of(session: AsyncSession, settings: MemorySettings,
-                         entries: Sequence[ShortTermEntry]) -> list[list[Candidate]]:
+                         entries: Sequence[ShortTermEntry]) -> Found:
     if not entries:
-        return []
+        return Found(0, None, None)
     probes = [Probe(None, _magnets(entry), entry.id) for entry in entries]
-    return await gather_candidates(session, settings, entries[0].user_id, probes)
+    return await search_candidates(session, settings, entries[0].user_id, probes)
 
 
 def _source_key(entry: ShortTermEntry) -> str:
@@ -524,11 +527,12 @@ class _Walk:
         # they were written): `decide` takes them from memory only.
         self.visible: set[int] = set()
 
-    def decide_in_order(self, entries: Sequence[ShortTermEntry], found: Sequence[Sequence[Candidate]]) -> int:
+    def decide_in_order(self, entries: Sequence[ShortTermEntry], found: Found) -> int:
         """Decides entries in order and returns how many it decided: all of them, or up to and including the
         first that reactivates a node (the entries after it must find that node active through the indexes).
-        Pure computation on objects already loaded, so it may run in a worker thread."""
-        for count, (entry, candidates) in enumerate(zip(entries, found, strict=True), start=1):
+        Pure computation on objects already loaded (the candidates are decoded here too), so it may run in a
+        worker thread."""
+        for count, (entry, candidates) in enumerate(zip(entries, decoded(found), strict=True), start=1):
             if self.decide(entry, candidates) == "reactivated":
                 return count
         return len(entries)
