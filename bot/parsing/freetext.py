@@ -30,8 +30,10 @@ PLURAL_DRINK_WORDS = frozenset({"waters", "coffees", "kaffees", "espressos", "te
 # ("zwei Kaffee"); in between ("20 water": 20 ml, or twenty?) it is not guessed.
 MIN_BARE_ML = 50
 FILLER = {
-    "i", "had", "have", "drank", "drink", "just", "of", "ich", "habe", "hatte", "trank", "getrunken", "gerade",
+    "i", "had", "have", "drank", "drink", "just", "of", "ich", "habe", "hab", "hatte", "trank", "getrunken", "gerade",
     "noch", "more", "another", "a", "an", "ein", "eine", "einen", "one", "mug", "ml", "l",
+    # When, as people say it of a drink just had ("Ich habe heute 2 Kaffee getrunken", "had a tea today").
+    "heute", "today", "eben", "vorhin", "soeben", "now", "already", "schon", "bereits",
 }
 MEAL_WORDS: dict[str, str] = {
     "breakfast": "breakfast", "frühstück": "breakfast", "fruehstueck": "breakfast",
