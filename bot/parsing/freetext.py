@@ -159,16 +159,55 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
     return [ToolCall("log_drink", args)]
 
 
+# A meal named inside a sentence that says it was eaten ("Ich habe heute Mittag Pizza gegessen", "had pizza for
+# lunch", "zu Abend Suppe gegessen"): the meal word with what introduces it.
+MEAL_PHRASE_RE = re.compile(
+    r"(?<!\w)(?:(?:zu|zum|zur|heute|for|as|at|beim|mein|my)\s+)?"
+    r"(?P<meal>frühstück|fruehstueck|mittagessen|mittag|abendessen|abendbrot|abend|breakfast|lunch|dinner|supper)"
+    r"(?!\w)", re.I)
+# Verbs that can only mean eating ("had" and "hatte" also have a day or a meeting).
+ONLY_EATING_RE = re.compile(r"(?<!\w)(?:ate|eaten|gegessen|gefrühstückt|gefruehstueckt|verdrückt|aß)(?!\w)", re.I)
+
+
+def _meal_in_sentence(text: str) -> tuple[str, str] | None:
+    """(meal type, the sentence without the meal phrase) for a sentence that says a named meal was eaten."""
+    phrase = MEAL_PHRASE_RE.search(text)
+    if phrase is None:
+        return None
+    # With a verb that can only mean eating, any meal phrase; with "had" or "hatte", only a meal the food was for,
+    # closing the sentence ("had pizza for lunch"), not one that says when ("I had a meeting at lunch") or is part
+    # of something else ("a call for lunch break").
+    if not ONLY_EATING_RE.search(text) and not (
+            ATE_RE.search(text) and re.match(r"(?:for|zum|zu|as)\s", phrase.group(0), re.I)
+            and not _food_only(KCAL_RE.sub(" ", text[phrase.end():]))):
+        return None
+    word = phrase.group("meal").lower()
+    return MEAL_WORDS.get(word, "dinner"), text[:phrase.start()] + " " + text[phrase.end():]
+
+
 def parse_meal(text: str) -> list[ToolCall] | None:
     first = text.lower().partition(" ")[0].rstrip(":")
     meal_type = MEAL_WORDS.get(first)
     kcal = KCAL_RE.search(text)
+    if meal_type is None and (inside := _meal_in_sentence(text)) is not None:
+        meal_type, rest = inside
+        description = _food_only(KCAL_RE.sub(" ", rest, count=1) if kcal else rest)
+        if not description or PLAN_START_RE.match(description) or NOT_FOOD_START_RE.match(description):
+            return None
+        args: dict[str, Any] = {"meal_type": meal_type}
+        if kcal:
+            calories = whole_amount(kcal)
+            if calories is None:
+                return None
+            args["kcal"] = calories
+        args["description"] = description
+        return [ToolCall("log_meal", args)]
     if meal_type is None and kcal is None:
         return None
     if meal_type is None and NOT_EATEN_RE.match(text) and not ATE_RE.search(text):
         return None  # "I burned 300 kcal", "Mein Ziel sind 1800 kcal": about calories, not a meal
     description = text
-    args: dict[str, Any] = {}
+    args = {}
     if meal_type is not None:
         args["meal_type"] = meal_type
         description = text[len(text.split(" ", 1)[0]):].lstrip(" :")

@@ -39,6 +39,14 @@ MONDAY = date(2026, 11, 30)
     ("I had pasta 650 kcal", [ToolCall("log_meal", {"kcal": 650, "description": "pasta"})]),
     ("Frühstück Müsli mit Banane",
      [ToolCall("log_meal", {"meal_type": "breakfast", "description": "Müsli mit Banane"})]),
+    # A meal named inside a sentence that says it was eaten:
+    ("Ich habe heute Mittag Pizza gegessen", [ToolCall("log_meal", {"meal_type": "lunch", "description": "Pizza"})]),
+    ("had pizza for lunch", [ToolCall("log_meal", {"meal_type": "lunch", "description": "pizza"})]),
+    ("zu Abend Suppe gegessen", [ToolCall("log_meal", {"meal_type": "dinner", "description": "Suppe"})]),
+    ("ate pasta for lunch 650 kcal",
+     [ToolCall("log_meal", {"meal_type": "lunch", "kcal": 650, "description": "pasta"})]),
+    ("I had a meeting at lunch", None), ("I had a call for lunch break", None), ("Ich hatte heute Abend Besuch", None),
+    ("I have plans for dinner", None),
     # About meals, calories or how things are, not something eaten or to do:
     ("I burned 300 kcal running", None), ("Mein Ziel sind 1800 kcal", None), ("Lunch was great", None),
     ("Dinner with Anna tomorrow at 19:00", None), ("Frühstück morgen mit Oma", None),
