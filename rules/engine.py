@@ -67,6 +67,10 @@ ALL_RULES: tuple[Rule, ...] = (
 DEFAULT_IDLE_HOLD = timedelta(minutes=5)
 # However long the engine was away, slots further back than this are not even enumerated.
 MAX_CATCH_UP = timedelta(days=2)
+# A slot from before the person first wrote is not theirs (someone who starts at 19:45 is not asked at once whether
+# they logged dinner, for the 19:00 reminder); this much earlier still counts, for a database clock a little apart
+# from the scheduler's.
+JOINED_TOLERANCE = timedelta(minutes=10)
 
 
 # ---- slots (pure) ---------------------------------------------------------------------------------------
@@ -156,6 +160,7 @@ class TickReport:
     held: int = 0  # waiting until the person has been idle for a while
     dropped_quiet: int = 0
     dropped_missed: int = 0  # beyond the grace window after downtime
+    before_joined: int = 0  # the slot came before the person first wrote
     skipped_paused: int = 0
     skipped_backoff: int = 0
     auto_resolved: int = 0
@@ -239,6 +244,8 @@ class RuleEngine:
         for user in users:
             zone = ZoneInfo(user.timezone)
             paused = is_paused(states.get(user.id), now)
+            # Only where the engine's clock agrees the person exists (a clock set back, as in a replay, ignores it).
+            joined = user.created_at - JOINED_TOLERANCE if user.created_at and user.created_at <= now else None
             for rule in self.time_rules:
                 tuning = tunings.get(user.id, {}).get(rule.name, Tuning())
                 since = now - rule.grace
@@ -256,7 +263,9 @@ class RuleEngine:
                     in_grace = in_grace[-1:]
                 report.dropped_missed += len(slots) - len(in_grace)
                 for slot in in_grace:
-                    if paused:
+                    if joined is not None and slot.at < joined:
+                        report.before_joined += 1
+                    elif paused:
                         report.skipped_paused += 1
                     elif slot.index % tuning.backoff_factor:
                         report.skipped_backoff += 1

@@ -8,7 +8,7 @@ import uuid
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from brain.clock import FixedClock
 from brain.core import Brain
@@ -161,6 +161,22 @@ async def test_meal_reminders_at_noon_and_seven(brain, clock) -> None:
     await tick(engine, clock, local(MONDAY, 19))
     dinner = (await messages(brain, fed, "meals"))[-1]
     assert dinner.slot == "meals:2026-11-30T19" and "Only 1 meal logged today (400 kcal)." in dinner.text
+
+
+async def test_a_slot_from_before_the_person_first_wrote_is_not_theirs(brain, clock) -> None:
+    # Someone who starts at 19:45 is not asked at once whether they logged dinner (the 19:00 slot, within its hour
+    # of grace); someone who was there at 19:00 is. The slot after the start comes to both.
+    newcomer, regular = await make_user(brain), await make_user(brain)
+    async with brain.transactions.begin() as uow:
+        await uow.session.execute(update(User).where(User.id == newcomer.id).values(created_at=local(MONDAY, 19, 45)))
+        await uow.session.execute(update(User).where(User.id == regular.id).values(created_at=local(MONDAY, 8)))
+    engine = RuleEngine(brain)
+    report = await tick(engine, clock, local(MONDAY, 19, 46))
+    assert await messages(brain, newcomer, "meals") == []
+    assert [m.slot for m in await messages(brain, regular, "meals")] == ["meals:2026-11-30T19"]
+    assert report.before_joined >= 1
+    await tick(engine, clock, local(MONDAY + timedelta(days=1), 12))
+    assert [m.slot for m in await messages(brain, newcomer, "meals")] == ["meals:2026-12-01T12"]
 
 
 async def test_goal_reached_event_becomes_a_congratulation(brain, clock) -> None:
