@@ -548,3 +548,13 @@ async def test_events_places_and_meals_can_be_deleted_without_a_model(person) ->
     await bob.send("/termin Zahnarzt morgen 14:00")
     assert "Zahnarzt" in await bob.send("/termin löschen Zahnarzt")
     assert "In deinem Kalender steht nichts an." in await bob.send("/termin")
+
+
+async def test_a_meal_without_calories_is_not_answered_with_a_day_of_zero_kcal(person) -> None:
+    # "Today: 0 of 2,000 kcal" after a meal without calories would read as if the meal had none.
+    alice = person()
+    said = await alice.send("Ich habe heute Mittag Pizza gegessen")
+    assert said.startswith("Logged lunch: Pizza.") and "kcal" not in said
+    # With calories the day's total comes, and it stays for a meal without them once the day has some.
+    assert "Today: 450 of 2,000 kcal" in await alice.send("/meal dinner Salad 450 kcal")
+    assert "Today: 450 of 2,000 kcal" in await alice.send("/meal snack Apple")

@@ -45,12 +45,13 @@ async def _log_meal(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         ctx.uow, ctx.user, ctx.actor, args["description"], meal_type=args.get("meal_type"), kcal=args.get("kcal"),
         protein=args.get("protein"), carbs=args.get("carbs"), fat=args.get("fat"),
     )
-    return ToolResult.success(
-        tr("Logged {meal}: {description}. Today: {kcal} of {goal} kcal ({percent}).", meal=meal_label(meal.meal_type),
-           description=meal.description, kcal=totals.calories, goal=totals.calorie_goal,
-           percent=Percent(totals.calorie_percent)),
-        meal=meal_data(ctx.user, meal), **totals_data(totals),
-    )
+    # Without calories, today's "0 of 2,000 kcal" would read as if the meal had none: the meal alone is said.
+    said = (tr("Logged {meal}: {description}.", meal=meal_label(meal.meal_type), description=meal.description)
+            if meal.calories is None and not totals.calories else
+            tr("Logged {meal}: {description}. Today: {kcal} of {goal} kcal ({percent}).",
+               meal=meal_label(meal.meal_type), description=meal.description, kcal=totals.calories,
+               goal=totals.calorie_goal, percent=Percent(totals.calorie_percent)))
+    return ToolResult.success(said, meal=meal_data(ctx.user, meal), **totals_data(totals))
 
 
 async def _delete_meal(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
