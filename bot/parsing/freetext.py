@@ -189,26 +189,16 @@ def parse_meal(text: str) -> list[ToolCall] | None:
     first = text.lower().partition(" ")[0].rstrip(":")
     meal_type = MEAL_WORDS.get(first)
     kcal = KCAL_RE.search(text)
-    if meal_type is None and (inside := _meal_in_sentence(text)) is not None:
-        meal_type, rest = inside
-        description = _food_only(KCAL_RE.sub(" ", rest, count=1) if kcal else rest)
-        if not description or PLAN_START_RE.match(description) or NOT_FOOD_START_RE.match(description):
-            return None
-        args: dict[str, Any] = {"meal_type": meal_type}
-        if kcal:
-            calories = whole_amount(kcal)
-            if calories is None:
-                return None
-            args["kcal"] = calories
-        args["description"] = description
-        return [ToolCall("log_meal", args)]
-    if meal_type is None and kcal is None:
+    inside = _meal_in_sentence(text) if meal_type is None else None
+    if meal_type is None and kcal is None and inside is None:
         return None
-    if meal_type is None and NOT_EATEN_RE.match(text) and not ATE_RE.search(text):
+    if inside is None and meal_type is None and NOT_EATEN_RE.match(text) and not ATE_RE.search(text):
         return None  # "I burned 300 kcal", "Mein Ziel sind 1800 kcal": about calories, not a meal
     description = text
-    args = {}
-    if meal_type is not None:
+    args: dict[str, Any] = {}
+    if inside is not None:
+        args["meal_type"], description = inside
+    elif meal_type is not None:
         args["meal_type"] = meal_type
         description = text[len(text.split(" ", 1)[0]):].lstrip(" :")
         # "Lunch was great", "Dinner with Anna tomorrow at 19:00": a sentence about a meal, or a plan, not a log.
@@ -229,7 +219,8 @@ def parse_meal(text: str) -> list[ToolCall] | None:
         args["protein"] = grams
         description = PROTEIN_RE.sub(" ", description, count=1)
     description = _food_only(description)
-    if not description:
+    if not description or (inside is not None and (PLAN_START_RE.match(description)
+                                                   or NOT_FOOD_START_RE.match(description))):
         return None
     args["description"] = description
     return [ToolCall("log_meal", args)]

@@ -716,13 +716,13 @@ _NULL = "\\N"
 def _copy_line(row: EdgeRow) -> str:
     """One edge row as a line of COPY text, the same as `copy_text` per column, with the common cases (numbers,
     arrays of plain words) written directly."""
-    return _copy_head(row) + _copy_tail(row)
+    return _copy_head(row, _copy_scalar(row.user_id)) + _copy_tail(row)
 
 
-def _copy_head(row: EdgeRow) -> str:
-    """The columns that differ between the two directions of a pair: the ends and the weights."""
-    return (f"{_copy_scalar(row.user_id)}\t{int(row.a_id)}\t{int(row.b_id)}\t{float(row.w_raw)!r}\t"
-            f"{float(row.w_abs)!r}\t")
+def _copy_head(row: EdgeRow, person: str) -> str:
+    """The columns that differ between the two directions of a pair: the ends and the weights (after the person,
+    formatted by the caller)."""
+    return f"{person}\t{int(row.a_id)}\t{int(row.b_id)}\t{float(row.w_raw)!r}\t{float(row.w_abs)!r}\t"
 
 
 def _copy_tail(row: EdgeRow) -> str:
@@ -753,7 +753,7 @@ def copy_lines(rows: Sequence[EdgeRow]) -> str:
         if row.user_id is not user_id:  # all rows of a node are one person's: a uuid is formatted once
             user_id, person = row.user_id, _copy_scalar(row.user_id)
         previous = row
-        lines.append(f"{person}\t{int(row.a_id)}\t{int(row.b_id)}\t{float(row.w_raw)!r}\t{float(row.w_abs)!r}\t{tail}")
+        lines.append(_copy_head(row, person) + tail)
     return "".join(lines)
 
 
