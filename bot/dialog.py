@@ -17,7 +17,7 @@ import dataclasses
 import logging
 import time
 from dataclasses import replace
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, func, select
@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.access import Access, AccessPolicy, NotAdmitted, Sender, Tell
 from bot.commands import ActionHandler, Command
+from bot.commands.agenda import day_agenda
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons
@@ -41,6 +42,7 @@ from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
 from bot.parsing.freetext import parse_free_text
+from bot.parsing.questions import View, asked_about, is_question
 from bot.parsing.reminders import free_text_reminder
 from bot.parsing.smalltalk import smalltalk_of, smalltalk_reply
 from bot.photos import Photos
@@ -426,6 +428,14 @@ class Dialog:
                 await self._free_text(turn, message, model_down=outcome.tell_model_down)
             forwarded = False  # what steered the turn meanwhile is the person's own words
 
+    async def _answer_question(self, turn: Turn, view: View, day: date | None) -> None:
+        """A question about the logs answered by the view that shows it (bot.parsing.questions)."""
+        if view is View.AGENDA and day is not None:
+            await day_agenda(turn, day)
+        else:
+            name = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind"}.get(view, "today")
+            await self.commands[name].handler(turn, "")
+
     async def _free_text(self, turn: Turn, text: str, *, model_down: bool = False) -> None:
         """What the rule-based parser makes of a free text. `model_down`: the model could not be reached and the
         person has not been told yet; one message says both when the parser cannot help either."""
@@ -439,7 +449,14 @@ class Dialog:
                 await set_reminder(turn, reminder)
             return
         calls = parse_free_text(text, turn.today, now=local_now(turn.user, turn.now).time())
-        plan = None if calls else read_plan(text, local_now(turn.user, turn.now))
+        asked = None if calls else asked_about(text, turn.today)
+        if asked is not None:  # "Wie viel Wasser habe ich heute getrunken?", "Was steht morgen an?"
+            if model_down:
+                turn.say(model_down_text())
+            await self._answer_question(turn, asked.view, asked.day)
+            return
+        # A question with a day and a time ("Habe ich morgen um 9 einen Termin?") is no plan to offer.
+        plan = None if calls or is_question(text) else read_plan(text, local_now(turn.user, turn.now))
         if plan is not None:  # a day and a time for something: an appointment, a reminder or a task?
             if model_down:
                 turn.say(model_down_text())

@@ -71,6 +71,36 @@ STATE_RE = re.compile(r"^(?:i am|i'm|ich bin|we are|we're|wir sind|i was|ich war
 # ("erinnere mich ..." asks for a reminder: bot.parsing.reminders reads it first.)
 TASK_PREFIX_RE = re.compile(r"^(?:todo|to-do|task|aufgabe)\s*[:\-]?\s+(?P<rest>.+)$", re.I)
 DEADLINE_RE = re.compile(r"\b(bis|until|till|by|due|spätestens|spaetestens)\b", re.I)
+# A to-do said as a bare verb phrase, without "todo:" or a deadline: a German infinitive at its end ("Milch kaufen",
+# "Mama anrufen"), an English imperative first ("buy milk", "call mom"). Verbs of errands only, so that a phrase that
+# describes ("schön essen", "read a good book today") is not made a task; a few words at most.
+TASK_VERBS_DE = frozenset({
+    "kaufen", "einkaufen", "besorgen", "holen", "abholen", "anrufen", "zurückrufen", "bezahlen", "überweisen",
+    "erledigen", "putzen", "aufräumen", "waschen", "spülen", "buchen", "bestellen", "kündigen", "beantragen",
+    "vereinbaren", "ausmachen", "reparieren", "zurückgeben", "abgeben", "schicken", "verschicken", "abschicken",
+    "drucken", "ausdrucken", "unterschreiben", "vorbereiten", "packen", "einpacken", "gießen", "mähen", "reservieren",
+    "anmelden", "abmelden", "verlängern", "tanken", "entsorgen", "rausbringen", "einreichen", "beantworten",
+    "schreiben", "mailen", "fragen", "erinnern", "organisieren", "planen", "einräumen", "ausräumen", "staubsaugen",
+})
+TASK_VERBS_EN = frozenset({
+    "buy", "get", "pick", "call", "phone", "text", "email", "e-mail", "pay", "book", "order", "cancel", "renew",
+    "clean", "tidy", "wash", "fix", "repair", "return", "send", "mail", "post", "print", "sign", "prepare", "pack",
+    "mow", "schedule", "submit", "reply", "answer", "file", "ask", "bring", "collect", "register", "vacuum",
+    "write", "pickup",
+})
+BARE_TASK_WORDS = 6
+# A task said done by (part of) its title: "erledigt: Milch kaufen", "done: call mom", "Milch kaufen erledigt".
+DONE_PREFIX_RE = re.compile(r"^(?:erledigt|done|abgehakt|completed)\s*[:\-]\s*(?P<task>.+)$", re.I)
+DONE_SUFFIX_RE = re.compile(r"^(?P<task>.+?)\s*[:\-]?\s+(?:ist\s+|is\s+)?(?:erledigt|done|abgehakt)$", re.I)
+NOT_A_TITLE_RE = re.compile(r"^(?:alles|all|everything|nichts|nothing|das|that|this|it|es)$", re.I)
+# A day that is what the to-do is about, not when it is due.
+TOPIC_BEFORE_RE = re.compile(r"\b(?:about|regarding|re|über|wegen|for|für)\s*$", re.I)
+# Who a phrase is about, or when it was: a statement, not a to-do ("ich muss noch Milch kaufen" is one, but "wir waren
+# einkaufen" is not; the first stays with the model).
+NOT_A_TASK_RE = re.compile(
+    r"^(?:ich|wir|du|er|sie|es|i|we|you|he|she|they|it|my|mein|meine|get well)\b"
+    r"|\b(?:gestern|yesterday|war|waren|was|were)\b",
+    re.I)
 
 
 @dataclass(frozen=True)
@@ -87,7 +117,22 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
     cleaned = re.sub(r"(?<!\d)[.!]+$", "", text.strip())
     if not cleaned or len(cleaned) > 500:
         return None
-    return parse_drinks(cleaned) or parse_meal(cleaned) or parse_task(cleaned, today, now)
+    if cleaned.endswith("?"):
+        # "Hab ich heute schon Wasser getrunken?" asks, it logs nothing (bot.parsing.questions may answer it); an
+        # explicit to-do stays one ("todo: ask Anna about Friday?").
+        return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
+    return parse_drinks(cleaned) or parse_meal(cleaned) or parse_done(cleaned) or parse_task(cleaned, today, now)
+
+
+def parse_done(text: str) -> list[ToolCall] | None:
+    """A task said done by (part of) its title; the tool finds it among the open tasks, or says it found none."""
+    said = DONE_PREFIX_RE.match(text) or DONE_SUFFIX_RE.match(text)
+    if said is None:
+        return None
+    title = said.group("task").strip(" :-")
+    if not title or NOT_A_TITLE_RE.match(title) or NOT_A_TASK_RE.search(title) or STATE_RE.match(title):
+        return None  # "alles erledigt", "ich bin erledigt": how things are, no task named
+    return [ToolCall("complete_task", {"task": title[:200]})]
 
 
 def parse_drinks(text: str) -> list[ToolCall] | None:
@@ -246,12 +291,26 @@ def _food_only(description: str) -> str:
     return " ".join(words).strip(" ,;:-")
 
 
+def _bare_task(text: str) -> bool:
+    """Whether a text (its day taken out) is a to-do said as a bare verb phrase ("Milch kaufen", "call mom"), with no
+    time of day (a time and a day are offered as appointment, reminder or task: bot.commands.reminders.read_plan)."""
+    words = re.findall(r"[\wäöüß'-]+", text.lower())
+    if not 2 <= len(words) <= BARE_TASK_WORDS or NOT_A_TASK_RE.search(text) or find_time(text) is not None:
+        return False
+    return words[-1] in TASK_VERBS_DE or (words[0] in TASK_VERBS_EN and words[-1] not in TASK_VERBS_DE)
+
+
 def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall] | None:
     explicit = TASK_PREFIX_RE.match(text)
     body = explicit.group("rest").strip() if explicit else text
     found = find_date(body, today)
     if explicit is None:
-        if found is None or not DEADLINE_RE.search(body[found.start:found.end]):
+        if found is not None and found.value >= today and _bare_task(cut(body, found.start, found.end)) \
+                and not TOPIC_BEFORE_RE.search(body[:found.start]):
+            pass  # "morgen Milch kaufen": due that day (but "text Anna about Saturday" is about it)
+        elif found is None and _bare_task(body):
+            pass  # "Milch kaufen", "call mom"
+        elif found is None or not DEADLINE_RE.search(body[found.start:found.end]):
             return None
         if STATE_RE.match(body):  # "I am on vacation until Friday" says how things are, it asks nothing done
             return None

@@ -13,6 +13,7 @@ from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
 from bot.parsing.freetext import ToolCall, parse_free_text
+from bot.parsing.questions import View, asked_about
 
 MONDAY = date(2026, 11, 30)
 
@@ -156,3 +157,59 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     find_date(text, MONDAY)
     find_time(text)
     find_duration_minutes(text)
+
+
+@pytest.mark.parametrize("text, calls", [
+    # A question logs nothing, however much it names a drink or a meal; an explicit to-do stays one.
+    ("Hab ich heute schon Wasser getrunken?", None),
+    ("Kaffee getrunken?", None),
+    ("Ich habe heute Mittag Pizza gegessen?", None),
+    ("todo: frag Anna?", [ToolCall("create_task", {"title": "Frag Anna?"})]),
+    # A to-do said as a bare verb phrase; a day with it is its due day.
+    ("Milch kaufen", [ToolCall("create_task", {"title": "Milch kaufen"})]),
+    ("call mom.", [ToolCall("create_task", {"title": "Call mom"})]),
+    ("morgen Milch kaufen", [ToolCall("create_task", {"title": "Milch kaufen", "due_date": "2026-12-01"})]),
+    ("pay rent on Friday", [ToolCall("create_task", {"title": "Pay rent", "due_date": "2026-12-04"})]),
+    ("text Anna about Saturday", None),  # the day is what it is about
+    ("Milch kaufen gestern", None),
+    ("wir waren einkaufen", None),
+    ("ich muss noch Milch kaufen", None),
+    ("Get well soon", None),
+    ("read a good book", None),
+    ("Mama morgen um 15 Uhr anrufen", None),  # a day and a time: offered as appointment, reminder or task
+    # A task said done by its title.
+    ("erledigt: Milch kaufen", [ToolCall("complete_task", {"task": "Milch kaufen"})]),
+    ("Zahnarzt anrufen ist erledigt!", [ToolCall("complete_task", {"task": "Zahnarzt anrufen"})]),
+    ("call mom done", [ToolCall("complete_task", {"task": "call mom"})]),
+    ("alles erledigt", None),
+    ("Ich bin erledigt", None),
+])
+def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCall] | None) -> None:
+    assert parse_free_text(text, MONDAY, now=time(12)) == calls
+
+
+@pytest.mark.parametrize("text, view, day", [
+    ("Wie viel Wasser habe ich heute getrunken?", View.DAY, None),
+    ("Wasser?", View.DAY, None),
+    ("Habe ich heute genug getrunken", View.DAY, None),  # a verb and a pronoun first ask
+    ("How much water did I drink today?", View.DAY, None),
+    ("Wie sieht mein Tag aus?", View.DAY, None),
+    ("Was steht heute an?", View.DAY, None),
+    ("Was steht morgen an?", View.AGENDA, date(2026, 12, 1)),
+    ("Was habe ich am Freitag vor?", View.AGENDA, date(2026, 12, 4)),
+    ("Was ist morgen los?", View.AGENDA, date(2026, 12, 1)),
+    ("What's on tomorrow?", View.AGENDA, date(2026, 12, 1)),
+    ("Do I have appointments tomorrow?", View.AGENDA, date(2026, 12, 1)),
+    ("Welche Aufgaben habe ich?", View.TASKS, None),
+    ("zeig meine Aufgaben", View.TASKS, None),
+    ("Welche Erinnerungen habe ich?", View.REMINDERS, None),
+    ("Wie viel Wasser habe ich gestern getrunken?", None, None),  # only today is kept at a glance
+    ("Was war gestern los?", None, None),
+    ("Habe heute Nudeln gegessen", None, None),  # tells, does not ask
+    ("Wann hat Anna Geburtstag?", None, None),
+    ("Hast du Zeit?", None, None),
+])
+def test_questions_about_the_logs_and_the_view_that_answers_them(text: str, view: View | None,
+                                                                 day: date | None) -> None:
+    asked = asked_about(text, MONDAY)
+    assert (asked.view if asked else None, asked.day if asked else None) == (view, day)

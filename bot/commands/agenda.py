@@ -1,0 +1,69 @@
+"""What is on a coming day: its appointments, reminders and tasks due, in time order. The answer to "Was steht morgen
+an?" or "What's on Friday?" without a language model (bot.parsing.questions)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.turn import Turn
+from brain.i18n import tr
+from brain.modules.calendar.service import MAX_LIST as EVENTS_MAX
+from brain.modules.todo.service import MAX_LIST as TASKS_MAX
+from brain.reminders.service import MAX_LIST as REMINDERS_MAX
+
+
+def _on(day: date, item: dict[str, Any]) -> bool:
+    """Whether an event (its local start and end) takes place on `day`; an all-day one ends at the midnight after."""
+    start, end = datetime.fromisoformat(item["start"]), datetime.fromisoformat(item["end"])
+    if item.get("is_all_day"):
+        return start.date() <= day < max(end.date(), start.date() + timedelta(days=1))
+    return start.date() == day or (start.date() < day and end > datetime.combine(day, time.min, start.tzinfo))
+
+
+async def day_agenda(turn: Turn, day: date) -> None:
+    """The day's appointments, reminders and open tasks due then, each line with its time; or that nothing is on."""
+    events = await turn.tool("get_upcoming_events", {"limit": EVENTS_MAX})
+    reminders = await turn.tool("list_reminders", {"limit": REMINDERS_MAX})
+    tasks = await turn.tool("list_tasks", {"filter": "open", "limit": TASKS_MAX})
+    for result in (events, reminders, tasks):
+        if not result.ok:
+            turn.say_result(result)
+            return
+    zone = ZoneInfo(turn.user.timezone)
+    timed: list[tuple[time, str]] = []  # (when, line): sorted by the time of day
+    all_day: list[str] = []
+    event_items: list[dict[str, Any]] = events.data.get("events", [])
+    for item in event_items:
+        if not _on(day, item):
+            continue
+        start = datetime.fromisoformat(item["start"]).astimezone(zone)
+        if item.get("is_all_day"):
+            all_day.append(f"• {turn.t(tr('all day'))}: {item['title']}")
+        elif start.date() < day:
+            until = turn.render.time_of(datetime.fromisoformat(item["end"]))
+            timed.append((time.min, f"• {turn.t(tr('until {end}', end=until))} {item['title']}"))
+        else:
+            timed.append((start.time(), f"• {turn.render.time_of(start)} {item['title']}"))
+    for item in reminders.data.get("reminders", []):
+        at = datetime.fromisoformat(item["at"]).astimezone(zone)
+        if at.date() == day:
+            timed.append((at.time(), f"• {turn.render.time_of(at)} ⏰ {item['text']}"))
+    due: list[str] = []
+    for item in tasks.data.get("tasks", []):
+        if item.get("due_date") == day.isoformat():
+            if item.get("due_time"):
+                at_time = time.fromisoformat(item["due_time"])
+                timed.append((at_time, f"• {turn.render.format_value(at_time)} ✓ {item['title']}"))
+            else:
+                due.append(f"• ✓ {item['title']}")
+    long_date = turn.render.long_date_of(day)
+    heading = turn.t(tr("Tomorrow, {date}", date=long_date)) if day == turn.today + timedelta(days=1) else long_date
+    if not (timed or all_day or due):
+        turn.say(tr("Nothing is on for {date} yet: no appointments, reminders or tasks due.", date=long_date))
+        return
+    lines = [heading + ":", *all_day, *(line for _, line in sorted(timed, key=lambda pair: pair[0])), *due]
+    if len(event_items) >= EVENTS_MAX and datetime.fromisoformat(event_items[-1]["start"]).date() <= day:
+        lines.append(turn.t(tr("… and maybe more: /event lists your calendar.")))
+    turn.say("\n".join(lines))

@@ -1,0 +1,110 @@
+"""Questions about the person's own logs, answered without a language model: "Wie viel Wasser habe ich heute
+getrunken?", "Was steht morgen an?", "What are my tasks?". Without a model the rule-based reader used to answer
+them with "I didn't understand", and worse, read "Hab ich heute schon Wasser getrunken?" as a glass of water.
+
+`is_question` says whether a message asks rather than tells (the logs then take nothing from it); `asked_about`
+says which view answers it, or None when it asks something the logs cannot answer (a past day, a memory, ...)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from enum import Enum
+
+from bot.parsing.dates import find_date
+
+
+class View(Enum):
+    DAY = "day"  # today at a glance (drinks, meals, tasks, calendar)
+    TASKS = "tasks"  # the open tasks
+    REMINDERS = "reminders"  # the reminders coming up
+    AGENDA = "agenda"  # one day's events, reminders and tasks due
+
+
+@dataclass(frozen=True)
+class Asked:
+    view: View
+    day: date | None = None  # the day of an AGENDA
+
+
+_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
+# How a question starts: a question word, or a request to show something ("was" is German; as English "was" it still
+# needs a topic below).
+QUESTION_WORDS = frozenset({
+    "wie", "was", "welche", "welcher", "welches", "wann", "wieviel", "wieviele", "steht", "stehen", "gibt", "zeig",
+    "zeige", "liste", "how", "what", "what's", "whats", "which", "when", "show", "list", "anything",
+})
+# A verb first asks only with a pronoun after it ("Habe ich heute genug getrunken", "did I drink enough"); "Habe 0,5 l
+# Wasser getrunken" and "had a coffee" tell.
+ASKING_VERBS = frozenset({"hab", "habe", "hast", "hatte", "bin", "muss", "do", "did", "have", "has", "had", "is", "are",
+                          "am", "was"})
+PRONOUNS = frozenset({"ich", "du", "es", "wir", "i", "you", "we", "there", "it", "my"})
+# Topics, by the words that name them.
+_INTAKE = frozenset({
+    "wasser", "water", "getrunken", "trinken", "trank", "drank", "drink", "drinks", "drunk", "kaffee", "kaffees",
+    "coffee", "coffees", "tee", "tea", "gegessen", "essen", "ate", "eaten", "eat", "meals", "meal", "mahlzeiten",
+    "mahlzeit", "kalorien", "calories", "kcal", "protein", "eiweiß", "eiweiss",
+})
+_TASKS = frozenset({"aufgabe", "aufgaben", "todo", "todos", "to-do", "to-dos", "task", "tasks", "erledigen"})
+_REMINDERS = frozenset({"erinnerung", "erinnerungen", "reminder", "reminders"})
+_PLANS = frozenset({"termin", "termine", "kalender", "calendar", "appointment", "appointments", "event", "events",
+                    "schedule", "plans", "plan", "agenda", "vor", "los"})
+_DAY = frozenset({"tag", "day"})  # "Wie sieht mein Tag aus?", "How is my day?"
+_TODAY = frozenset({"heute", "today", "tonight", "now", "jetzt"})
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower().replace("’", "'") for w in _WORDS.findall(text)]
+
+
+def is_question(text: str) -> bool:
+    """Whether the message asks something: a question mark at its end, a question word first, or a verb and a pronoun
+    first."""
+    words = _words(text)
+    if text.rstrip().endswith("?"):
+        return True
+    if len(words) < 2:
+        return False
+    return words[0] in QUESTION_WORDS or (words[0] in ASKING_VERBS and words[1] in PRONOUNS)
+
+
+def _plans(words: list[str], text: str) -> bool:
+    """Asks what is planned: names the calendar, or says "steht … an", "what's on", "habe ich … vor"."""
+    said = set(words)
+    if said & (_PLANS - {"vor", "los"}):
+        return True
+    if ("steht" in said or "stehen" in said) and words[-1] == "an":
+        return True
+    if words[-1] == "vor" and said & {"habe", "hab", "hast"}:  # "Was habe ich morgen vor?"
+        return True
+    if words[-1] == "los" and "was" in said:  # "Was ist morgen los?"
+        return True
+    return re.search(r"\bwhat(?:'|’)?s\s+(?:on|up|planned|happening)\b|\bwhat\s+is\s+(?:on|planned)\b",
+                     text, re.I) is not None
+
+
+def asked_about(text: str, today: date) -> Asked | None:
+    """Which view answers a question about the logs; None for any other message or question."""
+    if not is_question(text) or len(text) > 200:
+        return None
+    words = _words(text)
+    if not words:
+        return None
+    said = set(words)
+    found = find_date(text, today)
+    day = found.value if found is not None else None
+    if day is None and said & {"heute", "today", "tonight"}:
+        day = today
+    if said & _TASKS:
+        return Asked(View.TASKS) if day is None or day >= today else None
+    if said & _REMINDERS:
+        return Asked(View.REMINDERS) if day is None or day >= today else None
+    if _plans(words, text):
+        if day is None or day == today:
+            return Asked(View.DAY)
+        return Asked(View.AGENDA, day) if day > today else None
+    if said & _INTAKE or (said & _DAY and said & {"mein", "my", "meinen", "meiner"}):
+        # Only today's figures are kept at a glance; "gestern" or "last week" is for the model (or /week).
+        return Asked(View.DAY) if day is None or day == today else None
+    return None

@@ -1,0 +1,83 @@
+"""Without a language model: questions about the logs are answered from them and log nothing; a to-do said as a bare
+verb phrase becomes a task, and one said done is completed. (The clock says Monday 2026-11-30, 08:30 in Berlin.)"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from sqlalchemy import select
+
+from brain.modules.drink.models import DrinkEntry
+from brain.modules.todo.models import Task
+
+
+async def test_a_question_about_water_logs_none_and_answers_with_the_day(person, brain, db_state) -> None:
+    alice = person(language="de")
+    await alice.send("/start")
+    before = await db_state()
+    answer = await alice.send("Hab ich heute schon Wasser getrunken?")
+    assert "Wasser: 0 ml von 2.000 ml" in answer and "eingetragen" not in answer
+    assert await db_state() == before  # no glass of water from a question
+    await alice.send("2 Gläser Wasser")
+    assert "Wasser: 500 ml von 2.000 ml" in await alice.send("Wie viel Wasser habe ich heute getrunken?")
+    async with brain.transactions.read() as s:
+        assert len((await s.scalars(select(DrinkEntry))).all()) == 2
+
+
+async def test_what_is_on_tomorrow_lists_its_appointments_reminders_and_tasks_in_time_order(person) -> None:
+    alice = person(language="de")
+    await alice.send("/termin Friseur morgen 15:00")
+    await alice.send("Erinnere mich morgen um 9 an den Zahnarzt")
+    await alice.send("/termin Urlaub 1.12.-3.12.")
+    await alice.send("Zahnarzt anrufen bis morgen")
+    await alice.send("/termin Kino übermorgen 20:00")  # another day: not listed
+    answer = await alice.send("Was steht morgen an?")
+    lines = answer.splitlines()
+    assert lines[0] == "Morgen, Dienstag, 1. Dezember 2026:"
+    assert lines[1:] == ["• ganztägig: Urlaub", "• 09:00 ⏰ Zahnarzt", "• 15:00 Friseur", "• ✓ Zahnarzt anrufen"]
+    assert "Kino" not in answer
+    assert "nichts" in (await alice.send("Was habe ich am Samstag vor?"))
+
+
+async def test_whats_on_in_english_and_nothing_on(person) -> None:
+    alice = person()
+    assert await alice.send("What's on tomorrow?") == (
+        "Nothing is on for Tuesday, December 1, 2026 yet: no appointments, reminders or tasks due.")
+    await alice.send("/event Dentist tomorrow 14:00")
+    assert "2:00\u202fPM Dentist" in await alice.send("Do I have appointments tomorrow?")
+
+
+@pytest.mark.parametrize("line, shows", [
+    ("Welche Aufgaben habe ich?", "Offene Aufgaben"),
+    ("Welche Erinnerungen habe ich?", "keine anstehenden Erinnerungen"),
+    ("Wie sieht mein Tag aus?", "Heute, Montag, 30. November 2026"),
+    ("Was steht heute an?", "Heute, Montag, 30. November 2026"),
+])
+async def test_german_questions_get_the_view_that_answers_them(person, brain, line: str, shows: str) -> None:
+    alice = person(language="de")
+    await alice.send("/aufgabe Steuer bis Freitag")
+    assert shows in await alice.send(line)
+    async with brain.transactions.read() as s:
+        assert [t.title for t in (await s.scalars(select(Task))).all()] == ["Steuer"]  # asked, nothing added
+
+
+async def test_a_question_the_logs_cannot_answer_is_not_answered_with_them(person) -> None:
+    alice = person()
+    # Yesterday's figures are not kept at a glance, and a question about someone is for the memory or the model.
+    assert "didn't understand" in await alice.send("How much water did I drink yesterday?")
+    assert "didn't understand" in await alice.send("When is Anna's birthday?")
+
+
+async def test_a_bare_to_do_becomes_a_task_and_is_completed_by_its_title(person, brain) -> None:
+    alice = person(language="de")
+    assert await alice.send("Milch kaufen") == "Aufgabe Milch kaufen angelegt."
+    assert "fällig am Di., 1. Dez." in await alice.send("morgen Mama anrufen")
+    assert "Erledigt: Milch kaufen" in await alice.send("Milch kaufen erledigt")
+    async with brain.transactions.read() as s:
+        tasks = {t.title: t for t in (await s.scalars(select(Task))).all()}
+    assert tasks["Milch kaufen"].completed_at is not None
+    assert tasks["Mama anrufen"].completed_at is None and tasks["Mama anrufen"].due_date == date(2026, 12, 1)
+    assert "keine Aufgabe" in await alice.send("erledigt: Fenster putzen")
+    # Said of the past, or by someone about themselves: no task.
+    assert "nicht verstanden" in await alice.send("wir waren gestern einkaufen")
