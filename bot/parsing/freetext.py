@@ -34,6 +34,8 @@ FILLER = {
     "noch", "more", "another", "a", "an", "ein", "eine", "einen", "one", "mug", "ml", "l",
     # When, as people say it of a drink just had ("Ich habe heute 2 Kaffee getrunken", "had a tea today").
     "heute", "today", "eben", "vorhin", "soeben", "now", "already", "schon", "bereits",
+    # ... and a part of today ("abends ein Glas Wein", "a beer tonight"); never "morgen", which is tomorrow.
+    "morgens", "vormittags", "mittags", "nachmittags", "abends", "tonight", "earlier",
 }
 MEAL_WORDS: dict[str, str] = {
     "breakfast": "breakfast", "frühstück": "breakfast", "fruehstueck": "breakfast",

@@ -29,6 +29,9 @@ MONDAY = date(2026, 11, 30)
     ("Ich habe heute 2 Kaffee getrunken", [ToolCall("log_drink", {"drink_type": "coffee", "count": 2})]),
     ("had a tea just now", [ToolCall("log_drink", {"drink_type": "tea"})]),
     ("hab vorhin schon 0,5l Wasser getrunken", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500})]),
+    ("abends ein Glas Wein", [ToolCall("log_drink", {"drink_type": "alcohol", "quantity_ml": 250})]),
+    ("a beer tonight", [ToolCall("log_drink", {"drink_type": "alcohol"})]),
+    ("morgen ein Bier", None),  # tomorrow's is no drink had
     ("Tee 300ml", [ToolCall("log_drink", {"drink_type": "tea", "quantity_ml": 300})]),
     ("Einkaufen bis Freitag", [ToolCall("create_task", {"title": "Einkaufen", "due_date": "2026-12-04"})]),
     ("Kaffee kaufen bis morgen", [ToolCall("create_task", {"title": "Kaffee kaufen", "due_date": "2026-12-01"})]),
