@@ -31,7 +31,7 @@ from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
-from bot.commands.places import shared_location
+from bot.commands.places import place_in_words, shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
 from bot.commands.reminders import offer_plan, read_plan, set_reminder
 from bot.commands.rituals import answer_free_text
@@ -41,7 +41,7 @@ from bot.delivery.keyboards import take_off_keyboards
 from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
-from bot.parsing.freetext import parse_free_text
+from bot.parsing.freetext import parse_free_text, place_said
 from bot.parsing.questions import View, asked_about, is_question
 from bot.parsing.reminders import free_text_reminder
 from bot.parsing.smalltalk import smalltalk_of, smalltalk_reply
@@ -449,6 +449,12 @@ class Dialog:
                 await set_reminder(turn, reminder)
             return
         calls = parse_free_text(text, turn.today, now=local_now(turn.user, turn.now).time())
+        place = None if calls else place_said(text)
+        if place is not None:  # "ich bin im Café Luna", "I'm at the gym"
+            if model_down:
+                turn.say(model_down_text())
+            await place_in_words(turn, place)
+            return
         asked = None if calls else asked_about(text, turn.today)
         if asked is not None:  # "Wie viel Wasser habe ich heute getrunken?", "Was steht morgen an?"
             if model_down:

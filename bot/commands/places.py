@@ -44,6 +44,17 @@ async def place(turn: Turn, args: str) -> None:
     turn.say_result(visit)
 
 
+async def place_in_words(turn: Turn, name: str) -> None:
+    """"Ich bin im Café Luna": a visit of that place if the person has one by that name; a place not saved yet is
+    offered, with a button, rather than made of every "I'm at ..." (the button does what /place <name> does)."""
+    visit = await turn.tool("visit_place", {"place": name})
+    if visit.ok or visit.error_code != "not_found":
+        turn.say_result(visit)
+        return
+    turn.say(tr("{name} is not one of your places yet. Save it and check in there?", name=name),
+             buttons=[[turn.button(tr("📍 Check in"), "command", text=f"/place {name}")]])
+
+
 SHARED_LOCATION_CHOICES = 6
 
 

@@ -334,3 +334,35 @@ def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall
         return None
     args["title"] = title[:1].upper() + title[1:]
     return [ToolCall("create_task", args, at_time)]
+
+
+# Where the person is or was today: "ich bin im Café Luna", "bin gerade beim Bäcker", "ich war heute im Kino", "I'm at
+# the gym". German with im / in der / beim / bei / am (a bare "in" says a state: "in Eile"), English with "at".
+PLACE_DE_RE = re.compile(
+    r"^(?:ich\s+)?(?P<verb>bin|war)\s+(?:(?:heute|gerade|grad|jetzt|eben|noch|schon)\s+)*"
+    r"(?:im|in\s+der|beim|bei\s+der|bei\s+dem|bei|am|an\s+der)\s+(?P<name>.+)$", re.I)
+PLACE_EN_RE = re.compile(
+    r"^(?:i'm|i\s+am|im|i\s+was)\s+(?:(?:now|just|still|already|today)\s+)*at\s+(?:the\s+)?(?P<name>.+?)"
+    r"(?:\s+(?:today|now|right\s+now))?$", re.I)
+# What follows those words when they say how the person is, not where ("im Stress", "im Urlaub" is /vacation).
+NOT_A_PLACE = frozenset({
+    "stress", "urlaub", "eimer", "moment", "recht", "unrecht", "zweifel", "prinzip", "grunde", "allgemeinen",
+    "ende", "anfang", "dienst", "begriff", "gange", "kommen", "gehen", "arbeiten",
+    "a loss", "peace", "ease", "risk", "least", "last", "first", "all", "it", "this", "that", "once",
+})
+PLACE_WORDS = 4
+
+
+def place_said(text: str) -> str | None:
+    """The name of the place a person says they are at, or were at today; None for anything else."""
+    cleaned = re.sub(r"[.!]+$", "", text.strip())
+    match = PLACE_DE_RE.match(cleaned) or PLACE_EN_RE.match(cleaned)
+    if match is None or re.search(r"\b(?:gestern|yesterday|morgen|tomorrow)\b", cleaned, re.I):
+        return None
+    name = re.sub(r"\s+(?:heute|today|gerade|jetzt|now)$", "", match.group("name").strip(), flags=re.I).strip(" ,")
+    words = name.split()
+    if not words or len(words) > PLACE_WORDS or name.lower() in NOT_A_PLACE or any(c.isdigit() for c in name) \
+            or find_time(name) is not None:
+        return None
+    return name[:1].upper() + name[1:]
+

@@ -81,3 +81,26 @@ async def test_a_bare_to_do_becomes_a_task_and_is_completed_by_its_title(person,
     assert "keine Aufgabe" in await alice.send("erledigt: Fenster putzen")
     # Said of the past, or by someone about themselves: no task.
     assert "nicht verstanden" in await alice.send("wir waren gestern einkaufen")
+
+
+async def test_where_the_person_is_checks_in_at_a_saved_place_and_offers_a_new_one(person, brain, db_state) -> None:
+    alice = person(language="de")
+    await alice.send("/start")
+    before = await db_state()
+    offer = await alice.send("ich war heute im Café Luna")
+    assert offer == "Café Luna ist noch keiner deiner Orte. Speichern und dort einchecken?"
+    assert await db_state() == before  # only offered
+    assert "Café Luna: Besuch notiert (bisher 1 Besuch)" in await alice.press(alice.buttons()["📍 Einchecken"])
+    # A saved place is checked in at once, however its accents and case are written.
+    assert "Café Luna: Besuch notiert (bisher 2 Besuche)" in await alice.send("bin gerade im cafe luna")
+    before = await db_state()
+    for said in ("ich bin im Stress", "ich bin in Eile", "ich war gestern im Kino"):  # a state, or another day
+        assert "nicht verstanden" in await alice.send(said)
+    assert await db_state() == before
+
+
+async def test_im_at_the_gym_in_english(person) -> None:
+    alice = person()
+    assert await alice.send("I'm at the gym") == "Gym is not one of your places yet. Save it and check in there?"
+    assert "Gym" in await alice.press(alice.buttons()["📍 Check in"])
+    assert "2 visits" in await alice.send("I am at the gym now")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
-from bot.parsing.freetext import ToolCall, parse_free_text
+from bot.parsing.freetext import ToolCall, parse_free_text, place_said
 from bot.parsing.questions import View, asked_about
 
 MONDAY = date(2026, 11, 30)
@@ -216,3 +216,22 @@ def test_questions_about_the_logs_and_the_view_that_answers_them(text: str, view
                                                                  day: date | None) -> None:
     asked = asked_about(text, MONDAY)
     assert (asked.view if asked else None, asked.day if asked else None) == (view, day)
+
+
+@pytest.mark.parametrize("text, place", [
+    ("ich bin im Café Luna", "Café Luna"),
+    ("bin gerade beim Bäcker", "Bäcker"),
+    ("ich war heute im Kino", "Kino"),
+    ("I'm at the gym", "Gym"),
+    ("I am at Café Luna now", "Café Luna"),
+    ("ich bin am Bahnhof.", "Bahnhof"),
+    ("Ich war gestern im Kino", None),  # another day: not a visit now
+    ("ich bin im Stress", None),  # how the person is, not where
+    ("ich bin in Eile", None),
+    ("ich bin im Urlaub", None),
+    ("I'm at a loss", None),
+    ("ich bin im Büro um 9", None),  # a time: a plan, not where the person is
+    ("ich bin im Haus am See hinter dem Wald", None),  # too long for a place's name
+])
+def test_the_place_a_person_says_they_are_at(text: str, place: str | None) -> None:
+    assert place_said(text) == place
