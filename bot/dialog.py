@@ -42,7 +42,7 @@ from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
 from bot.parsing.freetext import parse_free_text, place_said
-from bot.parsing.questions import View, asked_about, is_question
+from bot.parsing.questions import View, asked_about, command_word, is_question
 from bot.parsing.reminders import free_text_reminder
 from bot.parsing.smalltalk import smalltalk_of, smalltalk_reply
 from bot.photos import Photos
@@ -439,6 +439,12 @@ class Dialog:
     async def _free_text(self, turn: Turn, text: str, *, model_down: bool = False) -> None:
         """What the rule-based parser makes of a free text. `model_down`: the model could not be reached and the
         person has not been told yet; one message says both when the parser cannot help either."""
+        word = command_word(text)
+        if word is not None and word in self.commands:  # "help", "undo", "Aufgaben": the command without its slash
+            if model_down:
+                turn.say(model_down_text())
+            await self.commands[word].handler(turn, "")
+            return
         reminder = free_text_reminder(text, local_now(turn.user, turn.now))
         if reminder is not None:
             if model_down:

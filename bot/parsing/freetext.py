@@ -91,6 +91,13 @@ TASK_VERBS_EN = frozenset({
     "write", "pickup",
 })
 BARE_TASK_WORDS = 6
+DETERMINERS = frozenset({"the", "my", "this", "that", "last", "a", "an", "these", "those"})
+# The companion's own entries: an English verb with only one of them is said to the companion ("cancel the reminder"),
+# not a to-do. (German errands put the verb last, and the companion's own verbs, "löschen", are no errands.)
+OWN_THINGS = frozenset({
+    "reminder", "reminders", "task", "tasks", "entry", "entries", "event", "events", "meal", "meals", "drink", "drinks",
+    "goal", "goals", "place", "places", "it", "that", "this", "one",
+})
 # A task said done by (part of) its title: "erledigt: Milch kaufen", "done: call mom", "Milch kaufen erledigt".
 DONE_PREFIX_RE = re.compile(r"^(?:erledigt|done|abgehakt|completed)\s*[:\-]\s*(?P<task>.+)$", re.I)
 DONE_SUFFIX_RE = re.compile(r"^(?P<task>.+?)\s*[:\-]?\s+(?:ist\s+|is\s+)?(?:erledigt|done|abgehakt)$", re.I)
@@ -299,6 +306,9 @@ def _bare_task(text: str) -> bool:
     words = re.findall(r"[\wäöüß'-]+", text.lower())
     if not 2 <= len(words) <= BARE_TASK_WORDS or NOT_A_TASK_RE.search(text) or find_time(text) is not None:
         return False
+    if words[0] in TASK_VERBS_EN and len(rest := [w for w in words[1:] if w not in DETERMINERS]) == 1 \
+            and rest[0] in OWN_THINGS:
+        return False  # "cancel the reminder": said to the companion about its own entry
     return words[-1] in TASK_VERBS_DE or (words[0] in TASK_VERBS_EN and words[-1] not in TASK_VERBS_DE)
 
 

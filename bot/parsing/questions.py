@@ -108,3 +108,17 @@ def asked_about(text: str, today: date) -> Asked | None:
         # Only today's figures are kept at a glance; "gestern" or "last week" is for the model (or /week).
         return Asked(View.DAY) if day is None or day == today else None
     return None
+
+
+# A command's word typed without its slash, alone ("help", "undo", "Aufgaben"): what people used to other chats type.
+COMMAND_WORDS = {
+    "help": "help", "hilfe": "help", "undo": "undo", "rückgängig": "undo", "tasks": "tasks", "aufgaben": "tasks",
+    "todo": "tasks", "todos": "tasks", "today": "today", "heute": "today", "week": "week", "woche": "week",
+    "streaks": "streaks", "reminders": "remind", "erinnerungen": "remind", "places": "place", "orte": "place",
+}
+
+
+def command_word(text: str) -> str | None:
+    """The command a message that is only its word (without the slash) asks for, or None."""
+    return COMMAND_WORDS.get(text.strip().strip(".!?").strip().lower())
+

@@ -104,3 +104,14 @@ async def test_im_at_the_gym_in_english(person) -> None:
     assert await alice.send("I'm at the gym") == "Gym is not one of your places yet. Save it and check in there?"
     assert "Gym" in await alice.press(alice.buttons()["📍 Check in"])
     assert "2 visits" in await alice.send("I am at the gym now")
+
+
+async def test_a_commands_word_without_its_slash_runs_it(person, db_state) -> None:
+    alice = person()
+    assert "/today" in await alice.send("help")
+    await alice.send("2 glasses of water")
+    assert "Removed 2 × 250 ml water" in await alice.send("undo")
+    assert "No open tasks" in await alice.send("Aufgaben")
+    before = await db_state()
+    assert "didn't understand" in await alice.send("cancel the reminder")  # no task "Cancel the reminder"
+    assert await db_state() == before

@@ -178,6 +178,10 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("wir waren einkaufen", None),
     ("ich muss noch Milch kaufen", None),
     ("Get well soon", None),
+    ("cancel the reminder", None),  # said to the companion about its own entry
+    ("cancel my last entry", None),
+    ("cancel the dentist appointment", [ToolCall("create_task", {"title": "Cancel the dentist appointment"})]),
+    ("Termin vereinbaren", [ToolCall("create_task", {"title": "Termin vereinbaren"})]),
     ("read a good book", None),
     ("Mama morgen um 15 Uhr anrufen", None),  # a day and a time: offered as appointment, reminder or task
     # A task said done by its title.
