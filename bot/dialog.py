@@ -41,7 +41,7 @@ from bot.delivery.keyboards import take_off_keyboards
 from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
-from bot.parsing.freetext import parse_free_text, place_said
+from bot.parsing.freetext import parse_free_text, place_said, water_goal_said
 from bot.parsing.questions import View, asked_about, command_word, is_question
 from bot.parsing.reminders import free_text_reminder
 from bot.parsing.smalltalk import smalltalk_of, smalltalk_reply
@@ -444,6 +444,12 @@ class Dialog:
             if model_down:
                 turn.say(model_down_text())
             await self.commands[word].handler(turn, "")
+            return
+        goal_ml = water_goal_said(text)
+        if goal_ml is not None:  # "Mein Wasserziel ist 2,5 Liter": the day's water target (what /today measures)
+            if model_down:
+                turn.say(model_down_text())
+            turn.say_result(await turn.tool("set_drink_goal", {"daily_ml": goal_ml}))
             return
         reminder = free_text_reminder(text, local_now(turn.user, turn.now))
         if reminder is not None:

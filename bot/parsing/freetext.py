@@ -376,3 +376,21 @@ def place_said(text: str) -> str | None:
         return None
     return name[:1].upper() + name[1:]
 
+
+# The daily water goal said in words: "Mein Wasserziel ist 2,5 Liter", "set my water goal to 3 liters",
+# "Trinkziel 2000 ml": the day's water target that /today measures (set_drink_goal refuses what it cannot keep).
+WATER_GOAL_RE = re.compile(
+    r"^(?:(?:set|change|make)\s+)?(?:my\s+|mein\s+|das\s+|the\s+)?(?:daily\s+|tägliches\s+)?"
+    r"(?:water\s+goal|drink(?:ing)?\s+goal|wasserziel|trinkziel|wasser-ziel)\s*"
+    r"(?:(?:is|to|=|:|ist|auf|soll\s+sein|sind)\s*)*(?P<amount>\d+(?:[.,]\d+)*\s*(?:ml|l|liters?|litres?|liter))"
+    r"(?:\s+(?:setzen|stellen|a\s+day|per\s+day|am\s+tag|pro\s+tag|täglich))*$", re.I)
+
+
+def water_goal_said(text: str) -> int | None:
+    """The daily water goal in ml a message sets, or None."""
+    match = WATER_GOAL_RE.match(re.sub(r"[.!]+$", "", text.strip()))
+    if match is None:
+        return None
+    amount = re.sub(r"(?i)\s*(?:liters?|litres?|liter)$", " l", match.group("amount"))
+    return parse_volume_ml(amount.replace(" ", ""))
+

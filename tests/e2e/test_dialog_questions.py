@@ -115,3 +115,12 @@ async def test_a_commands_word_without_its_slash_runs_it(person, db_state) -> No
     before = await db_state()
     assert "didn't understand" in await alice.send("cancel the reminder")  # no task "Cancel the reminder"
     assert await db_state() == before
+
+
+async def test_the_water_goal_said_in_words_is_the_days_target(person, db_state) -> None:
+    alice = person(language="de")
+    assert await alice.send("Mein Wasserziel ist 2,5 Liter") == "Dein tägliches Wasserziel liegt jetzt bei 2.500 ml."
+    assert "Wasser: 0 ml von 2.500 ml" in await alice.send("/heute")
+    before = await db_state()
+    assert "höchstens 10.000" in await alice.send("Wasserziel auf 100 l setzen")
+    assert await db_state() == before

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
-from bot.parsing.freetext import ToolCall, parse_free_text, place_said
+from bot.parsing.freetext import ToolCall, parse_free_text, place_said, water_goal_said
 from bot.parsing.questions import View, asked_about
 
 MONDAY = date(2026, 11, 30)
@@ -239,3 +239,16 @@ def test_questions_about_the_logs_and_the_view_that_answers_them(text: str, view
 ])
 def test_the_place_a_person_says_they_are_at(text: str, place: str | None) -> None:
     assert place_said(text) == place
+
+
+@pytest.mark.parametrize("text, ml", [
+    ("Mein Wasserziel ist 2,5 Liter", 2500),
+    ("set my water goal to 3 liters", 3000),
+    ("Trinkziel 2000 ml", 2000),
+    ("Wasserziel auf 3 l setzen", 3000),
+    ("my water goal is 3 liters a day", 3000),
+    ("Wasserziel", None),
+    ("water goal is high", None),
+])
+def test_the_water_goal_said_in_words(text: str, ml: int | None) -> None:
+    assert water_goal_said(text) == ml
