@@ -221,3 +221,13 @@ async def test_a_small_bare_number_after_a_drink_command_counts_drinks_not_milli
 ])
 async def test_lang_takes_a_languages_name_too(person, line: str, reply: str) -> None:
     assert await person().send(line) == reply
+
+
+async def test_a_coffee_is_answered_with_the_cups_of_the_day_and_the_water_in_view(person) -> None:
+    alice = person(language="de")
+    assert await alice.send("Kaffee") == ("150 ml Kaffee eingetragen. Kaffee heute: 1 Tasse · Wasser: 0 von 2.000 ml "
+                                          "(0\xa0%).")
+    assert (await alice.send("zwei Kaffee")).startswith("2 × 150 ml Kaffee eingetragen. Kaffee heute: 3 Tassen ·")
+    bob = person()
+    await bob.send("250 ml water")
+    assert await bob.send("/coffee") == "Logged 150 ml coffee. Coffee today: 1 cup · water: 250 of 2,000 ml (13%)."

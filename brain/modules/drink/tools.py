@@ -43,7 +43,16 @@ async def _log_drink(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         entries.append(entry)
     values = {"ml": ml, "drink": drink_label(drink_type), "water": progress.water_ml, "goal": progress.water_goal_ml,
               "percent": Percent(progress.water_percent)}
-    if count == 1:
+    if drink_type == "coffee":
+        # What a coffee drinker counts is cups; the water stays in view.
+        cups = ntr("{cups} cup", "{cups} cups", progress.coffee_count, cups=progress.coffee_count)
+        message = (tr("Logged {ml} ml {drink}. Coffee today: {cups} · water: {water} of {goal} ml ({percent}).",
+                      cups=cups, **values) if count == 1 else
+                   ntr("Logged {count} × {ml} ml {drink}. Coffee today: {cups} · water: {water} of {goal} ml "
+                       "({percent}).",
+                       "Logged {count} × {ml} ml {drink}. Coffee today: {cups} · water: {water} of {goal} ml "
+                       "({percent}).", count, count=count, cups=cups, **values))
+    elif count == 1:
         message = tr("Logged {ml} ml {drink}. Water today: {water} of {goal} ml ({percent}).", **values)
     else:
         message = ntr("Logged {count} × {ml} ml {drink}. Water today: {water} of {goal} ml ({percent}).",
