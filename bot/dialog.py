@@ -16,8 +16,9 @@ import asyncio
 import dataclasses
 import logging
 import time
+from collections.abc import Awaitable
 from dataclasses import replace
-from datetime import date, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, func, select
@@ -41,9 +42,9 @@ from bot.delivery.keyboards import take_off_keyboards
 from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
-from bot.parsing.freetext import parse_free_text, place_said, water_goal_said
+from bot.parsing.freetext import ToolCall, parse_free_text, place_said, water_goal_said
 from bot.parsing.questions import View, asked_about, command_word, is_question
-from bot.parsing.reminders import free_text_reminder
+from bot.parsing.reminders import ReminderRequest, free_text_reminder
 from bot.parsing.smalltalk import smalltalk_of, smalltalk_reply
 from bot.photos import Photos
 from bot.turn import NO_REASON, Turn
@@ -428,64 +429,11 @@ class Dialog:
                 await self._free_text(turn, message, model_down=outcome.tell_model_down)
             forwarded = False  # what steered the turn meanwhile is the person's own words
 
-    async def _answer_question(self, turn: Turn, view: View, day: date | None) -> None:
-        """A question about the logs answered by the view that shows it (bot.parsing.questions)."""
-        if view is View.AGENDA and day is not None:
-            await day_agenda(turn, day)
-        else:
-            name = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind"}.get(view, "today")
-            await self.commands[name].handler(turn, "")
-
     async def _free_text(self, turn: Turn, text: str, *, model_down: bool = False) -> None:
         """What the rule-based parser makes of a free text. `model_down`: the model could not be reached and the
         person has not been told yet; one message says both when the parser cannot help either."""
-        word = command_word(text)
-        if word is not None and word in self.commands:  # "help", "undo", "Aufgaben": the command without its slash
-            if model_down:
-                turn.say(model_down_text())
-            await self.commands[word].handler(turn, "")
-            return
-        goal_ml = water_goal_said(text)
-        if goal_ml is not None:  # "Mein Wasserziel ist 2,5 Liter": the day's water target (what /today measures)
-            if model_down:
-                turn.say(model_down_text())
-            turn.say_result(await turn.tool("set_drink_goal", {"daily_ml": goal_ml}))
-            return
-        reminder = free_text_reminder(text, local_now(turn.user, turn.now))
-        if reminder is not None:
-            if model_down:
-                turn.say(model_down_text())
-            if isinstance(reminder, Text):
-                turn.say(reminder)
-            else:
-                await set_reminder(turn, reminder)
-            return
-        calls = parse_free_text(text, turn.today, now=local_now(turn.user, turn.now).time())
-        place = None if calls else place_said(text)
-        if place is not None:  # "ich bin im Café Luna", "I'm at the gym"
-            if model_down:
-                turn.say(model_down_text())
-            await place_in_words(turn, place)
-            return
-        asked = None if calls else asked_about(text, turn.today)
-        if asked is not None:  # "Wie viel Wasser habe ich heute getrunken?", "Was steht morgen an?"
-            if model_down:
-                turn.say(model_down_text())
-            await self._answer_question(turn, asked.view, asked.day)
-            return
-        # A question with a day and a time ("Habe ich morgen um 9 einen Termin?") is no plan to offer.
-        plan = None if calls or is_question(text) else read_plan(text, local_now(turn.user, turn.now))
-        if plan is not None:  # a day and a time for something: an appointment, a reminder or a task?
-            if model_down:
-                turn.say(model_down_text())
-            offer_plan(turn, plan)
-            return
-        if not calls and (kind := smalltalk_of(text)) is not None:  # "hi", "danke", "gute Nacht"
-            if model_down:
-                turn.say(model_down_text())
-            turn.say(smalltalk_reply(kind, turn.user.display_name))
-            return
-        if not calls:
+        answer = self._read_free_text(turn, text)
+        if answer is None:
             turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "
                         "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help.") if model_down
                      else tr("I didn't understand that, and no language model is connected to help. "
@@ -493,18 +441,40 @@ class Dialog:
             return
         if model_down:
             turn.say(model_down_text())
-        for call in calls[:-1]:
-            result = await turn.tool(call.name, call.args)
-            if not result.ok:
-                turn.say_result(result)
-                return
-        last = calls[-1]
-        result = await turn.tool(last.name, last.args)
-        if last.name == "create_task":
-            say_task(turn, result, time_note(last.at_time, turn.today) if last.at_time is not None else None)
-            return
-        # A drink written as text gets the same quick buttons as /water: the next glass, and undo.
-        turn.say_result(result, after_drink_buttons(turn, result) if last.name == "log_drink" else None)
+        await answer
+
+    def _read_free_text(self, turn: Turn, text: str) -> Awaitable[None] | None:
+        """The answer the rule-based readers have for a free text, in the order they are asked, or None. Only the
+        first that reads the text answers (each reader is pure: nothing happens until the answer is awaited)."""
+        now = local_now(turn.user, turn.now)
+        word = command_word(text)
+        if word is not None and word in self.commands:  # "help", "undo", "Aufgaben": the command without its slash
+            return self.commands[word].handler(turn, "")
+        goal_ml = water_goal_said(text)
+        if goal_ml is not None:  # "Mein Wasserziel ist 2,5 Liter": the day's water target (what /today measures)
+            return _said_result(turn, "set_drink_goal", {"daily_ml": goal_ml})
+        reminder = free_text_reminder(text, now)
+        if reminder is not None:
+            return _say(turn, reminder) if isinstance(reminder, Text) else set_reminder(turn, reminder)
+        calls = parse_free_text(text, turn.today, now=now.time())
+        if calls:
+            return _run_calls(turn, calls)
+        place = place_said(text)
+        if place is not None:  # "ich bin im Café Luna", "I'm at the gym"
+            return place_in_words(turn, place)
+        asked = asked_about(text, turn.today)
+        if asked is not None:  # "Wie viel Wasser habe ich heute getrunken?", "Was steht morgen an?"
+            if asked.view is View.AGENDA and asked.day is not None:
+                return day_agenda(turn, asked.day)
+            return self.commands[_QUESTION_VIEWS[asked.view]].handler(turn, "")
+        # A question with a day and a time ("Habe ich morgen um 9 einen Termin?") is no plan to offer.
+        plan = None if is_question(text) else read_plan(text, now)
+        if plan is not None:  # a day and a time for something: an appointment, a reminder or a task?
+            return _offer(turn, plan)
+        kind = smalltalk_of(text)
+        if kind is not None:  # "hi", "danke", "gute Nacht"
+            return _say(turn, smalltalk_reply(kind, turn.user.display_name))
+        return None
 
     async def _press(self, turn: Turn, token: str) -> None:
         try:
@@ -529,6 +499,38 @@ class Dialog:
     async def _command_pressed(self, turn: Turn, payload: dict[str, Any]) -> None:
         """A "command" button: its command runs as if typed (a command that waits on a model, unshared)."""
         await self._command(turn, str(payload["text"]))
+
+
+# The command whose view answers a question about the logs (bot.parsing.questions; AGENDA is bot.commands.agenda).
+_QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind", View.AGENDA: "today"}
+
+
+async def _say(turn: Turn, text: Text) -> None:
+    turn.say(text)
+
+
+async def _said_result(turn: Turn, tool: str, args: dict[str, Any]) -> None:
+    turn.say_result(await turn.tool(tool, args))
+
+
+async def _offer(turn: Turn, plan: ReminderRequest) -> None:
+    offer_plan(turn, plan)
+
+
+async def _run_calls(turn: Turn, calls: list[ToolCall]) -> None:
+    """The calls a free text asked for, in order; the first that fails says why and stops the rest."""
+    for call in calls[:-1]:
+        result = await turn.tool(call.name, call.args)
+        if not result.ok:
+            turn.say_result(result)
+            return
+    last = calls[-1]
+    result = await turn.tool(last.name, last.args)
+    if last.name == "create_task":
+        say_task(turn, result, time_note(last.at_time, turn.today) if last.at_time is not None else None)
+        return
+    # A drink written as text gets the same quick buttons as /water: the next glass, and undo.
+    turn.say_result(result, after_drink_buttons(turn, result) if last.name == "log_drink" else None)
 
 
 def formatting_of(platform: str) -> str:
