@@ -51,7 +51,8 @@ _REMINDERS = frozenset({"erinnerung", "erinnerungen", "reminder", "reminders"})
 _PLANS = frozenset({"termin", "termine", "kalender", "calendar", "appointment", "appointments", "event", "events",
                     "schedule", "plans", "plan", "agenda", "vor", "los"})
 _DAY = frozenset({"tag", "day"})  # "Wie sieht mein Tag aus?", "How is my day?"
-_TODAY = frozenset({"heute", "today", "tonight", "now", "jetzt"})
+_TODAY = frozenset({"heute", "today", "tonight"})
+_MINE = frozenset({"mein", "my", "meinen", "meiner"})
 
 
 def _words(text: str) -> list[str]:
@@ -94,7 +95,7 @@ def asked_about(text: str, today: date) -> Asked | None:
     said = set(words)
     found = find_date(text, today)
     day = found.value if found is not None else None
-    if day is None and said & {"heute", "today", "tonight"}:
+    if day is None and said & _TODAY:
         day = today
     if said & _TASKS:
         return Asked(View.TASKS) if day is None or day >= today else None
@@ -104,7 +105,7 @@ def asked_about(text: str, today: date) -> Asked | None:
         if day is None or day == today:
             return Asked(View.DAY)
         return Asked(View.AGENDA, day) if day > today else None
-    if said & _INTAKE or (said & _DAY and said & {"mein", "my", "meinen", "meiner"}):
+    if said & _INTAKE or (said & _DAY and said & _MINE):
         # Only today's figures are kept at a glance; "gestern" or "last week" is for the model (or /week).
         return Asked(View.DAY) if day is None or day == today else None
     return None
