@@ -13,7 +13,7 @@ from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
 from bot.parsing.freetext import ToolCall, parse_free_text, place_said, water_goal_said
-from bot.parsing.questions import View, asked_about
+from bot.parsing.questions import View, asked_about, command_word
 
 MONDAY = date(2026, 11, 30)
 
@@ -152,7 +152,18 @@ def test_free_text_never_crashes_and_only_calls_known_tools(text: str) -> None:
     calls = parse_free_text(text, MONDAY)
     if calls is not None:
         assert 1 <= len(calls) <= 10
-        assert {c.name for c in calls} <= {"log_drink", "log_meal", "create_task"}
+        assert {c.name for c in calls} <= {"log_drink", "log_meal", "create_task", "complete_task"}
+
+
+@given(st.text(max_size=300))
+def test_the_other_readers_never_crash_and_stay_in_bounds(text: str) -> None:
+    asked = asked_about(text, MONDAY)
+    assert asked is None or asked.day is None or asked.day > MONDAY  # a coming day's agenda only
+    place = place_said(text)
+    assert place is None or 1 <= len(place.split()) <= 4
+    goal = water_goal_said(text)
+    assert goal is None or goal >= 0
+    command_word(text)
 
 
 @given(st.text(max_size=200))
