@@ -82,8 +82,8 @@ async def help_(turn: Turn, args: str) -> None:
             lines.append(turn.t(tr("Drinks: a bare number up to 10 counts glasses or cups (2.5 too), 50 and more is "
                                    "ml; in between I ask which. With a unit it is that much: 0.5 l.")))
     lines.append("")
-    lines.append(turn.t(tr("You can also just write, e.g. \"250 ml water\", \"two coffees\" or "
-                           "\"Buy milk by Friday\".")))
+    lines.append(turn.t(tr("You can also just write, e.g. \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" "
+                           "or \"I'm at Café Luna\", and ask \"What's on tomorrow?\" or \"How much water today?\".")))
     turn.say(*lines)
 
 
