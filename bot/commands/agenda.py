@@ -11,6 +11,7 @@ from bot.turn import Turn
 from brain.i18n import tr
 from brain.modules.calendar.service import MAX_LIST as EVENTS_MAX
 from brain.modules.todo.service import MAX_LIST as TASKS_MAX
+from brain.recurrence import occurrences, wall_instant
 from brain.reminders.service import MAX_LIST as REMINDERS_MAX
 
 
@@ -20,6 +21,20 @@ def _on(day: date, item: dict[str, Any]) -> bool:
     if item.get("is_all_day"):
         return start.date() <= day < max(end.date(), start.date() + timedelta(days=1))
     return start.date() == day or (start.date() < day and end > datetime.combine(day, time.min, start.tzinfo))
+
+
+def _reminded_on(day: date, item: dict[str, Any], zone: ZoneInfo) -> list[datetime]:
+    """When a reminder comes on `day` (local times): its next time, and of a repeating one every time on that day
+    from its next one on."""
+    at = datetime.fromisoformat(item["at"])
+    if not item.get("repeat"):
+        local = at.astimezone(zone)
+        return [local] if local.date() == day else []
+    midnight = wall_instant(datetime.combine(day, time.min), zone)
+    following = wall_instant(datetime.combine(day + timedelta(days=1), time.min), zone)
+    tick = timedelta(microseconds=1)
+    return [instant.astimezone(zone) for instant in occurrences(item["repeat"], at, zone, midnight - tick,
+                                                                 following - tick)]
 
 
 async def day_agenda(turn: Turn, day: date) -> None:
@@ -47,8 +62,7 @@ async def day_agenda(turn: Turn, day: date) -> None:
         else:
             timed.append((start.time(), f"• {turn.render.time_of(start)} {item['title']}"))
     for item in reminders.data.get("reminders", []):
-        at = datetime.fromisoformat(item["at"]).astimezone(zone)
-        if at.date() == day:
+        for at in _reminded_on(day, item, zone):
             timed.append((at.time(), f"• {turn.render.time_of(at)} ⏰ {item['text']}"))
     due: list[str] = []
     for item in tasks.data.get("tasks", []):

@@ -81,7 +81,7 @@ def _plans(words: list[str], text: str) -> bool:
         return True
     if words[-1] == "los" and "was" in said:  # "Was ist morgen los?"
         return True
-    return re.search(r"\bwhat(?:'|’)?s\s+(?:on|up|planned|happening)\b|\bwhat\s+is\s+(?:on|planned)\b",
+    return re.search(r"\bwhat(?:'|’)?s\s+(?:on|planned|happening)\b|\bwhat\s+is\s+(?:on|planned)\b",
                      text, re.I) is not None
 
 

@@ -67,6 +67,7 @@ async def test_a_question_the_logs_cannot_answer_is_not_answered_with_them(perso
     # Yesterday's figures are not kept at a glance, and a question about someone is for the memory or the model.
     assert "didn't understand" in await alice.send("How much water did I drink yesterday?")
     assert "didn't understand" in await alice.send("When is Anna's birthday?")
+    assert "I'm well" in await alice.send("What's up?")  # a greeting stays one
 
 
 async def test_a_bare_to_do_becomes_a_task_and_is_completed_by_its_title(person, brain) -> None:
@@ -124,3 +125,13 @@ async def test_the_water_goal_said_in_words_is_the_days_target(person, db_state)
     before = await db_state()
     assert "höchstens 10.000" in await alice.send("Wasserziel auf 100 l setzen")
     assert await db_state() == before
+
+
+async def test_a_repeating_reminder_is_on_every_day_it_comes(person) -> None:
+    alice = person()
+    await alice.send("remind me every day at 8 to take pills")
+    await alice.send("/remind friday 18:00 call Anna")
+    friday = await alice.send("What's on Friday?")
+    assert friday.splitlines() == ["Friday, December 4, 2026:", "• 8:00\u202fAM ⏰ Take pills",
+                                   "• 6:00\u202fPM ⏰ Call Anna"]
+    assert "Call Anna" not in await alice.send("What's on Thursday?")

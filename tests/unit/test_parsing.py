@@ -226,6 +226,7 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Habe heute Nudeln gegessen", None, None),  # tells, does not ask
     ("Wann hat Anna Geburtstag?", None, None),
     ("Hast du Zeit?", None, None),
+    ("What's up?", None, None),  # a greeting (bot.parsing.smalltalk), not a question about the calendar
 ])
 def test_questions_about_the_logs_and_the_view_that_answers_them(text: str, view: View | None,
                                                                  day: date | None) -> None:
