@@ -306,9 +306,9 @@ def _bare_task(text: str) -> bool:
     words = re.findall(r"[\wäöüß'-]+", text.lower())
     if not 2 <= len(words) <= BARE_TASK_WORDS or NOT_A_TASK_RE.search(text) or find_time(text) is not None:
         return False
-    if words[0] in TASK_VERBS_EN and len(rest := [w for w in words[1:] if w not in DETERMINERS]) == 1 \
-            and rest[0] in OWN_THINGS:
-        return False  # "cancel the reminder": said to the companion about its own entry
+    if words[0] in TASK_VERBS_EN and (words[1] in ("me", "us") or (
+            len(rest := [w for w in words[1:] if w not in DETERMINERS]) == 1 and rest[0] in OWN_THINGS)):
+        return False  # "cancel the reminder", "call me later": said to the companion, not a to-do
     return words[-1] in TASK_VERBS_DE or (words[0] in TASK_VERBS_EN and words[-1] not in TASK_VERBS_DE)
 
 
@@ -369,7 +369,9 @@ def place_said(text: str) -> str | None:
     match = PLACE_DE_RE.match(cleaned) or PLACE_EN_RE.match(cleaned)
     if match is None or re.search(r"\b(?:gestern|yesterday|morgen|tomorrow)\b", cleaned, re.I):
         return None
-    name = re.sub(r"\s+(?:heute|today|gerade|jetzt|now)$", "", match.group("name").strip(), flags=re.I).strip(" ,")
+    # The name ends where the sentence goes on ("Bin beim Arzt, melde mich später").
+    name = re.split(r"[,;:()]|\s+(?:und|and|aber|but|weil|because|bis|until|then|dann)\s+", match.group("name"))[0]
+    name = re.sub(r"\s+(?:heute|today|gerade|jetzt|now)$", "", name.strip(), flags=re.I).strip(" ,")
     words = name.split()
     if not words or len(words) > PLACE_WORDS or name.lower() in NOT_A_PLACE or any(c.isdigit() for c in name) \
             or find_time(name) is not None:

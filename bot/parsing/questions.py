@@ -53,6 +53,7 @@ _PLANS = frozenset({"termin", "termine", "kalender", "calendar", "appointment", 
 _DAY = frozenset({"tag", "day"})  # "Wie sieht mein Tag aus?", "How is my day?"
 _TODAY = frozenset({"heute", "today", "tonight"})
 _MINE = frozenset({"mein", "my", "meinen", "meiner"})
+_PERSONAL = _MINE | _TODAY | frozenset({"ich", "i", "me", "mir", "hab", "habe", "hatte", "bisher"})
 
 
 def _words(text: str) -> list[str]:
@@ -105,8 +106,9 @@ def asked_about(text: str, today: date) -> Asked | None:
         if day is None or day == today:
             return Asked(View.DAY)
         return Asked(View.AGENDA, day) if day > today else None
-    if said & _INTAKE or (said & _DAY and said & _MINE):
-        # Only today's figures are kept at a glance; "gestern" or "last week" is for the model (or /week).
+    if (said & _INTAKE and (said & _PERSONAL or len(words) <= 2)) or (said & _DAY and said & _MINE):
+        # Only today's figures are kept at a glance; "gestern" or "last week" is for the model (or /week). About the
+        # person's own intake only: "Wie viele Kalorien hat eine Banane?" is no question about the log.
         return Asked(View.DAY) if day is None or day == today else None
     return None
 

@@ -191,6 +191,7 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("Get well soon", None),
     ("cancel the reminder", None),  # said to the companion about its own entry
     ("cancel my last entry", None),
+    ("call me later", None),
     ("cancel the dentist appointment", [ToolCall("create_task", {"title": "Cancel the dentist appointment"})]),
     ("Termin vereinbaren", [ToolCall("create_task", {"title": "Termin vereinbaren"})]),
     ("read a good book", None),
@@ -227,6 +228,8 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Wann hat Anna Geburtstag?", None, None),
     ("Hast du Zeit?", None, None),
     ("What's up?", None, None),  # a greeting (bot.parsing.smalltalk), not a question about the calendar
+    ("Wie viele Kalorien hat eine Banane?", None, None),  # not about the person's own log
+    ("Wie viele Kalorien hatte ich heute?", View.DAY, None),
 ])
 def test_questions_about_the_logs_and_the_view_that_answers_them(text: str, view: View | None,
                                                                  day: date | None) -> None:
@@ -246,6 +249,7 @@ def test_questions_about_the_logs_and_the_view_that_answers_them(text: str, view
     ("ich bin in Eile", None),
     ("ich bin im Urlaub", None),
     ("I'm at a loss", None),
+    ("Bin beim Arzt, melde mich später", "Arzt"),  # the name ends where the sentence goes on
     ("ich bin im Büro um 9", None),  # a time: a plan, not where the person is
     ("ich bin im Haus am See hinter dem Wald", None),  # too long for a place's name
 ])
