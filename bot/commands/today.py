@@ -59,7 +59,11 @@ async def today(turn: Turn, args: str) -> None:
         water += " · " + turn.t(tr("Coffee: {count}", count=snap.coffee_count))
     lines.append(water)
 
-    meals = turn.t(tr("Meals: {count} · {kcal} of {goal} kcal", count=snap.meals, kcal=snap.kcal, goal=snap.kcal_goal))
+    if snap.meals and not snap.kcal:  # "0 of 2,000 kcal" would read as if nothing was eaten
+        meals = turn.t(tr("Meals: {count} · no calories given", count=snap.meals))
+    else:
+        meals = turn.t(tr("Meals: {count} · {kcal} of {goal} kcal", count=snap.meals, kcal=snap.kcal,
+                          goal=snap.kcal_goal))
     if snap.protein_goal:
         meals += " · " + turn.t(tr("Protein: {g} of {goal} g", g=snap.protein, goal=snap.protein_goal))
     lines.append(meals)

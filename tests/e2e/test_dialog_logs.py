@@ -555,6 +555,8 @@ async def test_a_meal_without_calories_is_not_answered_with_a_day_of_zero_kcal(p
     alice = person()
     said = await alice.send("Ich habe heute Mittag Pizza gegessen")
     assert said.startswith("Logged lunch: Pizza.") and "kcal" not in said
+    assert "Meals: 1 · no calories given" in await alice.send("/today")  # not "0 of 2,000 kcal" either
     # With calories the day's total comes, and it stays for a meal without them once the day has some.
     assert "Today: 450 of 2,000 kcal" in await alice.send("/meal dinner Salad 450 kcal")
     assert "Today: 450 of 2,000 kcal" in await alice.send("/meal snack Apple")
+    assert "Meals: 3 · 450 of 2,000 kcal" in await alice.send("/today")
