@@ -518,11 +518,12 @@ async def _offer(turn: Turn, plan: ReminderRequest) -> None:
 
 
 async def _run_calls(turn: Turn, calls: list[ToolCall]) -> None:
-    """The calls a free text asked for, in order; the first that fails says why and stops the rest."""
+    """The calls a free text asked for, in order, each said ("2 Kaffee und ein Wasser": both); the first that fails
+    says why and stops the rest."""
     for call in calls[:-1]:
         result = await turn.tool(call.name, call.args)
+        turn.say_result(result)
         if not result.ok:
-            turn.say_result(result)
             return
     last = calls[-1]
     result = await turn.tool(last.name, last.args)

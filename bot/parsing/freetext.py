@@ -130,7 +130,27 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         # "Hab ich heute schon Wasser getrunken?" asks, it logs nothing (bot.parsing.questions may answer it); an
         # explicit to-do stays one ("todo: ask Anna about Friday?").
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
-    return parse_drinks(cleaned) or parse_meal(cleaned) or parse_done(cleaned) or parse_task(cleaned, today, now)
+    return (parse_drinks(cleaned) or several_drinks(cleaned) or parse_meal(cleaned) or parse_done(cleaned)
+            or parse_task(cleaned, today, now))
+
+
+# Between the drinks of one message: "2 Kaffee und ein Wasser", "a coffee and a glass of water", "Bier, Wasser".
+_BETWEEN_DRINKS = re.compile(r"\s*(?:(?<!\d),|,(?!\d)|;|\+|&|\bund\b|\band\b|\bplus\b|\bsowie\b)\s*", re.I)
+MAX_DRINKS_AT_ONCE = 5
+
+
+def several_drinks(text: str) -> list[ToolCall] | None:
+    """Several drinks in one message, each a drink on its own; None unless every part is one."""
+    parts = [part for part in _BETWEEN_DRINKS.split(text) if part.strip()]
+    if not 2 <= len(parts) <= MAX_DRINKS_AT_ONCE:
+        return None
+    calls: list[ToolCall] = []
+    for part in parts:
+        drink = parse_drinks(part)
+        if drink is None:
+            return None
+        calls.extend(drink)
+    return calls
 
 
 def parse_done(text: str) -> list[ToolCall] | None:

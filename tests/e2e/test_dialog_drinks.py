@@ -231,3 +231,11 @@ async def test_a_coffee_is_answered_with_the_cups_of_the_day_and_the_water_in_vi
     bob = person()
     await bob.send("250 ml water")
     assert await bob.send("/coffee") == "Logged 150 ml coffee. Coffee today: 1 cup · water: 250 of 2,000 ml (13%)."
+
+
+async def test_several_drinks_in_one_message_are_each_logged_and_said(person) -> None:
+    alice = person(language="de")
+    said = await alice.send("2 Kaffee und ein Wasser")
+    assert said.splitlines()[0].startswith("2 × 150 ml Kaffee eingetragen.")
+    assert said.splitlines()[1].startswith("250 ml Wasser eingetragen.")
+    assert "Wasser: 250 ml von 2.000 ml (13\xa0%) · Kaffee: 2" in await alice.send("/heute")

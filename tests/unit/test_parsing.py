@@ -32,6 +32,11 @@ MONDAY = date(2026, 11, 30)
     ("abends ein Glas Wein", [ToolCall("log_drink", {"drink_type": "alcohol", "quantity_ml": 250})]),
     ("a beer tonight", [ToolCall("log_drink", {"drink_type": "alcohol"})]),
     ("morgen ein Bier", None),  # tomorrow's is no drink had
+    ("2 Kaffee und ein Wasser", [ToolCall("log_drink", {"drink_type": "coffee", "count": 2}),
+                                 ToolCall("log_drink", {"drink_type": "water"})]),
+    ("0,5 l Wasser und 1 Kaffee", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500}),
+                                   ToolCall("log_drink", {"drink_type": "coffee"})]),
+    ("Kaffee und Kuchen", None),  # every part must be a drink
     ("Tee 300ml", [ToolCall("log_drink", {"drink_type": "tea", "quantity_ml": 300})]),
     ("Einkaufen bis Freitag", [ToolCall("create_task", {"title": "Einkaufen", "due_date": "2026-12-04"})]),
     ("Kaffee kaufen bis morgen", [ToolCall("create_task", {"title": "Kaffee kaufen", "due_date": "2026-12-01"})]),
