@@ -31,6 +31,7 @@ from bot.commands.agenda import day_agenda
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons
+from bot.commands.food import meals_today
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import place_in_words, shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
@@ -466,6 +467,8 @@ class Dialog:
         if asked is not None:  # "Wie viel Wasser habe ich heute getrunken?", "Was steht morgen an?"
             if asked.view is View.AGENDA and asked.day is not None:
                 return day_agenda(turn, asked.day)
+            if asked.view is View.MEALS:
+                return meals_today(turn)
             return self.commands[_QUESTION_VIEWS[asked.view]].handler(turn, "")
         # A question with a day and a time ("Habe ich morgen um 9 einen Termin?") is no plan to offer.
         plan = None if is_question(text) else read_plan(text, now)
@@ -502,7 +505,8 @@ class Dialog:
 
 
 # The command whose view answers a question about the logs (bot.parsing.questions; AGENDA is bot.commands.agenda).
-_QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind", View.AGENDA: "today"}
+_QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind", View.AGENDA: "today",
+                   View.MEALS: "today"}
 
 
 async def _say(turn: Turn, text: Text) -> None:

@@ -5,6 +5,7 @@ change and send, Reject drops it."""
 from __future__ import annotations
 
 import uuid
+from datetime import time
 from typing import Any
 
 from bot.commands import Command
@@ -71,6 +72,29 @@ async def photo_meal_approved(turn: Turn, payload: dict[str, Any]) -> None:
     turn.say(tr("Logged {meal}: {description}. Today: {kcal} of {goal} kcal ({percent}).",
                 meal=meal_label(meal.meal_type), description=meal.description, kcal=totals.calories,
                 goal=totals.calorie_goal, percent=Percent(totals.calorie_percent)))
+
+
+async def meals_today(turn: Turn) -> None:
+    """Today's meals, one a line with its time and calories, then the day's calories against the goal: the answer to
+    "Was habe ich heute gegessen?" without a model (bot.parsing.questions)."""
+    result = await turn.tool("nutrition_summary", {})
+    meals: list[dict[str, Any]] = result.data.get("meals", []) if result.ok else []
+    if not result.ok:
+        turn.say_result(result)
+        return
+    if not meals:
+        turn.say(tr("No meal logged today yet."))
+        return
+    lines = [turn.t(tr("Eaten today:"))]
+    for item in meals:
+        at = turn.render.format_value(time.fromisoformat(item["time"]))
+        kcal = f" ({item['kcal']} kcal)" if item.get("kcal") is not None else ""
+        label = turn.t(meal_label(item["meal_type"]))
+        lines.append(f"• {at} {label[:1].upper()}{label[1:]}: {item['description']}{kcal}")
+    if result.data.get("kcal"):
+        lines.append(turn.t(tr("Today: {kcal} of {goal} kcal ({percent}).", kcal=result.data["kcal"],
+                               goal=result.data["kcal_goal"], percent=Percent(result.data["kcal_percent"]))))
+    turn.say("\n".join(lines))
 
 
 async def photo_meal_edit(turn: Turn, payload: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from bot.parsing.dates import find_date
 
 class View(Enum):
     DAY = "day"  # today at a glance (drinks, meals, tasks, calendar)
+    MEALS = "meals"  # today's meals, each with its time and calories
     TASKS = "tasks"  # the open tasks
     REMINDERS = "reminders"  # the reminders coming up
     AGENDA = "agenda"  # one day's events, reminders and tasks due
@@ -41,10 +42,11 @@ ASKING_VERBS = frozenset({"hab", "habe", "hast", "hatte", "bin", "muss", "do", "
                           "am", "was"})
 PRONOUNS = frozenset({"ich", "du", "es", "wir", "i", "you", "we", "there", "it", "my"})
 # Topics, by the words that name them.
-_INTAKE = frozenset({
+_EATING = frozenset({"gegessen", "essen", "ate", "eaten", "eat", "meals", "meal", "mahlzeiten", "mahlzeit",
+                     "food", "gefrühstückt"})
+_INTAKE = _EATING | frozenset({
     "wasser", "water", "getrunken", "trinken", "trank", "drank", "drink", "drinks", "drunk", "kaffee", "kaffees",
-    "coffee", "coffees", "tee", "tea", "gegessen", "essen", "ate", "eaten", "eat", "meals", "meal", "mahlzeiten",
-    "mahlzeit", "kalorien", "calories", "kcal", "protein", "eiweiß", "eiweiss",
+    "coffee", "coffees", "tee", "tea", "kalorien", "calories", "kcal", "protein", "eiweiß", "eiweiss",
 })
 _TASKS = frozenset({"aufgabe", "aufgaben", "todo", "todos", "to-do", "to-dos", "task", "tasks", "erledigen"})
 _REMINDERS = frozenset({"erinnerung", "erinnerungen", "reminder", "reminders"})
@@ -109,7 +111,10 @@ def asked_about(text: str, today: date) -> Asked | None:
     if (said & _INTAKE and (said & _PERSONAL or len(words) <= 2)) or (said & _DAY and said & _MINE):
         # Only today's figures are kept at a glance; "gestern" or "last week" is for the model (or /week). About the
         # person's own intake only: "Wie viele Kalorien hat eine Banane?" is no question about the log.
-        return Asked(View.DAY) if day is None or day == today else None
+        if day is not None and day != today:
+            return None
+        # What was eaten, listed ("Was habe ich heute gegessen?"); drinks and calories are in the day at a glance.
+        return Asked(View.MEALS if said & _EATING and not said & (_INTAKE - _EATING) else View.DAY)
     return None
 
 

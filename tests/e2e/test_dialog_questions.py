@@ -135,3 +135,16 @@ async def test_a_repeating_reminder_is_on_every_day_it_comes(person) -> None:
     assert friday.splitlines() == ["Friday, December 4, 2026:", "• 8:00\u202fAM ⏰ Take pills",
                                    "• 6:00\u202fPM ⏰ Call Anna"]
     assert "Call Anna" not in await alice.send("What's on Thursday?")
+
+
+async def test_what_was_eaten_today_lists_the_meals_with_their_times_and_calories(person, clock) -> None:
+    alice = person(language="de")
+    assert await alice.send("Was habe ich heute gegessen?") == "Heute ist noch keine Mahlzeit eingetragen."
+    await alice.send("Frühstück: Müsli 350 kcal")
+    await alice.send("Ich habe heute Mittag Pizza gegessen")
+    assert (await alice.send("Was habe ich heute gegessen?")).splitlines() == [
+        "Heute gegessen:", "• 08:30 Frühstück: Müsli (350 kcal)", "• 08:30 Mittagessen: Pizza",
+        "Heute: 350 von 2.000 kcal (18\xa0%)."]
+    bob = person()
+    await bob.send("lunch: pasta")
+    assert (await bob.send("what did I eat today?")).splitlines() == ["Eaten today:", "• 8:30\u202fAM Lunch: pasta"]

@@ -235,6 +235,9 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("What's up?", None, None),  # a greeting (bot.parsing.smalltalk), not a question about the calendar
     ("Wie viele Kalorien hat eine Banane?", None, None),  # not about the person's own log
     ("Wie viele Kalorien hatte ich heute?", View.DAY, None),
+    ("Was habe ich heute gegessen?", View.MEALS, None),
+    ("what did I eat today?", View.MEALS, None),
+    ("Was habe ich heute gegessen und getrunken?", View.DAY, None),
 ])
 def test_questions_about_the_logs_and_the_view_that_answers_them(text: str, view: View | None,
                                                                  day: date | None) -> None:
