@@ -469,6 +469,9 @@ class Dialog:
                 return day_agenda(turn, asked.day)
             if asked.view is View.MEALS:
                 return meals_today(turn)
+            if asked.view is View.CLOCK:
+                return _say(turn, tr("It is {time} on {date}.", time=now.time(),
+                                     date=turn.render.long_date_of(now.date())))
             return self.commands[_QUESTION_VIEWS[asked.view]].handler(turn, "")
         # A question with a day and a time ("Habe ich morgen um 9 einen Termin?") is no plan to offer.
         plan = None if is_question(text) else read_plan(text, now)
@@ -506,7 +509,7 @@ class Dialog:
 
 # The command whose view answers a question about the logs (bot.parsing.questions; AGENDA is bot.commands.agenda).
 _QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind", View.AGENDA: "today",
-                   View.MEALS: "today"}
+                   View.MEALS: "today", View.CLOCK: "today"}
 
 
 async def _say(turn: Turn, text: Text) -> None:

@@ -21,6 +21,7 @@ class View(Enum):
     TASKS = "tasks"  # the open tasks
     REMINDERS = "reminders"  # the reminders coming up
     AGENDA = "agenda"  # one day's events, reminders and tasks due
+    CLOCK = "clock"  # the person's local time and date ("Wie spät ist es?", "what day is it?")
 
 
 @dataclass(frozen=True)
@@ -88,8 +89,18 @@ def _plans(words: list[str], text: str) -> bool:
                      text, re.I) is not None
 
 
+# "Wie spät ist es?", "Wie viel Uhr ist es?", "what time is it?", "welcher Tag ist heute?", "what day is it today?"
+CLOCK_RE = re.compile(
+    r"^(?:wie\s+sp[äa]t\s+ist\s+es|wie\s*viel\s+uhr\s+(?:ist\s+es|haben\s+wir)|what(?:'s|\s+is)\s+the\s+time"
+    r"|what\s+time\s+is\s+it|welcher\s+tag\s+ist\s+heute|welchen\s+tag\s+haben\s+wir(?:\s+heute)?"
+    r"|what\s+day\s+is\s+(?:it|today)(?:\s+today)?|what(?:'s|\s+is)\s+the\s+date(?:\s+today)?"
+    r"|welches\s+datum\s+(?:ist\s+heute|haben\s+wir(?:\s+heute)?))(?:\s+(?:now|jetzt|gerade))?\s*\??$", re.I)
+
+
 def asked_about(text: str, today: date) -> Asked | None:
     """Which view answers a question about the logs; None for any other message or question."""
+    if CLOCK_RE.match(text.strip().replace("’", "'")):
+        return Asked(View.CLOCK)
     if not is_question(text) or len(text) > 200:
         return None
     words = _words(text)

@@ -148,3 +148,9 @@ async def test_what_was_eaten_today_lists_the_meals_with_their_times_and_calorie
     bob = person()
     await bob.send("lunch: pasta")
     assert (await bob.send("what did I eat today?")).splitlines() == ["Eaten today:", "• 8:30\u202fAM Lunch: pasta"]
+
+
+async def test_the_time_and_date_are_said_in_the_persons_zone_and_language(person) -> None:
+    # The test clock says 07:30 UTC, 08:30 in Berlin (the default zone of these people).
+    assert await person(language="de").send("Wie spät ist es?") == "Es ist 08:30, Montag, 30. November 2026."
+    assert await person().send("what time is it?") == "It is 8:30\u202fAM on Monday, November 30, 2026."

@@ -236,6 +236,10 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Wie viele Kalorien hat eine Banane?", None, None),  # not about the person's own log
     ("Wie viele Kalorien hatte ich heute?", View.DAY, None),
     ("Was habe ich heute gegessen?", View.MEALS, None),
+    ("Wie spät ist es?", View.CLOCK, None),
+    ("what time is it", View.CLOCK, None),
+    ("What's the date today?", View.CLOCK, None),
+    ("Wie spät ist es in Tokio?", None, None),  # another place's time is for the model
     ("what did I eat today?", View.MEALS, None),
     ("Was habe ich heute gegessen und getrunken?", View.DAY, None),
 ])
