@@ -507,9 +507,9 @@ class Dialog:
         await self._command(turn, str(payload["text"]))
 
 
-# The command whose view answers a question about the logs (bot.parsing.questions; AGENDA is bot.commands.agenda).
-_QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind", View.AGENDA: "today",
-                   View.MEALS: "today", View.CLOCK: "today"}
+# The command whose view answers a question about the logs (bot.parsing.questions); the agenda, the meals and the
+# clock are answered by functions of their own.
+_QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind"}
 
 
 async def _say(turn: Turn, text: Text) -> None:
