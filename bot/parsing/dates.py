@@ -383,12 +383,31 @@ def written_with_minutes(text: str, found: FoundTime) -> bool:
 def next_day_at(text: str, found: FoundTime, today: date, now: time) -> tuple[date, time]:
     """The day of the next time `found` in `text` names from `now` (today, or tomorrow once it has passed), with the
     time meant: an hour said with no minutes and no half of the day ("at 3", "um 3 Uhr") is the afternoon's when only
-    that is still ahead (15:00 at 8:30), and once both have passed; "7:00" is seven in the morning, as written."""
+    that is still ahead (15:00 at 8:30); once both have passed, tomorrow's as on any other day (`on_another_day`: "um 3"
+    at 16:00 is 15:00, "um 7" at 23:45 is 7:00); "7:00" is seven in the morning, as written."""
     readings = [found.value]
     if found.open_meridiem and found.value.hour < 12 and not written_with_minutes(text, found):
         readings.append(found.value.replace(hour=found.value.hour + 12))
     ahead = [reading for reading in readings if reading > now]
-    return (today, ahead[0]) if ahead else (today + timedelta(days=1), readings[-1])
+    return (today, ahead[0]) if ahead else (today + timedelta(days=1), on_another_day(text, found))
+
+
+# An hour alone ("um 3", "at 5") on another day is the afternoon's before this hour of the morning, the morning's
+# from it on ("morgen um 8" is 8:00, "morgen um 3" 15:00).
+AFTERNOON_BEFORE = 7
+
+
+def on_another_day(text: str, found: FoundTime, part: str | None = None) -> time:
+    """The time `found` in `text` means on a day other than today: with a part of the day said, in it; an hour alone
+    early in the morning ("morgen um 3") in the afternoon; anything written with minutes as written."""
+    value = found.value
+    if not found.open_meridiem:
+        return value
+    if part is not None:
+        return value.replace(hour=in_part_of_day(value.hour, part))
+    if value.hour < AFTERNOON_BEFORE and not written_with_minutes(text, found):
+        return value.replace(hour=value.hour + 12)
+    return value
 
 
 @dataclass(frozen=True)

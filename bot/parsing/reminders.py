@@ -18,15 +18,13 @@ from bot.parsing.dates import (
     MIDDAY,
     MORNING,
     NIGHT,
-    FoundTime,
     cut,
     find_bare_hour,
     find_clockish,
     find_date,
     find_time,
-    in_part_of_day,
     next_day_at,
-    written_with_minutes,
+    on_another_day,
 )
 from bot.parsing.recurrence import find_repetition
 from brain.i18n import Text, tr
@@ -53,8 +51,6 @@ _ZU_INFINITIVE_RE = re.compile(
 # The hour a day said without a time means, by the part of the day said with it.
 _PART_DEFAULT_HOURS = {MORNING: 9, MIDDAY: 12, AFTERNOON: 15, EVENING: 19, NIGHT: 21}
 DEFAULT_HOUR = 9
-# An hour alone ("um 3", "at 5") on another day is the afternoon's before this hour of the morning.
-_AFTERNOON_BEFORE = 7
 MAX_AHEAD_DAYS = 366 * 5
 
 
@@ -124,10 +120,10 @@ def _read_once(phrase: str, now: datetime, *, repeating: bool = False) -> Remind
         rest = cut(body, day.start, day.end)
         found, bare = find_time(rest), None
         if found is not None:
-            at = _clock(found, day.part, rest)
+            at = on_another_day(rest, found, day.part)
             rest = cut(rest, found.start, found.end)
         elif (bare := find_bare_hour(body, day.end)) is not None:  # "morgen 9", "tomorrow night 9"
-            at = _clock(bare, day.part, body)
+            at = on_another_day(body, bare, day.part)
             rest = cut(body, day.start, bare.end)
         else:
             at = time(_PART_DEFAULT_HOURS.get(day.part or "", DEFAULT_HOUR))
@@ -166,19 +162,6 @@ def _words(rest: str) -> str:
     words = _TRAILING_JOIN_RE.sub("", words).strip(" ,;:-")
     words = _ZU_INFINITIVE_RE.sub(lambda m: m["verb"] or f"{m['prefix']}{m['stem']}", words)
     return words[:1].upper() + words[1:] if words[:1].islower() and words[:1].isascii() else words
-
-
-def _clock(found: FoundTime, part: str | None, text: str) -> time:
-    """The time meant on another day: with a part of the day said, in it; an hour alone early in the morning
-    ("morgen um 3") in the afternoon; anything written with minutes as written."""
-    value = found.value
-    if not found.open_meridiem:
-        return value
-    if part is not None:
-        return value.replace(hour=in_part_of_day(value.hour, part))
-    if value.hour < _AFTERNOON_BEFORE and not written_with_minutes(text, found):
-        return value.replace(hour=value.hour + 12)
-    return value
 
 
 def _delta(match: re.Match[str]) -> timedelta | None:

@@ -238,6 +238,11 @@ def test_a_time_at_either_end_of_a_text_is_found_and_one_inside_is_not(text: str
     ("at 3", time(8, 30), MONDAY, time(15)),  # 3 at night is gone, 3 in the afternoon still ahead
     ("at 3", time(2), MONDAY, time(3)),
     ("at 3", time(16), TUESDAY, time(15)),
+    # Both gone: tomorrow's, as "morgen um 7" would be: a morning hour from 7 on, the afternoon's before.
+    ("weck mich um 7", time(23, 45), TUESDAY, time(7)),
+    ("at 8", time(21), TUESDAY, time(8)),
+    ("at 11", time(23, 30), TUESDAY, time(11)),
+    ("at 6", time(20), TUESDAY, time(18)),
     ("7:00", time(8, 30), TUESDAY, time(7)),  # written as a clock: seven in the morning
     ("at 15:00", time(15), TUESDAY, time(15)),  # the very minute has begun
 ])
