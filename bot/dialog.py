@@ -31,7 +31,7 @@ from bot.commands.agenda import day_agenda
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons
-from bot.commands.food import meals_today
+from bot.commands.food import meals_today, past_day
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import place_in_words, shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
@@ -466,9 +466,11 @@ class Dialog:
         asked = asked_about(text, turn.today)
         if asked is not None:  # "Wie viel Wasser habe ich heute getrunken?", "Was steht morgen an?"
             if asked.view is View.AGENDA and asked.day is not None:
-                return day_agenda(turn, asked.day)
+                return day_agenda(turn, asked.day, asked.last)
             if asked.view is View.MEALS:
                 return meals_today(turn)
+            if asked.view is View.PAST_DAY and asked.day is not None:
+                return past_day(turn, asked.day)
             if asked.view is View.CLOCK:
                 return _say(turn, tr("It is {time} on {date}.", time=now.time(),
                                      date=turn.render.long_date_of(now.date())))

@@ -1,5 +1,5 @@
-"""What is on a coming day: its appointments, reminders and tasks due, in time order. The answer to "Was steht morgen
-an?" or "What's on Friday?" without a language model (bot.parsing.questions)."""
+"""What is on a coming day or days: appointments, reminders and tasks due, in time order. The answer to "Was steht
+morgen an?", "What's on Friday?" or "Was steht diese Woche an?" without a language model (bot.parsing.questions)."""
 
 from __future__ import annotations
 
@@ -37,20 +37,13 @@ def _reminded_on(day: date, item: dict[str, Any], zone: ZoneInfo) -> list[dateti
                                                                  following - tick)]
 
 
-async def day_agenda(turn: Turn, day: date) -> None:
-    """The day's appointments, reminders and open tasks due then, each line with its time; or that nothing is on."""
-    events = await turn.tool("get_upcoming_events", {"limit": EVENTS_MAX})
-    reminders = await turn.tool("list_reminders", {"limit": REMINDERS_MAX})
-    tasks = await turn.tool("list_tasks", {"filter": "open", "limit": TASKS_MAX})
-    for result in (events, reminders, tasks):
-        if not result.ok:
-            turn.say_result(result)
-            return
-    zone = ZoneInfo(turn.user.timezone)
+def _day_lines(turn: Turn, day: date, events: list[dict[str, Any]], reminders: list[dict[str, Any]],
+               tasks: list[dict[str, Any]], zone: ZoneInfo) -> list[str]:
+    """One day's lines: all-day events, then appointments, reminders (⏰) and tasks due with a time, in time order,
+    then the tasks due that day (✓)."""
     timed: list[tuple[time, str]] = []  # (when, line): sorted by the time of day
     all_day: list[str] = []
-    event_items: list[dict[str, Any]] = events.data.get("events", [])
-    for item in event_items:
+    for item in events:
         if not _on(day, item):
             continue
         start = datetime.fromisoformat(item["start"]).astimezone(zone)
@@ -61,23 +54,57 @@ async def day_agenda(turn: Turn, day: date) -> None:
             timed.append((time.min, f"• {turn.t(tr('until {end}', end=until))} {item['title']}"))
         else:
             timed.append((start.time(), f"• {turn.render.time_of(start)} {item['title']}"))
-    for item in reminders.data.get("reminders", []):
+    for item in reminders:
         for at in _reminded_on(day, item, zone):
             timed.append((at.time(), f"• {turn.render.time_of(at)} ⏰ {item['text']}"))
     due: list[str] = []
-    for item in tasks.data.get("tasks", []):
+    for item in tasks:
         if item.get("due_date") == day.isoformat():
             if item.get("due_time"):
                 at_time = time.fromisoformat(item["due_time"])
                 timed.append((at_time, f"• {turn.render.format_value(at_time)} ✓ {item['title']}"))
             else:
                 due.append(f"• ✓ {item['title']}")
+    return [*all_day, *(line for _, line in sorted(timed, key=lambda pair: pair[0])), *due]
+
+
+def _heading(turn: Turn, day: date) -> str:
     long_date = turn.render.long_date_of(day)
-    heading = turn.t(tr("Tomorrow, {date}", date=long_date)) if day == turn.today + timedelta(days=1) else long_date
-    if not (timed or all_day or due):
-        turn.say(tr("Nothing is on for {date} yet: no appointments, reminders or tasks due.", date=long_date))
+    if day == turn.today:
+        return turn.t(tr("Today, {date}", date=long_date))
+    if day == turn.today + timedelta(days=1):
+        return turn.t(tr("Tomorrow, {date}", date=long_date))
+    return long_date
+
+
+async def day_agenda(turn: Turn, day: date, last: date | None = None) -> None:
+    """What is on a coming day, or on each day from `day` to `last` that has something ("Was steht diese Woche
+    an?"): its appointments, reminders and open tasks due, each line with its time; or that nothing is on."""
+    last = max(day, last or day)
+    events = await turn.tool("get_upcoming_events", {"limit": EVENTS_MAX})
+    reminders = await turn.tool("list_reminders", {"limit": REMINDERS_MAX})
+    tasks = await turn.tool("list_tasks", {"filter": "open", "limit": TASKS_MAX})
+    for result in (events, reminders, tasks):
+        if not result.ok:
+            turn.say_result(result)
+            return
+    zone = ZoneInfo(turn.user.timezone)
+    event_items: list[dict[str, Any]] = events.data.get("events", [])
+    lines: list[str] = []
+    for offset in range((last - day).days + 1):
+        on = day + timedelta(days=offset)
+        said = _day_lines(turn, on, event_items, reminders.data.get("reminders", []), tasks.data.get("tasks", []),
+                          zone)
+        if said:
+            lines += ["", _heading(turn, on) + ":", *said] if lines else [_heading(turn, on) + ":", *said]
+    if not lines:
+        if last == day:
+            turn.say(tr("Nothing is on for {date} yet: no appointments, reminders or tasks due.",
+                        date=turn.render.long_date_of(day)))
+        else:
+            turn.say(tr("Nothing is on from {first} to {last} yet: no appointments, reminders or tasks due.",
+                        first=turn.render.long_date_of(day), last=turn.render.long_date_of(last)))
         return
-    lines = [heading + ":", *all_day, *(line for _, line in sorted(timed, key=lambda pair: pair[0])), *due]
-    if len(event_items) >= EVENTS_MAX and datetime.fromisoformat(event_items[-1]["start"]).date() <= day:
+    if len(event_items) >= EVENTS_MAX and datetime.fromisoformat(event_items[-1]["start"]).date() <= last:
         lines.append(turn.t(tr("… and maybe more: /event lists your calendar.")))
     turn.say("\n".join(lines))

@@ -5,7 +5,7 @@ change and send, Reject drops it."""
 from __future__ import annotations
 
 import uuid
-from datetime import time
+from datetime import date, time, timedelta
 from typing import Any
 
 from bot.commands import Command
@@ -15,7 +15,7 @@ from bot.photos import APPROVE, EDIT, REJECT
 from bot.turn import Turn
 from brain.errors import DomainError
 from brain.events.actor import USER
-from brain.i18n import N_, Percent, tr
+from brain.i18n import N_, Percent, ntr, tr
 from brain.modules.food import service
 from brain.modules.food.service import MAX_KCAL, MEAL_LABELS, MIN_KCAL, meal_label
 
@@ -74,6 +74,16 @@ async def photo_meal_approved(turn: Turn, payload: dict[str, Any]) -> None:
                 goal=totals.calorie_goal, percent=Percent(totals.calorie_percent)))
 
 
+def _meal_lines(turn: Turn, meals: list[dict[str, Any]]) -> list[str]:
+    lines = []
+    for item in meals:
+        at = turn.render.format_value(time.fromisoformat(item["time"]))
+        kcal = f" ({item['kcal']} kcal)" if item.get("kcal") is not None else ""
+        label = turn.t(meal_label(item["meal_type"]))
+        lines.append(f"• {at} {label[:1].upper()}{label[1:]}: {item['description']}{kcal}")
+    return lines
+
+
 async def meals_today(turn: Turn) -> None:
     """Today's meals, one a line with its time and calories, then the day's calories against the goal: the answer to
     "Was habe ich heute gegessen?" without a model (bot.parsing.questions)."""
@@ -85,15 +95,40 @@ async def meals_today(turn: Turn) -> None:
     if not meals:
         turn.say(tr("No meal logged today yet."))
         return
-    lines = [turn.t(tr("Eaten today:"))]
-    for item in meals:
-        at = turn.render.format_value(time.fromisoformat(item["time"]))
-        kcal = f" ({item['kcal']} kcal)" if item.get("kcal") is not None else ""
-        label = turn.t(meal_label(item["meal_type"]))
-        lines.append(f"• {at} {label[:1].upper()}{label[1:]}: {item['description']}{kcal}")
+    lines = [turn.t(tr("Eaten today:")), *_meal_lines(turn, meals)]
     if result.data.get("kcal"):
         lines.append(turn.t(tr("Today: {kcal} of {goal} kcal ({percent}).", kcal=result.data["kcal"],
                                goal=result.data["kcal_goal"], percent=Percent(result.data["kcal_percent"]))))
+    turn.say("\n".join(lines))
+
+
+async def past_day(turn: Turn, day: date) -> None:
+    """What a past day's logs hold: water against that day's goal, coffee, and the meals with their calories. The
+    answer to "Wie viel Wasser habe ich gestern getrunken?" or "Was habe ich am Montag gegessen?" without a model."""
+    drinks = await turn.tool("get_drink_progress", {"date": day.isoformat()})
+    food = await turn.tool("nutrition_summary", {"date": day.isoformat()})
+    for result in (drinks, food):
+        if not result.ok:
+            turn.say_result(result)
+            return
+    long_date = turn.render.long_date_of(day)
+    heading = turn.t(tr("Yesterday, {date}", date=long_date)) if day == turn.today - timedelta(days=1) else long_date
+    meals: list[dict[str, Any]] = food.data.get("meals", [])
+    if not drinks.data.get("total_count") and not meals:
+        turn.say(tr("Nothing is logged for {date}: no drinks and no meals.", date=long_date))
+        return
+    cups = drinks.data.get("coffee_count", 0)
+    lines = [heading + ":", turn.t(tr(
+        "Water: {water} of {goal} ml ({percent}) · coffee: {cups}", water=drinks.data["water_ml"],
+        goal=drinks.data["water_goal_ml"], percent=Percent(drinks.data["water_percent"]),
+        cups=ntr("{cups} cup", "{cups} cups", cups, cups=cups)))]
+    if meals:
+        lines += [turn.t(tr("Eaten:")), *_meal_lines(turn, meals)]
+        if food.data.get("kcal"):
+            lines.append(turn.t(tr("Together: {kcal} of {goal} kcal ({percent}).", kcal=food.data["kcal"],
+                                   goal=food.data["kcal_goal"], percent=Percent(food.data["kcal_percent"]))))
+    else:
+        lines.append(turn.t(tr("No meals logged.")))
     turn.say("\n".join(lines))
 
 

@@ -34,7 +34,7 @@ MONTHS: dict[str, int] = {
 RELATIVE: dict[str, int] = {
     "today": 0, "heute": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
     "tomorrow": 1, "morgen": 1, "day after tomorrow": 2, "übermorgen": 2, "uebermorgen": 2, "yesterday": -1,
-    "gestern": -1,
+    "gestern": -1, "day before yesterday": -2, "vorgestern": -2,
 }
 # Parts of the day, as the hour they make of "8": the morning keeps it, the afternoon and evening take the later 8,
 # the night the later one up to 11 and the small hours as they are ("night at 1" is 1:00 after midnight).

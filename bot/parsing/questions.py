@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from enum import Enum
 
-from bot.parsing.dates import find_date
+from bot.parsing.dates import MONTHS, WEEKDAYS, find_date
 
 
 class View(Enum):
@@ -20,14 +20,16 @@ class View(Enum):
     MEALS = "meals"  # today's meals, each with its time and calories
     TASKS = "tasks"  # the open tasks
     REMINDERS = "reminders"  # the reminders coming up
-    AGENDA = "agenda"  # one day's events, reminders and tasks due
+    AGENDA = "agenda"  # the events, reminders and tasks due of a coming day, or of days ("diese Woche")
     CLOCK = "clock"  # the person's local time and date ("Wie spät ist es?", "what day is it?")
+    PAST_DAY = "past day"  # a past day's drinks and meals ("Wie viel Wasser habe ich gestern getrunken?")
 
 
 @dataclass(frozen=True)
 class Asked:
     view: View
-    day: date | None = None  # the day of an AGENDA
+    day: date | None = None  # the (first) day of an AGENDA
+    last: date | None = None  # its last day, when it asks about several ("this week")
 
 
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
@@ -45,18 +47,92 @@ PRONOUNS = frozenset({"ich", "du", "es", "wir", "i", "you", "we", "there", "it",
 # Topics, by the words that name them.
 _EATING = frozenset({"gegessen", "essen", "ate", "eaten", "eat", "meals", "meal", "mahlzeiten", "mahlzeit",
                      "food", "gefrühstückt"})
+# A meal's name asks about what was eaten only in the past tense ("Was hatte ich zum Frühstück?"); "What's for
+# dinner?" asks for an idea.
+_MEAL_NAMES = frozenset({"frühstück", "mittagessen", "abendessen", "breakfast", "lunch", "dinner", "supper"})
 _INTAKE = _EATING | frozenset({
     "wasser", "water", "getrunken", "trinken", "trank", "drank", "drink", "drinks", "drunk", "kaffee", "kaffees",
     "coffee", "coffees", "tee", "tea", "kalorien", "calories", "kcal", "protein", "eiweiß", "eiweiss",
 })
+# A question in the past tense about what was had: a weekday alone in it is the one gone.
+_TOLD_DONE = frozenset({"gegessen", "getrunken", "gefrühstückt", "ate", "eaten", "drank", "drunk", "had", "hatte",
+                        "did"})
 _TASKS = frozenset({"aufgabe", "aufgaben", "todo", "todos", "to-do", "to-dos", "task", "tasks", "erledigen"})
 _REMINDERS = frozenset({"erinnerung", "erinnerungen", "reminder", "reminders"})
 _PLANS = frozenset({"termin", "termine", "kalender", "calendar", "appointment", "appointments", "event", "events",
-                    "schedule", "plans", "plan", "agenda", "vor", "los"})
+                    "schedule", "plans", "plan", "planned", "geplant", "agenda", "vor", "los"})
 _DAY = frozenset({"tag", "day"})  # "Wie sieht mein Tag aus?", "How is my day?"
 _TODAY = frozenset({"heute", "today", "tonight"})
 _MINE = frozenset({"mein", "my", "meinen", "meiner"})
 _PERSONAL = _MINE | _TODAY | frozenset({"ich", "i", "me", "mir", "hab", "habe", "hatte", "bisher"})
+
+
+_WEEK = frozenset({"woche", "week"})
+_WEEKEND = frozenset({"wochenende", "weekend"})
+_DAYS = frozenset({"tage", "tagen", "days"})  # "in den nächsten Tagen", "the next few days"
+_PAST = frozenset({"letzte", "letzten", "letztes", "last", "vergangene", "vergangenen", "vergangenes", "vorige",
+                   "vorigen", "voriges", "previous", "past"})
+_COMING = frozenset({"nächste", "nächsten", "nächstes", "naechste", "naechsten", "naechstes", "next", "kommende",
+                     "kommenden", "kommendes", "coming", "upcoming"})
+# Longer spans than a week: no view keeps them, the model (or /week for the last days) answers.
+_LONG = frozenset({"monat", "monats", "month", "jahr", "jahres", "year", "sommer", "summer", "winter"})
+
+
+@dataclass(frozen=True)
+class Period:
+    """Days a question names as a span ("diese Woche", "next week", "am Wochenende", "in den nächsten Tagen"), first
+    and last included; `past` for one that is over ("letzte Woche"), `long` for one no view keeps ("diesen Monat")."""
+
+    first: date | None = None
+    last: date | None = None
+    past: bool = False
+    long: bool = False
+
+
+def period_of(words: list[str], today: date) -> Period | None:
+    """The span of days a question's words name, or None when they name none (a single day is `find_date`'s)."""
+    said = set(words)
+    if said & _LONG:
+        return Period(long=True)
+    span = said & (_WEEK | _WEEKEND | _DAYS)
+    if not span:
+        return None
+    at = min(words.index(word) for word in span)
+    before = set(words[max(0, at - 3):at])  # "in den nächsten Tagen", "the next few days", "letzte Woche"
+    if before & _PAST:
+        return Period(past=True)
+    if span & _WEEKEND:
+        saturday = today + timedelta(days=(5 - today.weekday()) % 7)
+        if today.weekday() == 6:  # on a Sunday, this weekend is today; the next one is six days ahead
+            return Period(today + timedelta(days=6), today + timedelta(days=7)) if before & _COMING else \
+                Period(today, today)
+        return Period(saturday, saturday + timedelta(days=1))
+    if span & _WEEK:
+        sunday = today + timedelta(days=6 - today.weekday())
+        if before & _COMING:
+            return Period(sunday + timedelta(days=1), sunday + timedelta(days=7))
+        return Period(today, sunday)
+    if before & _COMING:
+        return Period(today, today + timedelta(days=6))
+    return None
+
+
+# How far back a past day's logs are answered without a model (the logs keep more; older is for the model).
+_KEPT = timedelta(days=366)
+
+
+def _gone(phrase: str, day: date) -> date:
+    """The day a date phrase read as a coming one ("Montag", "2.5.") names in a question about what was had: the one
+    gone ("Was habe ich am Montag gegessen?"); a phrase that says which ("nächsten Montag", a year) stays."""
+    words = _words(phrase)
+    if not words or set(words) & _COMING or re.search(r"\d{4}", phrase):
+        return day
+    if words[-1] in WEEKDAYS:
+        return day - timedelta(days=7)
+    try:
+        return day.replace(year=day.year - 1) if re.search(r"\d", phrase) or set(words) & set(MONTHS) else day
+    except ValueError:  # 29 February
+        return day
 
 
 def _words(text: str) -> list[str]:
@@ -85,7 +161,8 @@ def _plans(words: list[str], text: str) -> bool:
         return True
     if words[-1] == "los" and "was" in said:  # "Was ist morgen los?"
         return True
-    return re.search(r"\bwhat(?:'|’)?s\s+(?:on|planned|happening)\b|\bwhat\s+is\s+(?:on|planned)\b",
+    return re.search(r"\bwhat(?:'|’)?s\s+(?:on|planned|happening)\b|\bwhat\s+is\s+(?:on|planned)\b"
+                     r"|^anything\s+(?:on|planned|happening)\b",
                      text, re.I) is not None
 
 
@@ -108,21 +185,35 @@ def asked_about(text: str, today: date) -> Asked | None:
         return None
     said = set(words)
     found = find_date(text, today)
+    if found is not None:
+        phrase = set(_words(text[found.start:found.end]))
+        if phrase & _WEEK and not phrase & set(WEEKDAYS):  # "next week" alone is a week here, not its Monday
+            found = None
     day = found.value if found is not None else None
-    if day is None and said & _TODAY:
+    if found is not None and day is not None and day > today and said & _TOLD_DONE:
+        day = _gone(text[found.start:found.end], day)
+    period = period_of(words, today) if day is None else None
+    if day is None and period is None and said & _TODAY:
         day = today
     if said & _TASKS:
-        return Asked(View.TASKS) if day is None or day >= today else None
+        return Asked(View.TASKS) if (day is None or day >= today) and not (period and period.past) else None
     if said & _REMINDERS:
-        return Asked(View.REMINDERS) if day is None or day >= today else None
+        return Asked(View.REMINDERS) if (day is None or day >= today) and not (period and period.past) else None
     if _plans(words, text):
+        if period is not None:  # "Was steht diese Woche an?", "What's on next week?"
+            return Asked(View.AGENDA, period.first, period.last) if period.first is not None else None
         if day is None or day == today:
             return Asked(View.DAY)
         return Asked(View.AGENDA, day) if day > today else None
+    if said & _MEAL_NAMES and said & _TOLD_DONE:
+        said |= {"gegessen"}
     if (said & _INTAKE and (said & _PERSONAL or len(words) <= 2)) or (said & _DAY and said & _MINE):
-        # Only today's figures are kept at a glance; "gestern" or "last week" is for the model (or /week). About the
-        # person's own intake only: "Wie viele Kalorien hat eine Banane?" is no question about the log.
-        if day is not None and day != today:
+        # Today at a glance, a past day's drinks and meals ("gestern"); a span ("letzte Woche") is for the model (or
+        # /week). About the person's own intake only: "Wie viele Kalorien hat eine Banane?" is no question about the
+        # log.
+        if day is not None and today - _KEPT <= day < today:
+            return Asked(View.PAST_DAY, day)
+        if (day is not None and day != today) or period is not None:
             return None
         # What was eaten, listed ("Was habe ich heute gegessen?"); drinks and calories are in the day at a glance.
         return Asked(View.MEALS if said & _EATING and not said & (_INTAKE - _EATING) else View.DAY)

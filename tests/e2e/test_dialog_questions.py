@@ -3,7 +3,7 @@ verb phrase becomes a task, and one said done is completed. (The clock says Mond
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -64,8 +64,8 @@ async def test_german_questions_get_the_view_that_answers_them(person, brain, li
 
 async def test_a_question_the_logs_cannot_answer_is_not_answered_with_them(person) -> None:
     alice = person()
-    # Yesterday's figures are not kept at a glance, and a question about someone is for the memory or the model.
-    assert "didn't understand" in await alice.send("How much water did I drink yesterday?")
+    # A span that is over is not kept at a glance, and a question about someone is for the memory or the model.
+    assert "didn't understand" in await alice.send("What did I eat last week?")
     assert "didn't understand" in await alice.send("When is Anna's birthday?")
     assert "I'm well" in await alice.send("What's up?")  # a greeting stays one
 
@@ -154,3 +154,47 @@ async def test_the_time_and_date_are_said_in_the_persons_zone_and_language(perso
     # The test clock says 07:30 UTC, 08:30 in Berlin (the default zone of these people).
     assert await person(language="de").send("Wie spät ist es?") == "Es ist 08:30, Montag, 30. November 2026."
     assert await person().send("what time is it?") == "It is 8:30\u202fAM on Monday, November 30, 2026."
+
+
+async def test_what_is_on_this_week_lists_each_day_that_has_something(person, db_state) -> None:
+    alice = person(language="de")
+    await alice.send("/termin Friseur morgen 15:00")
+    await alice.send("/termin Kino Samstag 20:00")
+    await alice.send("/termin Zahnarzt 8.12. 9:00")  # next week
+    before = await db_state()
+    assert (await alice.send("Was steht diese Woche an?")).splitlines() == [
+        "Morgen, Dienstag, 1. Dezember 2026:", "• 15:00 Friseur", "", "Samstag, 5. Dezember 2026:", "• 20:00 Kino"]
+    assert await alice.send("Was habe ich am Wochenende vor?") == "Samstag, 5. Dezember 2026:\n• 20:00 Kino"
+    assert await alice.send("Was steht nächste Woche an?") == "Dienstag, 8. Dezember 2026:\n• 09:00 Zahnarzt"
+    assert await db_state() == before  # asked: nothing made
+
+
+async def test_a_week_with_nothing_on_says_so(person) -> None:
+    alice = person()
+    assert await alice.send("What's on next week?") == (
+        "Nothing is on from Monday, December 7, 2026 to Sunday, December 13, 2026 yet: no appointments, reminders "
+        "or tasks due.")
+
+
+async def test_a_past_days_drinks_and_meals_are_answered_from_the_logs(person, clock, db_state) -> None:
+    alice = person(language="de")
+    await alice.send("2 Gläser Wasser")
+    await alice.send("1 Kaffee")
+    await alice.send("/essen mittag Pizza 800 kcal")
+    clock.advance(timedelta(days=1))
+    await alice.send("1 Glas Wasser")  # today's: not yesterday's
+    before = await db_state()
+    assert (await alice.send("Wie viel Wasser habe ich gestern getrunken?")).splitlines() == [
+        "Gestern, Montag, 30. November 2026:", "Wasser: 500 von 2.000 ml (25\xa0%) · Kaffee: 1 Tasse", "Gegessen:",
+        "• 08:30 Mittagessen: Pizza (800 kcal)", "Zusammen: 800 von 2.000 kcal (40\xa0%)."]
+    assert "Gestern, Montag" in await alice.send("Was habe ich am Montag gegessen?")  # the Monday gone
+    assert await alice.send("Was habe ich vorgestern gegessen?") == (
+        "Für Sonntag, 29. November 2026 ist nichts eingetragen: keine Getränke und keine Mahlzeiten.")
+    assert await db_state() == before
+
+
+async def test_an_hour_both_of_whose_times_have_passed_is_tomorrows_morning_from_seven_on(person, clock) -> None:
+    alice = person(language="de")
+    clock.advance(timedelta(hours=15, minutes=15))  # 23:45 in Berlin
+    assert "Di., 1. Dez. um 07:00: Tabletten" in await alice.send("Erinnere mich um 7 an die Tabletten")
+    assert "Di., 1. Dez. um 15:00: Anruf" in await alice.send("Erinnere mich um 3 an den Anruf")

@@ -45,6 +45,8 @@ GERMAN_MONTHS = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "
     ("Holiday Thu, Dec 24", date(2026, 12, 24), "Holiday"),
     ("F 12/24 10:00", date(2026, 12, 24), "F 10:00"),
     ("F 12/24/2027", date(2027, 12, 24), "F"),
+    ("Kino vorgestern", date(2026, 11, 28), "Kino"),
+    ("the day before yesterday", date(2026, 11, 28), "the"),  # not yesterday, as "yesterday" alone in it said
 ])
 def test_dates_with_month_names_and_us_month_day(text: str, expected: date, rest: str) -> None:
     found = find_date(text, MONDAY)

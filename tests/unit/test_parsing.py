@@ -227,7 +227,15 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Welche Aufgaben habe ich?", View.TASKS, None),
     ("zeig meine Aufgaben", View.TASKS, None),
     ("Welche Erinnerungen habe ich?", View.REMINDERS, None),
-    ("Wie viel Wasser habe ich gestern getrunken?", None, None),  # only today is kept at a glance
+    # A past day's drinks and meals; a weekday or a date in a question about what was had is the one gone.
+    ("Wie viel Wasser habe ich gestern getrunken?", View.PAST_DAY, date(2026, 11, 29)),
+    ("Was habe ich vorgestern gegessen?", View.PAST_DAY, date(2026, 11, 28)),
+    ("What did I eat on Friday?", View.PAST_DAY, date(2026, 11, 27)),
+    ("Was hatte ich am 2.10. zum Frühstück?", View.PAST_DAY, date(2026, 10, 2)),
+    ("What did I have for lunch yesterday?", View.PAST_DAY, date(2026, 11, 29)),
+    ("What's for dinner tonight?", None, None),  # asks for an idea, not about the log
+    ("Was habe ich letzte Woche gegessen?", None, None),  # a span that is over: the model's (or /week)
+    ("Was steht diesen Monat an?", None, None),  # longer than a week
     ("Was war gestern los?", None, None),
     ("Habe heute Nudeln gegessen", None, None),  # tells, does not ask
     ("Wann hat Anna Geburtstag?", None, None),
@@ -247,6 +255,30 @@ def test_questions_about_the_logs_and_the_view_that_answers_them(text: str, view
                                                                  day: date | None) -> None:
     asked = asked_about(text, MONDAY)
     assert (asked.view if asked else None, asked.day if asked else None) == (view, day)
+
+
+@pytest.mark.parametrize("text, first, last", [
+    ("Was steht diese Woche an?", date(2026, 11, 30), date(2026, 12, 6)),
+    ("what's on this week?", date(2026, 11, 30), date(2026, 12, 6)),
+    ("What's on next week?", date(2026, 12, 7), date(2026, 12, 13)),  # the week, not only its Monday
+    ("Welche Termine habe ich nächste Woche?", date(2026, 12, 7), date(2026, 12, 13)),
+    ("Was habe ich am Wochenende vor?", date(2026, 12, 5), date(2026, 12, 6)),
+    ("anything on this weekend?", date(2026, 12, 5), date(2026, 12, 6)),
+    ("Was steht in den nächsten Tagen an?", date(2026, 11, 30), date(2026, 12, 6)),
+    ("Was steht nächste Woche Montag an?", date(2026, 12, 7), None),  # a day of it: that day
+])
+def test_questions_about_the_days_of_a_week_or_weekend(text: str, first: date, last: date | None) -> None:
+    asked = asked_about(text, MONDAY)
+    assert asked is not None and (asked.view, asked.day, asked.last) == (View.AGENDA, first, last)
+
+
+def test_a_weekend_asked_about_on_the_weekend_is_the_one_under_way() -> None:
+    saturday, sunday = date(2026, 12, 5), date(2026, 12, 6)
+    assert asked_about("Was steht am Wochenende an?", saturday) == asked_about("Was steht am Wochenende an?", MONDAY)
+    on_sunday = asked_about("Was steht am Wochenende an?", sunday)
+    assert on_sunday is not None and (on_sunday.day, on_sunday.last) == (sunday, sunday)
+    following = asked_about("What's on next weekend?", sunday)
+    assert following is not None and (following.day, following.last) == (date(2026, 12, 12), date(2026, 12, 13))
 
 
 @pytest.mark.parametrize("text, place", [
