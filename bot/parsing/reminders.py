@@ -31,7 +31,15 @@ from brain.i18n import Text, tr
 
 # What asks for a reminder in free text, and what it leaves in front of the reminder's words.
 _ASK_RE = re.compile(
-    r"^(?:please\s+|bitte\s+)?(?:remind\s+me|erinnere?\s+mich|reminder\s*:|erinnerung\s*:)\s*(?:bitte\s+)?", re.I)
+    r"^(?:please\s+|bitte\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?:remind\s+me|erinnere?\s+mich|reminder\s*:|erinnerung\s*:)\s*(?:bitte\s+)?", re.I)
+# The request said after when ("every day at 8 remind me to ...", "jeden Tag um 8 erinnere mich an ...").
+_ASK_AFTER_RE = re.compile(r"^(?P<lead>.{2,60}?)[\s,]+(?:please\s+|bitte\s+)?(?:remind\s+me|erinnere?\s+mich)\b"
+                           r"\s*(?:bitte\s+)?(?P<rest>.*)$", re.I)
+# German asks with the verb last: "Kannst du mich morgen um 9 an den Zahnarzt erinnern?"
+# "Könntest du mich bitte daran erinnern, Milch zu kaufen?"
+_ASK_LAST_RE = re.compile(r"^(?:kannst|könntest|koenntest|würdest|wuerdest)\s+du\s+mich\s+(?:bitte\s+)?"
+                          r"(?P<body>.*?)\s*\berinnern\b[\s,]*(?P<tail>.*?)[\s?!.]*$", re.I)
 # "in 20 minutes: tea" alone (no "remind me") is a reminder only with the colon: "in 20 minutes I'm home" is not.
 _RELATIVE_LEAD_RE = re.compile(r"^(?P<span>in\s+[^:]{1,30}?)\s*:\s*(?P<rest>.+)$", re.I)
 _RELATIVE_RE = re.compile(
@@ -69,11 +77,38 @@ def free_text_reminder(text: str, now: datetime) -> ReminderRequest | Text | Non
     stripped = text.strip()
     asked = _ASK_RE.match(stripped)
     if asked is not None:
-        return read_reminder(stripped[asked.end():], now)
+        return read_reminder(stripped[asked.end():].rstrip("?"), now)
+    verb_last = _ASK_LAST_RE.match(stripped)
+    if verb_last is not None:
+        return read_reminder(f"{verb_last.group('body')}, {verb_last.group('tail')}".strip(" ,"), now)
+    after = _ASK_AFTER_RE.match(stripped)
+    if after is not None and _only_when(after.group("lead"), now):
+        return read_reminder(f"{after.group('lead')} {after.group('rest')}".rstrip("?"), now)
     lead = _RELATIVE_LEAD_RE.match(stripped)
     if lead is not None and _RELATIVE_RE.fullmatch(lead.group("span").strip()) is not None:
         return read_reminder(stripped, now)
     return None
+
+
+def _only_when(lead: str, now: datetime) -> bool:
+    """Whether the words before "remind me" say only when (a repetition, a day, a time, a span from now), so they can
+    be read as the reminder's time: "every day at 8", "morgen früh", not "I keep forgetting, so".
+    """
+    rest = lead.strip(" ,")
+    repetition = find_repetition(rest, now.date())
+    if repetition is not None:
+        rest = repetition.cut_from(rest)
+    relative = _RELATIVE_RE.search(rest)
+    if relative is not None:
+        rest = cut(rest, relative.start(), relative.end())
+    day = find_date(rest, now.date())
+    if day is not None:
+        rest = cut(rest, day.start, day.end)
+    found = find_time(rest)
+    if found is not None:
+        rest = cut(rest, found.start, found.end)
+    said_when = repetition is not None or relative is not None or day is not None or found is not None
+    return said_when and not re.sub(r"\b(?:please|bitte|and|und|then|dann)\b", "", rest, flags=re.I).strip(" ,.")
 
 
 def read_reminder(phrase: str, now: datetime) -> ReminderRequest | Text:

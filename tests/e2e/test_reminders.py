@@ -116,6 +116,20 @@ async def test_free_text_reminders_in_english_and_german_without_a_model(person,
     }
 
 
+async def test_a_repeating_reminder_or_a_polite_request_with_when_said_first(person, brain: Brain) -> None:
+    alice, bert = person(), person(language="de")
+    answer = await bert.send("jeden Tag um 8 erinnere mich an meine Tabletten")
+    assert answer == "Erinnerung täglich, ab Di., 1. Dez. um 08:00: Tabletten"
+    assert "Zahnarzt" in await bert.send("Kannst du mich morgen um 10 an den Zahnarzt erinnern?")
+    assert "Call Anna" in await alice.send("tomorrow at 9, remind me to call Anna")
+    stored = {r.text: (r.occurrence_at, r.rrule) for r in await reminders(brain)}
+    assert stored == {
+        "Tabletten": (datetime(2026, 12, 1, 7, 0, tzinfo=UTC), "FREQ=DAILY"),  # 8:00 has passed today
+        "Zahnarzt": (datetime(2026, 12, 1, 9, 0, tzinfo=UTC), None),
+        "Call Anna": (datetime(2026, 12, 1, 8, 0, tzinfo=UTC), None),
+    }
+
+
 async def test_german_command_words_for_remind_set_a_reminder_not_a_recall(person, brain: Brain) -> None:
     bert = person(language="de")
     for word, what in (("erinnere", "Tee"), ("erinnern", "Mama anrufen"), ("erinnerung", "Zahnarzt")):

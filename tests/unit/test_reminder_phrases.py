@@ -39,6 +39,13 @@ def at(day: int, hour: int, minute: int = 0, month: int = 11) -> datetime:
     ("erinnere mich morgen Abend an den Müll", "Müll", at(1, 19, month=12)),
     ("in 20 Minuten: Tee", "Tee", at(30, 8, 50)),
     ("Erinnerung: Blumen gießen um 18 Uhr", "Blumen gießen", at(30, 18)),
+    # Asked politely, or with when said first.
+    ("can you remind me to call mom at 3pm?", "Call mom", at(30, 15)),
+    ("Kannst du mich morgen um 9 an den Zahnarzt erinnern?", "Zahnarzt", at(1, 9, month=12)),
+    ("Kannst du mich um 18 Uhr daran erinnern, Mama anzurufen?", "Mama anrufen", at(30, 18)),
+    ("tomorrow at 9, remind me to call Anna", "Call Anna", at(1, 9, month=12)),
+    ("morgen früh erinnere mich an den Müll", "Müll", at(1, 9, month=12)),
+    ("in 20 Minuten erinnere mich an den Tee", "Tee", at(30, 8, 50)),
 ])
 def test_free_text_reminders_in_english_and_german(text: str, words: str, when: datetime) -> None:
     found = free_text_reminder(text, NOW)
@@ -46,8 +53,22 @@ def test_free_text_reminders_in_english_and_german(text: str, words: str, when: 
     assert (found.text, found.at) == (words, when)
 
 
+@pytest.mark.parametrize("text, words, rule, when", [
+    ("every day at 8 remind me to take my pills", "Take my pills", "FREQ=DAILY", at(1, 8, month=12)),
+    ("jeden Tag um 8 erinnere mich an meine Tabletten", "Tabletten", "FREQ=DAILY", at(1, 8, month=12)),
+    ("jeden Montag erinnere mich an den Müll", "Müll", "FREQ=WEEKLY;BYDAY=MO", at(30, 9)),
+])
+def test_a_repeating_reminder_with_when_said_before_the_request(text: str, words: str, rule: str,
+                                                                  when: datetime) -> None:
+    found = free_text_reminder(text, NOW)
+    assert isinstance(found, ReminderRequest), found
+    assert (found.text, found.rule, found.at) == (words, rule, when)
+
+
 @pytest.mark.parametrize("text", ["Buy milk by Friday", "in 20 minutes I'm home", "250 ml water", "remind",
-                                  "I was reminded of it", "todo: call mom"])
+                                  "I was reminded of it", "todo: call mom",
+                                  "I keep forgetting, remind me to water the plants",  # no when before it
+                                  "he said remind me tomorrow"])
 def test_text_that_asks_for_no_reminder_is_left_alone(text: str) -> None:
     assert free_text_reminder(text, NOW) is None
 
