@@ -1,4 +1,4 @@
-"""Greetings, thanks and goodbyes, answered without a language model.
+"""Greetings, thanks, goodbyes, how the person feels and what the companion can do, answered without a language model.
 
 A person who writes "hi" or "danke" to a bot without a model (`make run` on a laptop without Ollama) should not be
 told "I didn't understand that": the message is plain, only not a log entry. The whole message must be one of these
@@ -20,6 +20,9 @@ class Smalltalk(Enum):
     GOODBYE = "goodbye"
     GOOD_NIGHT = "good_night"
     HOW_ARE_YOU = "how_are_you"
+    FEELING_GOOD = "feeling_good"  # "gut, danke", "I'm fine": the answer to "And you?"
+    FEELING_LOW = "feeling_low"  # "mir geht es schlecht", "ich bin müde", "I'm stressed"
+    ABOUT = "about"  # "was kannst du?", "what can you do?", "who are you?"
 
 
 _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
@@ -31,6 +34,8 @@ _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
     Smalltalk.HOW_ARE_YOU: (
         "how are you", "how are you doing", "how's it going", "hows it going", "what's up", "whats up", "wie geht's",
         "wie gehts", "wie geht es dir", "wie geht's dir", "wie gehts dir", "alles gut", "alles klar",
+        "geht es dir gut", "geht's dir gut", "gehts dir gut", "are you ok", "are you okay", "are you well",
+        "are you good",
     ),
     Smalltalk.THANKS: (
         "thanks", "thank you", "thx", "ty", "thanks a lot", "thank you so much", "thank you very much", "many thanks",
@@ -43,16 +48,43 @@ _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
         "bis dann", "bis später", "bis bald", "auf wiedersehen", "ade",
     ),
     Smalltalk.GOOD_NIGHT: ("good night", "night", "nighty night", "gute nacht", "nacht", "n8"),
+    Smalltalk.FEELING_GOOD: (
+        "gut", "sehr gut", "super", "prima", "bestens", "passt", "mir geht's gut", "mir gehts gut",
+        "mir geht es gut", "ganz gut", "auch gut", "i'm good", "im good", "i'm fine", "im fine", "i'm great",
+        "i'm well", "fine", "good", "great", "doing well", "doing good", "doing great", "not bad", "nicht schlecht",
+        "all good",
+    ),
+    Smalltalk.FEELING_LOW: (
+        "mir geht's schlecht", "mir gehts schlecht", "mir geht es schlecht", "mir geht's nicht gut",
+        "mir gehts nicht gut", "mir geht es nicht gut", "nicht so gut", "nicht gut", "schlecht", "ich bin müde",
+        "ich bin traurig", "ich bin gestresst", "ich bin erschöpft", "ich bin kaputt", "ich bin fertig",
+        "bin müde", "bin traurig", "bin gestresst", "bin erschöpft", "bin kaputt", "müde", "traurig", "gestresst",
+        "erschöpft", "i'm sad", "im sad", "i'm tired", "im tired", "i'm stressed", "im stressed", "i'm exhausted",
+        "i feel bad", "i feel sad", "i feel tired", "not good", "not great", "not so good", "not well", "bad day",
+        "rough day", "schlechter tag", "harter tag", "tired", "sad", "stressed", "exhausted", "i'm not okay",
+        "i'm not ok", "mir geht's mies", "mir gehts mies",
+    ),
+    Smalltalk.ABOUT: (
+        "was kannst du", "was kannst du alles", "was machst du", "was kannst du so", "wer bist du",
+        "was bist du", "wie funktionierst du", "wie funktioniert das", "what can you do", "what do you do",
+        "who are you", "what are you", "how does this work", "how do you work", "what can i do here",
+        "was kann ich hier machen", "was kann ich dir schreiben", "what can i ask you", "what can i say",
+    ),
 }
 # A word or two that may stand beside a phrase without changing what it is ("hi companion", "danke dir").
 _AROUND = frozenset({"companion", "bot", "dir", "you", "du", "euch", "again", "nochmal", "mal", "all", "ihr",
-                     "so", "sehr", "and", "und", "oh", "ah", "hey", "ok", "okay"})
+                     "so", "sehr", "and", "und", "oh", "ah", "hey", "ok", "okay", "heute", "today", "gerade",
+                     "echt", "total", "really", "a", "bit", "bisschen", "ein", "etwas", "ziemlich", "very",
+                     "pretty", "eigentlich", "actually", "auch", "too", "also", "denn", "genau", "ich", "bin",
+                     "i'm", "im", "i", "am", "feel", "feeling", "fühle", "mich", "mir", "geht", "es", "geht's",
+                     "gehts"})
 _WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+", re.UNICODE)
+_FEELINGS = (Smalltalk.FEELING_GOOD, Smalltalk.FEELING_LOW)
 _LONGEST = 6  # words; anything longer carries more than a greeting
 
 _BY_WORDS: dict[tuple[str, ...], Smalltalk] = {}
-for _kind in (Smalltalk.GREETING, Smalltalk.HOW_ARE_YOU, Smalltalk.GOODBYE, Smalltalk.GOOD_NIGHT,
-              Smalltalk.THANKS):
+for _kind in (Smalltalk.GREETING, Smalltalk.HOW_ARE_YOU, Smalltalk.FEELING_GOOD, Smalltalk.FEELING_LOW,
+              Smalltalk.ABOUT, Smalltalk.GOODBYE, Smalltalk.GOOD_NIGHT, Smalltalk.THANKS):
     for _phrase in _PHRASES[_kind]:
         _BY_WORDS[tuple(_phrase.split())] = _kind  # a phrase of two kinds would take the later one
 
@@ -68,8 +100,10 @@ def smalltalk_of(text: str) -> Smalltalk | None:
         for length in (4, 3, 2, 1):
             kind = _BY_WORDS.get(tuple(words[i:i + length]))
             if kind is not None and i + length <= len(words):
-                # The last of several counts ("danke, tschüss" says goodbye), but a greeting never overrides.
-                found = kind if found is None or kind is not Smalltalk.GREETING else found
+                # The last of several counts ("danke, tschüss" says goodbye), but a greeting never overrides, and
+                # thanks do not override how the person is ("gut, danke").
+                keeps = kind is Smalltalk.GREETING or (kind is Smalltalk.THANKS and found in _FEELINGS)
+                found = kind if found is None or not keeps else found
                 i += length
                 break
         else:
@@ -90,6 +124,15 @@ def smalltalk_reply(kind: Smalltalk, name: str | None) -> Text:
         return tr("I'm well, thanks! And you? If you like, tell me what you drank, ate or want to get done.")
     if kind is Smalltalk.THANKS:
         return tr("You're welcome!")
+    if kind is Smalltalk.FEELING_GOOD:
+        return tr("Glad to hear it!")
+    if kind is Smalltalk.FEELING_LOW:
+        return tr("I'm sorry to hear that. Go easy on yourself today. If it helps, I can take something off your "
+                  "mind: tell me a task or a reminder, e.g. \"remind me at 6pm to call mom\".")
+    if kind is Smalltalk.ABOUT:
+        return tr("I'm your companion: I keep your tasks, calendar, drinks, meals and places, remind you, and track "
+                  "your goals and streaks. Just write, e.g. \"250 ml water\", \"Buy milk by Friday\", \"remind me "
+                  "at 6pm to call mom\" or \"What's on tomorrow?\". /help lists everything.")
     if kind is Smalltalk.GOOD_NIGHT:
         return tr("Good night! Sleep well.")
     return tr("Bye! I'm here whenever you need me.")

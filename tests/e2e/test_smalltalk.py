@@ -17,6 +17,10 @@ from tests.e2e.conftest import Person
     ("thank you very much", Smalltalk.THANKS), ("danke, tschüss", Smalltalk.GOODBYE),
     ("Gute Nacht", Smalltalk.GOOD_NIGHT), ("hi, wie geht's dir?", Smalltalk.HOW_ARE_YOU),
     ("How are you doing?", Smalltalk.HOW_ARE_YOU), ("Wie geht\u2019s?", Smalltalk.HOW_ARE_YOU),
+    ("gut, danke", Smalltalk.FEELING_GOOD), ("I'm fine, thanks", Smalltalk.FEELING_GOOD),
+    ("Mir geht es schlecht", Smalltalk.FEELING_LOW), ("ich bin heute echt müde", Smalltalk.FEELING_LOW),
+    ("I'm feeling a bit stressed", Smalltalk.FEELING_LOW), ("Was kannst du?", Smalltalk.ABOUT),
+    ("what can you do", Smalltalk.ABOUT), ("ich bin im Café", None), ("müde aber glücklich", None),
     ("hi, two coffees", None), ("morgen 9 Uhr Zahnarzt", None), ("ok", None), ("hi Anna, how was the trip", None),
     ("", None),
 ])
@@ -43,3 +47,19 @@ async def test_greetings_thanks_and_goodbyes_get_an_answer_in_both_languages(per
     assert "Gute Nacht" in await bea.send("Gute Nacht")
     assert "Tschüss" in await bea.send("tschüss")
     assert "Mir geht's gut" in await bea.send("Hey, wie geht's?")
+
+
+
+async def test_how_the_person_feels_and_what_the_companion_can_do_get_an_answer(person: Callable[..., Person],
+                                                                               db_state) -> None:
+    bea = person(language="de")
+    await bea.send("/start")
+    before = await db_state()
+    assert "Mir geht's gut" in await bea.send("wie geht's dir?")
+    assert await bea.send("gut, danke") == "Das freut mich!"
+    low = await bea.send("Mir geht es heute nicht gut")
+    assert low.startswith("Das tut mir leid.") and "erinnere mich" in low
+    about = await bea.send("Was kannst du?")
+    assert "Aufgaben" in about and "/help" in about and "nicht verstanden" not in about
+    assert "/help lists everything" in await person().send("what can you do?")
+    assert await db_state() == before
