@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.access import Access, AccessPolicy, NotAdmitted, Sender, Tell
 from bot.commands import ActionHandler, Command
-from bot.commands.agenda import day_agenda
+from bot.commands.agenda import day_agenda, next_event
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons
@@ -471,6 +471,8 @@ class Dialog:
                 return meals_today(turn)
             if asked.view is View.PAST_DAY and asked.day is not None:
                 return past_day(turn, asked.day)
+            if asked.view is View.NEXT_EVENT:
+                return next_event(turn)
             if asked.view is View.CLOCK:
                 return _say(turn, tr("It is {time} on {date}.", time=now.time(),
                                      date=turn.render.long_date_of(now.date())))
@@ -511,7 +513,8 @@ class Dialog:
 
 # The command whose view answers a question about the logs (bot.parsing.questions); the agenda, the meals and the
 # clock are answered by functions of their own.
-_QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind"}
+_QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind", View.GOALS: "goal",
+                   View.STREAKS: "streaks"}
 
 
 async def _say(turn: Turn, text: Text) -> None:

@@ -108,3 +108,25 @@ async def day_agenda(turn: Turn, day: date, last: date | None = None) -> None:
     if len(event_items) >= EVENTS_MAX and datetime.fromisoformat(event_items[-1]["start"]).date() <= last:
         lines.append(turn.t(tr("… and maybe more: /event lists your calendar.")))
     turn.say("\n".join(lines))
+
+
+async def next_event(turn: Turn) -> None:
+    """The next appointment and when it is ("Wann ist mein nächster Termin?"), or that none is coming."""
+    result = await turn.tool("get_upcoming_events", {"limit": 1})
+    if not result.ok:
+        turn.say_result(result)
+        return
+    items: list[dict[str, Any]] = result.data.get("events", [])
+    if not items:
+        turn.say(tr("Nothing coming up in your calendar."))
+        return
+    item = items[0]
+    start = datetime.fromisoformat(item["start"]).astimezone(ZoneInfo(turn.user.timezone))
+    day = start.date()
+    when = (turn.t(tr("today")) if day == turn.today else turn.t(tr("tomorrow")) if day == turn.today + timedelta(
+        days=1) else turn.render.long_date_of(day))
+    if item.get("is_all_day"):
+        turn.say(tr("Your next appointment: {title}, {when}, all day.", title=item["title"], when=when))
+    else:
+        turn.say(tr("Your next appointment: {title}, {when} at {time}.", title=item["title"], when=when,
+                    time=turn.render.time_of(start)))

@@ -101,6 +101,17 @@ OWN_THINGS = frozenset({
 # A task said done by (part of) its title: "erledigt: Milch kaufen", "done: call mom", "Milch kaufen erledigt".
 DONE_PREFIX_RE = re.compile(r"^(?:erledigt|done|abgehakt|completed)\s*[:\-]\s*(?P<task>.+)$", re.I)
 DONE_SUFFIX_RE = re.compile(r"^(?P<task>.+?)\s*[:\-]?\s+(?:ist\s+|is\s+)?(?:erledigt|done|abgehakt)$", re.I)
+# A reminder taken back by (part of) its words: "delete the reminder about the dentist", "lösche die Erinnerung an den
+# Zahnarzt", "Erinnerung an den Zahnarzt löschen".
+_ARTICLE = r"(?:(?:the|my|den|die|das|dem|der|meinen|meine|meinem|meiner)\s+)?"
+REMINDER_DELETE_RES = (
+    re.compile(r"^(?:please\s+)?(?:delete|remove|cancel)\s+(?:the|my)\s+reminder\s+(?:about|for|to|of)\s+"
+               rf"{_ARTICLE}(?P<what>.+?)(?:,?\s+please)?$", re.I),
+    re.compile(r"^(?:bitte\s+)?(?:lösche|loesche|lösch|entferne|streiche)\s+(?:bitte\s+)?(?:die|meine)\s+erinnerung\s+"
+               rf"(?:an|für|fuer|zu|zum|zur|wegen)\s+{_ARTICLE}(?P<what>.+?)(?:\s+bitte)?$", re.I),
+    re.compile(rf"^(?:die\s+)?erinnerung\s+(?:an|für|fuer|zu|zum|zur|wegen)\s+{_ARTICLE}(?P<what>.+?)\s+"
+               r"(?:löschen|loeschen|entfernen|streichen)(?:\s+bitte)?$", re.I),
+)
 NOT_A_TITLE_RE = re.compile(r"^(?:alles|all|everything|nichts|nothing|das|that|this|it|es)$", re.I)
 # A day that is what the to-do is about, not when it is due.
 TOPIC_BEFORE_RE = re.compile(r"\b(?:about|regarding|re|über|wegen|for|für)\s*$", re.I)
@@ -131,7 +142,7 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         # explicit to-do stays one ("todo: ask Anna about Friday?").
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
     return (parse_drinks(cleaned) or several_drinks(cleaned) or parse_meal(cleaned) or parse_done(cleaned)
-            or parse_task(cleaned, today, now))
+            or reminder_deleted(cleaned) or parse_task(cleaned, today, now))
 
 
 # Between the drinks of one message: "2 Kaffee und ein Wasser", "a coffee and a glass of water", "Bier, Wasser".
@@ -151,6 +162,16 @@ def several_drinks(text: str) -> list[ToolCall] | None:
             return None
         calls.extend(drink)
     return calls
+
+
+def reminder_deleted(text: str) -> list[ToolCall] | None:
+    """A reminder the person takes back by its words; the tool finds it among theirs, or says it found none or which
+    of several they mean."""
+    for pattern in REMINDER_DELETE_RES:
+        said = pattern.match(text)
+        if said is not None:
+            return [ToolCall("delete_reminder", {"reminder": said.group("what").strip(" ,:-")[:200]})]
+    return None
 
 
 def parse_done(text: str) -> list[ToolCall] | None:

@@ -23,6 +23,9 @@ class View(Enum):
     AGENDA = "agenda"  # the events, reminders and tasks due of a coming day, or of days ("diese Woche")
     CLOCK = "clock"  # the person's local time and date ("Wie spät ist es?", "what day is it?")
     PAST_DAY = "past day"  # a past day's drinks and meals ("Wie viel Wasser habe ich gestern getrunken?")
+    GOALS = "goals"  # the goals and their progress ("Wie läuft mein Ziel?")
+    STREAKS = "streaks"  # the streaks ("my streaks?")
+    NEXT_EVENT = "next event"  # the next appointment ("Wann ist mein nächster Termin?")
 
 
 @dataclass(frozen=True)
@@ -57,13 +60,17 @@ _INTAKE = _EATING | frozenset({
 # A question in the past tense about what was had: a weekday alone in it is the one gone.
 _TOLD_DONE = frozenset({"gegessen", "getrunken", "gefrühstückt", "ate", "eaten", "drank", "drunk", "had", "hatte",
                         "did"})
+_GOALS = frozenset({"goal", "goals", "ziel", "ziele", "zielen"})
+_STREAKS = frozenset({"streak", "streaks", "serie", "serien", "strähne", "strähnen"})
+_NEXT = frozenset({"next", "nächste", "nächster", "nächstes", "nächsten", "naechste", "naechster", "naechstes"})
+_EVENT = frozenset({"termin", "appointment", "event", "meeting", "treffen"})
 _TASKS = frozenset({"aufgabe", "aufgaben", "todo", "todos", "to-do", "to-dos", "task", "tasks", "erledigen"})
 _REMINDERS = frozenset({"erinnerung", "erinnerungen", "reminder", "reminders"})
 _PLANS = frozenset({"termin", "termine", "kalender", "calendar", "appointment", "appointments", "event", "events",
                     "schedule", "plans", "plan", "planned", "geplant", "agenda", "vor", "los"})
 _DAY = frozenset({"tag", "day"})  # "Wie sieht mein Tag aus?", "How is my day?"
 _TODAY = frozenset({"heute", "today", "tonight"})
-_MINE = frozenset({"mein", "my", "meinen", "meiner"})
+_MINE = frozenset({"mein", "my", "meinen", "meiner", "meine", "meinem"})
 _PERSONAL = _MINE | _TODAY | frozenset({"ich", "i", "me", "mir", "hab", "habe", "hatte", "bisher"})
 
 
@@ -195,6 +202,12 @@ def asked_about(text: str, today: date) -> Asked | None:
     period = period_of(words, today) if day is None else None
     if day is None and period is None and said & _TODAY:
         day = today
+    if said & _GOALS and (said & _PERSONAL or len(words) <= 2):
+        return Asked(View.GOALS)
+    if said & _STREAKS and (said & _PERSONAL or len(words) <= 2):
+        return Asked(View.STREAKS)
+    if said & _NEXT and said & _EVENT and found is None and period is None:
+        return Asked(View.NEXT_EVENT)  # "Wann ist mein nächster Termin?", "what's my next appointment?"
     if said & _TASKS:
         return Asked(View.TASKS) if (day is None or day >= today) and not (period and period.past) else None
     if said & _REMINDERS:

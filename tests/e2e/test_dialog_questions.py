@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from brain.modules.drink.models import DrinkEntry
 from brain.modules.todo.models import Task
+from brain.reminders.models import WAITING, Reminder
 
 
 async def test_a_question_about_water_logs_none_and_answers_with_the_day(person, brain, db_state) -> None:
@@ -198,3 +199,30 @@ async def test_an_hour_both_of_whose_times_have_passed_is_tomorrows_morning_from
     clock.advance(timedelta(hours=15, minutes=15))  # 23:45 in Berlin
     assert "Di., 1. Dez. um 07:00: Tabletten" in await alice.send("Erinnere mich um 7 an die Tabletten")
     assert "Di., 1. Dez. um 15:00: Anruf" in await alice.send("Erinnere mich um 3 an den Anruf")
+
+
+async def test_the_next_appointment_goals_and_streaks_asked_in_words(person, db_state) -> None:
+    alice = person(language="de")
+    assert await alice.send("Wann ist mein nächster Termin?") == "In deinem Kalender steht nichts an."
+    await alice.send("/termin Zahnarzt Freitag 10:00")
+    await alice.send("/termin Friseur 10.12. 9:00")
+    before = await db_state()
+    assert await alice.send("Wann ist mein nächster Termin?") == (
+        "Dein nächster Termin: Zahnarzt, Freitag, 4. Dezember 2026 um 10:00.")
+    assert "Noch keine Ziele" in await alice.send("Wie läuft mein Ziel?")
+    assert "Deine Serien:" in await alice.send("Wie stehen meine Serien?")
+    assert await db_state() == before
+
+
+async def test_a_reminder_deleted_in_words_is_gone_and_another_is_left(person, brain) -> None:
+    alice = person()
+    await alice.send("remind me tomorrow at 10 to call the dentist")
+    await alice.send("remind me tomorrow at 11 to water the plants")
+    assert await alice.send("delete the reminder about the dentist") == "Deleted the reminder Call the dentist."
+    assert "found no reminder" in await alice.send("delete the reminder about the dentist")
+    assert [r.text for r in await _waiting_reminders(brain)] == ["Water the plants"]
+
+
+async def _waiting_reminders(brain) -> list[Reminder]:
+    async with brain.transactions.read() as s:
+        return list((await s.scalars(select(Reminder).where(Reminder.status == WAITING))).all())

@@ -198,6 +198,11 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("cancel my last entry", None),
     ("call me later", None),
     ("cancel the dentist appointment", [ToolCall("create_task", {"title": "Cancel the dentist appointment"})]),
+    # A reminder taken back by its words (the tool finds it, or says it found none or several).
+    ("delete the reminder about the dentist", [ToolCall("delete_reminder", {"reminder": "dentist"})]),
+    ("lösche die Erinnerung an den Zahnarzt", [ToolCall("delete_reminder", {"reminder": "Zahnarzt"})]),
+    ("Erinnerung an den Zahnarzt löschen", [ToolCall("delete_reminder", {"reminder": "Zahnarzt"})]),
+    ("cancel my reminder to call mom please", [ToolCall("delete_reminder", {"reminder": "call mom"})]),
     ("Termin vereinbaren", [ToolCall("create_task", {"title": "Termin vereinbaren"})]),
     ("read a good book", None),
     ("Mama morgen um 15 Uhr anrufen", None),  # a day and a time: offered as appointment, reminder or task
@@ -236,6 +241,13 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("What's for dinner tonight?", None, None),  # asks for an idea, not about the log
     ("Was habe ich letzte Woche gegessen?", None, None),  # a span that is over: the model's (or /week)
     ("Was steht diesen Monat an?", None, None),  # longer than a week
+    ("Wie läuft mein Ziel?", View.GOALS, None),
+    ("how are my goals?", View.GOALS, None),
+    ("Wie stehen meine Serien?", View.STREAKS, None),
+    ("my streaks?", View.STREAKS, None),
+    ("Wann ist mein nächster Termin?", View.NEXT_EVENT, None),
+    ("what's my next appointment?", View.NEXT_EVENT, None),
+    ("Was ist das Ziel des Spiels?", None, None),  # not the person's goal
     ("Was war gestern los?", None, None),
     ("Habe heute Nudeln gegessen", None, None),  # tells, does not ask
     ("Wann hat Anna Geburtstag?", None, None),
