@@ -23,6 +23,13 @@ DRINK_WORDS: dict[str, str] = {
     "beer": "alcohol", "beers": "alcohol", "bier": "alcohol", "wine": "alcohol", "wein": "alcohol",
     "smoothie": "smoothie", "cola": "soda", "soda": "soda", "limo": "soda", "limonade": "soda",
 }
+# Drinks said by a name more exact than their kind: logged with it, so the reply says "330 ml Bier", not "Alkohol".
+DRINK_NAMES: dict[str, str] = {
+    "sprudel": "Sprudel", "mineralwasser": "Mineralwasser", "espresso": "Espresso", "espressos": "Espresso",
+    "cappuccino": "Cappuccino", "latte": "Latte", "orangensaft": "Orangensaft", "apfelsaft": "Apfelsaft",
+    "beer": "beer", "beers": "beer", "bier": "Bier", "wine": "wine", "wein": "Wein", "cola": "Cola",
+    "limonade": "Limonade",
+}
 # Forms that can only be plural: the number before them counts drinks ("25 coffees" is 25 coffees, never 25 ml).
 # "Wasser", "Kaffee" and "Tee" serve as German plurals too, so a number with them stays open (see parse_drinks).
 PLURAL_DRINK_WORDS = frozenset({"waters", "coffees", "kaffees", "espressos", "teas", "tees", "beers"})
@@ -71,7 +78,13 @@ NOT_FOOD_START_RE = re.compile(
 PLAN_START_RE = re.compile(r"^(?:with|mit|at|um|on|am|bei|in|for|für|heute|today)\b", re.I)
 STATE_RE = re.compile(r"^(?:i am|i'm|ich bin|we are|we're|wir sind|i was|ich war|it is|it's|es ist)\b", re.I)
 # ("erinnere mich ..." asks for a reminder: bot.parsing.reminders reads it first.)
-TASK_PREFIX_RE = re.compile(r"^(?:todo|to-do|task|aufgabe)\s*[:\-]?\s+(?P<rest>.+)$", re.I)
+TASK_PREFIX_RE = re.compile(r"^(?:todo|to-do|task|aufgabe|nicht\s+vergessen|vergiss\s+nicht|don[’']?t\s+forget"
+                            r"(?:\s+to)?|remember\s+to)\s*[:\-,]?\s+(?P<rest>.+)$", re.I)
+# "Müll rausbringen nicht vergessen"
+TASK_SUFFIX_RE = re.compile(r"^(?P<rest>.+?)\s*[,:\-]?\s+nicht\s+vergessen$", re.I)
+# "vergiss nicht, Milch zu kaufen": the task is "Milch kaufen".
+_ZU_VERB_RE = re.compile(r"\bzu\s+(?P<verb>[a-zäöüß]{3,}en)$|\b(?P<prefix>ab|an|auf|aus|ein|mit|nach|vor|weg|zurück"
+                         r"|raus|rein|heim|fest|frei|los|hin|her|bei|zusammen)zu(?P<stem>[a-zäöüß]{3,}en)$")
 DEADLINE_RE = re.compile(r"\b(bis|until|till|by|due|spätestens|spaetestens)\b", re.I)
 # A to-do said as a bare verb phrase, without "todo:" or a deadline: a German infinitive at its end ("Milch kaufen",
 # "Mama anrufen"), an English imperative first ("buy milk", "call mom"). Verbs of errands only, so that a phrase that
@@ -189,6 +202,7 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
     words = re.findall(r"[\wäöüß.,]+", text.lower())
     words = [w.strip(".,") for w in words if w.strip(".,")]
     drink_type = None
+    name = None
     counted = False  # a plural drink word or a vessel: the bare number counts drinks
     count = 1
     volume: int | None = None
@@ -197,6 +211,7 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
     for word in words:
         if word in DRINK_WORDS and drink_type is None:
             drink_type = DRINK_WORDS[word]
+            name = DRINK_NAMES.get(word)
             counted = counted or word in PLURAL_DRINK_WORDS
             continue
         ml = parse_volume_ml(word)
@@ -247,6 +262,8 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
         return None
     ml = volume or vessel
     args: dict[str, Any] = {"drink_type": drink_type}
+    if name is not None:
+        args["name"] = name
     if ml is not None:
         args["quantity_ml"] = ml
     if count > 1:
@@ -354,8 +371,10 @@ def _bare_task(text: str) -> bool:
 
 
 def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall] | None:
-    explicit = TASK_PREFIX_RE.match(text)
+    explicit = TASK_PREFIX_RE.match(text) or TASK_SUFFIX_RE.match(text)
     body = explicit.group("rest").strip() if explicit else text
+    if explicit:
+        body = _ZU_VERB_RE.sub(lambda m: m["verb"] or f"{m['prefix']}{m['stem']}", body)
     found = find_date(body, today)
     if explicit is None:
         if found is not None and found.value >= today and _bare_task(cut(body, found.start, found.end)) \

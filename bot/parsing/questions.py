@@ -245,3 +245,17 @@ def command_word(text: str) -> str | None:
     """The command a message that is only its word (without the slash) asks for, or None."""
     return COMMAND_WORDS.get(text.strip().strip(".!?").strip().lower())
 
+
+
+# A command's word with a colon before what it is for ("Termin: Zahnarzt Montag 10 Uhr"): the command with the rest.
+_PREFIXED_RE = re.compile(r"^(?P<word>termin|appointment|event|kalender|calendar)\s*:\s*(?P<rest>\S.*)$", re.I)
+PREFIXED_COMMANDS = {"termin": "event", "appointment": "event", "event": "event", "kalender": "event",
+                     "calendar": "event"}
+
+
+def command_prefixed(text: str) -> tuple[str, str] | None:
+    """The command and its arguments a message written as "Termin: ..." asks for, or None."""
+    said = _PREFIXED_RE.match(text.strip())
+    if said is None:
+        return None
+    return PREFIXED_COMMANDS[said.group("word").lower()], said.group("rest").strip()

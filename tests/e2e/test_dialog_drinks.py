@@ -170,6 +170,9 @@ async def test_drink_kinds_are_named_and_read_in_the_persons_language(person) ->
     usage = await bob.send("/drink Lava")
     assert "Sorten: wasser, kaffee, tee, saft, alkohol, smoothie, limo." in usage and "coffee" not in usage
     assert "330 ml Limo eingetragen" in await bob.send("/drink Limo 330")
+    # Said by its name, a drink is logged and answered with it, not with its kind ("Alkohol").
+    assert "2 × 330 ml Bier eingetragen" in await bob.send("2 Bier")
+    assert "150 ml Espresso eingetragen" in await bob.send("ein Espresso")
     assert "250 ml Saft eingetragen" in await bob.send("/drink saft 250")
     alice = person()
     assert "Kinds: water, coffee, tea, juice, alcohol, smoothie, soda." in await alice.send("/drink lava")

@@ -226,3 +226,9 @@ async def test_a_reminder_deleted_in_words_is_gone_and_another_is_left(person, b
 async def _waiting_reminders(brain) -> list[Reminder]:
     async with brain.transactions.read() as s:
         return list((await s.scalars(select(Reminder).where(Reminder.status == WAITING))).all())
+
+
+async def test_an_appointment_written_with_termin_colon_goes_into_the_calendar(person, brain) -> None:
+    alice = person(language="de")
+    assert await alice.send("Termin: Zahnarzt am Freitag um 10") == "Zahnarzt am Fr., 4. Dez. um 10:00 eingetragen."
+    assert "Freitag, 4. Dezember 2026 um 10:00" in await alice.send("Wann ist mein nächster Termin?")

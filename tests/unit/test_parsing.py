@@ -13,7 +13,7 @@ from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
 from bot.parsing.freetext import ToolCall, parse_free_text, place_said, water_goal_said
-from bot.parsing.questions import View, asked_about, command_word
+from bot.parsing.questions import View, asked_about, command_prefixed, command_word
 
 MONDAY = date(2026, 11, 30)
 
@@ -29,8 +29,8 @@ MONDAY = date(2026, 11, 30)
     ("Ich habe heute 2 Kaffee getrunken", [ToolCall("log_drink", {"drink_type": "coffee", "count": 2})]),
     ("had a tea just now", [ToolCall("log_drink", {"drink_type": "tea"})]),
     ("hab vorhin schon 0,5l Wasser getrunken", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500})]),
-    ("abends ein Glas Wein", [ToolCall("log_drink", {"drink_type": "alcohol", "quantity_ml": 250})]),
-    ("a beer tonight", [ToolCall("log_drink", {"drink_type": "alcohol"})]),
+    ("abends ein Glas Wein", [ToolCall("log_drink", {"drink_type": "alcohol", "name": "Wein", "quantity_ml": 250})]),
+    ("a beer tonight", [ToolCall("log_drink", {"drink_type": "alcohol", "name": "beer"})]),
     ("morgen ein Bier", None),  # tomorrow's is no drink had
     ("2 Kaffee und ein Wasser", [ToolCall("log_drink", {"drink_type": "coffee", "count": 2}),
                                  ToolCall("log_drink", {"drink_type": "water"})]),
@@ -198,6 +198,12 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("cancel my last entry", None),
     ("call me later", None),
     ("cancel the dentist appointment", [ToolCall("create_task", {"title": "Cancel the dentist appointment"})]),
+    # "Don't forget" makes a task of what follows (or comes before "nicht vergessen").
+    ("nicht vergessen: Müll rausbringen", [ToolCall("create_task", {"title": "Müll rausbringen"})]),
+    ("Müll rausbringen nicht vergessen", [ToolCall("create_task", {"title": "Müll rausbringen"})]),
+    ("Vergiss nicht, den Müll rauszubringen", [ToolCall("create_task", {"title": "Den Müll rausbringen"})]),
+    ("don't forget to buy milk", [ToolCall("create_task", {"title": "Buy milk"})]),
+    ("remember to call Anna tomorrow", [ToolCall("create_task", {"title": "Call Anna", "due_date": "2026-12-01"})]),
     # A reminder taken back by its words (the tool finds it, or says it found none or several).
     ("delete the reminder about the dentist", [ToolCall("delete_reminder", {"reminder": "dentist"})]),
     ("lösche die Erinnerung an den Zahnarzt", [ToolCall("delete_reminder", {"reminder": "Zahnarzt"})]),
@@ -324,3 +330,13 @@ def test_the_place_a_person_says_they_are_at(text: str, place: str | None) -> No
 ])
 def test_the_water_goal_said_in_words(text: str, ml: int | None) -> None:
     assert water_goal_said(text) == ml
+
+
+@pytest.mark.parametrize("text, command", [
+    ("Termin: Zahnarzt am Montag um 10", ("event", "Zahnarzt am Montag um 10")),
+    ("appointment: dentist friday 3pm", ("event", "dentist friday 3pm")),
+    ("Termin beim Zahnarzt", None),  # no colon: a note, read as one
+    ("Termin:", None),
+])
+def test_a_command_word_with_a_colon_runs_the_command(text: str, command: tuple[str, str] | None) -> None:
+    assert command_prefixed(text) == command

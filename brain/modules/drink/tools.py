@@ -41,8 +41,9 @@ async def _log_drink(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         entry, progress = await service.log_drink(ctx.uow, ctx.user, ctx.actor, drink_type, ml, name=args.get("name"),
                                                   entry_id=entry_id, log_entry_ids=together)
         entries.append(entry)
-    values = {"ml": ml, "drink": drink_label(drink_type), "water": progress.water_ml, "goal": progress.water_goal_ml,
-              "percent": Percent(progress.water_percent)}
+    # The drink by the name it was given ("Bier", "Espresso"), else by its kind: "2 × 330 ml Alkohol" read oddly.
+    values = {"ml": ml, "drink": args.get("name") or drink_label(drink_type), "water": progress.water_ml,
+              "goal": progress.water_goal_ml, "percent": Percent(progress.water_percent)}
     if drink_type == "coffee":
         # What a coffee drinker counts is cups; the water stays in view.
         cups = ntr("{cups} cup", "{cups} cups", progress.coffee_count, cups=progress.coffee_count)
