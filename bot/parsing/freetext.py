@@ -80,6 +80,10 @@ STATE_RE = re.compile(r"^(?:i am|i'm|ich bin|we are|we're|wir sind|i was|ich war
 # ("erinnere mich ..." asks for a reminder: bot.parsing.reminders reads it first.)
 TASK_PREFIX_RE = re.compile(r"^(?:todo|to-do|task|aufgabe|nicht\s+vergessen|vergiss\s+nicht|don[’']?t\s+forget"
                             r"(?:\s+to)?|remember\s+to)\s*[:\-,]?\s+(?P<rest>.+)$", re.I)
+# What the speaker has to do ("I need to call the bank", "ich muss noch Milch kaufen"): a task when the rest is one
+# said plainly (an errand verb; see _bare_task), so "I need to sleep" or "ich muss morgen zum Arzt" stay as they are.
+NEED_TO_RE = re.compile(r"^(?:i\s+(?:need|have|got)\s+to|i\s+(?:must|should)|i\s+still\s+(?:need|have)\s+to"
+                        r"|ich\s+(?:muss|sollte|soll)(?:\s+noch)?(?:\s+unbedingt)?)\s+(?P<rest>.+)$", re.I)
 # "Müll rausbringen nicht vergessen"
 TASK_SUFFIX_RE = re.compile(r"^(?P<rest>.+?)\s*[,:\-]?\s+nicht\s+vergessen$", re.I)
 # "vergiss nicht, Milch zu kaufen": the task is "Milch kaufen".
@@ -112,7 +116,9 @@ OWN_THINGS = frozenset({
     "goal", "goals", "place", "places", "it", "that", "this", "one",
 })
 # A task said done by (part of) its title: "erledigt: Milch kaufen", "done: call mom", "Milch kaufen erledigt".
-DONE_PREFIX_RE = re.compile(r"^(?:erledigt|done|abgehakt|completed)\s*[:\-]\s*(?P<task>.+)$", re.I)
+DONE_PREFIX_RE = re.compile(r"^(?:(?:erledigt|done|abgehakt|completed)\s*[:\-]\s*|(?:i'?m\s+|i\s+am\s+)?done\s+with\s+"
+                            r"(?:the\s+|my\s+)?|(?:ich\s+)?(?:bin\s+)?fertig\s+mit\s+(?:dem\s+|der\s+|den\s+)?)(?P<task>.+)$",
+                            re.I)
 DONE_SUFFIX_RE = re.compile(r"^(?P<task>.+?)\s*[:\-]?\s+(?:ist\s+|is\s+)?(?:erledigt|done|abgehakt)$", re.I)
 # A reminder taken back by (part of) its words: "delete the reminder about the dentist", "lösche die Erinnerung an den
 # Zahnarzt", "Erinnerung an den Zahnarzt löschen".
@@ -154,7 +160,8 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         # "Hab ich heute schon Wasser getrunken?" asks, it logs nothing (bot.parsing.questions may answer it); an
         # explicit to-do stays one ("todo: ask Anna about Friday?").
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
-    return (parse_drinks(cleaned) or several_drinks(cleaned) or parse_meal(cleaned) or parse_done(cleaned)
+    return (parse_drinks(cleaned) or several_drinks(cleaned) or _meal_sentence(cleaned) or parse_meal(cleaned)
+            or parse_done(cleaned)
             or reminder_deleted(cleaned) or parse_task(cleaned, today, now))
 
 
@@ -297,6 +304,32 @@ def _meal_in_sentence(text: str) -> tuple[str, str] | None:
     return MEAL_WORDS.get(word, "dinner"), text[:phrase.start()] + " " + text[phrase.end():]
 
 
+# A meal said as a sentence of its own: "lunch was a chicken salad", "zum Abendessen gab es Pasta", "ich esse gerade
+# einen Apfel", "I'm eating an apple" ("Lunch was great" says how it was, not what).
+MEAL_SENTENCE_RES = (
+    re.compile(r"^(?:my\s+)?(?P<meal>breakfast|lunch|dinner|supper)\s+(?:was|were)\s+(?P<food>(?:a|an|some)\s+.+)$",
+               re.I),
+    re.compile(r"^(?:zum\s+|zu\s+)?(?P<meal>frühstück|fruehstueck|mittagessen|mittag|abendessen|abendbrot|abend)\s+"
+               r"(?:gab\s+es|gab's|gabs|hatte\s+ich)\s+(?P<food>.+)$", re.I),
+    re.compile(r"^(?:ich\s+)?(?:esse|ess)\s+(?:gerade|grad|jetzt|eben)\s+(?P<food>.+)$", re.I),
+    re.compile(r"^(?:i'?m|i\s+am)\s+(?:just\s+)?eating\s+(?P<food>.+)$", re.I),
+)
+
+
+def _meal_sentence(text: str) -> list[ToolCall] | None:
+    for pattern in MEAL_SENTENCE_RES:
+        said = pattern.match(text)
+        if said is None:
+            continue
+        meal = (said.groupdict().get("meal") or "").lower()
+        meal_type = "dinner" if meal == "abend" else MEAL_WORDS.get(meal)
+        calls = parse_meal(f"{meal_type or 'snack'}: {said.group('food')}")
+        if calls and meal_type is None:
+            calls[0].args.pop("meal_type", None)  # eaten now: the tool takes the meal of the time of day
+        return calls
+    return None
+
+
 def parse_meal(text: str) -> list[ToolCall] | None:
     first = text.lower().partition(" ")[0].rstrip(":")
     meal_type = MEAL_WORDS.get(first)
@@ -373,6 +406,9 @@ def _bare_task(text: str) -> bool:
 def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall] | None:
     explicit = TASK_PREFIX_RE.match(text) or TASK_SUFFIX_RE.match(text)
     body = explicit.group("rest").strip() if explicit else text
+    needed = NEED_TO_RE.match(text) if explicit is None else None
+    if needed is not None:  # "I need to call the bank tomorrow", "ich muss noch Milch kaufen": the errand after it
+        body = needed.group("rest").strip()
     if explicit:
         body = _ZU_VERB_RE.sub(lambda m: m["verb"] or f"{m['prefix']}{m['stem']}", body)
     found = find_date(body, today)

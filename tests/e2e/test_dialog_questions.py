@@ -232,3 +232,15 @@ async def test_an_appointment_written_with_termin_colon_goes_into_the_calendar(p
     alice = person(language="de")
     assert await alice.send("Termin: Zahnarzt am Freitag um 10") == "Zahnarzt am Fr., 4. Dez. um 10:00 eingetragen."
     assert "Freitag, 4. Dezember 2026 um 10:00" in await alice.send("Wann ist mein nächster Termin?")
+
+
+async def test_what_the_person_has_to_do_is_eats_now_and_has_done_in_words(person, brain) -> None:
+    alice = person(language="de")
+    assert await alice.send("ich muss noch Milch kaufen") == "Aufgabe Milch kaufen angelegt."
+    assert "Erledigt: Milch kaufen" in await alice.send("fertig mit Milch")
+    eating = await alice.send("ich esse gerade einen Apfel")
+    assert eating == "Frühstück eingetragen: Apfel."  # 08:30: the meal of the time of day
+    assert "Abendessen eingetragen: Pasta." in await alice.send("zum Abendessen gab es Pasta")
+    async with brain.transactions.read() as s:
+        task = (await s.scalars(select(Task))).one()
+    assert task.completed_at is not None

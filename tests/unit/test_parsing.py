@@ -192,7 +192,24 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("text Anna about Saturday", None),  # the day is what it is about
     ("Milch kaufen gestern", None),
     ("wir waren einkaufen", None),
-    ("ich muss noch Milch kaufen", None),
+    # What the speaker has to do, when the rest is an errand said plainly.
+    ("ich muss noch Milch kaufen", [ToolCall("create_task", {"title": "Milch kaufen"})]),
+    ("I need to call the bank tomorrow", [ToolCall("create_task", {"title": "Call the bank",
+                                                                    "due_date": "2026-12-01"})]),
+    ("I need to sleep", None),
+    ("ich muss morgen zum Arzt", None),
+    ("I should really call mom more often", None),
+    # A task said done with "done with" / "fertig mit".
+    ("done with groceries", [ToolCall("complete_task", {"task": "groceries"})]),
+    ("fertig mit der Steuer", [ToolCall("complete_task", {"task": "Steuer"})]),
+    ("ich bin fertig", None),
+    # A meal said as a sentence of its own; eaten now, its kind is the time of day's (the tool's).
+    ("lunch was a chicken salad", [ToolCall("log_meal", {"meal_type": "lunch", "description": "chicken salad"})]),
+    ("Lunch was great", None),
+    ("zum Abendessen gab es Pasta", [ToolCall("log_meal", {"meal_type": "dinner", "description": "Pasta"})]),
+    ("ich esse gerade einen Apfel", [ToolCall("log_meal", {"description": "Apfel"})]),
+    ("I'm eating an apple", [ToolCall("log_meal", {"description": "apple"})]),
+    ("ich esse gerne Pizza", None),
     ("Get well soon", None),
     ("cancel the reminder", None),  # said to the companion about its own entry
     ("cancel my last entry", None),
