@@ -517,7 +517,7 @@ class Dialog:
 # The command whose view answers a question about the logs (bot.parsing.questions); the agenda, the meals and the
 # clock are answered by functions of their own.
 _QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind", View.GOALS: "goal",
-                   View.STREAKS: "streaks"}
+                   View.STREAKS: "streaks", View.EVENTS: "event", View.PLACES: "place"}
 
 
 async def _say(turn: Turn, text: Text) -> None:

@@ -120,17 +120,26 @@ DONE_PREFIX_RE = re.compile(r"^(?:(?:erledigt|done|abgehakt|completed)\s*[:\-]\s
                             r"(?:the\s+|my\s+)?|(?:ich\s+)?(?:bin\s+)?fertig\s+mit\s+(?:dem\s+|der\s+|den\s+)?)(?P<task>.+)$",
                             re.I)
 DONE_SUFFIX_RE = re.compile(r"^(?P<task>.+?)\s*[:\-]?\s+(?:ist\s+|is\s+)?(?:erledigt|done|abgehakt)$", re.I)
-# A reminder taken back by (part of) its words: "delete the reminder about the dentist", "lösche die Erinnerung an den
-# Zahnarzt", "Erinnerung an den Zahnarzt löschen".
+# One of the companion's entries taken back by (part of) its words: "delete the reminder about the dentist", "lösche
+# die Aufgabe Milch kaufen", "Termin beim Zahnarzt absagen", "remove the dentist appointment".
 _ARTICLE = r"(?:(?:the|my|den|die|das|dem|der|meinen|meine|meinem|meiner)\s+)?"
-REMINDER_DELETE_RES = (
-    re.compile(r"^(?:please\s+)?(?:delete|remove|cancel)\s+(?:the|my)\s+reminder\s+(?:about|for|to|of)\s+"
-               rf"{_ARTICLE}(?P<what>.+?)(?:,?\s+please)?$", re.I),
-    re.compile(r"^(?:bitte\s+)?(?:lösche|loesche|lösch|entferne|streiche)\s+(?:bitte\s+)?(?:die|meine)\s+erinnerung\s+"
-               rf"(?:an|für|fuer|zu|zum|zur|wegen)\s+{_ARTICLE}(?P<what>.+?)(?:\s+bitte)?$", re.I),
-    re.compile(rf"^(?:die\s+)?erinnerung\s+(?:an|für|fuer|zu|zum|zur|wegen)\s+{_ARTICLE}(?P<what>.+?)\s+"
-               r"(?:löschen|loeschen|entfernen|streichen)(?:\s+bitte)?$", re.I),
+_LINK = r"(?:(?:about|for|to|of|called|named|an|für|fuer|zu|zum|zur|wegen|mit|beim|bei)\s+)?"
+_NOUNS = r"(?P<noun>reminder|task|to-?do|appointment|event|erinnerung|aufgabe|termin)"
+DELETE_RES = (
+    re.compile(rf"^(?:please\s+)?(?:delete|remove|cancel)\s+(?:the|my)\s+{_NOUNS}\s+{_LINK}{_ARTICLE}(?P<what>.+?)"
+               r"(?:,?\s+please)?$", re.I),
+    re.compile(rf"^(?:please\s+)?(?:delete|remove)\s+(?:the|my)\s+(?P<what>.+?)\s+{_NOUNS}(?:,?\s+please)?$", re.I),
+    re.compile(r"^(?:bitte\s+)?(?:lösche|loesche|lösch|entferne|streiche)\s+(?:bitte\s+)?(?:die|den|meine|meinen)\s+"
+               rf"{_NOUNS}\s+{_LINK}{_ARTICLE}(?P<what>.+?)(?:\s+bitte)?$", re.I),
+    re.compile(rf"^(?:die\s+|den\s+|meine\s+|meinen\s+)?{_NOUNS}\s+{_LINK}{_ARTICLE}(?P<what>.+?)\s+"
+               r"(?:löschen|loeschen|entfernen|streichen|absagen)(?:\s+bitte)?$", re.I),
 )
+# Which tool takes an entry back, and the name of what it is given.
+DELETE_TOOLS = {"reminder": ("delete_reminder", "reminder"), "erinnerung": ("delete_reminder", "reminder"),
+                "task": ("delete_task", "task"), "todo": ("delete_task", "task"), "to-do": ("delete_task", "task"),
+                "aufgabe": ("delete_task", "task"), "appointment": ("delete_event", "event"),
+                "event": ("delete_event", "event"), "termin": ("delete_event", "event")}
+DELETE_VERBS = frozenset({"lösche", "loesche", "lösch", "entferne", "streiche", "delete", "remove"})
 NOT_A_TITLE_RE = re.compile(r"^(?:alles|all|everything|nichts|nothing|das|that|this|it|es)$", re.I)
 # A day that is what the to-do is about, not when it is due.
 TOPIC_BEFORE_RE = re.compile(r"\b(?:about|regarding|re|über|wegen|for|für)\s*$", re.I)
@@ -162,7 +171,7 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
     return (parse_drinks(cleaned) or several_drinks(cleaned) or _meal_sentence(cleaned) or parse_meal(cleaned)
             or parse_done(cleaned)
-            or reminder_deleted(cleaned) or parse_task(cleaned, today, now))
+            or entry_deleted(cleaned) or parse_task(cleaned, today, now))
 
 
 # Between the drinks of one message: "2 Kaffee und ein Wasser", "a coffee and a glass of water", "Bier, Wasser".
@@ -184,13 +193,15 @@ def several_drinks(text: str) -> list[ToolCall] | None:
     return calls
 
 
-def reminder_deleted(text: str) -> list[ToolCall] | None:
-    """A reminder the person takes back by its words; the tool finds it among theirs, or says it found none or which
-    of several they mean."""
-    for pattern in REMINDER_DELETE_RES:
+def entry_deleted(text: str) -> list[ToolCall] | None:
+    """A reminder, task or appointment the person takes back by its words; the tool finds it among theirs, or says
+    it found none or which of several they mean."""
+    for pattern in DELETE_RES:
         said = pattern.match(text)
         if said is not None:
-            return [ToolCall("delete_reminder", {"reminder": said.group("what").strip(" ,:-")[:200]})]
+            tool, key = DELETE_TOOLS[said.group("noun").lower()]
+            what = said.group("what").strip(" ,:-\"'„“")
+            return [ToolCall(tool, {key: what[:200]})] if what else None
     return None
 
 
@@ -397,6 +408,8 @@ def _bare_task(text: str) -> bool:
     words = re.findall(r"[\wäöüß'-]+", text.lower())
     if not 2 <= len(words) <= BARE_TASK_WORDS or NOT_A_TASK_RE.search(text) or find_time(text) is not None:
         return False
+    if words[0] in DELETE_VERBS and set(words) & (set(DELETE_TOOLS) | OWN_THINGS):
+        return False  # "Lösche die Aufgabe Milch kaufen" takes an entry back, it is no errand
     if words[0] in TASK_VERBS_EN and (words[1] in ("me", "us") or (
             len(rest := [w for w in words[1:] if w not in DETERMINERS]) == 1 and rest[0] in OWN_THINGS)):
         return False  # "cancel the reminder", "call me later": said to the companion, not a to-do

@@ -26,6 +26,8 @@ class View(Enum):
     GOALS = "goals"  # the goals and their progress ("Wie läuft mein Ziel?")
     STREAKS = "streaks"  # the streaks ("my streaks?")
     NEXT_EVENT = "next event"  # the next appointment ("Wann ist mein nächster Termin?")
+    EVENTS = "events"  # the appointments coming up ("Zeig mir meine Termine")
+    PLACES = "places"  # the person's places and visits ("Zeig mir meine Orte", "Wo war ich heute?")
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,10 @@ _GOALS = frozenset({"goal", "goals", "ziel", "ziele", "zielen"})
 _STREAKS = frozenset({"streak", "streaks", "serie", "serien", "strähne", "strähnen"})
 _NEXT = frozenset({"next", "nächste", "nächster", "nächstes", "nächsten", "naechste", "naechster", "naechstes"})
 _EVENT = frozenset({"termin", "appointment", "event", "meeting", "treffen"})
-_TASKS = frozenset({"aufgabe", "aufgaben", "todo", "todos", "to-do", "to-dos", "task", "tasks", "erledigen"})
+_TASKS = frozenset({"aufgabe", "aufgaben", "todo", "todos", "to-do", "to-dos", "task", "tasks", "erledigen",
+                    "überfällig", "ueberfaellig", "overdue"})
+_CALENDAR = frozenset({"termine", "appointments", "events", "kalender", "calendar"})
+_PLACES = frozenset({"orte", "places", "ort", "place"})
 _REMINDERS = frozenset({"erinnerung", "erinnerungen", "reminder", "reminders"})
 _PLANS = frozenset({"termin", "termine", "kalender", "calendar", "appointment", "appointments", "event", "events",
                     "schedule", "plans", "plan", "planned", "geplant", "agenda", "vor", "los"})
@@ -208,6 +213,10 @@ def asked_about(text: str, today: date) -> Asked | None:
         return Asked(View.STREAKS)
     if said & _NEXT and said & _EVENT and found is None and period is None:
         return Asked(View.NEXT_EVENT)  # "Wann ist mein nächster Termin?", "what's my next appointment?"
+    where_was_i = words[:3] in (["wo", "war", "ich"], ["where", "was", "i"]) or words[:4] == [
+        "where", "have", "i", "been"]
+    if (said & _PLACES and (said & _PERSONAL or len(words) <= 2)) or where_was_i:
+        return Asked(View.PLACES) if day is None or day == today else None
     if said & _TASKS:
         return Asked(View.TASKS) if (day is None or day >= today) and not (period and period.past) else None
     if said & _REMINDERS:
@@ -215,6 +224,8 @@ def asked_about(text: str, today: date) -> Asked | None:
     if _plans(words, text):
         if period is not None:  # "Was steht diese Woche an?", "What's on next week?"
             return Asked(View.AGENDA, period.first, period.last) if period.first is not None else None
+        if day is None and said & _CALENDAR:
+            return Asked(View.EVENTS)  # "Zeig mir meine Termine": what is coming up, not only today
         if day is None or day == today:
             return Asked(View.DAY)
         return Asked(View.AGENDA, day) if day > today else None

@@ -8,6 +8,7 @@ from datetime import date, timedelta
 import pytest
 from sqlalchemy import select
 
+from brain.modules.calendar.models import CalendarEvent
 from brain.modules.drink.models import DrinkEntry
 from brain.modules.todo.models import Task
 from brain.reminders.models import WAITING, Reminder
@@ -244,3 +245,17 @@ async def test_what_the_person_has_to_do_is_eats_now_and_has_done_in_words(perso
     async with brain.transactions.read() as s:
         task = (await s.scalars(select(Task))).one()
     assert task.completed_at is not None
+
+
+async def test_a_task_or_appointment_taken_back_in_words_is_deleted_not_made_a_task(person, brain) -> None:
+    alice = person(language="de")
+    await alice.send("Milch kaufen")
+    await alice.send("Brot kaufen")
+    await alice.send("/termin Zahnarzt morgen 10:00")
+    assert "Milch kaufen" in await alice.send("Lösche die Aufgabe Milch kaufen")
+    assert "Zahnarzt" in await alice.send("Termin beim Zahnarzt absagen")
+    async with brain.transactions.read() as s:
+        assert [t.title for t in (await s.scalars(select(Task))).all()] == ["Brot kaufen"]
+        assert (await s.scalars(select(CalendarEvent))).all() == []
+    assert "In deinem Kalender steht nichts an." in await alice.send("Zeig mir meine Termine")
+    assert "Offene Aufgaben" in await alice.send("Was ist überfällig?")

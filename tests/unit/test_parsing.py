@@ -226,6 +226,11 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("lösche die Erinnerung an den Zahnarzt", [ToolCall("delete_reminder", {"reminder": "Zahnarzt"})]),
     ("Erinnerung an den Zahnarzt löschen", [ToolCall("delete_reminder", {"reminder": "Zahnarzt"})]),
     ("cancel my reminder to call mom please", [ToolCall("delete_reminder", {"reminder": "call mom"})]),
+    ("Lösche die Aufgabe Milch kaufen", [ToolCall("delete_task", {"task": "Milch kaufen"})]),  # not a task to make
+    ("delete the task buy milk", [ToolCall("delete_task", {"task": "buy milk"})]),
+    ("Termin beim Zahnarzt absagen", [ToolCall("delete_event", {"event": "Zahnarzt"})]),
+    ("remove the dentist appointment", [ToolCall("delete_event", {"event": "dentist"})]),
+    ("Lösche die Aufgabe", None),
     ("Termin vereinbaren", [ToolCall("create_task", {"title": "Termin vereinbaren"})]),
     ("read a good book", None),
     ("Mama morgen um 15 Uhr anrufen", None),  # a day and a time: offered as appointment, reminder or task
@@ -271,6 +276,13 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Wann ist mein nächster Termin?", View.NEXT_EVENT, None),
     ("what's my next appointment?", View.NEXT_EVENT, None),
     ("Was ist das Ziel des Spiels?", None, None),  # not the person's goal
+    ("Was ist überfällig?", View.TASKS, None),
+    ("Zeig mir meine Termine", View.EVENTS, None),  # what is coming up, not only today
+    ("What are my appointments?", View.EVENTS, None),
+    ("Hab ich heute Termine?", View.DAY, None),
+    ("Zeig mir meine Orte", View.PLACES, None),
+    ("Wo war ich heute?", View.PLACES, None),
+    ("Wo ist der Bahnhof?", None, None),
     ("Was war gestern los?", None, None),
     ("Habe heute Nudeln gegessen", None, None),  # tells, does not ask
     ("Wann hat Anna Geburtstag?", None, None),
