@@ -22,13 +22,14 @@ DRINK_WORDS: dict[str, str] = {
     "juice": "juice", "saft": "juice", "orangensaft": "juice", "apfelsaft": "juice",
     "beer": "alcohol", "beers": "alcohol", "bier": "alcohol", "wine": "alcohol", "wein": "alcohol",
     "smoothie": "smoothie", "cola": "soda", "soda": "soda", "limo": "soda", "limonade": "soda",
+    "milch": "other", "milk": "other", "kakao": "other", "cocoa": "other", "eistee": "tea",
 }
 # Drinks said by a name more exact than their kind: logged with it, so the reply says "330 ml Bier", not "Alkohol".
 DRINK_NAMES: dict[str, str] = {
     "sprudel": "Sprudel", "mineralwasser": "Mineralwasser", "espresso": "Espresso", "espressos": "Espresso",
     "cappuccino": "Cappuccino", "latte": "Latte", "orangensaft": "Orangensaft", "apfelsaft": "Apfelsaft",
     "beer": "beer", "beers": "beer", "bier": "Bier", "wine": "wine", "wein": "Wein", "cola": "Cola",
-    "limonade": "Limonade",
+    "limonade": "Limonade", "milch": "Milch", "milk": "milk", "kakao": "Kakao", "cocoa": "cocoa", "eistee": "Eistee",
 }
 # Forms that can only be plural: the number before them counts drinks ("25 coffees" is 25 coffees, never 25 ml).
 # "Wasser", "Kaffee" and "Tee" serve as German plurals too, so a number with them stays open (see parse_drinks).
@@ -43,6 +44,10 @@ FILLER = {
     "heute", "today", "eben", "vorhin", "soeben", "now", "already", "schon", "bereits",
     # ... and a part of today ("abends ein Glas Wein", "a beer tonight"); never "morgen", which is tomorrow.
     "morgens", "vormittags", "mittags", "nachmittags", "abends", "tonight", "earlier",
+    # How it came, which changes neither its kind nor its size ("green tea please", "Kaffee mit Milch").
+    "please", "bitte", "green", "grüner", "grünen", "black", "schwarzer", "schwarzen", "iced", "hot",
+    "heißer", "heißen", "heiße", "kalter", "kalten", "kaltes", "cold", "with", "mit", "milk", "milch", "sugar",
+    "zucker", "hafermilch", "oat", "fresh", "frischer", "frischen", "frisch",
 }
 MEAL_WORDS: dict[str, str] = {
     "breakfast": "breakfast", "frühstück": "breakfast", "fruehstueck": "breakfast",

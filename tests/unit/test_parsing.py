@@ -31,6 +31,11 @@ MONDAY = date(2026, 11, 30)
     ("hab vorhin schon 0,5l Wasser getrunken", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500})]),
     ("abends ein Glas Wein", [ToolCall("log_drink", {"drink_type": "alcohol", "name": "Wein", "quantity_ml": 250})]),
     ("a beer tonight", [ToolCall("log_drink", {"drink_type": "alcohol", "name": "beer"})]),
+    ("green tea please", [ToolCall("log_drink", {"drink_type": "tea"})]),  # how it came: no other kind or size
+    ("Kaffee mit Hafermilch", [ToolCall("log_drink", {"drink_type": "coffee"})]),
+    ("Kaffee mit Anna", None),  # a meeting
+    ("ein Glas Milch", [ToolCall("log_drink", {"drink_type": "other", "name": "Milch", "quantity_ml": 250})]),
+    ("Milch kaufen", [ToolCall("create_task", {"title": "Milch kaufen"})]),
     ("morgen ein Bier", None),  # tomorrow's is no drink had
     ("2 Kaffee und ein Wasser", [ToolCall("log_drink", {"drink_type": "coffee", "count": 2}),
                                  ToolCall("log_drink", {"drink_type": "water"})]),
