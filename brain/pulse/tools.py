@@ -21,7 +21,8 @@ async def _pause(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     if until is None:
         return ToolResult.success(tr("Reminders are paused until you say /resume."), until=None)
     if last is not None:
-        first = max(args.get("first_day") or last, local_date(ctx.user, ctx.uow.now))
+        # "/vacation bis Sonntag" starts today (as pause_pulse does), not on its last day.
+        first = max(args.get("first_day") or local_date(ctx.user, ctx.uow.now), local_date(ctx.user, ctx.uow.now))
         first = min(first, last)
         return ToolResult.success(
             tr("Vacation from {first} to {last}: no reminders then, and your streaks and goals are kept. /resume "

@@ -119,3 +119,9 @@ async def test_a_conversation_that_goes_on_past_the_grace_window_gets_the_summar
         # Every ten minutes, and every minute (as the scheduler runs) near the end of the window.
         moment += timedelta(minutes=1 if moment >= end - timedelta(minutes=5) else 10)
     assert came == [end - timedelta(minutes=1)]  # it went once, in the last run before it would have been late
+
+
+async def test_a_vacation_given_only_its_end_runs_from_today(person) -> None:
+    alice = person()
+    # Monday, November 30: until Friday is five days from today, as the pause itself is stored.
+    assert (await alice.send("/vacation until Friday")).startswith("Vacation from Mon, Nov 30 to Fri, Dec 4:")
