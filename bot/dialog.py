@@ -46,6 +46,7 @@ from bot.metrics import message_received, replied
 from bot.parsing.freetext import ToolCall, parse_free_text, place_said, water_goal_said
 from bot.parsing.questions import View, asked_about, command_prefixed, command_word, is_question
 from bot.parsing.reminders import ReminderRequest, free_text_reminder
+from bot.parsing.settings import setting_said
 from bot.parsing.smalltalk import smalltalk_of, smalltalk_reply
 from bot.photos import Photos
 from bot.turn import NO_REASON, Turn
@@ -451,8 +452,9 @@ class Dialog:
         word = command_word(text)
         if word is not None and word in self.commands:  # "help", "undo", "Aufgaben": the command without its slash
             return self.commands[word].handler(turn, "")
-        prefixed = command_prefixed(text)
-        if prefixed is not None and prefixed[0] in self.commands:  # "Termin: Zahnarzt Montag 10 Uhr" as /termin
+        prefixed = command_prefixed(text) or setting_said(text)
+        if prefixed is not None and prefixed[0] in self.commands:
+            # "Termin: Zahnarzt Montag 10 Uhr" as /termin, "sprich Deutsch" as /lang de, "ich wohne in Berlin" as /tz
             return self.commands[prefixed[0]].handler(turn, prefixed[1])
         goal_ml = water_goal_said(text)
         if goal_ml is not None:  # "Mein Wasserziel ist 2,5 Liter": the day's water target (what /today measures)

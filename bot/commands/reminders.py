@@ -6,6 +6,7 @@ tomorrow at 9"): the rules cannot tell an appointment from a reminder or a task,
 
 from __future__ import annotations
 
+import re
 import secrets
 import uuid
 from datetime import datetime, timedelta
@@ -125,9 +126,14 @@ COMMANDS = (
     Command("remind", N_("/remind 15:00 call mom"), N_("Set a reminder, or list them"), remind,
             aliases=("erinnere", "erinnern", "erinnerung", "reminders")),
 )
+_NEGATED_RE = re.compile(r"^(?:no|not|never|don'?t|keine?[nmrs]?|nicht|nie|kein)\b", re.I)
+
+
 def read_plan(text: str, now: datetime) -> ReminderRequest | None:
     """A free text that names a time ahead and something for it ("Zahnarzt morgen um 14 Uhr"), read as a reminder
     phrase reads, relative to the person's local `now`; None when it names no time ahead (or repeats)."""
+    if _NEGATED_RE.match(text):
+        return None  # "keine Erinnerungen nach 22 Uhr" says what is not wanted: nothing to make
     found = read_reminder(text, now)
     if not isinstance(found, ReminderRequest) or found.rule is not None or not names_a_time(text, now):
         return None  # a day alone ("the weather is strange today") is no appointment

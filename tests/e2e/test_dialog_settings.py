@@ -1,0 +1,27 @@
+"""Without a language model: a setting said in words is made as its command would make it. (The clock says Monday
+2026-11-30, 08:30 in Berlin.)"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from brain.people.models import User
+
+
+async def test_language_time_zone_and_quiet_hours_said_in_words(person, brain) -> None:
+    alice = person()
+    assert await alice.send("sprich Deutsch") == "Ab jetzt spreche ich Deutsch mit dir."
+    assert (await alice.send("Ich wohne in Lissabon")).startswith("Deine Zeitzone ist jetzt Lissabon")
+    assert "22:00" in await alice.send("keine Erinnerungen zwischen 22 und 6 Uhr")
+    async with brain.transactions.read() as s:
+        user = (await s.scalars(select(User))).one()
+    assert (user.locale, user.timezone) == ("de", "Europe/Lisbon")
+    assert (user.quiet_start.hour, user.quiet_end.hour) == (22, 6)
+
+
+async def test_a_vacation_said_in_words_and_a_no_that_is_no_appointment(person, db_state) -> None:
+    bob = person(language="de")
+    assert (await bob.send("Ich bin im Urlaub bis Freitag")).startswith("Urlaub vom Mo., 30. Nov. bis Fr., 4. Dez.")
+    before = await db_state()
+    answer = await bob.send("keine Erinnerungen nach 22 Uhr")  # says what is not wanted: not offered as an entry
+    assert "Kalender" not in answer and await db_state() == before
