@@ -32,6 +32,7 @@ from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons
 from bot.commands.food import meals_today, past_day
+from bot.commands.memory import answer_from_memory
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import place_in_words, shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
@@ -435,6 +436,9 @@ class Dialog:
         """What the rule-based parser makes of a free text. `model_down`: the model could not be reached and the
         person has not been told yet; one message says both when the parser cannot help either."""
         answer = self._read_free_text(turn, text)
+        if answer is None and is_question(text) \
+                and await answer_from_memory(turn, text, model_down_text() if model_down else None):
+            return  # "Wann hat Anna Geburtstag?": what the person told the memory
         if answer is None:
             turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "
                         "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help.") if model_down

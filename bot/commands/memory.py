@@ -74,6 +74,31 @@ async def recall(turn: Turn, args: str) -> None:
     turn.say(*lines)
 
 
+ANSWERED_SHOWN = 3
+
+
+async def answer_from_memory(turn: Turn, question: str, before: Text | None = None) -> bool:
+    """A question no log answers, answered with what the person told the memory about it ("Wann hat Anna
+    Geburtstag?" after "/remember Annas Geburtstag ist am 12. Mai"), `before` first; False, saying nothing, when the
+    memory is off or holds nothing about it but earlier questions. Without a model this is the answer a companion
+    that remembers can give."""
+    memory = turn.brain.memory
+    if memory is None:
+        return False
+    found = [item for item in await memory.recall(turn.user.id, question, turn.now, k=ANSWERED_SHOWN + ASKED_MORE,
+                                                  mode="reflection")
+             if item.meant and not _asked(item)][:ANSWERED_SHOWN]
+    if not found:
+        return False
+    if before is not None:
+        turn.say(before)
+    lines: list[Text | str] = [tr("Here is what I remember about that:")]
+    lines += [f"• {_said(turn, item)} ({turn.render.date_of(item.at)})" for item in found]
+    lines.append(tr("/recall shows why, /forget removes one."))
+    turn.say(*lines)
+    return True
+
+
 def _asked(item: Any) -> bool:
     """Whether a memory is a question the person asked (it asks, it does not tell)."""
     return bool(item.speaker == "user" and is_question(item.text))

@@ -351,3 +351,15 @@ async def test_a_memory_found_only_by_its_day_does_not_claim_a_closeness_of_a_fe
     reply = await alice.send("/recall what is on December 1?")
     assert "Dentist" in reply and "why: in the time asked about" in reply
     assert "close in meaning" not in reply
+
+
+async def test_a_question_no_log_answers_is_answered_from_the_memory_of_that_person_only(person, memory) -> None:
+    alice, bob = person(), person(language="de")
+    await alice.send("/remember Anna's birthday is on 12 May")
+    answer = await alice.send("When is Anna's birthday?")
+    assert answer.splitlines()[:2] == ["Here is what I remember about that:",
+                                       "• Anna's birthday is on 12 May (Mon, Nov 30)"]
+    # Asked again: the earlier question is no answer, the memory still is.
+    assert "• Anna's birthday is on 12 May" in await alice.send("When is Anna's birthday?")
+    assert "nicht verstanden" in await bob.send("Wann hat Anna Geburtstag?")  # Alice's memory is not Bob's
+    assert "didn't understand" in await alice.send("What is the capital of France?")  # nothing about it
