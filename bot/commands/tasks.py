@@ -79,13 +79,17 @@ async def _delete(turn: Turn, reference: str) -> None:
 
 
 def say_task(turn: Turn, result: ToolResult, note: Text | None = None) -> None:
-    """A new task's reply; one due at a time gets a button that sets a reminder for then."""
+    """A new task's reply, with Done and Undo for exactly this task (a to-do read from free text may be a misreading:
+    one press takes it back); one due at a time also gets a button that sets a reminder for then."""
     if not result.ok or result.message is None:
         turn.say_result(result)
         return
-    buttons = [[turn.tool_button(tr("⏰ Remind me then"), "set_task_reminder", task=str(result.data["id"]))]] \
-        if result.data.get("due_time") else None
-    turn.say(result.message, note, buttons=buttons)
+    task = str(result.data["id"])
+    row = [turn.tool_button(tr("✓ Done"), "complete_task", task=task),
+           turn.tool_button(tr("Undo"), "delete_task", task=task)]
+    if result.data.get("due_time"):
+        row.insert(0, turn.tool_button(tr("⏰ Remind me then"), "set_task_reminder", task=task))
+    turn.say(result.message, note, buttons=[row])
 
 
 def time_note(at_time: DueAtTime, today: date) -> Text | None:

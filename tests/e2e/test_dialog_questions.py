@@ -259,3 +259,17 @@ async def test_a_task_or_appointment_taken_back_in_words_is_deleted_not_made_a_t
         assert (await s.scalars(select(CalendarEvent))).all() == []
     assert "In deinem Kalender steht nichts an." in await alice.send("Zeig mir meine Termine")
     assert "Offene Aufgaben" in await alice.send("Was ist überfällig?")
+
+
+async def test_a_task_read_from_free_text_can_be_taken_back_or_done_with_one_press(person, brain) -> None:
+    alice = person(language="de")
+    assert await alice.send("ich muss noch Milch kaufen") == "Aufgabe Milch kaufen angelegt."
+    undo = alice.buttons()["Rückgängig"]
+    assert "gelöscht" in await alice.press(undo)
+    assert "gelöscht" not in await alice.press(undo)  # pressed twice: refused, nothing else deleted
+    await alice.send("Brot kaufen")
+    await alice.send("Käse kaufen")
+    assert "Erledigt: Käse kaufen" in await alice.press(alice.buttons()["✓ Erledigt"])
+    async with brain.transactions.read() as s:
+        tasks = {t.title: t.completed_at is not None for t in (await s.scalars(select(Task))).all()}
+    assert tasks == {"Brot kaufen": False, "Käse kaufen": True}
