@@ -31,7 +31,7 @@ from bot.commands.agenda import day_agenda, next_event
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons
-from bot.commands.food import meals_today, past_day
+from bot.commands.food import after_meal_buttons, meals_today, past_day
 from bot.commands.memory import answer_from_memory
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import place_in_words, shared_location
@@ -551,8 +551,9 @@ async def _run_calls(turn: Turn, calls: list[ToolCall]) -> None:
     if last.name == "create_task":
         say_task(turn, result, time_note(last.at_time, turn.today) if last.at_time is not None else None)
         return
-    # A drink written as text gets the same quick buttons as /water: the next glass, and undo.
-    turn.say_result(result, after_drink_buttons(turn, result) if last.name == "log_drink" else None)
+    # A drink written as text gets the same quick buttons as /water: the next glass, and undo; a meal, undo.
+    turn.say_result(result, after_drink_buttons(turn, result) if last.name == "log_drink"
+                    else after_meal_buttons(turn, result) if last.name == "log_meal" else None)
 
 
 def formatting_of(platform: str) -> str:

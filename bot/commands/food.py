@@ -12,12 +12,13 @@ from bot.commands import Command
 from bot.commands.calendar import DELETE_WORDS
 from bot.parsing.freetext import KCAL_RE, MEAL_WORDS, PROTEIN_RE, parse_meal, whole_amount
 from bot.photos import APPROVE, EDIT, REJECT
-from bot.turn import Turn
+from bot.turn import PendingButton, Turn
 from brain.errors import DomainError
 from brain.events.actor import USER
 from brain.i18n import N_, Percent, ntr, tr
 from brain.modules.food import service
 from brain.modules.food.service import MAX_KCAL, MEAL_LABELS, MIN_KCAL, meal_label
+from brain.tools.spec import ToolResult
 
 
 async def meal(turn: Turn, args: str) -> None:
@@ -54,7 +55,15 @@ async def meal(turn: Turn, args: str) -> None:
                     "/meal snack Apple 50 kcal."))
         return
     result = await turn.tool("log_meal", call)
-    turn.say_result(result)
+    turn.say_result(result, after_meal_buttons(turn, result))
+
+
+def after_meal_buttons(turn: Turn, logged: ToolResult) -> list[list[PendingButton]] | None:
+    """Undo for exactly the meal this reply logged (not whatever was logged last)."""
+    meal = logged.data.get("meal") if logged.ok else None
+    if not meal:
+        return None
+    return [[turn.tool_button(tr("Undo"), "delete_meal", meal_id=str(meal["meal_id"]))]]
 
 
 async def photo_meal_approved(turn: Turn, payload: dict[str, Any]) -> None:

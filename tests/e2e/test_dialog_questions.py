@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from brain.modules.calendar.models import CalendarEvent
 from brain.modules.drink.models import DrinkEntry
+from brain.modules.food.models import Meal
 from brain.modules.todo.models import Task
 from brain.reminders.models import WAITING, Reminder
 
@@ -273,3 +274,12 @@ async def test_a_task_read_from_free_text_can_be_taken_back_or_done_with_one_pre
     async with brain.transactions.read() as s:
         tasks = {t.title: t.completed_at is not None for t in (await s.scalars(select(Task))).all()}
     assert tasks == {"Brot kaufen": False, "Käse kaufen": True}
+
+
+async def test_a_meal_read_from_free_text_or_meal_has_undo_for_exactly_that_meal(person, brain) -> None:
+    alice = person()
+    await alice.send("/meal breakfast Muesli")
+    await alice.send("lunch was a chicken salad")
+    assert "Deleted the lunch: chicken salad." in await alice.press(alice.buttons()["Undo"])
+    async with brain.transactions.read() as s:
+        assert [m.description for m in (await s.scalars(select(Meal))).all()] == ["Muesli"]
