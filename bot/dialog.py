@@ -45,7 +45,7 @@ from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
 from bot.parsing.freetext import ToolCall, parse_free_text, place_said, water_goal_said
-from bot.parsing.questions import View, asked_about, command_prefixed, command_word, is_question
+from bot.parsing.questions import View, asked_about, command_prefixed, command_word, is_question, untracked_said
 from bot.parsing.reminders import ReminderRequest, free_text_reminder
 from bot.parsing.settings import setting_said
 from bot.parsing.smalltalk import smalltalk_of, smalltalk_reply
@@ -439,6 +439,12 @@ class Dialog:
         if answer is None and is_question(text) \
                 and await answer_from_memory(turn, text, model_down_text() if model_down else None):
             return  # "Wann hat Anna Geburtstag?": what the person told the memory
+        if answer is None and untracked_said(text):  # "I slept 8 hours": no log keeps that, which is worth saying
+            told = self.brain.memory is not None and not is_question(text)
+            answer = _say(turn, tr("I don't keep a log of sleep, steps, weight or workouts yet, but I'll remember what "
+                                   "you told me. My logs are tasks, calendar, drinks, meals and places.") if told
+                          else tr("I don't keep a log of sleep, steps, weight or workouts yet. My logs are tasks, "
+                                  "calendar, drinks, meals and places."))
         if answer is None:
             turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "
                         "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help.") if model_down

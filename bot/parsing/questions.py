@@ -270,3 +270,20 @@ def command_prefixed(text: str) -> tuple[str, str] | None:
     if said is None:
         return None
     return PREFIXED_COMMANDS[said.group("word").lower()], said.group("rest").strip()
+
+
+# What the logs do not keep (sleep, steps, weight, workouts): said or asked, it gets that answer, not "I didn't
+# understand".
+_UNTRACKED_RE = re.compile(
+    r"\b\d[\d.,]*\s*(?:steps|schritte)\b|\bhow\s+many\s+steps\b|\bwie\s*viele\s+schritte\b"
+    r"|\b(?:i\s+slept|slept\s+\d|how\s+(?:long|well)\s+did\s+i\s+sleep|(?:habe|hab)\s+(?:\S+\s+){0,3}geschlafen"
+    r"|wie\s+(?:lange|gut)\s+habe?\s+ich\s+geschlafen)\b"
+    r"|\b(?:i\s+weigh|my\s+weight\s+is|ich\s+wiege|mein\s+gewicht\s+ist)\b"
+    r"|\b(?:i\s+)?(?:went\s+for\s+a\s+(?:run|jog|swim|bike\s+ride)|worked\s+out|went\s+to\s+the\s+gym)\b"
+    r"|\b(?:war|bin|gehe|ging)\s+(?:\S+\s+){0,2}(?:joggen|laufen|schwimmen|radfahren|ins\s+fitnessstudio)\b"
+    r"|\b(?:habe|hab)\s+(?:\S+\s+){0,2}trainiert\b", re.I)
+
+
+def untracked_said(text: str) -> bool:
+    """Whether a message tells or asks about what no log keeps: sleep, steps, weight, workouts."""
+    return len(text) <= 200 and _UNTRACKED_RE.search(text) is not None

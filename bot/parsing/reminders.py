@@ -32,7 +32,10 @@ from brain.i18n import Text, tr
 # What asks for a reminder in free text, and what it leaves in front of the reminder's words.
 _ASK_RE = re.compile(
     r"^(?:please\s+|bitte\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
-    r"(?:remind\s+me|erinnere?\s+mich|reminder\s*:|erinnerung\s*:)\s*(?:bitte\s+)?", re.I)
+    r"(?:remind\s+me|erinnere?\s+mich|reminder\s*:|erinnerung\s*:"
+    r"|(?:set|add|create|make)\s+(?:me\s+)?(?:a|an|another|one)\s+reminder(?:\s+for)?\s*:?"
+    r"|(?:stell|stelle|setz|setze|mach|mache|leg|lege)\s+(?:mir\s+)?(?:bitte\s+)?(?:eine|noch\s+eine)\s+erinnerung"
+    r"(?:\s+(?:für|fuer|an))?(?:\s+an)?\s*:?)\s*(?:bitte\s+)?", re.I)
 # The request said after when ("every day at 8 remind me to ...", "jeden Tag um 8 erinnere mich an ...").
 _ASK_AFTER_RE = re.compile(r"^(?P<lead>.{2,60}?)[\s,]+(?:please\s+|bitte\s+)?(?:remind\s+me|erinnere?\s+mich)\b"
                            r"\s*(?:bitte\s+)?(?P<rest>.*)$", re.I)

@@ -45,7 +45,9 @@ _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
     ),
     Smalltalk.GOODBYE: (
         "bye", "bye bye", "goodbye", "see you", "see ya", "cya", "later", "tschüss", "tschüs", "ciao", "tschau",
-        "bis dann", "bis später", "bis bald", "auf wiedersehen", "ade",
+        "bis dann", "bis später", "bis bald", "auf wiedersehen", "ade", "see you tomorrow", "see you later",
+        "bis morgen", "bis nachher", "that's all", "thats all", "that's it", "das war's", "das wars",
+        "das ist alles", "mehr nicht",
     ),
     Smalltalk.GOOD_NIGHT: ("good night", "night", "nighty night", "gute nacht", "nacht", "n8"),
     Smalltalk.FEELING_GOOD: (

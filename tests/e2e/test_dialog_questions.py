@@ -283,3 +283,12 @@ async def test_a_meal_read_from_free_text_or_meal_has_undo_for_exactly_that_meal
     assert "Deleted the lunch: chicken salad." in await alice.press(alice.buttons()["Undo"])
     async with brain.transactions.read() as s:
         assert [m.description for m in (await s.scalars(select(Meal))).all()] == ["Muesli"]
+
+
+async def test_what_no_log_keeps_is_said_so_instead_of_not_understood(person, db_state) -> None:
+    alice = person(language="de")
+    before = await db_state()
+    answer = await alice.send("Ich war heute joggen")
+    assert answer.startswith("Schlaf, Schritte, Gewicht oder Training trage ich noch nicht ein.")
+    assert "merke" not in answer  # no memory here: nothing is promised
+    assert await db_state() == before

@@ -363,3 +363,12 @@ async def test_a_question_no_log_answers_is_answered_from_the_memory_of_that_per
     assert "• Anna's birthday is on 12 May" in await alice.send("When is Anna's birthday?")
     assert "nicht verstanden" in await bob.send("Wann hat Anna Geburtstag?")  # Alice's memory is not Bob's
     assert "didn't understand" in await alice.send("What is the capital of France?")  # nothing about it
+
+
+async def test_what_no_log_keeps_is_said_so_and_remembered_then_asked_back(person, memory, dialog) -> None:
+    alice = person()
+    told = await alice.send("I slept 8 hours last night")
+    assert told.startswith("I don't keep a log of sleep") and "I'll remember what you told me" in told
+    await dialog.settle()
+    assert await memory.ingest_until_promoted() == 1
+    assert "• I slept 8 hours last night" in await alice.send("How long did I sleep last night?")

@@ -21,6 +21,7 @@ from tests.e2e.conftest import Person
     ("Mir geht es schlecht", Smalltalk.FEELING_LOW), ("ich bin heute echt müde", Smalltalk.FEELING_LOW),
     ("I'm feeling a bit stressed", Smalltalk.FEELING_LOW), ("Was kannst du?", Smalltalk.ABOUT),
     ("what can you do", Smalltalk.ABOUT), ("ich bin im Café", None), ("müde aber glücklich", None),
+    ("thanks, that's all", Smalltalk.GOODBYE), ("see you tomorrow", Smalltalk.GOODBYE),
     ("hi, two coffees", None), ("morgen 9 Uhr Zahnarzt", None), ("ok", None), ("hi Anna, how was the trip", None),
     ("", None),
 ])

@@ -13,7 +13,7 @@ from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
 from bot.parsing.freetext import ToolCall, parse_free_text, place_said, water_goal_said
-from bot.parsing.questions import View, asked_about, command_prefixed, command_word
+from bot.parsing.questions import View, asked_about, command_prefixed, command_word, untracked_said
 
 MONDAY = date(2026, 11, 30)
 
@@ -374,3 +374,13 @@ def test_the_water_goal_said_in_words(text: str, ml: int | None) -> None:
 ])
 def test_a_command_word_with_a_colon_runs_the_command(text: str, command: tuple[str, str] | None) -> None:
     assert command_prefixed(text) == command
+
+
+@pytest.mark.parametrize("text, untracked", [
+    ("I walked 10000 steps", True), ("I slept 8 hours", True), ("ich wiege 80 kg", True),
+    ("Ich habe 7 Stunden geschlafen", True), ("Ich war heute joggen", True), ("I went for a run", True),
+    ("how many steps did I do?", True),
+    ("I need to run to the store", False), ("Schritte zählen", False), ("Ich gehe morgen um 7 joggen", False),
+])
+def test_what_no_log_keeps_is_recognised(text: str, untracked: bool) -> None:
+    assert untracked_said(text) is untracked

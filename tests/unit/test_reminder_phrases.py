@@ -46,6 +46,8 @@ def at(day: int, hour: int, minute: int = 0, month: int = 11) -> datetime:
     ("tomorrow at 9, remind me to call Anna", "Call Anna", at(1, 9, month=12)),
     ("morgen früh erinnere mich an den Müll", "Müll", at(1, 9, month=12)),
     ("in 20 Minuten erinnere mich an den Tee", "Tee", at(30, 8, 50)),
+    ("set a reminder for 5pm: call dad", "Call dad", at(30, 17)),
+    ("Stell mir eine Erinnerung für 18 Uhr: Mama anrufen", "Mama anrufen", at(30, 18)),
 ])
 def test_free_text_reminders_in_english_and_german(text: str, words: str, when: datetime) -> None:
     found = free_text_reminder(text, NOW)
