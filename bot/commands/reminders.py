@@ -17,6 +17,7 @@ from sqlalchemy import update
 
 from bot.commands import Command
 from bot.commands.tasks import say_task
+from bot.parsing.freetext import NEED_TO_RE
 from bot.parsing.reminders import ReminderRequest, names_a_time, read_reminder
 from bot.turn import PendingButton, Turn
 from brain.actions.models import ActionToken
@@ -134,6 +135,9 @@ def read_plan(text: str, now: datetime) -> ReminderRequest | None:
     phrase reads, relative to the person's local `now`; None when it names no time ahead (or repeats)."""
     if _NEGATED_RE.match(text):
         return None  # "keine Erinnerungen nach 22 Uhr" says what is not wanted: nothing to make
+    needed = NEED_TO_RE.match(text)
+    if needed is not None:  # "I need to pick up Anna at 5": the entry is "Pick up Anna"
+        text = needed.group("rest")
     found = read_reminder(text, now)
     if not isinstance(found, ReminderRequest) or found.rule is not None or not names_a_time(text, now):
         return None  # a day alone ("the weather is strange today") is no appointment

@@ -384,10 +384,13 @@ def next_day_at(text: str, found: FoundTime, today: date, now: time) -> tuple[da
     """The day of the next time `found` in `text` names from `now` (today, or tomorrow once it has passed), with the
     time meant: an hour said with no minutes and no half of the day ("at 3", "um 3 Uhr") is the afternoon's when only
     that is still ahead (15:00 at 8:30); once both have passed, tomorrow's as on any other day (`on_another_day`: "um 3"
-    at 16:00 is 15:00, "um 7" at 23:45 is 7:00); "7:00" is seven in the morning, as written."""
+    at 16:00 is 15:00, "um 7" at 23:45 is 7:00); an hour before 7 is always the afternoon's, also in the night ("um 5"
+    at 0:30 is 17:00); "7:00" is seven in the morning, as written."""
     readings = [found.value]
     if found.open_meridiem and found.value.hour < 12 and not written_with_minutes(text, found):
-        readings.append(found.value.replace(hour=found.value.hour + 12))
+        # An hour before 7 is the afternoon's as on any other day ("um 3" at 1:00 is 15:00, not 3:00 in the night).
+        readings = [found.value.replace(hour=found.value.hour + 12)] if found.value.hour < AFTERNOON_BEFORE else [
+            found.value, found.value.replace(hour=found.value.hour + 12)]
     ahead = [reading for reading in readings if reading > now]
     return (today, ahead[0]) if ahead else (today + timedelta(days=1), on_another_day(text, found))
 

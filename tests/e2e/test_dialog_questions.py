@@ -292,3 +292,9 @@ async def test_what_no_log_keeps_is_said_so_instead_of_not_understood(person, db
     assert answer.startswith("Schlaf, Schritte, Gewicht oder Training trage ich noch nicht ein.")
     assert "merke" not in answer  # no memory here: nothing is promised
     assert await db_state() == before
+
+
+async def test_a_plan_said_with_i_need_to_is_offered_without_it_in_the_afternoon_of_a_bare_hour(person, clock) -> None:
+    alice = person()
+    clock.advance(timedelta(hours=16))  # 00:30 in Berlin: "at 5" is 17:00 as on any day, not 5:00 in the night
+    assert (await alice.send("I need to pick up Anna at 5")).startswith("Tue, Dec 1, 5:00\u202fPM: Pick up Anna.")

@@ -238,7 +238,9 @@ def test_a_time_at_either_end_of_a_text_is_found_and_one_inside_is_not(text: str
     ("at 3pm", time(8, 30), MONDAY, time(15)),
     ("at 3pm", time(15, 30), TUESDAY, time(15)),
     ("at 3", time(8, 30), MONDAY, time(15)),  # 3 at night is gone, 3 in the afternoon still ahead
-    ("at 3", time(2), MONDAY, time(3)),
+    ("at 3", time(2), MONDAY, time(15)),  # in the night too: an hour before 7 is the afternoon's, as tomorrow's is
+    ("at 5", time(0, 30), MONDAY, time(17)),
+    ("at 8", time(0, 30), MONDAY, time(8)),
     ("at 3", time(16), TUESDAY, time(15)),
     # Both gone: tomorrow's, as "morgen um 7" would be: a morning hour from 7 on, the afternoon's before.
     ("weck mich um 7", time(23, 45), TUESDAY, time(7)),

@@ -204,6 +204,7 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("I need to sleep", None),
     ("ich muss morgen zum Arzt", None),
     ("I should really call mom more often", None),
+    ("I must call you later", None),  # said to someone, no errand
     # A task said done with "done with" / "fertig mit".
     ("done with groceries", [ToolCall("complete_task", {"task": "groceries"})]),
     ("fertig mit der Steuer", [ToolCall("complete_task", {"task": "Steuer"})]),
