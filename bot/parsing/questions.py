@@ -77,8 +77,6 @@ _DAY = frozenset({"tag", "day"})  # "Wie sieht mein Tag aus?", "How is my day?"
 _TODAY = frozenset({"heute", "today", "tonight"})
 _MINE = frozenset({"mein", "my", "meinen", "meiner", "meine", "meinem"})
 _PERSONAL = _MINE | _TODAY | frozenset({"ich", "i", "me", "mir", "hab", "habe", "hatte", "bisher"})
-
-
 _WEEK = frozenset({"woche", "week"})
 _WEEKEND = frozenset({"wochenende", "weekend"})
 _DAYS = frozenset({"tage", "tagen", "days"})  # "in den nächsten Tagen", "the next few days"
@@ -255,7 +253,6 @@ COMMAND_WORDS = {
 def command_word(text: str) -> str | None:
     """The command a message that is only its word (without the slash) asks for, or None."""
     return COMMAND_WORDS.get(text.strip().strip(".!?").strip().lower())
-
 
 
 # A command's word with a colon before what it is for ("Termin: Zahnarzt Montag 10 Uhr"): the command with the rest.
