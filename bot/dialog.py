@@ -45,6 +45,7 @@ from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
 from bot.parsing.freetext import ToolCall, parse_free_text, place_said, water_goal_said
+from bot.parsing.hints import Topic, topic_of
 from bot.parsing.questions import View, asked_about, command_prefixed, command_word, is_question, untracked_said
 from bot.parsing.reminders import ReminderRequest, free_text_reminder
 from bot.parsing.settings import setting_said
@@ -446,6 +447,13 @@ class Dialog:
                           else tr("I don't keep a log of sleep, steps, weight or workouts yet. My logs are tasks, "
                                   "calendar, drinks, meals and places."))
         if answer is None:
+            topic = topic_of(text)
+            hint = _HINTS[topic] if topic is not None else None
+            if hint is not None:  # what it was about is clear: how to write that
+                turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own.")
+                         if model_down else tr("I didn't understand that, and no language model is connected to help."),
+                         hint)
+                return
             turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "
                         "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help.") if model_down
                      else tr("I didn't understand that, and no language model is connected to help. "
@@ -524,6 +532,19 @@ class Dialog:
     async def _command_pressed(self, turn: Turn, payload: dict[str, Any]) -> None:
         """A "command" button: its command runs as if typed (a command that waits on a model, unshared)."""
         await self._command(turn, str(payload["text"]))
+
+
+# How to write what a message the reader did not understand was about (bot.parsing.hints).
+_HINTS = {
+    Topic.REMINDER: tr("For a reminder, say when: \"remind me tomorrow at 9 to call the dentist\", \"in 20 minutes: "
+                       "tea\" or /remind."),
+    Topic.APPOINTMENT: tr("For an appointment, give a day and a time: \"appointment: dentist tomorrow 14:00\" or "
+                          "/event."),
+    Topic.TASK: tr("For a task, write it like \"todo: buy milk by Friday\"; /tasks lists them, /done 1 completes one."),
+    Topic.DRINK: tr("For a drink, write it like \"250 ml water\", \"two coffees\" or /drink tea 300."),
+    Topic.MEAL: tr("For a meal, write it like \"lunch: pasta 650 kcal\" or /meal."),
+    Topic.PLACE: tr("For a place, write \"I'm at Café Luna\" or /place Café Luna."),
+}
 
 
 # The command whose view answers a question about the logs (bot.parsing.questions); the agenda, the meals and the

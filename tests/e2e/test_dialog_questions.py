@@ -298,3 +298,13 @@ async def test_a_plan_said_with_i_need_to_is_offered_without_it_in_the_afternoon
     alice = person()
     clock.advance(timedelta(hours=16))  # 00:30 in Berlin: "at 5" is 17:00 as on any day, not 5:00 in the night
     assert (await alice.send("I need to pick up Anna at 5")).startswith("Tue, Dec 1, 5:00\u202fPM: Pick up Anna.")
+
+
+async def test_a_message_not_understood_but_about_something_shows_how_to_write_that(person, db_state) -> None:
+    alice = person(language="de")
+    before = await db_state()
+    assert (await alice.send("Termine irgendwann verschieben")).splitlines() == [
+        "Das habe ich nicht verstanden, und es ist kein Sprachmodell verbunden, das mir helfen könnte.",
+        "Für einen Termin nenn Tag und Uhrzeit: „Termin: Zahnarzt morgen 14:00“ oder /termin."]
+    assert "Probier „250 ml Wasser“" in await alice.send("bla bla")  # about nothing: the general examples
+    assert await db_state() == before

@@ -177,10 +177,10 @@ def model_down(language: str) -> str:
 
 
 def told_model_down(language: str, text: str) -> bool:
-    """The outage is said: on its own, or with 'and I didn't understand that' when the parser could not help."""
+    """The outage is said: on its own, or with 'and I didn't understand that' when the parser could not help (then
+    the general examples or, when the message was about something, how to write that follow)."""
     together = Renderer(language)(tr(
-        "I can't reach my language model right now, and I didn't understand that on my own. Try \"250 ml water\", "
-        "\"two coffees\", \"Buy milk by Friday\" or /help."))
+        "I can't reach my language model right now, and I didn't understand that on my own."))
     return model_down(language) in text or together in text
 
 

@@ -1,0 +1,40 @@
+"""What to write instead, when the rule-based reader did not understand a message but can tell what it was about:
+"erinnere mich irgendwann an Oma" names a reminder without a time, so the answer shows how a reminder is written,
+not the general examples of drinks and tasks."""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+
+class Topic(Enum):
+    REMINDER = "reminder"
+    APPOINTMENT = "appointment"
+    TASK = "task"
+    DRINK = "drink"
+    MEAL = "meal"
+    PLACE = "place"
+
+
+# By the first word stem found, in this order: a reminder about an appointment is about the reminder.
+_TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (
+    (Topic.REMINDER, re.compile(r"\b(?:erinner\w*|remind\w*)\b", re.I)),
+    (Topic.APPOINTMENT, re.compile(r"\b(?:termin\w*|appointment\w*|kalender|calendar|meeting)\b", re.I)),
+    (Topic.TASK, re.compile(r"\b(?:aufgabe\w*|task\w*|to-?dos?|erledig\w*)\b", re.I)),
+    (Topic.DRINK, re.compile(r"\b(?:getrunken|trinke\w*|drank|drink\w*|wasser|water|kaffee\w*|coffee\w*|tee|tea)\b",
+                             re.I)),
+    (Topic.MEAL, re.compile(r"\b(?:gegessen|esse\w*|ate|eat\w*|meal\w*|mahlzeit\w*|frühstück|mittagessen|abendessen"
+                            r"|breakfast|lunch|dinner|kcal|kalorien|calories)\b", re.I)),
+    (Topic.PLACE, re.compile(r"\b(?:ort|orte|place|places|checke?\s+ein|check\s+in)\b", re.I)),
+)
+
+
+def topic_of(text: str) -> Topic | None:
+    """What a message the reader did not understand was about, by its words; None when nothing says."""
+    if len(text) > 300:
+        return None
+    for topic, pattern in _TOPICS:
+        if pattern.search(text):
+            return topic
+    return None
