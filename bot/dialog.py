@@ -454,6 +454,13 @@ class Dialog:
                          if model_down else tr("I didn't understand that, and no language model is connected to help."),
                          hint)
                 return
+            if self.brain.memory is not None and not is_question(text) and len(text.split()) >= REMEMBERED_WORDS:
+                # "Anna hat am 12. Mai Geburtstag": no entry to make, but the memory keeps it (see _capture)
+                turn.say(tr("I can't reach my language model right now, but I'll remember that. Commands and buttons "
+                            "still work.") if model_down
+                         else tr("I'll remember that. Without a language model I can't do more with it; /help shows "
+                                 "what I understand."))
+                return
             turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "
                         "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help.") if model_down
                      else tr("I didn't understand that, and no language model is connected to help. "
@@ -534,6 +541,9 @@ class Dialog:
         await self._command(turn, str(payload["text"]))
 
 
+# A statement of at least this many words that no reader understood is said to be remembered (with the memory on):
+# shorter ones ("bla bla") are more likely noise than something told.
+REMEMBERED_WORDS = 3
 # How to write what a message the reader did not understand was about (bot.parsing.hints).
 _HINTS = {
     Topic.REMINDER: tr("For a reminder, say when: \"remind me tomorrow at 9 to call the dentist\", \"in 20 minutes: "

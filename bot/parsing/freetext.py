@@ -48,6 +48,8 @@ FILLER = {
     "please", "bitte", "green", "grüner", "grünen", "black", "schwarzer", "schwarzen", "iced", "hot",
     "heißer", "heißen", "heiße", "kalter", "kalten", "kaltes", "cold", "with", "mit", "milk", "milch", "sugar",
     "zucker", "hafermilch", "oat", "fresh", "frischer", "frischen", "frisch",
+    # Drinking it now ("Ich trinke gerade einen Tee", "I'm drinking a coffee").
+    "trinke", "trink", "drinking", "am",
 }
 MEAL_WORDS: dict[str, str] = {
     "breakfast": "breakfast", "frühstück": "breakfast", "fruehstueck": "breakfast",
@@ -124,7 +126,11 @@ OWN_THINGS = frozenset({
 DONE_PREFIX_RE = re.compile(r"^(?:(?:erledigt|done|abgehakt|completed)\s*[:\-]\s*|(?:i'?m\s+|i\s+am\s+)?done\s+with\s+"
                             r"(?:the\s+|my\s+)?|(?:ich\s+)?(?:bin\s+)?fertig\s+mit\s+(?:dem\s+|der\s+|den\s+)?)(?P<task>.+)$",
                             re.I)
-DONE_SUFFIX_RE = re.compile(r"^(?P<task>.+?)\s*[:\-]?\s+(?:ist\s+|is\s+)?(?:erledigt|done|abgehakt)$", re.I)
+DONE_SUFFIX_RE = re.compile(r"^(?:(?:ich\s+)?(?:habe|hab)\s+(?:(?:die|den|das|meine|meinen)\s+)?)?"
+                            r"(?P<task>.+?)\s*[:\-]?\s+(?:ist\s+|is\s+)?(?:erledigt|done|abgehakt)$", re.I)
+# "I finished the report", "I've completed my tax return"
+DONE_EN_RE = re.compile(r"^i(?:'ve|\s+have)?\s+(?:just\s+)?(?:finished|completed)\s+(?:the\s+|my\s+)?(?P<task>.+)$",
+                        re.I)
 # One of the companion's entries taken back by (part of) its words: "delete the reminder about the dentist", "lösche
 # die Aufgabe Milch kaufen", "Termin beim Zahnarzt absagen", "remove the dentist appointment".
 _ARTICLE = r"(?:(?:the|my|den|die|das|dem|der|meinen|meine|meinem|meiner)\s+)?"
@@ -212,7 +218,7 @@ def entry_deleted(text: str) -> list[ToolCall] | None:
 
 def parse_done(text: str) -> list[ToolCall] | None:
     """A task said done by (part of) its title; the tool finds it among the open tasks, or says it found none."""
-    said = DONE_PREFIX_RE.match(text) or DONE_SUFFIX_RE.match(text)
+    said = DONE_PREFIX_RE.match(text) or DONE_SUFFIX_RE.match(text) or DONE_EN_RE.match(text)
     if said is None:
         return None
     title = said.group("task").strip(" :-")
@@ -222,7 +228,7 @@ def parse_done(text: str) -> list[ToolCall] | None:
 
 
 def parse_drinks(text: str) -> list[ToolCall] | None:
-    words = re.findall(r"[\wäöüß.,]+", text.lower())
+    words = re.findall(r"[\wäöüß.,]+", re.sub(r"\bi['’]m\b", "i am", text.lower()))
     words = [w.strip(".,") for w in words if w.strip(".,")]
     drink_type = None
     name = None

@@ -68,6 +68,10 @@ _NEXT = frozenset({"next", "nächste", "nächster", "nächstes", "nächsten", "n
 _EVENT = frozenset({"termin", "appointment", "event", "meeting", "treffen"})
 _TASKS = frozenset({"aufgabe", "aufgaben", "todo", "todos", "to-do", "to-dos", "task", "tasks", "erledigen",
                     "überfällig", "ueberfaellig", "overdue"})
+# What is still to do, asked without naming tasks.
+_TODO_RE = re.compile(r"\b(?:muss|müssen|sollte)\s+ich\b.*\b(?:machen|tun|erledigen)\b"
+                      r"|\b(?:have|need)\s+to\s+do\b|\bto\s+do\s+(?:today|tomorrow|list)\b", re.I)
+_DONE = frozenset({"erledigt", "geschafft", "done", "finished", "completed"})
 _CALENDAR = frozenset({"termine", "appointments", "events", "kalender", "calendar"})
 _PLACES = frozenset({"orte", "places", "ort", "place"})
 _REMINDERS = frozenset({"erinnerung", "erinnerungen", "reminder", "reminders"})
@@ -215,6 +219,12 @@ def asked_about(text: str, today: date) -> Asked | None:
         "where", "have", "i", "been"]
     if (said & _PLACES and (said & _PERSONAL or len(words) <= 2)) or where_was_i:
         return Asked(View.PLACES) if day is None or day == today else None
+    if _TODO_RE.search(text):  # "Was muss ich heute noch machen?", "What do I have to do tomorrow?"
+        if day is not None and day > today:
+            return Asked(View.AGENDA, day)
+        return Asked(View.TASKS) if day is None or day == today else None
+    if said & _DONE and said & _PERSONAL and (day is None or day == today):
+        return Asked(View.DAY)  # "Was habe ich heute schon erledigt?": the day counts what was done
     if said & _TASKS:
         return Asked(View.TASKS) if (day is None or day >= today) and not (period and period.past) else None
     if said & _REMINDERS:

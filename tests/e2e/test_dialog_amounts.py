@@ -115,7 +115,7 @@ async def test_the_eating_verb_is_not_part_of_the_free_text_meal(person, brain: 
     ("en", "25 coffees", "The number of drinks must be at most 10."),
     ("de", "25 Kaffees", "Die Anzahl der Getränke darf höchstens 10 sein."),
     ("en", "12 glasses of water", "The number of drinks must be at most 10."),
-    ("en", "20 water", "Try \"250 ml water\""),  # 20 ml or twenty? Not guessed: the reply shows how to write it
+    ("en", "20 water", "\"250 ml water\""),  # 20 ml or twenty? Not guessed: the reply shows how to write it
     ("de", "Wasser 20", "„250 ml Wasser“"),
     ("en", "/water 2,500 l", "must be at most 5,000"),
     ("en", "/coffee 12.5", "couldn't read the amount \"12.5\""),  # 12.5 cups or 12.5 ml? Not guessed

@@ -372,3 +372,13 @@ async def test_what_no_log_keeps_is_said_so_and_remembered_then_asked_back(perso
     await dialog.settle()
     assert await memory.ingest_until_promoted() == 1
     assert "• I slept 8 hours last night" in await alice.send("How long did I sleep last night?")
+
+
+async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is(person, memory, dialog) -> None:
+    bea = person(language="de")
+    assert await bea.send("Anna hat am 12. Mai Geburtstag") == (
+        "Das merke ich mir. Ohne Sprachmodell kann ich damit nicht mehr anfangen; /help zeigt, was ich verstehe.")
+    assert "Probier" in await bea.send("bla bla")  # two words: more likely noise than something told
+    await dialog.settle()
+    assert await memory.ingest_until_promoted() == 2
+    assert "• Anna hat am 12. Mai Geburtstag" in await bea.send("Wann hat Anna Geburtstag?")

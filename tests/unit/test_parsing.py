@@ -31,7 +31,9 @@ MONDAY = date(2026, 11, 30)
     ("hab vorhin schon 0,5l Wasser getrunken", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500})]),
     ("abends ein Glas Wein", [ToolCall("log_drink", {"drink_type": "alcohol", "name": "Wein", "quantity_ml": 250})]),
     ("a beer tonight", [ToolCall("log_drink", {"drink_type": "alcohol", "name": "beer"})]),
-    ("green tea please", [ToolCall("log_drink", {"drink_type": "tea"})]),  # how it came: no other kind or size
+    ("green tea please", [ToolCall("log_drink", {"drink_type": "tea"})]),
+    ("Ich trinke gerade einen Tee", [ToolCall("log_drink", {"drink_type": "tea"})]),
+    ("I'm drinking a coffee", [ToolCall("log_drink", {"drink_type": "coffee"})]),  # how it came: no other kind or size
     ("Kaffee mit Hafermilch", [ToolCall("log_drink", {"drink_type": "coffee"})]),
     ("Kaffee mit Anna", None),  # a meeting
     ("ein Glas Milch", [ToolCall("log_drink", {"drink_type": "other", "name": "Milch", "quantity_ml": 250})]),
@@ -209,6 +211,9 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("done with groceries", [ToolCall("complete_task", {"task": "groceries"})]),
     ("fertig mit der Steuer", [ToolCall("complete_task", {"task": "Steuer"})]),
     ("ich bin fertig", None),
+    ("Ich habe die Steuer erledigt", [ToolCall("complete_task", {"task": "Steuer"})]),
+    ("I finished the report", [ToolCall("complete_task", {"task": "report"})]),
+    ("ich habe alles erledigt", None),
     # A meal said as a sentence of its own; eaten now, its kind is the time of day's (the tool's).
     ("lunch was a chicken salad", [ToolCall("log_meal", {"meal_type": "lunch", "description": "chicken salad"})]),
     ("Lunch was great", None),
@@ -289,6 +294,10 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Zeig mir meine Orte", View.PLACES, None),
     ("Wo war ich heute?", View.PLACES, None),
     ("Wo ist der Bahnhof?", None, None),
+    ("Was muss ich heute noch machen?", View.TASKS, None),
+    ("What do I have to do tomorrow?", View.AGENDA, date(2026, 12, 1)),
+    ("Was habe ich heute schon erledigt?", View.DAY, None),
+    ("Was muss ich beim Zahnarzt beachten?", None, None),
     ("Was war gestern los?", None, None),
     ("Habe heute Nudeln gegessen", None, None),  # tells, does not ask
     ("Wann hat Anna Geburtstag?", None, None),
