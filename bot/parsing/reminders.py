@@ -51,7 +51,7 @@ _RELATIVE_RE = re.compile(
     r"|stunden|stunde|std)\b\.?)", re.I)
 # Words that join the reminder's words to the rest ("to call mom", "an den Zahnarzt", "daran, Mama anzurufen").
 _LEADING_JOIN_RE = re.compile(
-    r"^(?:(?:to|that|about|of|for|an|daran|dass|zu|um|at|:|,|-)\s*)+"
+    r"^(?:(?:(?:to|that|about|of|for|an|daran|dass|zu|um|at)\b|[:,-])\s*)+"  # whole words: "Tom", "Anna" stay
     r"(?:(?:den|die|das|dem|der|meinen|meine|meinem|my|the)\s+)?", re.I)
 _TRAILING_JOIN_RE = re.compile(r"\s+(?:to|an|um|at|on|am|zu)$", re.I)
 # A German infinitive with "zu" at the end ("daran, Mama anzurufen", "Milch zu kaufen") is the plain infinitive in the

@@ -327,3 +327,10 @@ async def test_two_runs_at_once_and_lost_bookkeeping_send_each_reminder_once_wit
         async with brain.transactions.read() as session:
             token = await session.get(ActionToken, buttons_of(message)["✓ Done"])
         assert token is not None and token.user_id == message.user_id and token.payload["op"] == "done"
+
+
+async def test_a_reminder_or_plan_whose_words_start_with_a_name_keeps_the_name(person, brain: Brain) -> None:
+    alice = person(language="de")
+    assert "Tom anrufen" in await alice.send("/remind 15:00 Tom anrufen")
+    assert (await alice.send("Anna kommt morgen um 15 Uhr")).startswith("Di., 1. Dez. um 15:00: Anna kommt.")
+    assert [r.text for r in await reminders(brain)] == ["Tom anrufen"]

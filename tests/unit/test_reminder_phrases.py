@@ -47,6 +47,10 @@ def at(day: int, hour: int, minute: int = 0, month: int = 11) -> datetime:
     ("morgen früh erinnere mich an den Müll", "Müll", at(1, 9, month=12)),
     ("in 20 Minuten erinnere mich an den Tee", "Tee", at(30, 8, 50)),
     ("set a reminder for 5pm: call dad", "Call dad", at(30, 17)),
+    # A name that starts like a joining word keeps its letters ("Tom" is no "to m", "Anna" no "an na").
+    ("remind me at 3pm: Tom anrufen", "Tom anrufen", at(30, 15)),
+    ("erinnere mich morgen um 9 an Anna", "Anna", at(1, 9, month=12)),
+    ("remind me at 3pm Forum post", "Forum post", at(30, 15)),
     ("Stell mir eine Erinnerung für 18 Uhr: Mama anrufen", "Mama anrufen", at(30, 18)),
 ])
 def test_free_text_reminders_in_english_and_german(text: str, words: str, when: datetime) -> None:
