@@ -447,28 +447,35 @@ class Dialog:
                           else tr("I don't keep a log of sleep, steps, weight or workouts yet. My logs are tasks, "
                                   "calendar, drinks, meals and places."))
         if answer is None:
-            topic = topic_of(text)
-            hint = _HINTS[topic] if topic is not None else None
-            if hint is not None:  # what it was about is clear: how to write that
-                turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own.")
-                         if model_down else tr("I didn't understand that, and no language model is connected to help."),
-                         hint)
-                return
-            if self.brain.memory is not None and not is_question(text) and len(text.split()) >= REMEMBERED_WORDS:
-                # "Anna hat am 12. Mai Geburtstag": no entry to make, but the memory keeps it (see _capture)
-                turn.say(tr("I can't reach my language model right now, but I'll remember that. Commands and buttons "
-                            "still work.") if model_down
-                         else tr("I'll remember that. Without a language model I can't do more with it; /help shows "
-                                 "what I understand."))
-                return
-            turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "
-                        "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help.") if model_down
-                     else tr("I didn't understand that, and no language model is connected to help. "
-                             "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help."))
+            self._not_understood(turn, text, model_down)
             return
         if model_down:
             turn.say(model_down_text())
         await answer
+
+    def _not_understood(self, turn: Turn, text: str, model_down: bool) -> None:
+        """What a free text no reader understood gets: with the memory on, a statement is said to be remembered (it
+        is: see _capture); one about a log, a reminder or a place also shows how to write that, as does a request
+        for a reminder; anything else gets the general examples."""
+        topic = topic_of(text)
+        hint = _HINTS[topic] if topic is not None else None
+        told = self.brain.memory is not None and not is_question(text) and len(text.split()) >= REMEMBERED_WORDS \
+            and topic is not Topic.REMINDER
+        if told:  # "Anna hat am 12. Mai Geburtstag", "I love coffee": no entry to make, but the memory keeps it
+            turn.say(tr("I can't reach my language model right now, but I'll remember that.") if model_down
+                     else tr("I'll remember that."),
+                     hint or (tr("Commands and buttons still work.") if model_down
+                              else tr("Without a language model I can't do more with it; /help shows what I "
+                                      "understand.")))
+        elif hint is not None:  # what it was about is clear: how to write that
+            turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own.")
+                     if model_down else tr("I didn't understand that, and no language model is connected to help."),
+                     hint)
+        else:
+            turn.say(tr("I can't reach my language model right now, and I didn't understand that on my own. "
+                        "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help.") if model_down
+                     else tr("I didn't understand that, and no language model is connected to help. "
+                             "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help."))
 
     def _read_free_text(self, turn: Turn, text: str) -> Awaitable[None] | None:
         """The answer the rule-based readers have for a free text, in the order they are asked, or None. Only the

@@ -49,7 +49,9 @@ _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
         "bis morgen", "bis nachher", "that's all", "thats all", "that's it", "das war's", "das wars",
         "das ist alles", "mehr nicht",
     ),
-    Smalltalk.GOOD_NIGHT: ("good night", "night", "nighty night", "gute nacht", "nacht", "n8"),
+    Smalltalk.GOOD_NIGHT: ("good night", "night", "nighty night", "gute nacht", "nacht", "n8", "going to bed",
+                           "going to sleep", "off to bed", "gehe schlafen", "gehe ins bett", "ab ins bett", "schlafen",
+                           "ins bett"),
     Smalltalk.FEELING_GOOD: (
         "gut", "sehr gut", "super", "prima", "bestens", "passt", "mir geht's gut", "mir gehts gut",
         "mir geht es gut", "ganz gut", "auch gut", "i'm good", "im good", "i'm fine", "im fine", "i'm great",
@@ -71,6 +73,7 @@ _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
         "was bist du", "wie funktionierst du", "wie funktioniert das", "what can you do", "what do you do",
         "who are you", "what are you", "how does this work", "how do you work", "what can i do here",
         "was kann ich hier machen", "was kann ich dir schreiben", "what can i ask you", "what can i say",
+        "kannst du mir helfen", "hilf mir", "help me", "can you help me", "i need help", "ich brauche hilfe",
     ),
 }
 # A word or two that may stand beside a phrase without changing what it is ("hi companion", "danke dir").
@@ -79,7 +82,7 @@ _AROUND = frozenset({"companion", "bot", "dir", "you", "du", "euch", "again", "n
                      "echt", "total", "really", "a", "bit", "bisschen", "ein", "etwas", "ziemlich", "very",
                      "pretty", "eigentlich", "actually", "auch", "too", "also", "denn", "genau", "ich", "bin",
                      "i'm", "im", "i", "am", "feel", "feeling", "fühle", "mich", "mir", "geht", "es", "geht's",
-                     "gehts"})
+                     "gehts", "jetzt", "now", "gehe"})
 _WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+", re.UNICODE)
 _FEELINGS = (Smalltalk.FEELING_GOOD, Smalltalk.FEELING_LOW)
 _LONGEST = 6  # words; anything longer carries more than a greeting

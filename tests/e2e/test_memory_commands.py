@@ -377,8 +377,11 @@ async def test_what_no_log_keeps_is_said_so_and_remembered_then_asked_back(perso
 async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is(person, memory, dialog) -> None:
     bea = person(language="de")
     assert await bea.send("Anna hat am 12. Mai Geburtstag") == (
-        "Das merke ich mir. Ohne Sprachmodell kann ich damit nicht mehr anfangen; /help zeigt, was ich verstehe.")
+        "Das merke ich mir.\nOhne Sprachmodell kann ich damit nicht mehr anfangen; /help zeigt, was ich verstehe.")
+    # About a log: remembered, and how to log it is shown too.
+    assert (await bea.send("Ich liebe Kaffee am Morgen")).splitlines() == [
+        "Das merke ich mir.", "Ein Getränk schreibst du z. B. so: „250 ml Wasser“, „zwei Kaffee“ oder /drink Tee 300."]
     assert "Probier" in await bea.send("bla bla")  # two words: more likely noise than something told
     await dialog.settle()
-    assert await memory.ingest_until_promoted() == 2
+    assert await memory.ingest_until_promoted() == 3
     assert "• Anna hat am 12. Mai Geburtstag" in await bea.send("Wann hat Anna Geburtstag?")

@@ -22,6 +22,8 @@ from tests.e2e.conftest import Person
     ("I'm feeling a bit stressed", Smalltalk.FEELING_LOW), ("Was kannst du?", Smalltalk.ABOUT),
     ("what can you do", Smalltalk.ABOUT), ("ich bin im Café", None), ("müde aber glücklich", None),
     ("thanks, that's all", Smalltalk.GOODBYE), ("see you tomorrow", Smalltalk.GOODBYE),
+    ("ich gehe jetzt schlafen", Smalltalk.GOOD_NIGHT), ("I'm going to bed", Smalltalk.GOOD_NIGHT),
+    ("Kannst du mir helfen?", Smalltalk.ABOUT), ("ich gehe einkaufen", None),
     ("hi, two coffees", None), ("morgen 9 Uhr Zahnarzt", None), ("ok", None), ("hi Anna, how was the trip", None),
     ("", None),
 ])
