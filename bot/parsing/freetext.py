@@ -47,7 +47,7 @@ FILLER = {
     # How it came, which changes neither its kind nor its size ("green tea please", "Kaffee mit Milch").
     "please", "bitte", "green", "grüner", "grünen", "black", "schwarzer", "schwarzen", "iced", "hot",
     "heißer", "heißen", "heiße", "kalter", "kalten", "kaltes", "cold", "with", "mit", "milk", "milch", "sugar",
-    "zucker", "hafermilch", "oat", "fresh", "frischer", "frischen", "frisch",
+    "zucker", "hafermilch", "oat", "fresh", "frischer", "frischen", "frisch", "schwarz", "pur",
     # Drinking it now ("Ich trinke gerade einen Tee", "I'm drinking a coffee").
     "trinke", "trink", "drinking", "am",
 }
@@ -181,7 +181,7 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         # explicit to-do stays one ("todo: ask Anna about Friday?").
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
     return (parse_drinks(cleaned) or several_drinks(cleaned) or _meal_sentence(cleaned) or parse_meal(cleaned)
-            or parse_done(cleaned)
+            or _eaten(cleaned) or parse_done(cleaned)
             or entry_deleted(cleaned) or parse_task(cleaned, today, now))
 
 
@@ -336,13 +336,33 @@ MEAL_SENTENCE_RES = (
     re.compile(r"^(?:ich\s+)?(?:esse|ess)\s+(?:gerade|grad|jetzt|eben)\s+(?P<food>.+)$", re.I),
     re.compile(r"^(?:i'?m|i\s+am)\s+(?:just\s+)?eating\s+(?P<food>.+)$", re.I),
 )
+# Something said eaten with no meal named (read after parse_meal, which takes "heute Mittag Pizza gegessen"): the meal
+# of the time of day. "Schokolade gegessen", "Ich habe heute einen Apfel gegessen", "I ate an apple".
+EATEN_RES = (
+    re.compile(r"^(?:ich\s+)?(?:habe\s+|hab\s+)?(?:(?:heute|gerade|eben|vorhin|grad)\s+)*(?P<food>.+?)\s+gegessen$",
+               re.I),
+    re.compile(r"^(?:i\s+)?(?:just\s+)?ate\s+(?P<food>.+?)(?:\s+(?:today|just\s+now))?$", re.I),
+)
+# Another day's meal is not today's to log ("Ich habe gestern Pizza gegessen").
+_OTHER_DAY_RE = re.compile(r"\b(?:gestern|vorgestern|yesterday|letzte\w*|last|neulich|früher)\b", re.I)
+# What follows "gegessen" / "ate" without naming a food ("zu viel gegessen", "ate out", "mit Anna gegessen").
+NOT_A_FOOD_RE = re.compile(
+    r"^(?:nichts|noch\s+nichts|zu\s+viel|viel|wenig|genug|kaum|alles|etwas|was|schon|nicht|kein\w*|mit|bei|beim|im|in"
+    r"|auswärts|draußen|zusammen|too\s+much|nothing|out|with|at|a\s+lot|lots|well|late|early|already|something"
+    r"|anything|too|so|very)\b", re.I)
 
 
-def _meal_sentence(text: str) -> list[ToolCall] | None:
-    for pattern in MEAL_SENTENCE_RES:
+def _eaten(text: str) -> list[ToolCall] | None:
+    return _meal_sentence(text, EATEN_RES)
+
+
+def _meal_sentence(text: str, patterns: tuple[re.Pattern[str], ...] = MEAL_SENTENCE_RES) -> list[ToolCall] | None:
+    for pattern in patterns:
         said = pattern.match(text)
         if said is None:
             continue
+        if NOT_A_FOOD_RE.match(said.group("food")) or _OTHER_DAY_RE.search(said.group("food")):
+            return None
         meal = (said.groupdict().get("meal") or "").lower()
         meal_type = "dinner" if meal == "abend" else MEAL_WORDS.get(meal)
         calls = parse_meal(f"{meal_type or 'snack'}: {said.group('food')}")

@@ -221,6 +221,14 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("ich esse gerade einen Apfel", [ToolCall("log_meal", {"description": "Apfel"})]),
     ("I'm eating an apple", [ToolCall("log_meal", {"description": "apple"})]),
     ("ich esse gerne Pizza", None),
+    # Something said eaten with no meal named: the time of day's meal; how much, with whom or another day is no food.
+    ("Schokolade gegessen", [ToolCall("log_meal", {"description": "Schokolade"})]),
+    ("I ate an apple", [ToolCall("log_meal", {"description": "apple"})]),
+    ("Ich habe zu viel gegessen", None),
+    ("ich habe mit Anna gegessen", None),
+    ("Ich habe gestern Pizza gegessen", None),
+    ("I ate too much", None),
+    ("Kaffee schwarz", [ToolCall("log_drink", {"drink_type": "coffee"})]),
     ("Get well soon", None),
     ("cancel the reminder", None),  # said to the companion about its own entry
     ("cancel my last entry", None),
