@@ -39,12 +39,12 @@ from bot.commands.proposals import take_reason, waits_for_reason
 from bot.commands.reminders import offer_plan, read_plan, set_reminder
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
-from bot.commands.tasks import say_task, time_note
+from bot.commands.tasks import done_in_words, say_task, time_note
 from bot.delivery.keyboards import take_off_keyboards
 from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
-from bot.parsing.freetext import ToolCall, parse_free_text, place_said, water_goal_said
+from bot.parsing.freetext import ToolCall, done_said, parse_free_text, place_said, water_goal_said
 from bot.parsing.hints import Topic, topic_of
 from bot.parsing.questions import View, asked_about, command_prefixed, command_word, is_question, untracked_said
 from bot.parsing.reminders import ReminderRequest, free_text_reminder
@@ -437,6 +437,9 @@ class Dialog:
         """What the rule-based parser makes of a free text. `model_down`: the model could not be reached and the
         person has not been told yet; one message says both when the parser cannot help either."""
         answer = self._read_free_text(turn, text)
+        done = done_said(text) if answer is None else None
+        if done is not None and await done_in_words(turn, done, model_down_text() if model_down else None):
+            return  # "Hab Milch gekauft" and the task "Milch kaufen" is open: it is done
         if answer is None and is_question(text) \
                 and await answer_from_memory(turn, text, model_down_text() if model_down else None):
             return  # "Wann hat Anna Geburtstag?": what the person told the memory

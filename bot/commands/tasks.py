@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import date, time
 from typing import Any
@@ -98,6 +99,22 @@ def time_note(at_time: DueAtTime, today: date) -> Text | None:
     if at_time.due == today:
         return None
     return tr("{time} has passed today, so it is due tomorrow.", time=at_time.meant)
+
+
+async def done_in_words(turn: Turn, words: list[str], before: Text | None = None) -> bool:
+    """Completes the one open task whose title holds all of `words` ("Hab Milch gekauft" and "Milch kaufen"), `before`
+    said first; False, saying nothing, when none or several do."""
+    listed = await turn.tool("list_tasks", {"filter": "open", "limit": FETCH_LIMIT})
+    if not listed.ok:
+        return False
+    matching = [item for item in listed.data.get("tasks", [])
+                if set(words) <= set(re.findall(r"[\wäöüß'-]+", str(item["title"]).lower()))]
+    if len(matching) != 1:
+        return False
+    if before is not None:
+        turn.say(before)
+    turn.say_result(await turn.tool("complete_task", {"task": str(matching[0]["id"])}))
+    return True
 
 
 async def tasks(turn: Turn, args: str) -> None:

@@ -536,3 +536,25 @@ def water_goal_said(text: str) -> int | None:
     amount = re.sub(r"(?i)\s*(?:liters?|litres?|liter)$", " l", match.group("amount"))
     return parse_volume_ml(amount.replace(" ", ""))
 
+
+
+# A task told as done in the past tense, without saying "erledigt": "Hab Milch gekauft", "Habe Mama angerufen", "bought
+# milk", "called the bank". Its object words are matched against the open tasks (bot.commands.tasks.done_in_words);
+# only one that holds them all is completed.
+_DONE_DE_RE = re.compile(r"^(?:ich\s+)?(?:habe|hab)\s+(?:(?:heute|gerade|eben|endlich|schon|jetzt)\s+)*(?P<obj>.+?)\s+"
+                         r"(?P<part>\w*ge\w+(?:t|en)|\w+iert|(?:be|er|ver|zer|ent|über)\w+t)$", re.I)
+_DONE_EN_RE = re.compile(r"^(?:i\s+)?(?:just\s+|finally\s+|already\s+)?(?:bought|called|phoned|paid|booked|ordered"
+                         r"|cleaned|fixed|repaired|sent|picked\s+up|returned|washed|mailed|texted|emailed|renewed"
+                         r"|cancel(?:l)?ed|signed|printed|submitted|collected|watered)\s+(?P<obj>.+?)"
+                         r"(?:\s+(?:today|just\s+now))?$", re.I)
+_NOT_OBJECT = frozenset({"the", "my", "a", "an", "some", "den", "die", "das", "dem", "der", "meine", "meinen", "mein",
+                         "meinem", "ein", "eine", "einen", "for", "für", "fuer"})
+
+
+def done_said(text: str) -> list[str] | None:
+    """The object words of a task told as done in the past tense ("Hab Milch gekauft": ["milch"]), or None."""
+    said = _DONE_DE_RE.match(text.strip()) or _DONE_EN_RE.match(text.strip())
+    if said is None or _OTHER_DAY_RE.search(said.group("obj")):
+        return None
+    words = [w for w in re.findall(r"[\wäöüß'-]+", said.group("obj").lower()) if w not in _NOT_OBJECT]
+    return words if 1 <= len(words) <= 4 else None

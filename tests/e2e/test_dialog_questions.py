@@ -308,3 +308,16 @@ async def test_a_message_not_understood_but_about_something_shows_how_to_write_t
         "Für einen Termin nenn Tag und Uhrzeit: „Termin: Zahnarzt morgen 14:00“ oder /termin."]
     assert "Probier „250 ml Wasser“" in await alice.send("bla bla")  # about nothing: the general examples
     assert await db_state() == before
+
+
+async def test_a_task_told_done_in_the_past_tense_is_completed_when_exactly_one_matches(person, brain) -> None:
+    alice = person(language="de")
+    await alice.send("Milch kaufen")
+    await alice.send("Mama anrufen")
+    await alice.send("Mama abholen")
+    assert await alice.send("Hab Milch gekauft") == "Erledigt: Milch kaufen."
+    assert "Erledigt" not in await alice.send("Hab Brot gekauft")  # no such task: nothing is completed
+    assert "Erledigt" not in await alice.send("Habe Mama angerufen")  # two could be meant: neither is completed
+    async with brain.transactions.read() as s:
+        done = {t.title for t in (await s.scalars(select(Task))).all() if t.completed_at is not None}
+    assert done == {"Milch kaufen"}

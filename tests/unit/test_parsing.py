@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
-from bot.parsing.freetext import ToolCall, parse_free_text, place_said, water_goal_said
+from bot.parsing.freetext import ToolCall, done_said, parse_free_text, place_said, water_goal_said
 from bot.parsing.questions import View, asked_about, command_prefixed, command_word, untracked_said
 
 MONDAY = date(2026, 11, 30)
@@ -402,3 +402,13 @@ def test_a_command_word_with_a_colon_runs_the_command(text: str, command: tuple[
 ])
 def test_what_no_log_keeps_is_recognised(text: str, untracked: bool) -> None:
     assert untracked_said(text) is untracked
+
+
+@pytest.mark.parametrize("text, words", [
+    ("Hab Milch gekauft", ["milch"]), ("Habe Mama angerufen", ["mama"]),
+    ("Ich habe die Rechnung bezahlt", ["rechnung"]),
+    ("bought milk", ["milk"]), ("called the bank", ["bank"]),
+    ("Ich habe gestern Milch gekauft", None), ("I bought a new car yesterday", None), ("Milch kaufen", None),
+])
+def test_a_task_told_as_done_in_the_past_tense_names_its_object(text: str, words: list[str] | None) -> None:
+    assert done_said(text) == words
