@@ -47,7 +47,8 @@ FILLER = {
     # How it came, which changes neither its kind nor its size ("green tea please", "Kaffee mit Milch").
     "please", "bitte", "green", "grüner", "grünen", "black", "schwarzer", "schwarzen", "iced", "hot",
     "heißer", "heißen", "heiße", "kalter", "kalten", "kaltes", "cold", "with", "mit", "milk", "milch", "sugar",
-    "zucker", "hafermilch", "oat", "fresh", "frischer", "frischen", "frisch", "schwarz", "pur",
+    "zucker", "hafermilch", "oat", "fresh", "frischer", "frischen", "frisch", "schwarz", "pur", "large", "small",
+    "big", "großer", "großen", "großes", "kleiner", "kleinen", "kleines",
     # Drinking it now ("Ich trinke gerade einen Tee", "I'm drinking a coffee").
     "trinke", "trink", "drinking", "am",
 }

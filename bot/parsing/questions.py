@@ -67,10 +67,11 @@ _STREAKS = frozenset({"streak", "streaks", "serie", "serien", "strähne", "strä
 _NEXT = frozenset({"next", "nächste", "nächster", "nächstes", "nächsten", "naechste", "naechster", "naechstes"})
 _EVENT = frozenset({"termin", "appointment", "event", "meeting", "treffen"})
 _TASKS = frozenset({"aufgabe", "aufgaben", "todo", "todos", "to-do", "to-dos", "task", "tasks", "erledigen",
-                    "überfällig", "ueberfaellig", "overdue"})
+                    "überfällig", "ueberfaellig", "overdue", "due", "fällig", "faellig"})
 # What is still to do, asked without naming tasks.
-_TODO_RE = re.compile(r"\b(?:muss|müssen|sollte)\s+ich\b.*\b(?:machen|tun|erledigen)\b"
-                      r"|\b(?:have|need)\s+to\s+do\b|\bto\s+do\s+(?:today|tomorrow|list)\b", re.I)
+_TODO_RE = re.compile(r"\b(?:muss|müssen|sollte)\s+ich\b.*\b(?:machen|tun|erledigen)\b|\bnoch\s+zu\s+tun\b"
+                      r"|\b(?:have|need)\s+to\s+do\b|\bto\s+do\s+(?:today|tomorrow|list)\b|\bleft\s+to\s+do\b",
+                      re.I)
 _DONE = frozenset({"erledigt", "geschafft", "done", "finished", "completed"})
 _CALENDAR = frozenset({"termine", "appointments", "events", "kalender", "calendar"})
 _PLACES = frozenset({"orte", "places", "ort", "place"})
@@ -209,6 +210,8 @@ def asked_about(text: str, today: date) -> Asked | None:
     period = period_of(words, today) if day is None else None
     if day is None and period is None and said & _TODAY:
         day = today
+    if (said & _GOALS and said & {"wasser", "water", "wasserziel"}) or "wasserziel" in said:
+        return Asked(View.DAY)  # the day's water target is in the day at a glance, not a tracked goal
     if said & _GOALS and (said & _PERSONAL or len(words) <= 2):
         return Asked(View.GOALS)
     if said & _STREAKS and (said & _PERSONAL or len(words) <= 2):

@@ -229,6 +229,7 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("Ich habe gestern Pizza gegessen", None),
     ("I ate too much", None),
     ("Kaffee schwarz", [ToolCall("log_drink", {"drink_type": "coffee"})]),
+    ("a large coffee", [ToolCall("log_drink", {"drink_type": "coffee"})]),
     ("Get well soon", None),
     ("cancel the reminder", None),  # said to the companion about its own entry
     ("cancel my last entry", None),
@@ -306,6 +307,9 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("What do I have to do tomorrow?", View.AGENDA, date(2026, 12, 1)),
     ("Was habe ich heute schon erledigt?", View.DAY, None),
     ("Was muss ich beim Zahnarzt beachten?", None, None),
+    ("anything due today?", View.TASKS, None),
+    ("what's left to do?", View.TASKS, None),
+    ("what's my water goal?", View.DAY, None),  # the day's water target, not a tracked goal
     ("Was war gestern los?", None, None),
     ("Habe heute Nudeln gegessen", None, None),  # tells, does not ask
     ("Wann hat Anna Geburtstag?", None, None),
