@@ -440,9 +440,11 @@ class Dialog:
         done = done_said(text) if answer is None else None
         if done is not None and await done_in_words(turn, done, model_down_text() if model_down else None):
             return  # "Hab Milch gekauft" and the task "Milch kaufen" is open: it is done
-        if answer is None and is_question(text) \
-                and await answer_from_memory(turn, text, model_down_text() if model_down else None):
-            return  # "Wann hat Anna Geburtstag?": what the person told the memory
+        if answer is None and is_question(text) and self.brain.memory is not None:
+            if self._captures:  # what was just said is stored before it is asked about ("Wie heiße ich?")
+                await asyncio.wait(list(self._captures), timeout=CAPTURE_WAIT_S)
+            if await answer_from_memory(turn, text, model_down_text() if model_down else None):
+                return  # "Wann hat Anna Geburtstag?": what the person told the memory
         if answer is None and untracked_said(text):  # "I slept 8 hours": no log keeps that, which is worth saying
             told = self.brain.memory is not None and not is_question(text)
             answer = _say(turn, tr("I don't keep a log of sleep, steps, weight or workouts yet, but I'll remember what "
@@ -551,6 +553,8 @@ class Dialog:
         await self._command(turn, str(payload["text"]))
 
 
+# How long a question answered from the memory waits for the captures still running (a message said just before).
+CAPTURE_WAIT_S = 2.0
 # A statement of at least this many words that no reader understood is said to be remembered (with the memory on):
 # shorter ones ("bla bla") are more likely noise than something told.
 REMEMBERED_WORDS = 3

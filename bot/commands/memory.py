@@ -3,6 +3,7 @@ memory came up; /forget removes one memory or, after a confirmation button, ever
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from bot.commands import Command
@@ -12,6 +13,8 @@ from brain.memory.api import Memory
 from brain.memory.capture import is_question
 from brain.memory.models import ANSWERED, ASSISTANT, CONVERSATION
 from brain.tools.coercion import visible
+
+log = logging.getLogger(__name__)
 
 RECALL_SHOWN = 5
 ASKED_MORE = 3  # asked for beyond RECALL_SHOWN, for the person's own questions that are left out
@@ -85,11 +88,18 @@ async def answer_from_memory(turn: Turn, question: str, before: Text | None = No
     memory = turn.brain.memory
     if memory is None:
         return False
+    try:  # what the person said a moment ago is not promoted yet: it is, now, for them alone
+        await memory.ingest_until_promoted(turn.user.id)
+    except Exception:  # the background job promotes it later; the recall still answers from what is promoted
+        log.exception("promotion before answering from the memory failed")
     found = [item for item in await memory.recall(turn.user.id, question, turn.now, k=ANSWERED_SHOWN + ASKED_MORE,
                                                   mode="reflection")
-             if item.meant and not _asked(item)][:ANSWERED_SHOWN]
+             if item.meant and not _asked(item)]
     if not found:
         return False
+    # The best memory, and beside it only those that share a word with the question: an answer, not a list of
+    # everything that is near ("Wie heißt meine Katze?" is not answered with "Ich heiße Max").
+    found = [found[0], *(item for item in found[1:] if item.lexical)][:ANSWERED_SHOWN]
     if before is not None:
         turn.say(before)
     lines: list[Text | str] = [tr("Here is what I remember about that:")]

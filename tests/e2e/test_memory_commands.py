@@ -385,3 +385,13 @@ async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is
     await dialog.settle()
     assert await memory.ingest_until_promoted() == 3
     assert "• Anna hat am 12. Mai Geburtstag" in await bea.send("Wann hat Anna Geburtstag?")
+
+
+async def test_a_question_right_after_the_statement_is_answered_with_it_and_not_with_the_rest(person, memory) -> None:
+    max_ = person(language="de")
+    await max_.send("Ich heiße Max")
+    assert (await max_.send("Wie heiße ich?")).splitlines()[:2] == [
+        "Das weiß ich dazu:", "• Ich heiße Max (Mo., 30. Nov.)"]
+    await max_.send("Ich habe eine Katze namens Luna")
+    answer = await max_.send("Wie heißt meine Katze?")
+    assert "• Ich habe eine Katze namens Luna" in answer and "Max" not in answer  # near, but no answer
