@@ -89,7 +89,7 @@ async def answer_from_memory(turn: Turn, question: str, before: Text | None = No
     if memory is None:
         return False
     try:  # what the person said a moment ago is not promoted yet: it is, now, for them alone
-        await memory.ingest_until_promoted(turn.user.id)
+        await memory.ingest_until_promoted(turn.user.id, max_rounds=1)  # a backlog (an import) is the job's
     except Exception:  # the background job promotes it later; the recall still answers from what is promoted
         log.exception("promotion before answering from the memory failed")
     found = [item for item in await memory.recall(turn.user.id, question, turn.now, k=ANSWERED_SHOWN + ASKED_MORE,

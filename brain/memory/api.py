@@ -149,18 +149,22 @@ class Memory:
                 logger.info("made the vector index of %s", self.settings.space.key)
         self._index_ready = True
 
-    async def ingest_until_promoted(self, user_id: uuid.UUID | None = None) -> int:
-        """Runs promotion until no mature entry is left (for one person, or for everyone). Returns how many
+    async def ingest_until_promoted(self, user_id: uuid.UUID | None = None, max_rounds: int | None = None) -> int:
+        """Runs promotion until no mature entry is left (for one person, or for everyone), or for at most
+        `max_rounds` batches (a caller that waits on it: a backlog is the background job's). Returns how many
         entries left the queue into a node (new, duplicate or reactivated)."""
         await self.ensure_index()
         total = 0
-        while True:
+        rounds = 0
+        while max_rounds is None or rounds < max_rounds:
+            rounds += 1
             report = await promote_pending(self.brain.transactions, self.settings, user_id=user_id, log=self.log)
             total += report.promoted + report.duplicates + report.reactivated
             if report.promoted:
                 self._forget_person(user_id)
             if report.claimed == 0:
                 return total
+        return total
 
     # -- read path --------------------------------------------------------------------------------------
 

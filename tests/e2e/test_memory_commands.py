@@ -3,6 +3,7 @@ app does it."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import uuid
 from datetime import timedelta
@@ -395,3 +396,14 @@ async def test_a_question_right_after_the_statement_is_answered_with_it_and_not_
     await max_.send("Ich habe eine Katze namens Luna")
     answer = await max_.send("Wie heißt meine Katze?")
     assert "• Ich habe eine Katze namens Luna" in answer and "Max" not in answer  # near, but no answer
+
+
+async def test_a_promotion_someone_waits_on_takes_one_batch_and_leaves_a_backlog_to_the_job(person, memory,
+                                                                                           dialog) -> None:
+    alice = person()
+    for line in ("My sister Lena lives in Hamburg", "Lena loves sailing", "Lena's boat is called Möwe"):
+        await alice.send(line)
+    await dialog.settle()
+    memory.settings = dataclasses.replace(memory.settings, promotion_batch=2)
+    assert await memory.ingest_until_promoted(max_rounds=1) == 2
+    assert await memory.ingest_until_promoted() == 1
