@@ -48,6 +48,35 @@ _RESUME_RE = re.compile(r"^(?:(?:turn\s+)?reminders\s+back\s+on|resume\s+(?:the\
                         r"[.!]*$", re.I)
 
 
+# The morning summary and the evening reflection, by their names in both languages.
+_MORNING = (r"(?:(?:the|my)\s+)?(?:morning\s+summary|daily\s+summary|summary\s+every\s+morning"
+            r"|(?:die\s+|meine\s+)?(?:morgenübersicht|morgenzusammenfassung|tagesübersicht))")
+_EVENING = (r"(?:(?:the|my)\s+)?(?:evening\s+reflection|evening\s+review"
+            r"|(?:den\s+|meinen\s+|die\s+|meine\s+)?(?:abendrückblick|abendreflexion|abendreflektion))")
+_RITUAL_AT_RE = re.compile(rf"^(?:(?:please\s+)?(?:set|send\s+me(?:\s+a)?|move)\s+)?(?P<which>{_MORNING}|{_EVENING})\s+"
+                           r"(?:(?:at|to|for|um|auf|ab)\s+)?(?P<time>[\d:.\s]+(?:uhr|am|pm|h)?)$", re.I)
+_RITUAL_OFF_RE = re.compile(
+    rf"^(?:(?:please\s+)?(?:turn|switch)\s+off\s+|no\s+more\s+|stop\s+(?:the\s+|my\s+)?|keine?n?\s+)?"
+    rf"(?P<which>{_MORNING}|{_EVENING})(?:\s+(?:off|aus|mehr|ausschalten|abschalten|abstellen|please|bitte))*$", re.I)
+
+
+def _ritual(said: str) -> tuple[str, str] | None:
+    at = _RITUAL_AT_RE.match(said)
+    if at is not None:
+        command = "evening" if re.search(_EVENING, at.group("which"), re.I) else "morning"
+        found = _hour(at.group("time"))
+        if found is None:
+            return None
+        value = found.value
+        if command == "evening" and found.open_meridiem and value.hour < 12:
+            value = value.replace(hour=value.hour + 12)  # "Abendrückblick um 9" is 21:00
+        return command, f"{value:%H:%M}"
+    off = _RITUAL_OFF_RE.match(said)
+    if off is not None and (off.group(0).lower() != off.group("which").lower()):  # the name alone says nothing
+        return ("evening" if re.search(_EVENING, off.group("which"), re.I) else "morning"), "off"
+    return None
+
+
 def setting_said(text: str) -> tuple[str, str] | None:
     """The command (name, arguments) a message that says a setting in words asks for, or None."""
     said = re.sub(r"(?<!\d)[.!]+$", "", text.strip())  # "bis 10.12." keeps its date's dot
@@ -78,7 +107,7 @@ def setting_said(text: str) -> tuple[str, str] | None:
         return "vacation", (vacation.group("span") or vacation.group("span2")).strip()
     if _RESUME_RE.match(said):
         return "resume", ""
-    return None
+    return _ritual(said)
 
 
 def _hour(text: str) -> FoundTime | None:

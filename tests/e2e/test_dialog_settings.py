@@ -25,3 +25,10 @@ async def test_a_vacation_said_in_words_and_a_no_that_is_no_appointment(person, 
     before = await db_state()
     answer = await bob.send("keine Erinnerungen nach 22 Uhr")  # says what is not wanted: not offered as an entry
     assert "Kalender" not in answer and await db_state() == before
+
+
+async def test_the_morning_summary_and_evening_reflection_set_in_words(person) -> None:
+    carla = person(language="de")
+    assert await carla.send("Morgenübersicht um 7 Uhr") == "Morgenübersicht: täglich um 07:00."
+    assert "aus" in await carla.send("keine Abendreflexion mehr")
+    assert "07:00" in await carla.send("/morning")

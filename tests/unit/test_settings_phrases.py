@@ -28,6 +28,11 @@ from bot.parsing.settings import setting_said
     ("Ich bin im Urlaub bis Sonntag", ("vacation", "bis Sonntag")),
     ("Urlaub vom 5.12. bis 10.12.", ("vacation", "vom 5.12. bis 10.12.")),
     ("reminders back on", ("resume", "")),
+    ("send me a summary every morning at 7:30", ("morning", "07:30")),
+    ("Morgenübersicht um 7 Uhr", ("morning", "07:00")),
+    ("Abendrückblick um 9", ("evening", "21:00")),  # the evening's 9
+    ("turn off the morning summary", ("morning", "off")),
+    ("keine Abendreflexion mehr", ("evening", "off")),
 ])
 def test_a_setting_said_in_words_is_its_command(text: str, command: tuple[str, str]) -> None:
     assert setting_said(text) == command
@@ -35,7 +40,8 @@ def test_a_setting_said_in_words_is_its_command(text: str, command: tuple[str, s
 
 @pytest.mark.parametrize("text", [
     "I speak German", "Deutsch ist schwer", "I live in a flat", "Ich wohne in einer WG", "I'm in Berlin",
-    "keine Erinnerungen nach dem Essen", "Ich bin im Urlaub", "pause", "",
+    "keine Erinnerungen nach dem Essen", "Ich bin im Urlaub", "pause", "", "Morgenübersicht",
+    "the morning summary was great",
 ])
 def test_a_sentence_that_only_mentions_a_setting_is_left_alone(text: str) -> None:
     assert setting_said(text) is None
@@ -44,4 +50,4 @@ def test_a_sentence_that_only_mentions_a_setting_is_left_alone(text: str) -> Non
 @given(st.text(max_size=200))
 def test_any_text_reads_as_a_known_command_or_nothing(text: str) -> None:
     said = setting_said(text)
-    assert said is None or said[0] in {"lang", "tz", "quiet", "pause", "vacation", "resume"}
+    assert said is None or said[0] in {"lang", "tz", "quiet", "pause", "vacation", "resume", "morning", "evening"}
