@@ -249,7 +249,16 @@ async def _resolve(turn: Turn, uow: UnitOfWork, reference: str) -> Ritual:
         for template in TEMPLATES.values():
             if needle in (template.id, template.title.lower(), turn.t(tr(template.title)).lower()):
                 return await ritual_from_template(uow, turn.user, USER, template.id)
+        # The start of one template's title ("Abend" for "Abendroutine", as "start the evening ritual" says it).
+        starting = [template for template in TEMPLATES.values() if len(needle) >= MIN_TITLE_START and any(
+            title.startswith(needle) for title in (template.title.lower(), turn.t(tr(template.title)).lower()))]
+        if len(starting) == 1:
+            return await ritual_from_template(uow, turn.user, USER, starting[0].id)
         raise
+
+
+# How much of a template's title names it ("Abend", "Morgen"; "Ab" is too little).
+MIN_TITLE_START = 4
 
 
 def _parse_when(text: str) -> tuple[time, int] | None:

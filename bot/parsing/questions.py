@@ -219,7 +219,8 @@ def asked_about(text: str, today: date) -> Asked | None:
     if said & _NEXT and said & _EVENT and found is None and period is None:
         return Asked(View.NEXT_EVENT)  # "Wann ist mein nächster Termin?", "what's my next appointment?"
     where_was_i = words[:3] in (["wo", "war", "ich"], ["where", "was", "i"]) or words[:4] == [
-        "where", "have", "i", "been"]
+        "where", "have", "i", "been"] or re.search(r"\bwie\s*oft\s+war\s+ich\b|\bhow\s+(?:often|many\s+times)\s+"
+                                                 r"(?:have\s+i\s+been|was\s+i|did\s+i\s+go)\b", text, re.I)
     if (said & _PLACES and (said & _PERSONAL or len(words) <= 2)) or where_was_i:
         return Asked(View.PLACES) if day is None or day == today else None
     if _TODO_RE.search(text):  # "Was muss ich heute noch machen?", "What do I have to do tomorrow?"
@@ -260,6 +261,13 @@ COMMAND_WORDS = {
     "help": "help", "hilfe": "help", "undo": "undo", "rückgängig": "undo", "tasks": "tasks", "aufgaben": "tasks",
     "todo": "tasks", "todos": "tasks", "today": "today", "heute": "today", "week": "week", "woche": "week",
     "streaks": "streaks", "reminders": "remind", "erinnerungen": "remind", "places": "place", "orte": "place",
+    # ... and with "my" before it ("meine Orte", "my tasks").
+    "my tasks": "tasks", "meine aufgaben": "tasks", "my todos": "tasks", "my reminders": "remind",
+    "meine erinnerungen": "remind", "my places": "place", "meine orte": "place", "my goals": "goal",
+    "meine ziele": "goal", "my streaks": "streaks", "meine serien": "streaks", "my appointments": "event",
+    "meine termine": "event", "my week": "week", "meine woche": "week", "my day": "today", "mein tag": "today",
+    "goals": "goal", "ziele": "goal", "termine": "event", "appointments": "event", "rituals": "ritual",
+    "rituale": "ritual",
 }
 
 

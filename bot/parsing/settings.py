@@ -77,6 +77,17 @@ def _ritual(said: str) -> tuple[str, str] | None:
     return None
 
 
+# A ritual started in words: "start the morning ritual", "Morgenritual starten", "Starte die Abendroutine".
+_RITUAL_START_RES = (
+    re.compile(r"^(?:please\s+)?(?:start|begin|run)\s+(?:the\s+|my\s+)?(?P<name>[^\W\d_][\w -]{1,30}?)\s+"
+               r"(?:ritual|routine)$", re.I),
+    re.compile(r"^(?:bitte\s+)?(?:starte|beginne)\s+(?:bitte\s+)?(?:das\s+|die\s+|mein\s+|meine\s+)?"
+               r"(?P<name>[^\W\d_]{2,30}?)-?(?:ritual|routine)$", re.I),
+    re.compile(r"^(?:das\s+|die\s+|mein\s+|meine\s+)?(?P<name>[^\W\d_]{2,30}?)-?(?:ritual|routine)\s+"
+               r"(?:starten|beginnen)(?:\s+bitte)?$", re.I),
+)
+
+
 def setting_said(text: str) -> tuple[str, str] | None:
     """The command (name, arguments) a message that says a setting in words asks for, or None."""
     said = re.sub(r"(?<!\d)[.!]+$", "", text.strip())  # "bis 10.12." keeps its date's dot
@@ -107,6 +118,10 @@ def setting_said(text: str) -> tuple[str, str] | None:
         return "vacation", (vacation.group("span") or vacation.group("span2")).strip()
     if _RESUME_RE.match(said):
         return "resume", ""
+    for pattern in _RITUAL_START_RES:
+        started = pattern.match(said)
+        if started is not None:
+            return "ritual", started.group("name").strip()
     return _ritual(said)
 
 

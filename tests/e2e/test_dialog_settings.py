@@ -32,3 +32,13 @@ async def test_the_morning_summary_and_evening_reflection_set_in_words(person) -
     assert await carla.send("Morgenübersicht um 7 Uhr") == "Morgenübersicht: täglich um 07:00."
     assert "aus" in await carla.send("keine Abendreflexion mehr")
     assert "07:00" in await carla.send("/morning")
+
+
+async def test_a_ritual_started_in_words_and_lists_asked_for_with_my(person) -> None:
+    dora = person(language="de")
+    started = await dora.send("Starte die Abendroutine")
+    assert "Abendroutine — Schritt" in started and "nicht verstanden" not in started
+    await dora.send("/ritual stop")  # while a step waits for words, words are its answer
+    assert await dora.send("meine Orte") == "Noch keine Orte. Sag mir mit /place <Name>, wo du bist."
+    await dora.send("/place Café Luna")
+    assert "Café Luna" in await dora.send("Wie oft war ich im Café Luna?")

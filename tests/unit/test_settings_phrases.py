@@ -33,6 +33,9 @@ from bot.parsing.settings import setting_said
     ("Abendrückblick um 9", ("evening", "21:00")),  # the evening's 9
     ("turn off the morning summary", ("morning", "off")),
     ("keine Abendreflexion mehr", ("evening", "off")),
+    ("start the morning ritual", ("ritual", "morning")),
+    ("Starte die Abendroutine", ("ritual", "Abend")),
+    ("Morgenritual starten", ("ritual", "Morgen")),
 ])
 def test_a_setting_said_in_words_is_its_command(text: str, command: tuple[str, str]) -> None:
     assert setting_said(text) == command
@@ -41,7 +44,7 @@ def test_a_setting_said_in_words_is_its_command(text: str, command: tuple[str, s
 @pytest.mark.parametrize("text", [
     "I speak German", "Deutsch ist schwer", "I live in a flat", "Ich wohne in einer WG", "I'm in Berlin",
     "keine Erinnerungen nach dem Essen", "Ich bin im Urlaub", "pause", "", "Morgenübersicht",
-    "the morning summary was great",
+    "the morning summary was great", "my morning routine was chaotic", "start the car",
 ])
 def test_a_sentence_that_only_mentions_a_setting_is_left_alone(text: str) -> None:
     assert setting_said(text) is None
@@ -50,4 +53,5 @@ def test_a_sentence_that_only_mentions_a_setting_is_left_alone(text: str) -> Non
 @given(st.text(max_size=200))
 def test_any_text_reads_as_a_known_command_or_nothing(text: str) -> None:
     said = setting_said(text)
-    assert said is None or said[0] in {"lang", "tz", "quiet", "pause", "vacation", "resume", "morning", "evening"}
+    assert said is None or said[0] in {"lang", "tz", "quiet", "pause", "vacation", "resume", "morning", "evening",
+                                     "ritual"}
