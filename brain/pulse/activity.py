@@ -128,6 +128,13 @@ async def _locked_state(uow: UnitOfWork, user: User) -> PulseState:
     return state
 
 
+def vacation_first_day(user: User, now: datetime, first_day: date | None) -> date:
+    """The first day of a vacation: the one given, or today (a vacation given only its end, "/vacation bis
+    Sonntag"); never a day gone."""
+    today = local_date(user, now)
+    return max(first_day or today, today)
+
+
 async def pause_pulse(uow: UnitOfWork, user: User, actor: ActorT, days: int | None = None, *,
                       first_day: date | None = None, last_day: date | None = None) -> datetime | None:
     """No nudges until /resume, for `days` days from now, or a vacation from `first_day` to `last_day` (whole local
@@ -139,7 +146,7 @@ async def pause_pulse(uow: UnitOfWork, user: User, actor: ActorT, days: int | No
     until = uow.now + timedelta(days=days) if days is not None else None
     if last_day is not None:
         today = local_date(user, uow.now)
-        first = max(first_day or today, today)
+        first = vacation_first_day(user, uow.now, first_day)
         if last_day < first or (last_day - first).days + 1 > MAX_PAUSE_DAYS:
             raise DomainError(tr("A vacation runs from a day to a later one, today or ahead, at most {max} days.",
                                  max=MAX_PAUSE_DAYS), code="out_of_range")

@@ -7,8 +7,7 @@ from typing import Any
 
 from brain.feedback.learning import active_adaptations, undo_adaptation
 from brain.i18n import N_, tr
-from brain.people.local_time import local_date
-from brain.pulse.activity import MAX_PAUSE_DAYS, is_paused, pause_pulse, pulse_states, resume_pulse
+from brain.pulse.activity import MAX_PAUSE_DAYS, is_paused, pause_pulse, pulse_states, resume_pulse, vacation_first_day
 from brain.tools.spec import ToolContext, ToolParam, ToolResult, ToolSpec
 
 
@@ -21,9 +20,7 @@ async def _pause(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     if until is None:
         return ToolResult.success(tr("Reminders are paused until you say /resume."), until=None)
     if last is not None:
-        # "/vacation bis Sonntag" starts today (as pause_pulse does), not on its last day.
-        first = max(args.get("first_day") or local_date(ctx.user, ctx.uow.now), local_date(ctx.user, ctx.uow.now))
-        first = min(first, last)
+        first = vacation_first_day(ctx.user, ctx.uow.now, args.get("first_day"))  # as pause_pulse stored it
         return ToolResult.success(
             tr("Vacation from {first} to {last}: no reminders then, and your streaks and goals are kept. /resume "
                "ends it early.", first=first, last=last), until=until.isoformat())
