@@ -276,18 +276,14 @@ def command_word(text: str) -> str | None:
     return COMMAND_WORDS.get(text.strip().strip(".!?").strip().lower())
 
 
-# A command's word with a colon before what it is for ("Termin: Zahnarzt Montag 10 Uhr"): the command with the rest.
-_PREFIXED_RE = re.compile(r"^(?P<word>termin|appointment|event|kalender|calendar)\s*:\s*(?P<rest>\S.*)$", re.I)
-PREFIXED_COMMANDS = {"termin": "event", "appointment": "event", "event": "event", "kalender": "event",
-                     "calendar": "event"}
+# An appointment's word with a colon before what it is ("Termin: Zahnarzt Montag 10 Uhr"): /event with the rest.
+_PREFIXED_RE = re.compile(r"^(?:termin|appointment|event|kalender|calendar)\s*:\s*(?P<rest>\S.*)$", re.I)
 
 
 def command_prefixed(text: str) -> tuple[str, str] | None:
     """The command and its arguments a message written as "Termin: ..." asks for, or None."""
     said = _PREFIXED_RE.match(text.strip())
-    if said is None:
-        return None
-    return PREFIXED_COMMANDS[said.group("word").lower()], said.group("rest").strip()
+    return ("event", said.group("rest").strip()) if said is not None else None
 
 
 # What the logs do not keep (sleep, steps, weight, workouts): said or asked, it gets that answer, not "I didn't
