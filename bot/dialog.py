@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.access import Access, AccessPolicy, NotAdmitted, Sender, Tell
 from bot.commands import ActionHandler, Command
 from bot.commands.agenda import day_agenda, next_event
+from bot.commands.basics import follow_written_language
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons
@@ -327,8 +328,10 @@ class Dialog:
                 await self._converse(turn, text, on_text, live, forwarded=True)
         elif inbound.is_command:
             await self._command(turn, text)
-        elif not await self._typed_answer(turn, text):
-            # neither the city the onboarding asked for nor the answer to a ritual's step
+        else:
+            await follow_written_language(turn, text)  # before anything is said, so all of it is in that language
+            if await self._typed_answer(turn, text):  # the city the onboarding asked for, a ritual step's answer
+                return
             if self.brain.companion is not None:
                 async with self.brain.db.unshared():  # no connection held while the model thinks
                     await self._converse(turn, text, on_text, live)

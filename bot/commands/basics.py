@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from bot.commands import Command
+from bot.parsing.language import written_language
+from bot.parsing.settings import setting_said
 from bot.turn import Turn
 from brain.errors import DomainError
 from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, tr
 from brain.onboarding.zones import zone_for_city, zone_name
-from brain.people.models import User
 from brain.people.service import parse_locale, parse_timezone, set_timezone
+from brain.people.service import set_locale as set_locale_of
 
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
 
@@ -30,12 +32,31 @@ async def lang(turn: Turn, args: str) -> None:
 
 async def set_locale(turn: Turn, locale: str) -> None:
     async with turn.brain.transactions.begin() as uow:
-        user = await uow.session.get(User, turn.user.id)
-        assert user is not None
-        user.locale = locale
-    turn.user.locale = locale
+        await set_locale_of(uow, turn.user.id, locale, chosen=True)
+    turn.user.locale, turn.user.locale_chosen = locale, True
     turn.render = Renderer(locale, turn.user.timezone)
     turn.say(tr("I'll speak English with you from now on."))
+
+
+async def follow_written_language(turn: Turn, text: str) -> None:
+    """A person who never chose a language is answered in the one they write, when a message says it plainly
+    (`written_language`): the language is stored (not as chosen, so it follows them again) and they are told once
+    how to keep the other. A message that asks for a language in words is that command's, not a sign."""
+    if turn.user.locale_chosen:
+        return
+    written = written_language(text)
+    if written is None or written == turn.user.locale or written not in SUPPORTED_LOCALES:
+        return
+    said = setting_said(text)
+    if said is not None and said[0] == "lang":
+        return
+    async with turn.brain.transactions.begin() as uow:
+        if not await set_locale_of(uow, turn.user.id, written, chosen=False):
+            return  # chosen meanwhile in another chat
+    turn.user.locale = written
+    turn.render = Renderer(written, turn.user.timezone)
+    other = next(code for code in SUPPORTED_LOCALES if code != written)
+    turn.say(tr("I'll answer in English, as you write. /lang {other} switches back.", other=other))
 
 
 async def locale_pressed(turn: Turn, payload: dict[str, Any]) -> None:

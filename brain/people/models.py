@@ -21,6 +21,8 @@ class User(Base):
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     display_name: Mapped[str | None] = mapped_column(String(128))
     locale: Mapped[str] = mapped_column(String(8))
+    # True once the person chose a language; until then they are answered in the one they write (bot.parsing.language)
+    locale_chosen: Mapped[bool] = mapped_column(default=False, server_default="false")
     timezone: Mapped[str] = mapped_column(String(64))
     quiet_start: Mapped[time] = mapped_column(Time, default=DEFAULT_QUIET_START)
     quiet_end: Mapped[time] = mapped_column(Time, default=DEFAULT_QUIET_END)

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import Select, bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm import make_transient_to_detached
@@ -117,6 +117,15 @@ def parse_timezone(name: str) -> str:
         raise DomainError(tr("Unknown time zone: {name}. Use a name like Europe/Berlin.", name=candidate),
                           code="invalid_timezone") from None
     return canonical
+
+
+async def set_locale(uow: UnitOfWork, user_id: uuid.UUID, locale: str, *, chosen: bool) -> bool:
+    """Sets the person's language. `chosen`: they chose it (and keep it whatever they write); otherwise it follows
+    what they write and is only changed while they have not chosen one. True if it was changed."""
+    statement = update(User).where(User.id == user_id).values(locale=locale, locale_chosen=True)
+    if not chosen:
+        statement = update(User).where(User.id == user_id, User.locale_chosen.is_(False)).values(locale=locale)
+    return await uow.session.scalar(statement.returning(User.id)) is not None
 
 
 async def set_timezone(uow: UnitOfWork, user_id: uuid.UUID, zone: str) -> User:

@@ -553,6 +553,7 @@ async def test_events_places_and_meals_can_be_deleted_without_a_model(person) ->
 async def test_a_meal_without_calories_is_not_answered_with_a_day_of_zero_kcal(person) -> None:
     # "Today: 0 of 2,000 kcal" after a meal without calories would read as if the meal had none.
     alice = person()
+    await alice.send("/lang en")  # chosen: a German sentence is answered in English
     said = await alice.send("Ich habe heute Mittag Pizza gegessen")
     assert said.startswith("Logged lunch: Pizza.") and "kcal" not in said
     assert "Meals: 1 · no calories given" in await alice.send("/today")  # not "0 of 2,000 kcal" either
