@@ -183,7 +183,7 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
     return (parse_drinks(cleaned) or several_drinks(cleaned) or _meal_sentence(cleaned) or parse_meal(cleaned)
             or _eaten(cleaned) or parse_done(cleaned)
-            or entry_deleted(cleaned) or parse_task(cleaned, today, now))
+            or last_drink_deleted(cleaned) or entry_deleted(cleaned) or parse_task(cleaned, today, now))
 
 
 # Between the drinks of one message: "2 Kaffee und ein Wasser", "a coffee and a glass of water", "Bier, Wasser".
@@ -203,6 +203,31 @@ def several_drinks(text: str) -> list[ToolCall] | None:
             return None
         calls.extend(drink)
     return calls
+
+
+# The last drink, or the last of a kind, taken back in words: "lösche den letzten Kaffee", "remove my last drink".
+_LAST_DRINK_RES = (
+    re.compile(r"^(?:bitte\s+)?(?:lösche|loesche|lösch|entferne|streiche)\s+(?:bitte\s+)?(?:den|das|die|meinen|mein|"
+               r"meine)\s+letzten?\s+(?P<drink>[^\W\d_]+)(?:\s+bitte)?$", re.I),
+    re.compile(r"^(?:den\s+|das\s+|die\s+|meinen\s+|mein\s+|meine\s+)?letzten?\s+(?P<drink>[^\W\d_]+)\s+"
+               r"(?:löschen|loeschen|entfernen|streichen)(?:\s+bitte)?$", re.I),
+    re.compile(r"^(?:please\s+)?(?:delete|remove|undo)\s+(?:the|my)\s+last\s+(?P<drink>[^\W\d_]+)(?:,?\s+please)?$",
+               re.I),
+)
+_ANY_DRINK = frozenset({"getränk", "getraenk", "drink"})
+
+
+def last_drink_deleted(text: str) -> list[ToolCall] | None:
+    for pattern in _LAST_DRINK_RES:
+        said = pattern.match(text)
+        if said is None:
+            continue
+        word = said.group("drink").lower()
+        if word in _ANY_DRINK:
+            return [ToolCall("undo_last_drink", {})]
+        if word in DRINK_WORDS and DRINK_WORDS[word] != "other":
+            return [ToolCall("undo_last_drink", {"drink_type": DRINK_WORDS[word]})]
+    return None
 
 
 def entry_deleted(text: str) -> list[ToolCall] | None:
@@ -228,7 +253,27 @@ def parse_done(text: str) -> list[ToolCall] | None:
     return [ToolCall("complete_task", {"task": title[:200]})]
 
 
+# Where and when a drink was had, which changes nothing of it: "a glass of water at the office", "Kaffee im Büro",
+# "drank 2 glasses of water this morning", "ein Glas Wasser im Büro getrunken". Taken off only when what is left is a
+# drink.
+# Only a place with its article ("at the office", "im Büro"), or work and home: "Kaffee bei Anna" is a visit.
+_DRINK_PLACE_RE = re.compile(r"\s+(?:(?:at|in|on)\s+(?:the|my)\s+[^\W\d_]+(?:\s+[^\W\d_]+)?|at\s+(?:work|home)"
+                             r"|(?:im|beim|in\s+der|in\s+dem|auf\s+der|bei\s+der)\s+[^\W\d_]+)(?=\s|$)", re.I)
+_DRINK_WHEN_RE = re.compile(
+    r"\b(?:this\s+(?:morning|afternoon|evening)|heute\s+(?:morgen|früh|vormittag|nachmittag|abend))\b", re.I)
+
+
 def parse_drinks(text: str) -> list[ToolCall] | None:
+    calls = _drinks(text)
+    if calls is None:
+        plain = _DRINK_WHEN_RE.sub(" ", text)
+        plain = _DRINK_PLACE_RE.sub("", plain.strip())
+        if plain.strip() != text.strip():
+            calls = _drinks(plain)
+    return calls
+
+
+def _drinks(text: str) -> list[ToolCall] | None:
     words = re.findall(r"[\wäöüß.,]+", re.sub(r"\bi['’]m\b", "i am", text.lower()))
     words = [w.strip(".,") for w in words if w.strip(".,")]
     drink_type = None

@@ -271,9 +271,27 @@ COMMAND_WORDS = {
 }
 
 
+# Taking the last entry back, said in a sentence: /undo.
+_UNDO_RE = re.compile(
+    r"^(?:bitte\s+)?(?:mach|mache)\s+(?:bitte\s+)?(?:das|es|den\s+letzten\s+eintrag)\s+(?:bitte\s+)?rückgängig"
+    r"(?:\s+bitte)?$"
+    r"|^(?:das|den\s+letzten\s+eintrag)\s+rückgängig\s+machen(?:\s+bitte)?$"
+    r"|^(?:please\s+)?(?:undo|take\s+back)\s+(?:that|it|this|the\s+last\s+(?:one|entry)|my\s+last\s+entry)"
+    r"(?:,?\s+please)?$"
+    r"|^(?:please\s+)?take\s+(?:that|it)\s+back(?:,?\s+please)?$"
+    r"|^(?:bitte\s+)?nimm\s+(?:das|es)\s+(?:bitte\s+)?zurück$"
+    r"|^(?:bitte\s+)?(?:lösche|lösch|entferne)\s+(?:bitte\s+)?(?:den\s+letzten|meinen\s+letzten)\s+eintrag(?:\s+bitte)?$"
+    r"|^(?:den\s+)?letzten\s+eintrag\s+(?:löschen|entfernen)(?:\s+bitte)?$"
+    r"|^(?:please\s+)?(?:delete|remove)\s+(?:the|my)\s+last\s+(?:entry|one)(?:,?\s+please)?$", re.I)
+
+
 def command_word(text: str) -> str | None:
-    """The command a message that is only its word (without the slash) asks for, or None."""
-    return COMMAND_WORDS.get(text.strip().strip(".!?").strip().lower())
+    """The command a message that is only its word (without the slash) asks for, or None; "mach das rückgängig",
+    "undo that", "delete my last entry" are /undo."""
+    said = text.strip().strip(".!?").strip().lower()
+    if _UNDO_RE.match(said):
+        return "undo"
+    return COMMAND_WORDS.get(said)
 
 
 # An appointment's word with a colon before what it is ("Termin: Zahnarzt Montag 10 Uhr"): /event with the rest.

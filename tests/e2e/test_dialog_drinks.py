@@ -242,3 +242,17 @@ async def test_several_drinks_in_one_message_are_each_logged_and_said(person) ->
     assert said.splitlines()[0].startswith("2 × 150 ml Kaffee eingetragen.")
     assert said.splitlines()[1].startswith("250 ml Wasser eingetragen.")
     assert "Wasser: 250 ml von 2.000 ml (13\xa0%) · Kaffee: 2" in await alice.send("/heute")
+
+
+async def test_the_last_drink_of_a_kind_is_taken_back_in_words(person) -> None:
+    # "lösche den letzten Kaffee" after a coffee and a water removes the coffee, not the water logged after it.
+    alice = person()
+    await alice.send("/lang en")
+    await alice.send("Kaffee")
+    await alice.send("500 ml Wasser")
+    assert await alice.send("lösche den letzten Kaffee") == "Removed 150 ml coffee. Water today: 500 of 2,000 ml."
+    assert await alice.send("delete the last coffee") == "There is no coffee from today to undo."
+    assert "Water: 500 ml of 2,000 ml" in await alice.send("/today")
+    # The last entry of any kind, in a sentence: /undo.
+    assert await alice.send("mach das rückgängig") == "Removed 500 ml water. Water today: 0 of 2,000 ml."
+    assert await alice.send("undo that") == "There is nothing of yours from the last 24 hours that I can undo."

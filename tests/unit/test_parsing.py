@@ -36,6 +36,21 @@ MONDAY = date(2026, 11, 30)
     ("I'm drinking a coffee", [ToolCall("log_drink", {"drink_type": "coffee"})]),  # how it came: no other kind or size
     ("Kaffee mit Hafermilch", [ToolCall("log_drink", {"drink_type": "coffee"})]),
     ("Kaffee mit Anna", None),  # a meeting
+    # Where and when it was had change nothing of it; a person's place is a visit, not a drink.
+    ("I drank a glass of water at the office", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 250})]),
+    ("ein Glas Wasser im Büro getrunken", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 250})]),
+    ("drank 2 glasses of water this morning",
+     [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 250, "count": 2})]),
+    ("heute morgen zwei Kaffee", [ToolCall("log_drink", {"drink_type": "coffee", "count": 2})]),
+    ("a beer at the pub", [ToolCall("log_drink", {"drink_type": "alcohol", "name": "beer"})]),
+    ("Kaffee bei Anna", None),
+    # The last drink (of a kind) taken back in words.
+    ("lösche den letzten Kaffee", [ToolCall("undo_last_drink", {"drink_type": "coffee"})]),
+    ("das letzte Wasser löschen", [ToolCall("undo_last_drink", {"drink_type": "water"})]),
+    ("delete the last coffee", [ToolCall("undo_last_drink", {"drink_type": "coffee"})]),
+    ("remove my last drink", [ToolCall("undo_last_drink", {})]),
+    ("Lösche das letzte Getränk", [ToolCall("undo_last_drink", {})]),
+    ("a beer at the pub with Tom", None),
     ("ein Glas Milch", [ToolCall("log_drink", {"drink_type": "other", "name": "Milch", "quantity_ml": 250})]),
     ("Milch kaufen", [ToolCall("create_task", {"title": "Milch kaufen"})]),
     ("morgen ein Bier", None),  # tomorrow's is no drink had
@@ -164,7 +179,8 @@ def test_free_text_never_crashes_and_only_calls_known_tools(text: str) -> None:
     calls = parse_free_text(text, MONDAY)
     if calls is not None:
         assert 1 <= len(calls) <= 10
-        assert {c.name for c in calls} <= {"log_drink", "log_meal", "create_task", "complete_task"}
+        assert {c.name for c in calls} <= {"log_drink", "log_meal", "create_task", "complete_task", "undo_last_drink",
+                                           "delete_task", "delete_event", "delete_reminder"}
 
 
 @given(st.text(max_size=300))
@@ -176,6 +192,20 @@ def test_the_other_readers_never_crash_and_stay_in_bounds(text: str) -> None:
     goal = water_goal_said(text)
     assert goal is None or goal >= 0
     command_word(text)
+
+
+@pytest.mark.parametrize("text", [
+    "mach das rückgängig", "Mach es bitte rückgängig!", "das rückgängig machen", "nimm das zurück", "undo that",
+    "take that back", "Please undo the last entry.", "letzten Eintrag löschen", "lösche den letzten Eintrag",
+    "delete my last entry",
+])
+def test_taking_the_last_entry_back_in_words_is_undo(text: str) -> None:
+    assert command_word(text) == "undo"
+
+
+@pytest.mark.parametrize("text", ["mach das Licht aus", "undo the laundry", "take the dog out"])
+def test_sentences_near_undo_are_not_undo(text: str) -> None:
+    assert command_word(text) is None
 
 
 @given(st.text(max_size=200))

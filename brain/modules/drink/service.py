@@ -134,14 +134,20 @@ def _plus(progress: DrinkProgress, drink_type: str, quantity_ml: int) -> DrinkPr
                    total_ml=progress.total_ml + quantity_ml, total_count=progress.total_count + 1)
 
 
-async def undo_last_drink(uow: UnitOfWork, user: User, actor: ActorT) -> DrinkEntry:
-    """Removes the person's most recent drink of their local today."""
+async def undo_last_drink(uow: UnitOfWork, user: User, actor: ActorT, drink_type: str | None = None) -> DrinkEntry:
+    """Removes the person's most recent drink of their local today (of `drink_type` if given: "delete the last
+    coffee" after a water removes the coffee)."""
     day = local_date(user, uow.now)
+    query = select(DrinkEntry).where(DrinkEntry.user_id == user.id, DrinkEntry.local_date == day)
+    if drink_type is not None:
+        _check_type(drink_type)
+        query = query.where(DrinkEntry.drink_type == drink_type)
     entry = await uow.session.scalar(
-        select(DrinkEntry).where(DrinkEntry.user_id == user.id, DrinkEntry.local_date == day)
-        .order_by(DrinkEntry.logged_at.desc(), DrinkEntry.created_at.desc()).limit(1).with_for_update()
-    )
+        query.order_by(DrinkEntry.logged_at.desc(), DrinkEntry.created_at.desc()).limit(1).with_for_update())
     if entry is None:
+        if drink_type is not None:
+            raise DomainError(tr("There is no {drink} from today to undo.", drink=drink_label(drink_type)),
+                              code="nothing_to_undo")
         raise DomainError(tr("There is no drink from today to undo."), code="nothing_to_undo")
     await _take_back(uow, user, actor, [entry])
     return entry

@@ -82,7 +82,8 @@ async def _undo(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
             return ToolResult.failure(tr("No such drink entry."), "not_found")
         entries = await service.undo_drinks(ctx.uow, ctx.user, ctx.actor, ids)
     else:
-        entries = [await service.undo_last_drink(ctx.uow, ctx.user, ctx.actor)]
+        kind = args.get("drink_type")
+        entries = [await service.undo_last_drink(ctx.uow, ctx.user, ctx.actor, str(kind) if kind else None)]
     progress = await service.day_progress(ctx.uow, ctx.user)
     first = entries[0]
     values = {"water": progress.water_ml, "goal": progress.water_goal_ml}
@@ -162,9 +163,12 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("log_drink_preset", "drink", "Log a drink from one of the person's saved presets.",
              (ToolParam("preset", "string", "Preset name.", required=True, max_length=100),), "write", _log_preset),
     ToolSpec("undo_last_drink", "drink",
-             "Remove the most recent drink logged today, or exactly the drinks given by id (those one log_drink made).",
+             "Remove the most recent drink logged today (of drink_type if given), or exactly the drinks given by id "
+             "(those one log_drink made).",
              (ToolParam("entry_ids", "string", "Drink entry ids separated by commas; the latest drink if omitted.",
-                        max_length=400),), "write", _undo),
+                        max_length=400),
+              ToolParam("drink_type", "string", "Only the latest drink of this kind.", enum=DRINK_TYPES)),
+             "write", _undo),
     ToolSpec("delete_drink", "drink", "Delete one drink entry by id.",
              (ToolParam("entry_id", "string", "Drink entry id.", required=True, max_length=64),),
              "destructive", _delete),
