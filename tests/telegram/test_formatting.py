@@ -62,13 +62,14 @@ def balanced(html: str) -> bool:
     return not checker.open
 
 
-@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize(("language", "question"), [("en", "what should I do tonight?"),
+                                                     ("de", "was soll ich heute Abend machen?")])
 async def test_the_models_markdown_arrives_as_telegram_formatting(
         telegram: TelegramAdapter, api: FakeBotAPI, person, companion: Companion, fake_ollama: FakeOllama,
-        language: str) -> None:
+        language: str, question: str) -> None:
     alice = person(language_code=language)
     fake_ollama.default = answers(ANSWER)
-    (reply,) = await send(api, alice, "what should I do tonight?")
+    (reply,) = await send(api, alice, question)  # in the app's language: no note that the language follows
     assert reply.params["parse_mode"] == "HTML"
     assert reply.text == HTML
     primary = [r for r in fake_ollama.requests if r.get("model") == "qwen3:4b"]

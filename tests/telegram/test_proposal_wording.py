@@ -84,6 +84,6 @@ async def test_no_reason_ends_the_wait_and_the_next_message_is_conversation(
     (answer,) = await press(api, alice, no_reason, rejected)
     assert answer.text == okay
     fake_ollama.script(Script(content="Sure."))
-    (reply,) = await send(api, alice, "what else is on today?")
+    (reply,) = await send(api, alice, "what else is on today?" if language == "en" else "was steht heute noch an?")
     assert reply.text == "Sure."
     assert await proposal_reason(brain) is None
