@@ -50,7 +50,7 @@ from bot.parsing.hints import Topic, topic_of
 from bot.parsing.questions import View, asked_about, command_prefixed, command_word, is_question, untracked_said
 from bot.parsing.reminders import ReminderRequest, free_text_reminder
 from bot.parsing.settings import setting_said
-from bot.parsing.smalltalk import smalltalk_of, smalltalk_reply
+from bot.parsing.smalltalk import name_said, smalltalk_of, smalltalk_reply
 from bot.photos import Photos
 from bot.turn import NO_REASON, Turn
 from bot.voice import VoiceNotes
@@ -68,7 +68,7 @@ from brain.onboarding.models import OnboardingState
 from brain.outbox.models import Outbound
 from brain.people.local_time import local_now
 from brain.people.models import User
-from brain.people.service import find_identity, resolve_identity
+from brain.people.service import find_identity, resolve_identity, set_display_name
 from brain.pulse.activity import note_inbound_in
 from brain.rituals.runner import has_running_run
 from brain.store.lean import Lean
@@ -526,6 +526,9 @@ class Dialog:
         plan = None if is_question(text) else read_plan(text, now)
         if plan is not None:  # a day and a time for something: an appointment, a reminder or a task?
             return _offer(turn, plan)
+        name = name_said(text)
+        if name is not None:  # "my name is Tom", "Hallo, ich bin Jana"
+            return _call_me(turn, name)
         kind = smalltalk_of(text)
         if kind is not None:  # "hi", "danke", "gute Nacht"
             return _say(turn, smalltalk_reply(kind, turn.user.display_name))
@@ -582,6 +585,14 @@ _QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remi
 
 async def _say(turn: Turn, text: Text) -> None:
     turn.say(text)
+
+
+async def _call_me(turn: Turn, name: str) -> None:
+    async with turn.brain.transactions.begin() as uow:
+        await set_display_name(uow, turn.user.id, name)
+    turn.user.display_name = name
+    turn.say(tr("Nice to meet you, {name}! Tell me what you drank, ate or want to get done, or ask me what's on "
+                "tomorrow.", name=name))
 
 
 async def _said_result(turn: Turn, tool: str, args: dict[str, Any]) -> None:

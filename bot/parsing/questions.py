@@ -271,6 +271,9 @@ COMMAND_WORDS = {
 }
 
 
+# Asking to be shown a view by its word: "show my week", "zeig mir meine Aufgaben", "list my reminders, please".
+_SHOW_RE = re.compile(r"^(?:(?:please|bitte)\s+)?(?:show|list|open|zeig|zeige|öffne|liste)\s+"
+                      r"(?:(?:me|mir|mal|bitte|all|alle)\s+)*|(?:,?\s+(?:please|bitte))$")
 # Taking the last entry back, said in a sentence: /undo.
 _UNDO_RE = re.compile(
     r"^(?:bitte\s+)?(?:mach|mache)\s+(?:bitte\s+)?(?:das|es|den\s+letzten\s+eintrag)\s+(?:bitte\s+)?rückgängig"
@@ -291,7 +294,7 @@ def command_word(text: str) -> str | None:
     said = text.strip().strip(".!?").strip().lower()
     if _UNDO_RE.match(said):
         return "undo"
-    return COMMAND_WORDS.get(said)
+    return COMMAND_WORDS.get(said) or COMMAND_WORDS.get(_SHOW_RE.sub("", said).strip())
 
 
 # An appointment's word with a colon before what it is ("Termin: Zahnarzt Montag 10 Uhr"): /event with the rest.

@@ -66,7 +66,10 @@ _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
         "erschöpft", "i'm sad", "im sad", "i'm tired", "im tired", "i'm stressed", "im stressed", "i'm exhausted",
         "i feel bad", "i feel sad", "i feel tired", "not good", "not great", "not so good", "not well", "bad day",
         "rough day", "schlechter tag", "harter tag", "tired", "sad", "stressed", "exhausted", "i'm not okay",
-        "i'm not ok", "mir geht's mies", "mir gehts mies",
+        "i'm not ok", "mir geht's mies", "mir gehts mies", "overwhelmed", "anxious", "worried", "nervous", "lonely",
+        "down", "frustrated", "annoyed", "upset", "überfordert", "ängstlich", "besorgt", "nervös", "einsam",
+        "niedergeschlagen", "frustriert", "genervt", "deprimiert", "depressed", "burnt out", "burned out",
+        "ausgebrannt", "unglücklich", "unhappy", "not feeling well", "nicht so toll",
     ),
     Smalltalk.ABOUT: (
         "was kannst du", "was kannst du alles", "was machst du", "was kannst du so", "wer bist du",
@@ -94,9 +97,24 @@ for _kind in (Smalltalk.GREETING, Smalltalk.HOW_ARE_YOU, Smalltalk.FEELING_GOOD,
         _BY_WORDS[tuple(_phrase.split())] = _kind  # a phrase of two kinds would take the later one
 
 
+# Why a person feels low, after how they feel ("I'm stressed about work", "ich bin gestresst wegen der Arbeit"): the
+# feeling is still what the message says.
+_BECAUSE = frozenset({"about", "because", "since", "with", "at", "from", "wegen", "weil", "da", "von", "mit", "bei",
+                      "über", "durch"})
+
+
 def smalltalk_of(text: str) -> Smalltalk | None:
     """What a message that is only a greeting, a thank-you or a goodbye is; None for anything else."""
     words = [w.lower() for w in _WORDS.findall(text.replace("\u2019", "'"))]  # "geht’s" as "geht's"
+    if not words or len(text) > 200:
+        return None
+    cut = next((i for i, word in enumerate(words) if word in _BECAUSE and i > 0), None)
+    if cut is not None and _phrase_of(words[:cut]) is Smalltalk.FEELING_LOW:
+        return Smalltalk.FEELING_LOW
+    return _phrase_of(words)
+
+
+def _phrase_of(words: list[str]) -> Smalltalk | None:
     if not words or len(words) > _LONGEST:
         return None
     found: Smalltalk | None = None
@@ -141,3 +159,31 @@ def smalltalk_reply(kind: Smalltalk, name: str | None) -> Text:
     if kind is Smalltalk.GOOD_NIGHT:
         return tr("Good night! Sleep well.")
     return tr("Bye! I'm here whenever you need me.")
+
+
+# A person saying their name: "my name is Tom", "ich heiße Jana", "call me Tom"; "I'm Tom" and "ich bin Jana" only with
+# a greeting before or "nice to meet you" after ("ich bin Lehrer" is no name). One capitalised word.
+_NAME = r"(?P<name>[A-ZÄÖÜ][^\W\d_]{1,30}(?:-[A-ZÄÖÜ][^\W\d_]{1,30})?)"
+_GREETED = r"(?:hi|hey|hello|hallo|servus|moin|guten\s+(?:morgen|tag|abend))[,!.]?\s+"
+_MET = r"(?:[,.!]?\s+(?:nice\s+to\s+meet\s+you|pleased\s+to\s+meet\s+you|freut\s+mich|schön\s+dich\s+kennenzulernen))"
+_NAME_RES = (
+    re.compile(rf"^(?:{_GREETED})?(?:my\s+name\s+is|my\s+name's|i'm\s+called|call\s+me|(?:[Ii]ch\s+)?hei(?:ß|ss)e|"
+               rf"mein\s+[Nn]ame\s+ist|nenn\s+mich)\s+{_NAME}{_MET}?[.!]*$", re.I),
+    re.compile(rf"^{_GREETED}(?:i'm|i\s+am|ich\s+bin|ich\s+bins|ich\s+bin's)\s+{_NAME}{_MET}?[.!]*$", re.I),
+    re.compile(rf"^(?:i'm|i\s+am|ich\s+bin)\s+{_NAME}{_MET}[.!]*$", re.I),
+)
+
+
+def name_said(text: str) -> str | None:
+    """The name a person tells the companion to call them by, or None."""
+    said = text.strip().replace("\u2019", "'")
+    if len(said) > 120:
+        return None
+    for explicit, pattern in zip((True, False, False), _NAME_RES, strict=True):
+        match = pattern.match(said)
+        # "my name is tom" is a name however it is written; after "I'm" only a capital says it is one
+        if match is not None and (explicit or match.group("name")[0].isupper()):
+            name = match.group("name")
+            if tuple(name.lower().split()) not in _BY_WORDS:  # "I'm Fine, nice to meet you"
+                return name[0].upper() + name[1:]
+    return None

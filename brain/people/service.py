@@ -128,6 +128,11 @@ async def set_locale(uow: UnitOfWork, user_id: uuid.UUID, locale: str, *, chosen
     return await uow.session.scalar(statement.returning(User.id)) is not None
 
 
+async def set_display_name(uow: UnitOfWork, user_id: uuid.UUID, name: str) -> None:
+    """The name the person asked to be called by (a greeting uses it)."""
+    await uow.session.execute(update(User).where(User.id == user_id).values(display_name=name[:128]))
+
+
 async def set_timezone(uow: UnitOfWork, user_id: uuid.UUID, zone: str) -> User:
     """Sets the person's time zone (a canonical name, see `parse_timezone`) and keeps their all-day events on their
     dates, in one transaction."""

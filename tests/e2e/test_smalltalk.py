@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.parsing.smalltalk import Smalltalk, smalltalk_of
+from bot.parsing.smalltalk import Smalltalk, name_said, smalltalk_of
 from tests.e2e.conftest import Person
 
 
@@ -26,6 +26,11 @@ from tests.e2e.conftest import Person
     ("Kannst du mir helfen?", Smalltalk.ABOUT), ("ich gehe einkaufen", None),
     ("hi, two coffees", None), ("morgen 9 Uhr Zahnarzt", None), ("ok", None), ("hi Anna, how was the trip", None),
     ("", None),
+    # How the person feels, with why after it.
+    ("I'm feeling stressed about work", Smalltalk.FEELING_LOW),
+    ("ich bin gestresst wegen der Arbeit", Smalltalk.FEELING_LOW),
+    ("I feel overwhelmed with everything", Smalltalk.FEELING_LOW), ("ich fühle mich einsam", Smalltalk.FEELING_LOW),
+    ("I'm happy about the result", None), ("I'm at the gym", None), ("gut wegen dir", None),
 ])
 def test_only_a_whole_phrase_is_smalltalk(text: str, kind: Smalltalk | None) -> None:
     assert smalltalk_of(text) == kind
@@ -66,3 +71,23 @@ async def test_how_the_person_feels_and_what_the_companion_can_do_get_an_answer(
     assert "Aufgaben" in about and "/help" in about and "nicht verstanden" not in about
     assert "/help lists everything" in await person().send("what can you do?")
     assert await db_state() == before
+
+
+@pytest.mark.parametrize("text, name", [
+    ("my name is Tom", "Tom"), ("ich heiße jana", "Jana"), ("Mein Name ist Hans-Peter.", "Hans-Peter"),
+    ("call me Max!", "Max"), ("I'm Tom, nice to meet you", "Tom"), ("Hallo, ich bin Jana", "Jana"),
+    # "I'm ..." and "ich bin ..." without a greeting are how the person is or what they do.
+    ("ich bin Lehrer", None), ("Ich bin Müde", None), ("Hi, I'm Tired", None), ("hi i am tom", None),
+    ("My name is Tom and I live in Berlin", None),
+])
+def test_a_name_is_read_only_when_the_person_says_it_is_theirs(text: str, name: str | None) -> None:
+    assert name_said(text) == name
+
+
+async def test_a_person_who_says_their_name_is_greeted_by_it(person: Callable[..., Person], db_state) -> None:
+    tom = person()
+    assert await tom.send("I'm Tom, nice to meet you") == (
+        "Nice to meet you, Tom! Tell me what you drank, ate or want to get done, or ask me what's on tomorrow.")
+    assert (await tom.send("hi")).startswith("Hi Tom! ")
+    # Someone else keeps their own name (none here).
+    assert (await person().send("hi")).startswith("Hi! ")

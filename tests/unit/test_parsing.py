@@ -203,6 +203,15 @@ def test_taking_the_last_entry_back_in_words_is_undo(text: str) -> None:
     assert command_word(text) == "undo"
 
 
+@pytest.mark.parametrize("text, command", [
+    ("show my week", "week"), ("zeig mir meine Aufgaben", "tasks"), ("list my reminders, please", "remind"),
+    ("Zeig mal meine Termine", "event"), ("please show me my places", "place"), ("show me the money", None),
+    ("zeig mir den Weg", None),
+])
+def test_asking_to_be_shown_a_view_by_its_word_runs_its_command(text: str, command: str | None) -> None:
+    assert command_word(text) == command
+
+
 @pytest.mark.parametrize("text", ["mach das Licht aus", "undo the laundry", "take the dog out"])
 def test_sentences_near_undo_are_not_undo(text: str) -> None:
     assert command_word(text) is None
