@@ -6,6 +6,7 @@ tomorrow at 9"): the rules cannot tell an appointment from a reminder or a task,
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import secrets
 import uuid
@@ -141,9 +142,20 @@ def read_plan(text: str, now: datetime) -> ReminderRequest | None:
     found = read_reminder(text, now)
     if not isinstance(found, ReminderRequest) or found.rule is not None or not names_a_time(text, now):
         return None  # a day alone ("the weather is strange today") is no appointment
+    had = _HAVE_RE.match(found.text)
+    if had is not None:  # "Um 15 Uhr habe ich einen Termin beim Friseur": the entry is "Termin beim Friseur"
+        rest = had.group("rest")
+        found = dataclasses.replace(found, text=rest[:1].upper() + rest[1:])
     # A note is short; a longer text that mentions a time ("so tired, and tomorrow at 9 it's work again, and
     # then ...") is no entry to make.
     return found if len(found.text) <= PLAN_MAX_CHARS and len(found.text.split()) <= PLAN_MAX_WORDS else None
+
+
+# Who has the appointment, before what it is: "(ich) habe (ich) einen Termin beim Friseur", "I have a meeting with Tom",
+# "I've got a dentist appointment", "wir haben ein Treffen".
+_HAVE_RE = re.compile(r"^(?:ich\s+habe?|habe?\s+ich|habe?|wir\s+haben|haben\s+wir|i\s+have(?:\s+got)?"
+                      r"|i've(?:\s+got)?|i\s+got|we\s+have|we've\s+got)\s+(?:(?:noch|dann|da|einen|eine|ein|an|a|my|meinen|meine|mein)\s+)*"
+                      r"(?P<rest>\S.*)$", re.I)
 
 
 def offer_plan(turn: Turn, plan: ReminderRequest) -> None:

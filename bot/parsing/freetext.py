@@ -493,6 +493,14 @@ def _bare_task(text: str) -> bool:
     return words[-1] in TASK_VERBS_DE or (words[0] in TASK_VERBS_EN and words[-1] not in TASK_VERBS_DE)
 
 
+# Where a person has to go, after "ich muss" / "I need to": "ich muss heute noch zur Post", "I need to go to the bank".
+# Home, bed, work and school are where a day goes anyway, no errand ("I need to go to sleep", "ich muss zur Arbeit").
+_GOING_RE = re.compile(r"^(?:(?:noch|unbedingt|dringend|mal|still)\s+)*"
+                       r"(?!.*\b(?:hause|bett|arbeit|schule|uni|klo|toilette|sleep|bed|home|work|school|toilet|class)\b)(?:(?:zur|zum|in\s+die|ins|nach)\s+\S+(?:\s+\S+)?"
+                       r"(?:\s+(?:gehen|fahren|laufen))?|go\s+to\s+(?:the\s+)?\S+(?:\s+\S+)?)$", re.I)
+_STILL_RE = re.compile(r"^(?:(?:noch|unbedingt|dringend|mal|still)\s+)+", re.I)
+
+
 def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall] | None:
     explicit = TASK_PREFIX_RE.match(text) or TASK_SUFFIX_RE.match(text)
     body = explicit.group("rest").strip() if explicit else text
@@ -502,11 +510,21 @@ def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall
     if explicit:
         body = _ZU_VERB_RE.sub(lambda m: m["verb"] or f"{m['prefix']}{m['stem']}", body)
     found = find_date(body, today)
+
+    def errand(words: str) -> bool:
+        if _bare_task(words):
+            return True
+        if needed is None or find_time(words) is not None:
+            return False
+        said = _STILL_RE.sub("", words.strip())
+        # "ich muss noch einkaufen": an errand verb alone; "ich muss zur Post": where they have to go
+        return said.lower() in TASK_VERBS_DE or _GOING_RE.match(said) is not None
+
     if explicit is None:
-        if found is not None and found.value >= today and _bare_task(cut(body, found.start, found.end)) \
+        if found is not None and found.value >= today and errand(cut(body, found.start, found.end)) \
                 and not TOPIC_BEFORE_RE.search(body[:found.start]):
             pass  # "morgen Milch kaufen": due that day (but "text Anna about Saturday" is about it)
-        elif found is None and _bare_task(body):
+        elif found is None and errand(body):
             pass  # "Milch kaufen", "call mom"
         elif found is None or not DEADLINE_RE.search(body[found.start:found.end]):
             return None
@@ -526,6 +544,8 @@ def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall
         title = at_time.title
         args["due_date"] = at_time.due.isoformat()
         args["due_time"] = at_time.meant.isoformat(timespec="minutes")
+    if needed is not None:
+        title = _STILL_RE.sub("", title)  # "ich muss heute noch zur Post": "Zur Post"
     if not title:
         return None
     args["title"] = title[:1].upper() + title[1:]

@@ -169,6 +169,18 @@ async def test_a_dated_note_without_a_model_asks_calendar_reminder_or_task_and_t
         "so tired today, and tomorrow at 9 it is work again and then the kids and the shopping and everything")
 
 
+async def test_who_has_the_appointment_is_not_part_of_its_title(person) -> None:
+    # "habe ich einen Termin beim Friseur" was offered as "Habe ich einen Termin beim Friseur".
+    bert, alice = person(language="de"), person()
+    assert (await bert.send("Morgen um 15 Uhr habe ich einen Termin beim Friseur")).startswith(
+        "Di., 1. Dez. um 15:00: Termin beim Friseur. Soll ich")
+    assert (await bert.send("habe morgen um 9 Yoga")).startswith("Di., 1. Dez. um 09:00: Yoga. Soll ich")
+    assert (await alice.send("I have a meeting with Tom tomorrow at 3pm")).startswith(
+        "Tue, Dec 1, 3:00\u202fPM: Meeting with Tom. Should I")
+    assert (await alice.send("I've got a dentist appointment tomorrow at 10")).startswith(
+        "Tue, Dec 1, 10:00\u202fAM: Dentist appointment. Should I")
+
+
 async def test_the_list_shows_them_soonest_first_with_a_delete_button_each(person, brain: Brain) -> None:
     alice = person()
     await alice.send("/remind tomorrow 9:00 dentist")

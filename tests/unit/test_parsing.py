@@ -243,7 +243,15 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("I need to call the bank tomorrow", [ToolCall("create_task", {"title": "Call the bank",
                                                                     "due_date": "2026-12-01"})]),
     ("I need to sleep", None),
-    ("ich muss morgen zum Arzt", None),
+    # ... or where they have to go (home, bed, work and school are no errand); an errand verb alone.
+    ("ich muss morgen zum Arzt", [ToolCall("create_task", {"title": "Zum Arzt", "due_date": "2026-12-01"})]),
+    ("Ich muss heute noch zur Post", [ToolCall("create_task", {"title": "Zur Post", "due_date": "2026-11-30"})]),
+    ("I need to go to the bank", [ToolCall("create_task", {"title": "Go to the bank"})]),
+    ("ich muss noch einkaufen", [ToolCall("create_task", {"title": "Einkaufen"})]),
+    ("ich muss zur Arbeit", None),
+    ("I need to go to sleep", None),
+    ("ich muss nach Hause", None),
+    ("ich muss los", None),
     ("I should really call mom more often", None),
     ("I must call you later", None),  # said to someone, no errand
     # A task said done with "done with" / "fertig mit".
