@@ -141,6 +141,8 @@ DELETE_RES = (
     re.compile(rf"^(?:please\s+)?(?:delete|remove|cancel)\s+(?:the|my)\s+{_NOUNS}\s+{_LINK}{_ARTICLE}(?P<what>.+?)"
                r"(?:,?\s+please)?$", re.I),
     re.compile(rf"^(?:please\s+)?(?:delete|remove)\s+(?:the|my)\s+(?P<what>.+?)\s+{_NOUNS}(?:,?\s+please)?$", re.I),
+    # A reminder is only the companion's: cancelling it takes it back ("cancel the dentist appointment" is an errand).
+    re.compile(r"^(?:please\s+)?cancel\s+(?:the|my)\s+(?P<what>.+?)\s+(?P<noun>reminder)(?:,?\s+please)?$", re.I),
     re.compile(r"^(?:bitte\s+)?(?:lösche|loesche|lösch|entferne|streiche)\s+(?:bitte\s+)?(?:die|den|meine|meinen)\s+"
                rf"{_NOUNS}\s+{_LINK}{_ARTICLE}(?P<what>.+?)(?:\s+bitte)?$", re.I),
     re.compile(rf"^(?:die\s+|den\s+|meine\s+|meinen\s+)?{_NOUNS}\s+{_LINK}{_ARTICLE}(?P<what>.+?)\s+"
@@ -381,7 +383,25 @@ MEAL_SENTENCE_RES = (
                r"(?:gab\s+es|gab's|gabs|hatte\s+ich)\s+(?P<food>.+)$", re.I),
     re.compile(r"^(?:ich\s+)?(?:esse|ess)\s+(?:gerade|grad|jetzt|eben)\s+(?P<food>.+)$", re.I),
     re.compile(r"^(?:i'?m|i\s+am)\s+(?:just\s+)?eating\s+(?P<food>.+)$", re.I),
+    # The food with the meal it was ("pizza for dinner", "Müsli zum Frühstück"), or the meal first ("for lunch I had
+    # a salad", "zum Frühstück Müsli"); read only when the rest is no errand ("book a table for dinner").
+    re.compile(r"^(?P<food>(?!.*\b(?:with|mit|tomorrow|morgen|tonight|heute\s+abend|next|nächste\w*)\b)"
+               r"(?:\d+\s+)?[^\d:]\D*?)"
+               r"\s+(?:for|zum|zu|als)\s+(?P<meal>breakfast|lunch|dinner|supper|frühstück|fruehstueck|mittagessen"
+               r"|mittag|abendessen|abendbrot)$", re.I),
+    re.compile(r"^(?:for|zum|zu)\s+(?P<meal>breakfast|lunch|dinner|supper|frühstück|fruehstueck|mittagessen|mittag"
+               r"|abendessen|abendbrot)\s*[,:]?\s+(?:i\s+had\s+|i\s+ate\s+|we\s+had\s+|hatte\s+ich\s+|gibt\s+es\s+)?"
+               r"(?P<food>(?!.*\b(?:tomorrow|morgen|next|nächste\w*)\b)\D+)$", re.I),
 )
+# The two forms that name a meal and a food with no verb of eating, and words that say the rest is no food.
+_FOOD_FOR_MEAL = MEAL_SENTENCE_RES[-2:]
+_NOT_EATEN_WORDS = frozenset({
+    "time", "zeit", "ready", "bereit", "meet", "meeting", "treffen", "treffe", "kommt", "kommen", "komme", "come",
+    "comes", "coming", "table", "tisch", "reservierung", "reservation", "date", "einladung", "invitation", "invited",
+    "eingeladen", "plan", "plans", "call", "anruf", "termin", "appointment", "break", "pause", "late", "spät", "home",
+    "hause", "out", "raus", "going", "gehe", "gehen", "geht", "go", "see", "sehe", "join", "we", "wir", "they",
+    "sie", "he", "er", "she", "you", "du", "ihr", "i", "ich",
+})
 # Something said eaten with no meal named (read after parse_meal, which takes "heute Mittag Pizza gegessen"): the meal
 # of the time of day. "Schokolade gegessen", "Ich habe heute einen Apfel gegessen", "I ate an apple".
 EATEN_RES = (
@@ -407,8 +427,13 @@ def _meal_sentence(text: str, patterns: tuple[re.Pattern[str], ...] = MEAL_SENTE
         said = pattern.match(text)
         if said is None:
             continue
-        if NOT_A_FOOD_RE.match(said.group("food")) or _OTHER_DAY_RE.search(said.group("food")):
+        food = said.group("food")
+        if NOT_A_FOOD_RE.match(food) or _OTHER_DAY_RE.search(food) or _bare_task(food) \
+                or food.split()[0].lower() in TASK_VERBS_EN:
             return None
+        if "meal" in said.groupdict() and pattern in _FOOD_FOR_MEAL and (
+                len(food.split()) > 4 or not _NOT_EATEN_WORDS.isdisjoint(food.lower().split())):
+            return None  # "time for lunch", "Anna kommt zum Abendessen", "meet Tom for lunch": no food named
         meal = (said.groupdict().get("meal") or "").lower()
         meal_type = "dinner" if meal == "abend" else MEAL_WORDS.get(meal)
         calls = parse_meal(f"{meal_type or 'snack'}: {said.group('food')}")
@@ -594,9 +619,24 @@ WATER_GOAL_RE = re.compile(
     r"(?:\s+(?:setzen|stellen|a\s+day|per\s+day|am\s+tag|pro\s+tag|täglich))*$", re.I)
 
 
+# ... and said as what the person wants to drink each day: "my goal is to drink 3 liters a day", "I want to drink 2
+# liters of water a day", "ich will täglich 2 Liter trinken", "ich möchte 2,5 Liter Wasser am Tag trinken".
+_AMOUNT_L = r"(?P<amount>\d+(?:[.,]\d+)*\s*(?:ml|l|liters?|litres?|liter))"
+_DAILY = r"(?:a\s+day|per\s+day|each\s+day|every\s+day|daily|am\s+tag|pro\s+tag|täglich|jeden\s+tag)"
+WATER_GOAL_WANT_RES = (
+    re.compile(rf"^(?:my\s+goal\s+is|i\s+want|i'd\s+like|i\s+would\s+like|i\s+need|i\s+should)\s+to\s+drink\s+"
+               rf"{_AMOUNT_L}(?:\s+of\s+water)?\s+{_DAILY}$", re.I),
+    re.compile(rf"^(?=.*{_DAILY})(?:ich\s+)?(?:will|möchte|moechte|sollte|muss)\s+(?:(?:täglich|jeden\s+tag|am\s+tag|pro\s+tag)\s+)?"
+               rf"{_AMOUNT_L}(?:\s+wasser)?\s+(?:{_DAILY}\s+)?trinken$", re.I),
+    re.compile(rf"^mein\s+ziel\s+(?:ist|sind)\s+{_AMOUNT_L}(?:\s+wasser)?\s+{_DAILY}$", re.I),
+)
+
+
 def water_goal_said(text: str) -> int | None:
     """The daily water goal in ml a message sets, or None."""
-    match = WATER_GOAL_RE.match(re.sub(r"[.!]+$", "", text.strip()))
+    said = re.sub(r"[.!]+$", "", text.strip())
+    match = WATER_GOAL_RE.match(said) or next(
+        (found for pattern in WATER_GOAL_WANT_RES if (found := pattern.match(said)) is not None), None)
     if match is None:
         return None
     amount = re.sub(r"(?i)\s*(?:liters?|litres?|liter)$", " l", match.group("amount"))

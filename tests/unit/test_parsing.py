@@ -44,6 +44,20 @@ MONDAY = date(2026, 11, 30)
     ("heute morgen zwei Kaffee", [ToolCall("log_drink", {"drink_type": "coffee", "count": 2})]),
     ("a beer at the pub", [ToolCall("log_drink", {"drink_type": "alcohol", "name": "beer"})]),
     ("Kaffee bei Anna", None),
+    # A food with the meal it was, or the meal first; a plan, a visit or no food named is no meal.
+    ("pizza for dinner", [ToolCall("log_meal", {"meal_type": "dinner", "description": "pizza"})]),
+    ("2 slices of pizza for dinner",
+     [ToolCall("log_meal", {"meal_type": "dinner", "description": "2 slices of pizza"})]),
+    ("Müsli zum Frühstück", [ToolCall("log_meal", {"meal_type": "breakfast", "description": "Müsli"})]),
+    ("for lunch I had a salad", [ToolCall("log_meal", {"meal_type": "lunch", "description": "salad"})]),
+    ("zum Frühstück Müsli mit Obst",
+     [ToolCall("log_meal", {"meal_type": "breakfast", "description": "Müsli mit Obst"})]),
+    ("time for lunch", None), ("Anna kommt zum Abendessen", None), ("meet Tom for lunch", None),
+    ("zum Abendessen mit Anna", None), ("Reservierung zum Abendessen", None),
+    ("book a table for dinner", [ToolCall("create_task", {"title": "Book a table for dinner"})]),
+    # Cancelling a reminder takes it back; cancelling anything else is an errand (an appointment too: see below).
+    ("cancel the vitamins reminder", [ToolCall("delete_reminder", {"reminder": "vitamins"})]),
+    ("cancel my gym membership", [ToolCall("create_task", {"title": "Cancel my gym membership"})]),
     # The last drink (of a kind) taken back in words.
     ("lösche den letzten Kaffee", [ToolCall("undo_last_drink", {"drink_type": "coffee"})]),
     ("das letzte Wasser löschen", [ToolCall("undo_last_drink", {"drink_type": "water"})]),
@@ -430,6 +444,11 @@ def test_the_place_a_person_says_they_are_at(text: str, place: str | None) -> No
     ("my water goal is 3 liters a day", 3000),
     ("Wasserziel", None),
     ("water goal is high", None),
+    # What the person wants to drink each day; without "a day" it is no daily goal.
+    ("my goal is to drink 3 liters a day", 3000), ("I want to drink 2 liters of water a day", 2000),
+    ("ich will 3 Liter am Tag trinken", 3000), ("ich möchte täglich 2,5 Liter Wasser trinken", 2500),
+    ("Mein Ziel sind 2 Liter am Tag", 2000), ("ich will 2 Liter trinken", None),
+    ("I want to drink 1 liter today", None),
 ])
 def test_the_water_goal_said_in_words(text: str, ml: int | None) -> None:
     assert water_goal_said(text) == ml
