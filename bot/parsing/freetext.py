@@ -569,8 +569,10 @@ def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall
         title = at_time.title
         args["due_date"] = at_time.due.isoformat()
         args["due_time"] = at_time.meant.isoformat(timespec="minutes")
-    if needed is not None:
-        title = _STILL_RE.sub("", title)  # "ich muss heute noch zur Post": "Zur Post"
+    if needed is not None:  # "ich muss heute noch zur Post": "Zur Post"; "ich muss die Miete überweisen": "Miete ..."
+        title = _STILL_RE.sub("", title)
+        if title.split(" ", 1)[0].lower() in ("die", "den", "das", "meine", "meinen", "mein") and _bare_task(title):
+            title = title.split(" ", 1)[1]
     if not title:
         return None
     args["title"] = title[:1].upper() + title[1:]
@@ -647,8 +649,11 @@ def water_goal_said(text: str) -> int | None:
 # A task told as done in the past tense, without saying "erledigt": "Hab Milch gekauft", "Habe Mama angerufen", "bought
 # milk", "called the bank". Its object words are matched against the open tasks (bot.commands.tasks.done_in_words);
 # only one that holds them all is completed.
-_DONE_DE_RE = re.compile(r"^(?:ich\s+)?(?:habe|hab)\s+(?:(?:heute|gerade|eben|endlich|schon|jetzt)\s+)*(?P<obj>.+?)\s+"
-                         r"(?P<part>\w*ge\w+(?:t|en)|\w+iert|(?:be|er|ver|zer|ent|über)\w+t)$", re.I)
+_DONE_DE_RE = re.compile(r"^(?:(?:ich\s+)?(?:habe|hab)\s+)?(?:(?:heute|gerade|eben|endlich|schon|jetzt)\s+)*"
+                         r"(?P<obj>.+?)\s+(?!(?:vergessen|verloren|verpasst|verschoben|verschlafen|verpennt|versäumt"
+                         r"|verlegt|verbockt|abgesagt|gestrichen)$)"
+                         r"(?P<part>\w*ge\w+(?:t|en)|\w+iert|(?:be|er|ver|zer|ent|über)\w+t"
+                         r"|(?:be|er|ver|zer|ent|über|unter)\w+en)$", re.I)
 _DONE_EN_RE = re.compile(r"^(?:i\s+)?(?:just\s+|finally\s+|already\s+)?(?:bought|called|phoned|paid|booked|ordered"
                          r"|cleaned|fixed|repaired|sent|picked\s+up|returned|washed|mailed|texted|emailed|renewed"
                          r"|cancel(?:l)?ed|signed|printed|submitted|collected|watered)\s+(?P<obj>.+?)"
@@ -660,7 +665,8 @@ _NOT_OBJECT = frozenset({"the", "my", "a", "an", "some", "den", "die", "das", "d
 def done_said(text: str) -> list[str] | None:
     """The object words of a task told as done in the past tense ("Hab Milch gekauft": ["milch"]), or None."""
     said = _DONE_DE_RE.match(text.strip()) or _DONE_EN_RE.match(text.strip())
-    if said is None or _OTHER_DAY_RE.search(said.group("obj")):
-        return None
+    if said is None or _OTHER_DAY_RE.search(said.group("obj")) or re.search(r"\b(?:nicht|noch\s+nicht|kein\w*|not)\b",
+                                                                          said.group("obj"), re.I):
+        return None  # another day's, or not done ("Miete noch nicht überwiesen")
     words = [w for w in re.findall(r"[\wäöüß'-]+", said.group("obj").lower()) if w not in _NOT_OBJECT]
     return words if 1 <= len(words) <= 4 else None

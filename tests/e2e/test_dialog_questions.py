@@ -318,6 +318,9 @@ async def test_a_task_told_done_in_the_past_tense_is_completed_when_exactly_one_
     assert await alice.send("Hab Milch gekauft") == "Erledigt: Milch kaufen."
     assert "Erledigt" not in await alice.send("Hab Brot gekauft")  # no such task: nothing is completed
     assert "Erledigt" not in await alice.send("Habe Mama angerufen")  # two could be meant: neither is completed
+    await alice.send("Ich muss noch die Miete überweisen")
+    assert "Erledigt" not in await alice.send("Miete vergessen")  # forgotten is not done
+    assert await alice.send("Miete überwiesen") == "Erledigt: Miete überweisen."  # no "habe" needed
     async with brain.transactions.read() as s:
         done = {t.title for t in (await s.scalars(select(Task))).all() if t.completed_at is not None}
-    assert done == {"Milch kaufen"}
+    assert done == {"Milch kaufen", "Miete überweisen"}

@@ -263,6 +263,7 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("I need to go to the bank", [ToolCall("create_task", {"title": "Go to the bank"})]),
     ("ich muss noch einkaufen", [ToolCall("create_task", {"title": "Einkaufen"})]),
     ("ich muss zur Arbeit", None),
+    ("Ich muss noch die Miete überweisen", [ToolCall("create_task", {"title": "Miete überweisen"})]),
     ("I need to go to sleep", None),
     ("ich muss nach Hause", None),
     ("ich muss los", None),
@@ -479,6 +480,10 @@ def test_what_no_log_keeps_is_recognised(text: str, untracked: bool) -> None:
     ("Ich habe die Rechnung bezahlt", ["rechnung"]),
     ("bought milk", ["milk"]), ("called the bank", ["bank"]),
     ("Ich habe gestern Milch gekauft", None), ("I bought a new car yesterday", None), ("Milch kaufen", None),
+    # Without "habe", and with a participle of a strong verb; forgotten, missed or not done is no done.
+    ("Miete überwiesen", ["miete"]), ("Formular unterschrieben", ["formular"]),
+    ("Ich habe die Miete vergessen", None), ("Zug verpasst", None), ("Miete noch nicht überwiesen", None),
+    ("Termin abgesagt", None),
 ])
 def test_a_task_told_as_done_in_the_past_tense_names_its_object(text: str, words: list[str] | None) -> None:
     assert done_said(text) == words
