@@ -38,7 +38,8 @@ PLURAL_DRINK_WORDS = frozenset({"waters", "coffees", "kaffees", "espressos", "te
 # ("zwei Kaffee"); in between ("20 water": 20 ml, or twenty?) it is not guessed.
 MIN_BARE_ML = 50
 FILLER = {
-    "i", "had", "have", "drank", "drink", "just", "of", "ich", "habe", "hab", "hatte", "trank", "getrunken", "gerade",
+    "i", "ive", "had", "have", "drank", "drink", "just", "of", "ich", "habe", "hab", "hatte", "trank",
+    "getrunken", "gerade",
     "noch", "more", "another", "a", "an", "ein", "eine", "einen", "one", "mug", "ml", "l",
     # When, as people say it of a drink just had ("Ich habe heute 2 Kaffee getrunken", "had a tea today").
     "heute", "today", "eben", "vorhin", "soeben", "now", "already", "schon", "bereits",
@@ -276,7 +277,7 @@ def parse_drinks(text: str) -> list[ToolCall] | None:
 
 
 def _drinks(text: str) -> list[ToolCall] | None:
-    words = re.findall(r"[\wäöüß.,]+", re.sub(r"\bi['’]m\b", "i am", text.lower()))
+    words = re.findall(r"[\wäöüß.,]+", re.sub(r"\bi['’]ve\b", "i have", re.sub(r"\bi['’]m\b", "i am", text.lower())))
     words = [w.strip(".,") for w in words if w.strip(".,")]
     drink_type = None
     name = None

@@ -26,6 +26,7 @@ MONDAY = date(2026, 11, 30)
     ("zwei Kaffee", [ToolCall("log_drink", {"drink_type": "coffee", "count": 2})]),
     ("3 glasses of water", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 250, "count": 3})]),
     ("I had a coffee", [ToolCall("log_drink", {"drink_type": "coffee"})]),
+    ("I’ve had 2 glasses of water", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 250, "count": 2})]),
     ("Ich habe heute 2 Kaffee getrunken", [ToolCall("log_drink", {"drink_type": "coffee", "count": 2})]),
     ("had a tea just now", [ToolCall("log_drink", {"drink_type": "tea"})]),
     ("hab vorhin schon 0,5l Wasser getrunken", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500})]),
