@@ -11,7 +11,17 @@ from datetime import date, time
 from typing import Any
 
 from bot.parsing.amounts import VESSELS_ML, parse_count, parse_number, parse_volume_ml
-from bot.parsing.dates import DueAtTime, cut, due_at_time, find_date, find_time, time_with_day, with_time_of_day
+from bot.parsing.dates import (
+    DueAtTime,
+    cut,
+    due_at_time,
+    find_bare_hour,
+    find_date,
+    find_time,
+    on_another_day,
+    time_with_day,
+    with_time_of_day,
+)
 from brain.modules.drink.service import MAX_AT_ONCE
 
 DRINK_WORDS: dict[str, str] = {
@@ -186,7 +196,8 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
     return (parse_drinks(cleaned) or several_drinks(cleaned) or _meal_sentence(cleaned) or parse_meal(cleaned)
             or _eaten(cleaned) or parse_done(cleaned)
-            or last_drink_deleted(cleaned) or entry_deleted(cleaned) or parse_task(cleaned, today, now))
+            or last_drink_deleted(cleaned) or entry_deleted(cleaned) or _moved(cleaned, today)
+            or parse_task(cleaned, today, now))
 
 
 # Between the drinks of one message: "2 Kaffee und ein Wasser", "a coffee and a glass of water", "Bier, Wasser".
@@ -671,3 +682,49 @@ def done_said(text: str) -> list[str] | None:
         return None  # another day's, or not done ("Miete noch nicht überwiesen")
     words = [w for w in re.findall(r"[\wäöüß'-]+", said.group("obj").lower()) if w not in _NOT_OBJECT]
     return words if 1 <= len(words) <= 4 else None
+
+
+# An appointment moved in words: "move the dentist to Friday at 10", "reschedule my dentist appointment to 11",
+# "verschiebe den Zahnarzt auf Freitag 10 Uhr", "Termin beim Zahnarzt auf 11 Uhr verschieben". What is moved is found by
+# its title (the tool says when none or several match); a day alone keeps the time, a time alone keeps the day.
+_APPOINTMENT_WORDS = r"(?:(?:appointment|meeting|termin|treffen)\s+(?:with|at|mit|beim|bei|bei\s+der|zum|zur|am)\s+)?"
+_MOVE_RES = (
+    re.compile(r"^(?:please\s+)?(?:move|reschedule|shift|push|postpone)\s+(?:the|my)\s+" + _APPOINTMENT_WORDS
+               + r"(?P<what>.+?)(?:\s+(?:appointment|meeting))?\s+to\s+(?P<when>.+?)(?:,?\s+please)?$", re.I),
+    re.compile(r"^(?:bitte\s+)?(?:verschiebe|verschieb|verleg|verlege)\s+(?:bitte\s+)?(?:den|das|die|meinen|mein|meine)\s+"
+               + _APPOINTMENT_WORDS + r"(?P<what>.+?)(?:-?termin)?\s+auf\s+(?P<when>.+?)(?:\s+bitte)?$", re.I),
+    re.compile(r"^(?:den\s+|das\s+|die\s+|meinen\s+|mein\s+|meine\s+)?" + _APPOINTMENT_WORDS
+               + r"(?P<what>.+?)(?:-?termin)?\s+auf\s+(?P<when>.+?)\s+(?:verschieben|verlegen)(?:\s+bitte)?$", re.I),
+)
+
+
+def _moved(text: str, today: date) -> list[ToolCall] | None:
+    call = event_moved(text, today)
+    return [call] if call is not None else None
+
+
+def event_moved(text: str, today: date) -> ToolCall | None:
+    """The move_event call for an appointment moved in words, or None (also when the new time cannot be read)."""
+    cleaned = re.sub(r"[.!]+$", "", text.strip())
+    for pattern in _MOVE_RES:
+        said = pattern.match(cleaned)
+        if said is None:
+            continue
+        what = said.group("what").strip(" ,")
+        when = said.group("when").strip()
+        found_day = find_date(when, today)
+        rest = cut(when, found_day.start, found_day.end).strip() if found_day is not None else when
+        rest = re.sub(r"^(?:at|um|,)\s*", "", rest, flags=re.I).strip()
+        clock = find_time(rest) or (find_bare_hour(rest, 0) if re.fullmatch(r"\d{1,2}", rest) else None)
+        if clock is not None:
+            rest = cut(rest, clock.start, clock.end).strip()
+        if rest or (found_day is None and clock is None) or not what or re.search(r"\b(?:week|woche)\b", when, re.I):
+            return None  # more than a day and a time after "to", or a week and no day in it: not read
+        args: dict[str, Any] = {"event": what[:200]}
+        if found_day is not None:
+            args["date"] = found_day.value.isoformat()
+        if clock is not None:
+            meant = on_another_day(when, clock, found_day.part if found_day is not None else None)
+            args["time"] = meant.isoformat(timespec="minutes")
+        return ToolCall("move_event", args)
+    return None

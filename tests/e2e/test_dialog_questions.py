@@ -4,6 +4,7 @@ verb phrase becomes a task, and one said done is completed. (The clock says Mond
 from __future__ import annotations
 
 from datetime import date, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import select
@@ -13,6 +14,8 @@ from brain.modules.drink.models import DrinkEntry
 from brain.modules.food.models import Meal
 from brain.modules.todo.models import Task
 from brain.reminders.models import WAITING, Reminder
+
+BERLIN = ZoneInfo("Europe/Berlin")
 
 
 async def test_a_question_about_water_logs_none_and_answers_with_the_day(person, brain, db_state) -> None:
@@ -260,6 +263,23 @@ async def test_a_task_or_appointment_taken_back_in_words_is_deleted_not_made_a_t
         assert (await s.scalars(select(CalendarEvent))).all() == []
     assert "In deinem Kalender steht nichts an." in await alice.send("Zeig mir meine Termine")
     assert "Offene Aufgaben" in await alice.send("Was ist überfällig?")
+
+
+async def test_an_appointment_moved_in_words_keeps_what_was_not_said_and_undo_takes_it_back(person, brain) -> None:
+    alice, bob = person(language="de"), person()
+    await alice.send("/termin Zahnarzt morgen 14:00 45m")
+    await bob.send("/event Dentist tomorrow 9:00")
+    assert await alice.send("verschiebe den Zahnarzt auf 16 Uhr") == "Zahnarzt auf Di., 1. Dez. um 16:00 verschoben."
+    assert await alice.send("Termin beim Zahnarzt auf Freitag verschieben") == (
+        "Zahnarzt auf Fr., 4. Dez. um 16:00 verschoben.")
+    assert "keinen Termin" in await alice.send("verschiebe den Friseur auf morgen")  # none matches: nothing moves
+    assert "keinen Termin" in await alice.send("verschiebe den Dentist auf morgen")  # Bob's is not hers
+    assert await alice.send("mach das rückgängig") == "Zahnarzt auf Di., 1. Dez. um 16:00 verschoben."
+    async with brain.transactions.read() as s:
+        spans = {e.title: (e.start_time.astimezone(BERLIN).strftime("%d. %H:%M"),
+                           int((e.end_time - e.start_time).total_seconds() // 60))
+                 for e in (await s.scalars(select(CalendarEvent))).all()}
+    assert spans == {"Zahnarzt": ("01. 16:00", 45), "Dentist": ("01. 09:00", 60)}
 
 
 async def test_a_task_read_from_free_text_can_be_taken_back_or_done_with_one_press(person, brain) -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
-from bot.parsing.freetext import ToolCall, done_said, parse_free_text, place_said, water_goal_said
+from bot.parsing.freetext import ToolCall, done_said, event_moved, parse_free_text, place_said, water_goal_said
 from bot.parsing.questions import View, asked_about, command_prefixed, command_word, untracked_said
 
 MONDAY = date(2026, 11, 30)
@@ -488,3 +488,21 @@ def test_what_no_log_keeps_is_recognised(text: str, untracked: bool) -> None:
 ])
 def test_a_task_told_as_done_in_the_past_tense_names_its_object(text: str, words: list[str] | None) -> None:
     assert done_said(text) == words
+
+
+@pytest.mark.parametrize("text, args", [
+    ("move the dentist to Friday at 10", {"event": "dentist", "date": "2026-12-04", "time": "10:00"}),
+    ("reschedule my dentist appointment to 11", {"event": "dentist", "time": "11:00"}),
+    ("move my meeting with Tom to tomorrow", {"event": "Tom", "date": "2026-12-01"}),
+    ("move the dentist to 3", {"event": "dentist", "time": "15:00"}),  # an hour before 7 is the afternoon's
+    ("verschiebe den Zahnarzt auf Freitag 10 Uhr", {"event": "Zahnarzt", "date": "2026-12-04", "time": "10:00"}),
+    ("Termin beim Zahnarzt auf 11 Uhr verschieben", {"event": "Zahnarzt", "time": "11:00"}),
+    ("verschiebe den Zahnarzttermin auf 14:30", {"event": "Zahnarzt", "time": "14:30"}),
+    # No day or time that can be read, or a week with no day: not read.
+    ("move the dentist to a better time", None), ("push the team meeting to next week", None),
+    ("move the couch to the living room", None),
+])
+def test_an_appointment_moved_in_words(text: str, args: dict[str, str] | None) -> None:
+    moved = event_moved(text, MONDAY)
+    assert (moved.args if moved is not None else None) == args
+    assert moved is None or moved.name == "move_event"

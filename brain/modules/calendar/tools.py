@@ -90,8 +90,16 @@ async def _update(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
 
 
 async def _move(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    start = args.get("start_time")
+    if start is None and args.get("date") is None and args.get("time") is None:
+        return ToolResult.failure(tr("When should it be? Give a day, a time or both."), "missing_time")
     ref = await service.find_event(ctx.uow, ctx.user, args["event"])
-    event = await service.move_event(ctx.uow, ctx.user, ctx.actor, ref.event.id, args["start_time"])
+    if start is None:  # "move the dentist to Friday" keeps its time, "... to 11" its day
+        zone = ZoneInfo(ctx.user.timezone)
+        current = ref.event.start_time.astimezone(zone)
+        start = datetime.combine(args.get("date") or current.date(), args.get("time") or current.time().replace(
+            tzinfo=None)).replace(tzinfo=zone)
+    event = await service.move_event(ctx.uow, ctx.user, ctx.actor, ref.event.id, start)
     return ToolResult.success(tr("Moved {title} to {start}.", title=event.title, start=event.start_time),
                               **event_data(ctx.user, event))
 
@@ -156,9 +164,11 @@ TOOLS: tuple[ToolSpec, ...] = (
               ToolParam("location", "string", "New location; empty text removes it.", max_length=MAX_LOCATION),
               ToolParam("description", "string", "New notes; empty text removes them.", max_length=MAX_DESCRIPTION)),
              "write", _update),
-    ToolSpec("move_event", "calendar", "Move an event to a new start time, keeping its length.",
-             (_EVENT, ToolParam("start_time", "datetime", "New start, local time (YYYY-MM-DDTHH:MM).",
-                                required=True)),
+    ToolSpec("move_event", "calendar", "Move an event to a new start, keeping its length: a new start_time, or a new "
+             "date and/or time of day (the other part stays).",
+             (_EVENT, ToolParam("start_time", "datetime", "New start, local time (YYYY-MM-DDTHH:MM)."),
+              ToolParam("date", "date", "New day (YYYY-MM-DD), at the same time of day."),
+              ToolParam("time", "time", "New time of day (HH:MM), on the same day.")),
              "write", _move),
     ToolSpec("delete_event", "calendar", "Delete an event from the calendar; of a repeating one, this occurrence or "
              "the whole series.",

@@ -447,3 +447,20 @@ async def test_create_event_tool_names_the_days_of_an_all_day_event(
     assert says in reply
     if start.startswith("2027"):
         assert "to Sun, Mar 28" in reply
+
+
+async def test_move_event_takes_a_new_day_or_time_of_day_and_keeps_the_other_part(brain: Brain, user: User) -> None:
+    # "move the dentist to Friday" keeps 14:00; "... to 16:30" keeps the day; the length stays; neither is refused.
+    event = await _create(brain, user, "Zahnarzt", berlin(1, 14, month=12), berlin(1, 14, 45, month=12))
+    moved = await brain.tools.execute(user.id, "move_event", {"event": "Zahnarzt", "date": "2026-12-04"}, USER)
+    assert moved.ok, moved.message
+    stored = await _stored(brain, event.id)
+    assert stored is not None and (stored.start_time, stored.end_time) == (berlin(4, 14, month=12),
+                                                                             berlin(4, 14, 45, month=12))
+    assert (await brain.tools.execute(user.id, "move_event", {"event": "Zahnarzt", "time": "16:30"}, USER)).ok
+    stored = await _stored(brain, event.id)
+    assert stored is not None and stored.start_time == berlin(4, 16, 30, month=12)
+    before = await _snapshot(brain)
+    refused = await brain.tools.execute(user.id, "move_event", {"event": "Zahnarzt"}, USER)
+    assert not refused.ok and refused.error_code == "missing_time"
+    assert await _snapshot(brain) == before
