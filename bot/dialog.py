@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import re
 import time
 from collections.abc import Awaitable
 from dataclasses import replace
@@ -467,7 +468,9 @@ class Dialog:
         for a reminder; anything else gets the general examples."""
         topic = topic_of(text)
         hint = _HINTS[topic] if topic is not None else None
-        told = self.brain.memory is not None and not is_question(text) and len(text.split()) >= REMEMBERED_WORDS \
+        # "I'm vegetarian" is three words, as "I am vegetarian" and "ich bin Vegetarierin" are
+        words = len(re.sub(r"(?i)\b(i|you|we|they|he|she|it)['’](m|re|s|ve|ll|d)\b", r"\1 \2", text).split())
+        told = self.brain.memory is not None and not is_question(text) and words >= REMEMBERED_WORDS \
             and topic is not Topic.REMINDER
         if told:  # "Anna hat am 12. Mai Geburtstag", "I love coffee": no entry to make, but the memory keeps it
             turn.say(tr("I can't reach my language model right now, but I'll remember that.") if model_down

@@ -152,9 +152,10 @@ def read_plan(text: str, now: datetime) -> ReminderRequest | None:
 
 
 # Who has the appointment, before what it is: "(ich) habe (ich) einen Termin beim Friseur", "I have a meeting with Tom",
-# "I've got a dentist appointment", "wir haben ein Treffen".
+# "I've got a dentist appointment", "wir haben ein Treffen", "I'm meeting Sarah for lunch" ("Meeting Sarah ...").
 _HAVE_RE = re.compile(r"^(?:ich\s+habe?|habe?\s+ich|habe?|wir\s+haben|haben\s+wir|i\s+have(?:\s+got)?"
-                      r"|i've(?:\s+got)?|i\s+got|we\s+have|we've\s+got)\s+(?:(?:noch|dann|da|einen|eine|ein|an|a|my|meinen|meine|mein)\s+)*"
+                      r"|i've(?:\s+got)?|i\s+got|we\s+have|we've\s+got|i'm(?=\s+\w+ing\b)|i\s+am(?=\s+\w+ing\b)"
+                      r"|we're(?=\s+\w+ing\b))\s+(?:(?:noch|dann|da|einen|eine|ein|an|a|my|meinen|meine|mein)\s+)*"
                       r"(?P<rest>\S.*)$", re.I)
 
 

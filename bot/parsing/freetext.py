@@ -525,8 +525,9 @@ def _bare_task(text: str) -> bool:
     if words[0] in DELETE_VERBS and set(words) & (set(DELETE_TOOLS) | OWN_THINGS):
         return False  # "Lösche die Aufgabe Milch kaufen" takes an entry back, it is no errand
     if words[0] in TASK_VERBS_EN and (words[1] in ("me", "us", "you") or (
-            len(rest := [w for w in words[1:] if w not in DETERMINERS]) == 1 and rest[0] in OWN_THINGS)):
-        return False  # "cancel the reminder", "call me later": said to the companion, not a to-do
+            len(rest := [w for w in words[1:] if w not in DETERMINERS | {"all", "every"}]) == 1
+            and rest[0] in OWN_THINGS)):
+        return False  # "cancel the reminder", "cancel all my reminders", "call me later": said to the companion
     return words[-1] in TASK_VERBS_DE or (words[0] in TASK_VERBS_EN and words[-1] not in TASK_VERBS_DE)
 
 

@@ -274,6 +274,10 @@ COMMAND_WORDS = {
 # Asking to be shown a view by its word: "show my week", "zeig mir meine Aufgaben", "list my reminders, please".
 _SHOW_RE = re.compile(r"^(?:(?:please|bitte)\s+)?(?:show|list|open|zeig|zeige|öffne|liste)\s+"
                       r"(?:(?:me|mir|mal|bitte|all|alle)\s+)*|(?:,?\s+(?:please|bitte))$")
+# Everything of a kind taken back at once: nothing is deleted in one go by words; the list shows a button for each.
+_DELETE_ALL_RE = re.compile(r"^(?:please\s+|bitte\s+)?(?:cancel|delete|remove|clear|lösche|lösch|entferne|storniere)\s+"
+                            r"(?:all|alle|every)\s+(?:of\s+)?(?:my|meine|the|die)?\s*"
+                            r"(?P<things>reminders|erinnerungen|tasks|aufgaben|termine|appointments)(?:\s+bitte|\s+please)?$")
 # Taking the last entry back, said in a sentence: /undo.
 _UNDO_RE = re.compile(
     r"^(?:bitte\s+)?(?:mach|mache)\s+(?:bitte\s+)?(?:das|es|den\s+letzten\s+eintrag)\s+(?:bitte\s+)?rückgängig"
@@ -294,6 +298,9 @@ def command_word(text: str) -> str | None:
     said = text.strip().strip(".!?").strip().lower()
     if _UNDO_RE.match(said):
         return "undo"
+    every = _DELETE_ALL_RE.match(said)
+    if every is not None:  # "cancel all my reminders": the list, with a delete button on each
+        return COMMAND_WORDS[every.group("things")]
     return COMMAND_WORDS.get(said) or COMMAND_WORDS.get(_SHOW_RE.sub("", said).strip())
 
 

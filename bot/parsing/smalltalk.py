@@ -71,7 +71,9 @@ _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
         "i'm not ok", "mir geht's mies", "mir gehts mies", "overwhelmed", "anxious", "worried", "nervous", "lonely",
         "down", "frustrated", "annoyed", "upset", "überfordert", "ängstlich", "besorgt", "nervös", "einsam",
         "niedergeschlagen", "frustriert", "genervt", "deprimiert", "depressed", "burnt out", "burned out",
-        "ausgebrannt", "unglücklich", "unhappy", "not feeling well", "nicht so toll",
+        "ausgebrannt", "unglücklich", "unhappy", "not feeling well", "nicht so toll", "sick", "ill", "krank",
+        "ich bin krank", "i'm sick", "i'm ill", "erkältet", "ich bin erkältet", "i have a cold", "i've got a cold",
+        "kopfschmerzen", "ich habe kopfschmerzen", "headache", "i have a headache",
     ),
     Smalltalk.ABOUT: (
         "was kannst du", "was kannst du alles", "was machst du", "was kannst du so", "wer bist du",

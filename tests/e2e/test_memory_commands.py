@@ -383,8 +383,10 @@ async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is
     assert (await bea.send("Ich liebe Kaffee am Morgen")).splitlines() == [
         "Das merke ich mir.", "Ein Getränk schreibst du z. B. so: „250 ml Wasser“, „zwei Kaffee“ oder /drink Tee 300."]
     assert "Probier" in await bea.send("bla bla")  # two words: more likely noise than something told
+    # "I'm vegetarian" counts as the three words of "I am vegetarian".
+    assert (await person().send("I'm vegetarian")).startswith("I'll remember that.")
     await dialog.settle()
-    assert await memory.ingest_until_promoted() == 3
+    assert await memory.ingest_until_promoted() == 4  # Bea's three and the other person's one
     assert "• Anna hat am 12. Mai Geburtstag" in await bea.send("Wann hat Anna Geburtstag?")
 
 

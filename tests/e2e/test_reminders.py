@@ -179,6 +179,8 @@ async def test_who_has_the_appointment_is_not_part_of_its_title(person) -> None:
         "Tue, Dec 1, 3:00\u202fPM: Meeting with Tom. Should I")
     assert (await alice.send("I've got a dentist appointment tomorrow at 10")).startswith(
         "Tue, Dec 1, 10:00\u202fAM: Dentist appointment. Should I")
+    assert (await alice.send("Tomorrow I'm meeting Sarah for lunch at 12:30")).startswith(
+        "Tue, Dec 1, 12:30\u202fPM: Meeting Sarah for lunch. Should I")
 
 
 async def test_the_list_shows_them_soonest_first_with_a_delete_button_each(person, brain: Brain) -> None:

@@ -31,6 +31,7 @@ from tests.e2e.conftest import Person
     ("ich bin gestresst wegen der Arbeit", Smalltalk.FEELING_LOW),
     ("I feel overwhelmed with everything", Smalltalk.FEELING_LOW), ("ich fühle mich einsam", Smalltalk.FEELING_LOW),
     ("I'm happy about the result", None), ("I'm at the gym", None), ("gut wegen dir", None),
+    ("I'm sick today", Smalltalk.FEELING_LOW), ("Ich habe Kopfschmerzen", Smalltalk.FEELING_LOW),
     ("I'm done for today", Smalltalk.GOODBYE), ("ich mache jetzt Feierabend", Smalltalk.GOODBYE),
 ])
 def test_only_a_whole_phrase_is_smalltalk(text: str, kind: Smalltalk | None) -> None:

@@ -59,6 +59,7 @@ MONDAY = date(2026, 11, 30)
     # Cancelling a reminder takes it back; cancelling anything else is an errand (an appointment too: see below).
     ("cancel the vitamins reminder", [ToolCall("delete_reminder", {"reminder": "vitamins"})]),
     ("cancel my gym membership", [ToolCall("create_task", {"title": "Cancel my gym membership"})]),
+    ("cancel all my reminders", None), ("cancel every reminder", None),
     # The last drink (of a kind) taken back in words.
     ("lösche den letzten Kaffee", [ToolCall("undo_last_drink", {"drink_type": "coffee"})]),
     ("das letzte Wasser löschen", [ToolCall("undo_last_drink", {"drink_type": "water"})]),
@@ -222,6 +223,9 @@ def test_taking_the_last_entry_back_in_words_is_undo(text: str) -> None:
     ("show my week", "week"), ("zeig mir meine Aufgaben", "tasks"), ("list my reminders, please", "remind"),
     ("Zeig mal meine Termine", "event"), ("please show me my places", "place"), ("show me the money", None),
     ("zeig mir den Weg", None),
+    # Everything of a kind cancelled at once: the list, with a delete button on each (nothing deleted in one go).
+    ("cancel all my reminders", "remind"), ("lösche alle meine Aufgaben", "tasks"),
+    ("delete all appointments", "event"),
 ])
 def test_asking_to_be_shown_a_view_by_its_word_runs_its_command(text: str, command: str | None) -> None:
     assert command_word(text) == command
