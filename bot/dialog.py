@@ -583,7 +583,7 @@ _HINTS = {
 # The command whose view answers a question about the logs (bot.parsing.questions); the agenda, the meals and the
 # clock are answered by functions of their own.
 _QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remind", View.GOALS: "goal",
-                   View.STREAKS: "streaks", View.EVENTS: "event", View.PLACES: "place"}
+                   View.STREAKS: "streaks", View.EVENTS: "event", View.PLACES: "place", View.WEEK: "week"}
 
 
 async def _say(turn: Turn, text: Text) -> None:

@@ -28,6 +28,7 @@ class View(Enum):
     NEXT_EVENT = "next event"  # the next appointment ("Wann ist mein nächster Termin?")
     EVENTS = "events"  # the appointments coming up ("Zeig mir meine Termine")
     PLACES = "places"  # the person's places and visits ("Zeig mir meine Orte", "Wo war ich heute?")
+    WEEK = "week"  # the last seven days' chart ("Wie viel Kaffee hatte ich diese Woche?")
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,12 @@ CLOCK_RE = re.compile(
     r"|welches\s+datum\s+(?:ist\s+heute|haben\s+wir(?:\s+heute)?))(?:\s+(?:now|jetzt|gerade))?\s*\??$", re.I)
 
 
+# A past day asked about as a whole: "Was war gestern?", "what happened yesterday?", "what did I do on Monday?".
+_HOW_WAS_RE = re.compile(r"^(?:und\s+|and\s+)?(?:was\s+war|wie\s+war|was\s+(?:habe|hab)\s+ich\s+\S+(?:\s+\S+)?"
+                         r"\s+gemacht|was\s+ist\s+\S+(?:\s+\S+)?\s+passiert|what\s+happened|how\s+was"
+                         r"|what\s+did\s+i\s+do)\b", re.I)
+
+
 def asked_about(text: str, today: date) -> Asked | None:
     """Which view answers a question about the logs; None for any other message or question."""
     if CLOCK_RE.match(text.strip().replace("’", "'")):
@@ -210,6 +217,8 @@ def asked_about(text: str, today: date) -> Asked | None:
     period = period_of(words, today) if day is None else None
     if day is None and period is None and said & _TODAY:
         day = today
+    if day is not None and today - _KEPT <= day < today and _HOW_WAS_RE.match(text):
+        return Asked(View.PAST_DAY, day)  # "Was war gestern?", "what did I do yesterday?": that day's logs
     if (said & _GOALS and said & {"wasser", "water", "wasserziel"}) or "wasserziel" in said:
         return Asked(View.DAY)  # the day's water target is in the day at a glance, not a tracked goal
     if said & _GOALS and (said & _PERSONAL or len(words) <= 2):
@@ -249,6 +258,9 @@ def asked_about(text: str, today: date) -> Asked | None:
         # log.
         if day is not None and today - _KEPT <= day < today:
             return Asked(View.PAST_DAY, day)
+        if period is not None and not period.long and (period.past or period.first == today) \
+                and not said & (_WEEKEND | _DAYS):
+            return Asked(View.WEEK)  # "Wie viel Kaffee hatte ich diese Woche?": the last seven days
         if (day is not None and day != today) or period is not None:
             return None
         # What was eaten, listed ("Was habe ich heute gegessen?"); drinks and calories are in the day at a glance.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from bot.parsing.amounts import parse_count
-from bot.parsing.dates import find_date
+from bot.parsing.dates import AFTERNOON, EVENING, MIDDAY, MORNING, NIGHT, find_date
 from brain.recurrence import DAY_CODES, normalize, with_until
 
 _DAY_WORDS: dict[str, int] = {
@@ -48,6 +48,9 @@ _ADVERBS: dict[str, str] = {
 _PATTERNS: tuple[re.Pattern[str], ...] = (
     # "every weekday", "jeden Werktag"
     re.compile(rf"\b{_EVERY}\s+(?P<weekday>weekday|werktag)\b", re.I),
+    # "every evening", "jeden Abend", "jeden Morgen": daily, at a time of that part of the day
+    re.compile(rf"\b{_EVERY}\s+(?P<part>morning|evening|night|afternoon|morgen|abend|nachmittag|vormittag|mittag)\b",
+               re.I),
     # "every other Tuesday", "jeden zweiten Dienstag", "every 2nd tuesday"
     re.compile(rf"\b{_EVERY}\s+(?P<ordinal>{_ORDINAL_ALT})\s+{_DAYS}\b", re.I),
     # "every Monday", "jeden Montag und Donnerstag"
@@ -71,10 +74,16 @@ _COUNT_RE = re.compile(r"\b(?:for\s+)?(?P<count>\d{1,3})\s*(?:times|time|mal|x)\
 _UNTIL_RE = re.compile(r"\b(?:until|till|bis)\s+", re.I)
 
 
+# The part of the day "every evening" / "jeden Abend" names (bot.parsing.dates' names for them).
+_PARTS = {"morning": MORNING, "morgen": MORNING, "vormittag": MORNING, "mittag": MIDDAY, "afternoon": AFTERNOON,
+          "nachmittag": AFTERNOON, "evening": EVENING, "abend": EVENING, "night": NIGHT}
+
+
 @dataclass(frozen=True)
 class FoundRepetition:
     rule: str
     spans: tuple[tuple[int, int], ...]  # the text it was read from, in order
+    part: str | None = None  # "every evening": the part of the day its time is in
 
     def cut_from(self, text: str) -> str:
         out, last = [], 0
@@ -101,7 +110,8 @@ def find_repetition(text: str, today: date) -> FoundRepetition | None:
                 rule += f";BYMONTHDAY={int(day.group('day'))}"
                 spans.append((day.start(), day.end()))
         rule, spans = _with_end(text, rule, spans, today)
-        return FoundRepetition(normalize(rule), tuple(sorted(spans)))
+        part = _PARTS.get((match.groupdict().get("part") or "").lower())
+        return FoundRepetition(normalize(rule), tuple(sorted(spans)), part)
     return None
 
 
@@ -109,6 +119,8 @@ def _rule_of(match: re.Match[str]) -> str | None:
     groups = match.groupdict()
     if groups.get("weekday"):
         return "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"
+    if groups.get("part"):
+        return "FREQ=DAILY"
     adverb = groups.get("adverb") or groups.get("lead_adverb")
     if adverb:
         return _ADVERBS[adverb.lower()]

@@ -23,6 +23,7 @@ from bot.parsing.dates import (
     find_clockish,
     find_date,
     find_time,
+    in_part_of_day,
     next_day_at,
     on_another_day,
 )
@@ -51,7 +52,7 @@ _RELATIVE_RE = re.compile(
     r"|stunden|stunde|std)\b\.?)", re.I)
 # Words that join the reminder's words to the rest ("to call mom", "an den Zahnarzt", "daran, Mama anzurufen").
 _LEADING_JOIN_RE = re.compile(
-    r"^(?:(?:(?:to|that|about|of|for|an|daran|dass|zu|um|at)\b|[:,-])\s*)+"  # whole words: "Tom", "Anna" stay
+    r"^(?:(?:(?:to|that|about|of|for|an|ans|daran|dass|zu|um|at)\b|[:,-])\s*)+"  # whole words: "Tom", "Anna" stay
     r"(?:(?:den|die|das|dem|der|meinen|meine|meinem|my|the)\s+)?", re.I)
 _TRAILING_JOIN_RE = re.compile(r"\s+(?:to|an|um|at|on|am|zu)$", re.I)
 # A German infinitive with "zu" at the end ("daran, Mama anzurufen", "Milch zu kaufen") is the plain infinitive in the
@@ -121,11 +122,19 @@ def read_reminder(phrase: str, now: datetime) -> ReminderRequest | Text:
         return _read_once(phrase, now)
     rest = repetition.cut_from(phrase)
     read = _read_once(rest, now, repeating=True)
+    part = repetition.part
     if isinstance(read, ReminderRequest):
+        clock = find_time(rest)
+        if part is not None and clock is not None and clock.open_meridiem:
+            # "jeden Abend um 10": 22:00, the first one still ahead
+            meant = time(in_part_of_day(clock.value.hour, part), clock.value.minute)
+            first = datetime.combine(now.date(), meant, tzinfo=now.tzinfo)
+            read = replace(read, at=first if first > now else first + timedelta(days=1))
         return replace(read, rule=repetition.rule)
     if read.msgid.startswith("When should I remind you?"):
-        # "every Monday: bins": a repeating reminder without a time comes in the morning.
-        first = datetime.combine(now.date(), time(DEFAULT_HOUR), tzinfo=now.tzinfo)
+        # "every Monday: bins": a repeating reminder without a time comes in the morning; "every evening" at 19:00.
+        hour = _PART_DEFAULT_HOURS.get(part or "", DEFAULT_HOUR)
+        first = datetime.combine(now.date(), time(hour), tzinfo=now.tzinfo)
         if first <= now:
             first += timedelta(days=1)
         words = _finish(rest, first)

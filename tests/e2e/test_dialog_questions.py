@@ -196,6 +196,9 @@ async def test_a_past_days_drinks_and_meals_are_answered_from_the_logs(person, c
     assert "Gestern, Montag" in await alice.send("Was habe ich am Montag gegessen?")  # the Monday gone
     assert await alice.send("Was habe ich vorgestern gegessen?") == (
         "Für Sonntag, 29. November 2026 ist nichts eingetragen: keine Getränke und keine Mahlzeiten.")
+    # The day asked about as a whole; intake over the week: the last seven days' chart (/week).
+    assert (await alice.send("Was war gestern?")).startswith("Gestern, Montag, 30. November 2026:")
+    assert "7 Tage" in await alice.send("Wie viel Kaffee hatte ich diese Woche?")
     assert await db_state() == before
 
 

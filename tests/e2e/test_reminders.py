@@ -169,6 +169,15 @@ async def test_a_dated_note_without_a_model_asks_calendar_reminder_or_task_and_t
         "so tired today, and tomorrow at 9 it is work again and then the kids and the shopping and everything")
 
 
+async def test_every_evening_is_a_daily_reminder_in_the_evening(person, brain: Brain) -> None:
+    # "jeden Abend um 10 ans Zähneputzen" was one reminder titled "Jeden Abend ans Zähneputzen" at 10:00 the next day.
+    bert = person(language="de")
+    assert (await bert.send("Erinnere mich jeden Abend um 10 ans Zähneputzen")).startswith(
+        "Erinnerung täglich, ab Mo., 30. Nov. um 22:00: Zähneputzen")
+    assert {(r.text, r.occurrence_at, r.rrule) for r in await reminders(brain)} == {
+        ("Zähneputzen", berlin(30, 22), "FREQ=DAILY")}
+
+
 async def test_who_has_the_appointment_is_not_part_of_its_title(person) -> None:
     # "habe ich einen Termin beim Friseur" was offered as "Habe ich einen Termin beim Friseur".
     bert, alice = person(language="de"), person()

@@ -354,7 +354,7 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Was hatte ich am 2.10. zum Frühstück?", View.PAST_DAY, date(2026, 10, 2)),
     ("What did I have for lunch yesterday?", View.PAST_DAY, date(2026, 11, 29)),
     ("What's for dinner tonight?", None, None),  # asks for an idea, not about the log
-    ("Was habe ich letzte Woche gegessen?", None, None),  # a span that is over: the model's (or /week)
+    ("Was habe ich letzte Woche gegessen?", View.WEEK, None),  # a span that is over: the last seven days
     ("Was steht diesen Monat an?", None, None),  # longer than a week
     ("Wie läuft mein Ziel?", View.GOALS, None),
     ("how are my goals?", View.GOALS, None),
@@ -377,7 +377,15 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("anything due today?", View.TASKS, None),
     ("what's left to do?", View.TASKS, None),
     ("what's my water goal?", View.DAY, None),  # the day's water target, not a tracked goal
-    ("Was war gestern los?", None, None),
+    # A past day asked about as a whole: that day's logs (this was None: the memory or "not understood" answered).
+    ("Was war gestern los?", View.PAST_DAY, date(2026, 11, 29)),
+    ("what happened yesterday?", View.PAST_DAY, date(2026, 11, 29)),
+    ("Was habe ich gestern gemacht?", View.PAST_DAY, date(2026, 11, 29)),
+    ("How was your day?", None, None), ("Was war das?", None, None),
+    # Intake over this week or the last: the last seven days' chart; a weekend or a longer span: none.
+    ("Wie viel Kaffee hatte ich diese Woche?", View.WEEK, None),
+    ("how much water did I drink last week?", View.WEEK, None),
+    ("wie viel Kaffee am Wochenende?", None, None),
     ("Habe heute Nudeln gegessen", None, None),  # tells, does not ask
     ("Wann hat Anna Geburtstag?", None, None),
     ("Hast du Zeit?", None, None),

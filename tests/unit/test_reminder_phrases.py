@@ -63,6 +63,12 @@ def test_free_text_reminders_in_english_and_german(text: str, words: str, when: 
     ("every day at 8 remind me to take my pills", "Take my pills", "FREQ=DAILY", at(1, 8, month=12)),
     ("jeden Tag um 8 erinnere mich an meine Tabletten", "Tabletten", "FREQ=DAILY", at(1, 8, month=12)),
     ("jeden Montag erinnere mich an den Müll", "Müll", "FREQ=WEEKLY;BYDAY=MO", at(30, 9)),
+    # Every morning / evening: daily, an hour alone read in that part of the day, else at its usual hour.
+    ("Erinnere mich jeden Abend um 22 Uhr ans Zähneputzen", "Zähneputzen", "FREQ=DAILY", at(30, 22)),
+    ("Erinnere mich jeden Abend um 10 ans Zähneputzen", "Zähneputzen", "FREQ=DAILY", at(30, 22)),
+    ("remind me every morning at 7 to take my pills", "Take my pills", "FREQ=DAILY", at(1, 7, month=12)),
+    ("remind me every evening to stretch", "Stretch", "FREQ=DAILY", at(30, 19)),
+    ("jeden Morgen erinnere mich an Tabletten", "Tabletten", "FREQ=DAILY", at(30, 9)),  # 9:00 is still ahead
 ])
 def test_a_repeating_reminder_with_when_said_before_the_request(text: str, words: str, rule: str,
                                                                   when: datetime) -> None:
