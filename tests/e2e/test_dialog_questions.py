@@ -70,9 +70,10 @@ async def test_german_questions_get_the_view_that_answers_them(person, brain, li
 
 async def test_a_question_the_logs_cannot_answer_is_not_answered_with_them(person) -> None:
     alice = person()
-    # A span that is over is not kept at a glance, and a question about someone is for the memory or the model.
-    assert "didn't understand" in await alice.send("What did I eat last week?")
+    # A span longer than a week is kept in no view; a question about someone is for the memory or the model.
+    assert "didn't understand" in await alice.send("What did I eat last month?")
     assert "didn't understand" in await alice.send("When is Anna's birthday?")
+    assert "Your last 7 days" in await alice.send("What did I eat last week?")  # the last seven days' chart
     assert "I'm well" in await alice.send("What's up?")  # a greeting stays one
 
 
