@@ -128,6 +128,8 @@ COMMANDS = (
     Command("remind", N_("/remind 15:00 call mom"), N_("Set a reminder, or list them"), remind,
             aliases=("erinnere", "erinnern", "erinnerung", "reminders")),
 )
+# Verbs that tell what was done or had ("had", "drank", "getrunken"), never what is planned.
+_DONE_TENSE_RE = re.compile(r"\b(?:had|drank|ate|eaten|hatte|hatten|getrunken|gegessen|trank|aß)\b", re.I)
 _NEGATED_RE = re.compile(r"^(?:no|not|never|don'?t|keine?[nmrs]?|nicht|nie|kein)\b", re.I)
 
 
@@ -136,6 +138,8 @@ def read_plan(text: str, now: datetime) -> ReminderRequest | None:
     phrase reads, relative to the person's local `now`; None when it names no time ahead (or repeats)."""
     if _NEGATED_RE.match(text):
         return None  # "keine Erinnerungen nach 22 Uhr" says what is not wanted: nothing to make
+    if _DONE_TENSE_RE.search(text):
+        return None  # "I had a coffee at 7", "um 8 Wasser getrunken": told of what was, no plan
     needed = NEED_TO_RE.match(text)
     if needed is not None:  # "I need to pick up Anna at 5": the entry is "Pick up Anna"
         text = needed.group("rest")

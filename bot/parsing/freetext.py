@@ -13,6 +13,7 @@ from typing import Any
 from bot.parsing.amounts import VESSELS_ML, parse_count, parse_number, parse_volume_ml
 from bot.parsing.dates import (
     DueAtTime,
+    FoundTime,
     cut,
     due_at_time,
     find_bare_hour,
@@ -194,7 +195,7 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         # "Hab ich heute schon Wasser getrunken?" asks, it logs nothing (bot.parsing.questions may answer it); an
         # explicit to-do stays one ("todo: ask Anna about Friday?").
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
-    return (parse_drinks(cleaned) or several_drinks(cleaned) or _meal_sentence(cleaned) or parse_meal(cleaned)
+    return (parse_drinks(cleaned, now) or several_drinks(cleaned) or _meal_sentence(cleaned) or parse_meal(cleaned)
             or _eaten(cleaned) or parse_done(cleaned)
             or last_drink_deleted(cleaned) or entry_deleted(cleaned) or _moved(cleaned, today)
             or parse_task(cleaned, today, now))
@@ -277,14 +278,27 @@ _DRINK_WHEN_RE = re.compile(
     r"\b(?:this\s+(?:morning|afternoon|evening)|heute\s+(?:morgen|früh|vormittag|nachmittag|abend))\b", re.I)
 
 
-def parse_drinks(text: str) -> list[ToolCall] | None:
+def parse_drinks(text: str, now: time | None = None) -> list[ToolCall] | None:
+    """The drinks a text logs. `now` (the person's local time): a drink said with a clock time that has passed today
+    ("I had a coffee at 7", "Kaffee um 9") is today's drink; with a time still ahead it is a plan, not read here."""
     calls = _drinks(text)
     if calls is None:
         plain = _DRINK_WHEN_RE.sub(" ", text)
         plain = _DRINK_PLACE_RE.sub("", plain.strip())
+        if now is not None and (clock := find_time(plain)) is not None and _passed_today(plain, clock, now):
+            plain = re.sub(r"\b(?:at|um|gegen|around)\s*$", "", cut(plain, clock.start, clock.end).strip(), flags=re.I)
         if plain.strip() != text.strip():
             calls = _drinks(plain)
     return calls
+
+
+def _passed_today(text: str, clock: FoundTime, now: time) -> bool:
+    """Whether a clock time said of something done has passed today in one of its readings ("um 9" at 14:00 is 9:00;
+    "at 7" at 02:00 has not: a plan, or yesterday's)."""
+    readings = [clock.value]
+    if clock.open_meridiem and clock.value.hour < 12:
+        readings.append(clock.value.replace(hour=clock.value.hour + 12))
+    return any(reading <= now for reading in readings)
 
 
 def _drinks(text: str) -> list[ToolCall] | None:

@@ -256,3 +256,14 @@ async def test_the_last_drink_of_a_kind_is_taken_back_in_words(person) -> None:
     # The last entry of any kind, in a sentence: /undo.
     assert await alice.send("mach das rückgängig") == "Removed 500 ml water. Water today: 0 of 2,000 ml."
     assert await alice.send("undo that") == "There is nothing of yours from the last 24 hours that I can undo."
+
+
+async def test_a_drink_said_with_a_time_gone_today_is_logged_and_one_ahead_is_no_drink(person, db_state) -> None:
+    # "I had a coffee at 7" was offered as an appointment "I had a coffee" at 7 PM. It is 08:30.
+    alice = person()
+    assert (await alice.send("I had a coffee at 7")).startswith("Logged 150 ml coffee.")
+    before = await db_state()
+    ahead = await alice.send("I had a coffee at 9")  # not yet 9: no drink of today, and told, so no plan either
+    assert "Logged" not in ahead and "calendar" not in ahead
+    assert "Should I put it in your calendar" in await alice.send("Kaffee um 10 mit Tom")  # a plan stays one
+    assert await db_state() == before

@@ -325,6 +325,10 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("erledigt: Milch kaufen", [ToolCall("complete_task", {"task": "Milch kaufen"})]),
     ("Zahnarzt anrufen ist erledigt!", [ToolCall("complete_task", {"task": "Zahnarzt anrufen"})]),
     ("call mom done", [ToolCall("complete_task", {"task": "call mom"})]),
+    # A drink with a time that has passed today (it is 12:00) is today's drink; one still ahead is a plan.
+    ("I had a coffee at 7", [ToolCall("log_drink", {"drink_type": "coffee"})]),
+    ("um 8 Uhr ein Glas Wasser getrunken", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 250})]),
+    ("Kaffee um 15 Uhr", None), ("Kaffee mit Anna um 9", None),
     ("alles erledigt", None),
     ("Ich bin erledigt", None),
 ])
