@@ -34,7 +34,7 @@ from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons
 from bot.commands.food import after_meal_buttons, meals_today, past_day
-from bot.commands.memory import answer_from_memory
+from bot.commands.memory import about_me, answer_from_memory
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import place_in_words, shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
@@ -48,7 +48,15 @@ from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
 from bot.parsing.freetext import ToolCall, done_said, parse_free_text, place_said, water_goal_said
 from bot.parsing.hints import Topic, topic_of
-from bot.parsing.questions import View, asked_about, command_prefixed, command_word, is_question, untracked_said
+from bot.parsing.questions import (
+    View,
+    about_me_asked,
+    asked_about,
+    command_prefixed,
+    command_word,
+    is_question,
+    untracked_said,
+)
 from bot.parsing.reminders import ReminderRequest, free_text_reminder
 from bot.parsing.settings import setting_said
 from bot.parsing.smalltalk import name_said, smalltalk_of, smalltalk_reply
@@ -511,6 +519,8 @@ class Dialog:
         place = place_said(text)
         if place is not None:  # "ich bin im Café Luna", "I'm at the gym"
             return place_in_words(turn, place)
+        if about_me_asked(text):  # "What do you know about me?": what the person told about themselves
+            return self._about_me(turn)
         asked = asked_about(text, turn.today)
         if asked is not None:  # "Wie viel Wasser habe ich heute getrunken?", "Was steht morgen an?"
             if asked.view is View.AGENDA and asked.day is not None:
@@ -536,6 +546,11 @@ class Dialog:
         if kind is not None:  # "hi", "danke", "gute Nacht"
             return _say(turn, smalltalk_reply(kind, turn.user.display_name))
         return None
+
+    async def _about_me(self, turn: Turn) -> None:
+        if self._captures:  # what was just said is stored before it is listed
+            await asyncio.wait(list(self._captures), timeout=CAPTURE_WAIT_S)
+        await about_me(turn)
 
     async def _press(self, turn: Turn, token: str) -> None:
         try:

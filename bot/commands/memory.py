@@ -109,6 +109,28 @@ async def answer_from_memory(turn: Turn, question: str, before: Text | None = No
     return True
 
 
+ABOUT_ME_SHOWN = 5
+
+
+async def about_me(turn: Turn) -> None:
+    """"What do you know about me?": what the person told about themselves, newest first, or that there is none."""
+    memory = _memory(turn)
+    if memory is None:
+        return
+    try:  # said a moment ago: promoted now, for them alone (as in answer_from_memory)
+        await memory.ingest_until_promoted(turn.user.id, max_rounds=1)
+    except Exception:
+        log.exception("promotion before saying what the memory holds failed")
+    told = await memory.told_about_self(turn.user.id, ABOUT_ME_SHOWN)
+    if not told:
+        turn.say(tr("You haven't told me anything about yourself yet. Tell me, or use /remember, e.g. /remember I "
+                    "am vegetarian."))
+        return
+    turn.say(tr("What you told me about yourself:"),
+             *(f"• {_snippet(said)} ({turn.render.date_of(at)})" for said, at in told),
+             tr("/recall <question> finds more, /forget removes one."))
+
+
 def _asked(item: Any) -> bool:
     """Whether a memory is a question the person asked (it asks, it does not tell)."""
     return bool(item.speaker == "user" and is_question(item.text))

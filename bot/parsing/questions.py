@@ -341,3 +341,17 @@ _UNTRACKED_RE = re.compile(
 def untracked_said(text: str) -> bool:
     """Whether a message tells or asks about what no log keeps: sleep, steps, weight, workouts."""
     return len(text) <= 200 and _UNTRACKED_RE.search(text) is not None
+
+
+# The person asking what the companion knows of them: no log answers it, and no recall query words it.
+_ABOUT_ME_RE = re.compile(
+    r"^(?:and\s+|und\s+|so\s+|also\s+)?(?:what\s+do\s+you\s+(?:know|remember)\s+about\s+me"
+    r"|what\s+have\s+you\s+(?:learned|learnt|remembered)\s+about\s+me|what\s+did\s+i\s+tell\s+you(?:\s+about\s+me)?"
+    r"|was\s+wei(?:ß|ss)t\s+du\s+(?:alles\s+|eigentlich\s+|schon\s+)*(?:über|ueber)\s+mich"
+    r"|was\s+hast\s+du\s+dir\s+(?:alles\s+|über\s+mich\s+)*gemerkt|was\s+habe?\s+ich\s+dir\s+(?:alles\s+)?erzählt"
+    r"|woran\s+erinnerst\s+du\s+dich)\s*(?:so\s+far|bisher|already|schon)?\s*[?!.]*$", re.I)
+
+
+def about_me_asked(text: str) -> bool:
+    """Whether the message asks what the companion knows about the person."""
+    return _ABOUT_ME_RE.match(text.strip().replace("’", "'")) is not None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
+import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
@@ -77,6 +78,12 @@ class _Person:
     goals: list[GoalPull]
     population: int
     read_at: datetime
+
+
+# How many of a person's latest memories "what do you know about me?" looks through, and what tells about oneself.
+TOLD_LOOKED_AT = 300
+_FIRST_PERSON = re.compile(r"^\s*(?:i|i'm|i’m|i've|i’ve|i'd|my|mine|we|our|ich|mein|meine|meinen|meinem|meiner|mir|mich"
+                           r"|wir|unser|unsere)\b", re.I)
 
 
 class MemoryHost(Protocol):
@@ -204,6 +211,21 @@ class Memory:
                     "ids": [item.id for item in found], "scores": [item.score for item in found],
                 })
         return found
+
+    async def told_about_self(self, user_id: uuid.UUID, limit: int = 5) -> list[tuple[str, datetime]]:
+        """What the person told about themselves, newest first: their own statements in the first person ("I am
+        vegetarian", "Meine Schwester wohnt in Hamburg"), not questions, of their latest `TOLD_LOOKED_AT` memories
+        (text, when said). For "what do you know about me?", which no recall query words."""
+        async with self.brain.transactions.glance() as session:
+            rows = (await session.execute(
+                select(MemoryNode.text, MemoryNode.captured_at)
+                .where(MemoryNode.user_id == user_id, MemoryNode.speaker == "user", MemoryNode.active)
+                .order_by(MemoryNode.id.desc()).limit(TOLD_LOOKED_AT))).all()
+        told: list[tuple[str, datetime]] = []
+        for said, at in rows:
+            if _FIRST_PERSON.match(said) and not said.rstrip().endswith("?") and said not in {t for t, _ in told}:
+                told.append((said, at))
+        return told[:limit]
 
     async def _person(self, session: AsyncSession, user_id: uuid.UUID, at: datetime) -> _Person | None:
         now = self.brain.clock.now()

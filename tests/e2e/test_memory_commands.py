@@ -409,3 +409,22 @@ async def test_a_promotion_someone_waits_on_takes_one_batch_and_leaves_a_backlog
     memory.settings = dataclasses.replace(memory.settings, promotion_batch=2)
     assert await memory.ingest_until_promoted(max_rounds=1) == 2
     assert await memory.ingest_until_promoted() == 1
+
+
+async def test_what_do_you_know_about_me_lists_what_the_person_told_about_themselves(person, memory, dialog) -> None:
+    alice, bob = person(), person()
+    assert (await alice.send("What do you know about me?")).startswith(
+        "You haven't told me anything about yourself yet.")
+    await alice.send("/remember I am vegetarian")
+    await alice.send("My sister Anna lives in Hamburg")
+    await alice.send("When does the bakery open?")  # a question tells nothing about her
+    await alice.send("The weather is nice today")  # nor does a remark about something else
+    await bob.send("My cat is called Luna")  # nor what someone else told
+    said = (await alice.send("what do you know about me?")).splitlines()
+    assert said[0] == "What you told me about yourself:" and said[-1].startswith("/recall")
+    assert [line.split(" (")[0] for line in said[1:-1]] == ["• My sister Anna lives in Hamburg", "• I am vegetarian"]
+    # In German too, and what was said a moment ago is already there.
+    await alice.send("/lang de")
+    await alice.send("Ich arbeite als Lehrerin")
+    assert (await alice.send("Was weißt du über mich?")).splitlines()[:2] == [
+        "Das hast du mir über dich erzählt:", "• Ich arbeite als Lehrerin (Mo., 30. Nov.)"]

@@ -13,7 +13,7 @@ from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
 from bot.parsing.freetext import ToolCall, done_said, event_moved, parse_free_text, place_said, water_goal_said
-from bot.parsing.questions import View, asked_about, command_prefixed, command_word, untracked_said
+from bot.parsing.questions import View, about_me_asked, asked_about, command_prefixed, command_word, untracked_said
 
 MONDAY = date(2026, 11, 30)
 
@@ -522,3 +522,12 @@ def test_an_appointment_moved_in_words(text: str, args: dict[str, str] | None) -
     moved = event_moved(text, MONDAY)
     assert (moved.args if moved is not None else None) == args
     assert moved is None or moved.name == "move_event"
+
+
+@pytest.mark.parametrize("text, asked", [
+    ("What do you know about me?", True), ("what do you remember about me", True),
+    ("Was weißt du alles über mich?", True), ("Was hast du dir gemerkt?", True), ("what did I tell you?", True),
+    ("What do you know about Anna?", False), ("Was weißt du über Berlin?", False), ("about me", False),
+])
+def test_asking_what_the_companion_knows_of_the_person(text: str, asked: bool) -> None:
+    assert about_me_asked(text) is asked
