@@ -195,7 +195,8 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         # "Hab ich heute schon Wasser getrunken?" asks, it logs nothing (bot.parsing.questions may answer it); an
         # explicit to-do stays one ("todo: ask Anna about Friday?").
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
-    return (parse_drinks(cleaned, now) or several_drinks(cleaned) or _meal_sentence(cleaned) or parse_meal(cleaned)
+    return (_corrected(cleaned) or parse_drinks(cleaned, now) or several_drinks(cleaned) or _meal_sentence(cleaned)
+            or parse_meal(cleaned)
             or _eaten(cleaned) or parse_done(cleaned)
             or last_drink_deleted(cleaned) or entry_deleted(cleaned) or _moved(cleaned, today)
             or parse_task(cleaned, today, now))
@@ -711,6 +712,42 @@ _MOVE_RES = (
     re.compile(r"^(?:den\s+|das\s+|die\s+|meinen\s+|mein\s+|meine\s+)?" + _APPOINTMENT_WORDS
                + r"(?P<what>.+?)(?:-?termin)?\s+auf\s+(?P<when>.+?)\s+(?:verschieben|verlegen)(?:\s+bitte)?$", re.I),
 )
+
+
+# The last drink corrected: "that was 250ml", "oops, it was 250 ml", "actually it was a tea", "I meant tea", "das
+# waren nur 250 ml", "nein, ein Tee", "ich meinte Tee". What follows must read as an amount or a drink alone.
+_CORRECTION_RES = (
+    re.compile(r"^(?:(?:oops|ups|hoppla|oh|sorry|no|nope|nein|correction|korrektur)\s*[,:!.]?\s*)*"
+               r"(?:(?:that|it)\s+was(?:\s+(?:only|just|actually))?|i\s+meant|meant|actually(?:\s*,)?(?:\s+it\s+was)?"
+               r"|(?:das|es)\s+(?:war|waren)(?:\s+(?:nur|eigentlich|doch|aber))?|ich\s+meinte|meinte|gemeint\s+war"
+               r"|eigentlich)\s+(?P<what>.+)$", re.I),
+    re.compile(r"^(?:oops|ups|hoppla|sorry|no|nope|nein|correction|korrektur)\s*[,:!.]\s*(?:only\s+|just\s+|nur\s+)?"
+               r"(?P<what>.+)$", re.I),
+)
+
+
+def _corrected(text: str) -> list[ToolCall] | None:
+    call = drink_corrected(text)
+    return [call] if call is not None else None
+
+
+def drink_corrected(text: str) -> ToolCall | None:
+    """The correct_last_drink call for a message that corrects the drink just logged, or None."""
+    cleaned = re.sub(r"[.!]+$", "", text.strip())
+    for pattern in _CORRECTION_RES:
+        said = pattern.match(cleaned)
+        if said is None:
+            continue
+        what = said.group("what").strip(" ,")
+        ml = parse_volume_ml(what.replace(" ", "")) if re.fullmatch(r"[\d.,]+\s*(?:ml|l|cl)", what, re.I) else None
+        if ml is not None:
+            return ToolCall("correct_last_drink", {"quantity_ml": ml})
+        drinks = _drinks(what)
+        if drinks is None or len(drinks) != 1 or drinks[0].args.get("count", 1) != 1:
+            continue
+        args = {key: value for key, value in drinks[0].args.items() if key in ("drink_type", "quantity_ml", "name")}
+        return ToolCall("correct_last_drink", args)
+    return None
 
 
 def _moved(text: str, today: date) -> list[ToolCall] | None:

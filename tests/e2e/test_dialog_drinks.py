@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import select
 
 from bot.inbound import MAX_TEXT_LENGTH
+from brain.modules.drink.models import DrinkEntry
 
 
 async def test_water_then_today_shows_progress_against_the_default_goal(person) -> None:
@@ -267,3 +269,19 @@ async def test_a_drink_said_with_a_time_gone_today_is_logged_and_one_ahead_is_no
     assert "Logged" not in ahead and "calendar" not in ahead
     assert "Should I put it in your calendar" in await alice.send("Kaffee um 10 mit Tom")  # a plan stays one
     assert await db_state() == before
+
+
+async def test_the_drink_just_logged_is_corrected_in_words_and_the_correction_has_undo(person, brain) -> None:
+    alice = person()
+    assert await alice.send("that was 250ml") == "There is no drink from today to correct."
+    await alice.send("500ml water")
+    assert (await alice.send("oops, that was 250ml")).startswith(
+        "Changed to 250 ml water (was 500 ml water). Water today: 250 of 2,000 ml (13%).")
+    await alice.send("coffee")
+    assert (await alice.send("actually it was a tea")).startswith("Changed to 250 ml tea (was 150 ml coffee).")
+    assert "Coffee" not in (await alice.send("/today")).split("Water:")[1].splitlines()[0]
+    await alice.send("actually it was a tea")  # again: the tea stays a tea
+    assert await alice.press(alice.buttons()["Undo"]) == "Removed 250 ml tea. Water today: 250 of 2,000 ml."
+    async with brain.transactions.read() as s:
+        assert sorted((e.drink_type, e.quantity_ml) for e in (await s.scalars(select(DrinkEntry))).all()) == [
+            ("water", 250)]

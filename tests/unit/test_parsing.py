@@ -12,7 +12,15 @@ from hypothesis import strategies as st
 from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
-from bot.parsing.freetext import ToolCall, done_said, event_moved, parse_free_text, place_said, water_goal_said
+from bot.parsing.freetext import (
+    ToolCall,
+    done_said,
+    drink_corrected,
+    event_moved,
+    parse_free_text,
+    place_said,
+    water_goal_said,
+)
 from bot.parsing.questions import View, about_me_asked, asked_about, command_prefixed, command_word, untracked_said
 
 MONDAY = date(2026, 11, 30)
@@ -531,3 +539,17 @@ def test_an_appointment_moved_in_words(text: str, args: dict[str, str] | None) -
 ])
 def test_asking_what_the_companion_knows_of_the_person(text: str, asked: bool) -> None:
     assert about_me_asked(text) is asked
+
+
+@pytest.mark.parametrize("text, args", [
+    ("that was 250ml", {"quantity_ml": 250}), ("oops, it was 250 ml", {"quantity_ml": 250}),
+    ("das waren nur 250 ml", {"quantity_ml": 250}), ("sorry, 0,5 l", {"quantity_ml": 500}),
+    ("actually it was a tea", {"drink_type": "tea"}), ("I meant tea", {"drink_type": "tea"}),
+    ("nein, ein Tee", {"drink_type": "tea"}), ("Das war ein Espresso", {"drink_type": "coffee", "name": "Espresso"}),
+    ("actually, 330 ml beer", {"drink_type": "alcohol", "name": "beer", "quantity_ml": 330}),
+    # Not a drink after the words, or several: no correction.
+    ("it was a long day", None), ("das war lecker", None), ("I meant the dentist", None), ("no, two coffees", None),
+])
+def test_the_last_drink_corrected_in_words(text: str, args: dict[str, object] | None) -> None:
+    corrected = drink_corrected(text)
+    assert (corrected.args if corrected is not None else None) == args

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from brain.errors import DomainError
 from brain.i18n import N_, Percent, ntr, tr
 from brain.modules.drink import service
 from brain.modules.drink.service import (
@@ -102,6 +103,33 @@ async def _undo(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
                               **progress_data(progress))
 
 
+async def _correct(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    """Today's latest drink, logged wrong ("that was 250 ml", "actually it was a tea"), replaced by the right one in
+    the same transaction: the wrong one is undone and the right one logged (a kind changed without an amount takes
+    that kind's usual portion, unless the old amount was said)."""
+    if not args.get("quantity_ml") and not args.get("drink_type"):
+        return ToolResult.failure(tr("What should it be instead? An amount, a kind of drink or both."),
+                                  "missing_change")
+    try:
+        old = await service.undo_last_drink(ctx.uow, ctx.user, ctx.actor)
+    except DomainError as refused:
+        if refused.code != "nothing_to_undo":
+            raise
+        return ToolResult.failure(tr("There is no drink from today to correct."), "nothing_to_correct")
+    drink_type = args.get("drink_type") or old.drink_type
+    kept_amount = old.quantity_ml if old.quantity_ml != service.DEFAULT_PORTION_ML[old.drink_type] else None
+    ml = args.get("quantity_ml") or kept_amount or service.DEFAULT_PORTION_ML[drink_type]
+    old_name = old.name if old.name != old.drink_type else None  # a drink logged without a name carries its kind
+    name = args.get("name") or (old_name if drink_type == old.drink_type else None)
+    entry, progress = await service.log_drink(ctx.uow, ctx.user, ctx.actor, drink_type, ml, name=name)
+    message = tr("Changed to {ml} ml {drink} (was {old_ml} ml {old_drink}). Water today: {water} of {goal} ml "
+                 "({percent}).", ml=ml, drink=name or drink_label(drink_type), old_ml=old.quantity_ml,
+                 old_drink=old_name or drink_label(old.drink_type), water=progress.water_ml,
+                 goal=progress.water_goal_ml, percent=Percent(progress.water_percent))
+    return ToolResult.success(message, entry_id=str(entry.id), entry_ids=[str(entry.id)], replaced=str(old.id),
+                              **progress_data(progress))
+
+
 def _entry_ids(text: str) -> list[uuid.UUID] | None:
     """Drink entry ids separated by commas; None if one is not an id or there are more than one logging makes."""
     parts = [part.strip() for part in text.split(",") if part.strip()]
@@ -169,6 +197,13 @@ TOOLS: tuple[ToolSpec, ...] = (
                         max_length=400),
               ToolParam("drink_type", "string", "Only the latest drink of this kind.", enum=DRINK_TYPES)),
              "write", _undo),
+    ToolSpec("correct_last_drink", "drink",
+             "Correct today's latest drink when it was logged wrong: a new amount and/or kind replaces it.",
+             (ToolParam("quantity_ml", "integer", "The right amount in millilitres.", minimum=MIN_ML, maximum=MAX_ML,
+                        label=N_("The amount in ml")),
+              ToolParam("drink_type", "string", "The right kind of drink.", enum=DRINK_TYPES),
+              ToolParam("name", "string", "Name of the drink, e.g. 'Espresso'.", max_length=100)),
+             "write", _correct),
     ToolSpec("delete_drink", "drink", "Delete one drink entry by id.",
              (ToolParam("entry_id", "string", "Drink entry id.", required=True, max_length=64),),
              "destructive", _delete),

@@ -112,3 +112,35 @@ async def test_nobody_undoes_another_persons_drink(brain: Brain, user) -> None:
     refused = await brain.tools.execute(mallory.id, "undo_last_drink", {"entry_ids": logged.data["entry_id"]}, USER)
     assert not refused.ok and refused.error_code == "not_found"
     assert await _count(brain, DrinkEntry) == 1
+
+
+async def test_the_latest_drink_is_corrected_in_one_transaction_and_nothing_else_changes(brain: Brain, user) -> None:
+    await brain.tools.execute(user.id, "log_drink", {"drink_type": "coffee"}, USER)
+    await brain.tools.execute(user.id, "log_drink", {"drink_type": "water", "quantity_ml": 500}, USER)
+    amount = await brain.tools.execute(user.id, "correct_last_drink", {"quantity_ml": 250}, USER)
+    assert amount.ok and amount.data["water_ml"] == 250 and amount.data["coffee_count"] == 1
+    kind = await brain.tools.execute(user.id, "correct_last_drink", {"drink_type": "tea"}, USER)
+    assert kind.ok and kind.data["water_ml"] == 0 and kind.data["coffee_count"] == 1
+    # An amount that was said stays with a new kind; a usual portion becomes the new kind's usual portion.
+    await brain.tools.execute(user.id, "log_drink", {"drink_type": "juice", "quantity_ml": 400}, USER)
+    assert (await brain.tools.execute(user.id, "correct_last_drink", {"drink_type": "smoothie"}, USER)).ok
+    await brain.tools.execute(user.id, "log_drink", {"drink_type": "coffee"}, USER)
+    assert (await brain.tools.execute(user.id, "correct_last_drink", {"drink_type": "alcohol", "name": "Bier"},
+                                      USER)).ok
+    async with brain.transactions.read() as s:
+        left = sorted((e.drink_type, e.name, e.quantity_ml) for e in (await s.scalars(select(DrinkEntry))).all())
+        types = [e.type for e in await query_events(s, user.id, module="drink")]
+    assert left == [("alcohol", "Bier", 330), ("coffee", "coffee", 150), ("smoothie", "smoothie", 400),
+                    ("tea", "tea", 250)]
+    assert types.count("DrinkEntryUndone") == 4 and types.count("DrinkLogged") == 8
+    before = (await _count(brain, DrinkEntry), await _count(brain, EventRecord))
+    refused = await brain.tools.execute(user.id, "correct_last_drink", {}, USER)
+    assert not refused.ok and refused.error_code == "missing_change"
+    assert (await _count(brain, DrinkEntry), await _count(brain, EventRecord)) == before
+
+
+async def test_a_correction_with_no_drink_today_says_so_and_changes_nothing(brain: Brain, user) -> None:
+    before = (await _count(brain, DrinkEntry), await _count(brain, EventRecord))
+    refused = await brain.tools.execute(user.id, "correct_last_drink", {"quantity_ml": 250}, USER)
+    assert not refused.ok and refused.error_code == "nothing_to_correct"
+    assert (await _count(brain, DrinkEntry), await _count(brain, EventRecord)) == before
