@@ -278,7 +278,7 @@ class Dialog:
         memory = self.brain.memory
         text = (inbound.text or "").strip()
         if memory is None or inbound.action is not None or inbound.is_command or not inbound.is_own_words or not text \
-                or len(text) > MAX_TEXT_LENGTH or not _can_store(text):
+                or len(text) > MAX_TEXT_LENGTH or not _can_store(text) or turn.ran_as_entry:
             return
         at = turn.now
         answer = "\n".join(m.text for m in sent if m.text).strip() if turn.model_answered else ""
@@ -496,10 +496,8 @@ class Dialog:
                      else tr("I didn't understand that, and no language model is connected to help. "
                              "Try \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" or /help."))
 
-    def _read_free_text(self, turn: Turn, text: str) -> Awaitable[None] | None:
-        """The answer the rule-based readers have for a free text, in the order they are asked, or None. Only the
-        first that reads the text answers (each reader is pure: nothing happens until the answer is awaited)."""
-        now = local_now(turn.user, turn.now)
+    def _read_entry(self, turn: Turn, text: str, now: datetime) -> Awaitable[None] | None:
+        """The command or the entry a free text says in words, or None."""
         word = command_word(text)
         if word is not None and word in self.commands:  # "help", "undo", "Aufgaben": the command without its slash
             return self.commands[word].handler(turn, "")
@@ -511,11 +509,19 @@ class Dialog:
         if goal_ml is not None:  # "Mein Wasserziel ist 2,5 Liter": the day's water target (what /today measures)
             return _said_result(turn, "set_drink_goal", {"daily_ml": goal_ml})
         reminder = free_text_reminder(text, now)
-        if reminder is not None:
+        if reminder is not None:  # set, or asked when: a request to the companion either way
             return _say(turn, reminder) if isinstance(reminder, Text) else set_reminder(turn, reminder)
         calls = parse_free_text(text, turn.today, now=now.time())
-        if calls:
-            return _run_calls(turn, calls)
+        return _run_calls(turn, calls) if calls else None
+
+    def _read_free_text(self, turn: Turn, text: str) -> Awaitable[None] | None:
+        """The answer the rule-based readers have for a free text, in the order they are asked, or None. Only the
+        first that reads the text answers (each reader is pure: nothing happens until the answer is awaited)."""
+        now = local_now(turn.user, turn.now)
+        entry = self._read_entry(turn, text, now)
+        if entry is not None:  # a command or an entry said in words: what it changes is in the logs
+            turn.ran_as_entry = True
+            return entry
         place = place_said(text)
         if place is not None:  # "ich bin im Café Luna", "I'm at the gym"
             return place_in_words(turn, place)

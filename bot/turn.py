@@ -59,6 +59,9 @@ class Turn:
         # Whether the companion's model answered (its words are conversation worth remembering; a canned reply such
         # as "Logged 250 ml water" or "I didn't understand that" is not).
         self.model_answered = False
+        # Free text the rule-based path ran as a command or an entry ("zwei Kaffee", "sprich Deutsch", "remind me at
+        # 5 ..."): like a command, what it changed is in the logs, so it is no conversation to remember.
+        self.ran_as_entry = False
         # A voice note's words as shown on top of the first reply ("🎙 …"): the person's words, not the answer.
         self.heard_line: str | None = None
 

@@ -428,3 +428,17 @@ async def test_what_do_you_know_about_me_lists_what_the_person_told_about_themse
     await alice.send("Ich arbeite als Lehrerin")
     assert (await alice.send("Was weißt du über mich?")).splitlines()[:2] == [
         "Das hast du mir über dich erzählt:", "• Ich arbeite als Lehrerin (Mo., 30. Nov.)"]
+
+
+async def test_entries_said_in_words_are_logs_not_memories_and_statements_are_memories(person, memory, dialog,
+                                                                                      brain: Brain) -> None:
+    # "ich meinte einen Espresso" came back in "what do you know about me?": an entry said in words is in the logs,
+    # like a command, and no conversation to remember; what is told is.
+    alice = person()
+    for entry in ("zwei Kaffee", "actually it was a tea", "remind me at 6pm to call mom", "sprich Deutsch"):
+        await alice.send(entry)
+    await alice.send("Ich wandere gern in den Bergen")
+    await dialog.settle()
+    async with brain.transactions.read() as s:
+        kept = (await s.scalars(select(ShortTermEntry.text))).all()
+    assert kept == ["Ich wandere gern in den Bergen"]
