@@ -195,11 +195,14 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         # "Hab ich heute schon Wasser getrunken?" asks, it logs nothing (bot.parsing.questions may answer it); an
         # explicit to-do stays one ("todo: ask Anna about Friday?").
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
-    return (_corrected(cleaned) or parse_drinks(cleaned, now) or several_drinks(cleaned) or _meal_sentence(cleaned)
-            or parse_meal(cleaned)
-            or _eaten(cleaned) or parse_done(cleaned)
-            or last_drink_deleted(cleaned) or entry_deleted(cleaned) or _moved(cleaned, today)
+    return (_listed(drink_corrected(cleaned)) or parse_drinks(cleaned, now) or several_drinks(cleaned)
+            or _meal_sentence(cleaned) or parse_meal(cleaned) or _eaten(cleaned) or parse_done(cleaned)
+            or last_drink_deleted(cleaned) or entry_deleted(cleaned) or _listed(event_moved(cleaned, today))
             or parse_task(cleaned, today, now))
+
+
+def _listed(call: ToolCall | None) -> list[ToolCall] | None:
+    return [call] if call is not None else None
 
 
 # Between the drinks of one message: "2 Kaffee und ein Wasser", "a coffee and a glass of water", "Bier, Wasser".
@@ -726,11 +729,6 @@ _CORRECTION_RES = (
 )
 
 
-def _corrected(text: str) -> list[ToolCall] | None:
-    call = drink_corrected(text)
-    return [call] if call is not None else None
-
-
 def drink_corrected(text: str) -> ToolCall | None:
     """The correct_last_drink call for a message that corrects the drink just logged, or None."""
     cleaned = re.sub(r"[.!]+$", "", text.strip())
@@ -748,11 +746,6 @@ def drink_corrected(text: str) -> ToolCall | None:
         args = {key: value for key, value in drinks[0].args.items() if key in ("drink_type", "quantity_ml", "name")}
         return ToolCall("correct_last_drink", args)
     return None
-
-
-def _moved(text: str, today: date) -> list[ToolCall] | None:
-    call = event_moved(text, today)
-    return [call] if call is not None else None
 
 
 def event_moved(text: str, today: date) -> ToolCall | None:
