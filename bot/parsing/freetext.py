@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, time
 from typing import Any
@@ -199,6 +200,12 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
             or _meal_sentence(cleaned) or parse_meal(cleaned) or _eaten(cleaned) or parse_done(cleaned)
             or last_drink_deleted(cleaned) or entry_deleted(cleaned) or _listed(event_moved(cleaned, today))
             or parse_task(cleaned, today, now))
+
+
+def _matches(patterns: Sequence[re.Pattern[str]], text: str) -> Iterator[re.Match[str]]:
+    """The matches of those of `patterns` that match the whole message (a final "." or "!" aside), in order."""
+    cleaned = re.sub(r"[.!]+$", "", text.strip())
+    return (said for pattern in patterns if (said := pattern.match(cleaned)) is not None)
 
 
 def _listed(call: ToolCall | None) -> list[ToolCall] | None:
@@ -731,11 +738,7 @@ _CORRECTION_RES = (
 
 def drink_corrected(text: str) -> ToolCall | None:
     """The correct_last_drink call for a message that corrects the drink just logged, or None."""
-    cleaned = re.sub(r"[.!]+$", "", text.strip())
-    for pattern in _CORRECTION_RES:
-        said = pattern.match(cleaned)
-        if said is None:
-            continue
+    for said in _matches(_CORRECTION_RES, text):
         what = said.group("what").strip(" ,")
         ml = parse_volume_ml(what.replace(" ", "")) if re.fullmatch(r"[\d.,]+\s*(?:ml|l|cl)", what, re.I) else None
         if ml is not None:
@@ -750,11 +753,7 @@ def drink_corrected(text: str) -> ToolCall | None:
 
 def event_moved(text: str, today: date) -> ToolCall | None:
     """The move_event call for an appointment moved in words, or None (also when the new time cannot be read)."""
-    cleaned = re.sub(r"[.!]+$", "", text.strip())
-    for pattern in _MOVE_RES:
-        said = pattern.match(cleaned)
-        if said is None:
-            continue
+    for said in _matches(_MOVE_RES, text):
         what = said.group("what").strip(" ,")
         when = said.group("when").strip()
         found_day = find_date(when, today)
