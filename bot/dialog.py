@@ -641,9 +641,10 @@ async def _run_calls(turn: Turn, calls: list[ToolCall]) -> None:
         say_task(turn, result, time_note(last.at_time, turn.today) if last.at_time is not None else None)
         return
     # A drink written as text gets the same quick buttons as /water: the next glass, and undo; a meal, undo.
-    corrected = last.name == "correct_last_drink" and result.ok
-    turn.say_result(result, after_drink_buttons(turn, result) if last.name == "log_drink" or corrected
-                    else after_meal_buttons(turn, result) if last.name == "log_meal" else None)
+    drink = last.name == "log_drink" or (last.name == "correct_last_drink" and result.ok)
+    meal = last.name == "log_meal" or (last.name == "correct_last_meal" and result.ok)
+    turn.say_result(result, after_drink_buttons(turn, result) if drink
+                    else after_meal_buttons(turn, result) if meal else None)
 
 
 def formatting_of(platform: str) -> str:

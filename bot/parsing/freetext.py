@@ -196,7 +196,8 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         # "Hab ich heute schon Wasser getrunken?" asks, it logs nothing (bot.parsing.questions may answer it); an
         # explicit to-do stays one ("todo: ask Anna about Friday?").
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
-    return (_listed(drink_corrected(cleaned)) or parse_drinks(cleaned, now) or several_drinks(cleaned)
+    return (_listed(drink_corrected(cleaned) or meal_corrected(cleaned)) or parse_drinks(cleaned, now)
+            or several_drinks(cleaned)
             or _meal_sentence(cleaned) or parse_meal(cleaned) or _eaten(cleaned) or parse_done(cleaned)
             or last_drink_deleted(cleaned) or entry_deleted(cleaned) or _listed(event_moved(cleaned, today))
             or parse_task(cleaned, today, now))
@@ -748,6 +749,26 @@ def drink_corrected(text: str) -> ToolCall | None:
             continue
         args = {key: value for key, value in drinks[0].args.items() if key in ("drink_type", "quantity_ml", "name")}
         return ToolCall("correct_last_drink", args)
+    return None
+
+
+# What a meal correction may name: the kind of meal ("I meant dinner", "das war das Abendessen") or its calories
+# ("that was 600 kcal", "das waren 600 kcal").
+_MEAL_CORRECTED_RE = re.compile(r"^(?:(?:the|a|my|das|ein|mein|zum|zu|for|as|als)\s+)?(?P<meal>frühstück|fruehstueck"
+                                r"|mittagessen|mittag|abendessen|abendbrot|breakfast|lunch|dinner|supper|snack)$", re.I)
+
+
+def meal_corrected(text: str) -> ToolCall | None:
+    """The correct_last_meal call for a message that corrects the meal just logged, or None."""
+    for said in _matches(_CORRECTION_RES, text):
+        what = said.group("what").strip(" ,")
+        kcal = KCAL_RE.fullmatch(what)
+        if kcal is not None and not kcal.group("sign"):
+            amount = whole_amount(kcal)
+            return ToolCall("correct_last_meal", {"kcal": amount}) if amount is not None else None
+        meal = _MEAL_CORRECTED_RE.match(what)
+        if meal is not None:
+            return ToolCall("correct_last_meal", {"meal_type": MEAL_WORDS.get(meal.group("meal").lower(), "dinner")})
     return None
 
 

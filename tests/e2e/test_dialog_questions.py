@@ -286,6 +286,18 @@ async def test_an_appointment_moved_in_words_keeps_what_was_not_said_and_undo_ta
     assert spans == {"Zahnarzt": ("01. 16:00", 45), "Dentist": ("01. 09:00", 60)}
 
 
+async def test_the_meal_just_logged_is_corrected_in_words_and_the_correction_has_undo(person, brain) -> None:
+    alice = person()
+    assert await alice.send("I meant dinner") == "There is no meal from today to correct."
+    await alice.send("lunch: pizza 800 kcal")
+    assert await alice.send("I meant dinner") == (
+        "Changed to dinner: pizza, 800 kcal (was lunch). Today: 800 of 2,000 kcal (40%).")
+    assert await alice.send("that was 600 kcal") == "Changed dinner: pizza to 600 kcal. Today: 600 of 2,000 kcal (30%)."
+    assert await alice.press(alice.buttons()["Undo"]) == "Deleted the dinner: pizza."
+    async with brain.transactions.read() as s:
+        assert (await s.scalars(select(Meal))).all() == []
+
+
 async def test_a_task_read_from_free_text_can_be_taken_back_or_done_with_one_press(person, brain) -> None:
     alice = person(language="de")
     assert await alice.send("ich muss noch Milch kaufen") == "Aufgabe Milch kaufen angelegt."

@@ -17,6 +17,7 @@ from bot.parsing.freetext import (
     done_said,
     drink_corrected,
     event_moved,
+    meal_corrected,
     parse_free_text,
     place_said,
     water_goal_said,
@@ -552,4 +553,14 @@ def test_asking_what_the_companion_knows_of_the_person(text: str, asked: bool) -
 ])
 def test_the_last_drink_corrected_in_words(text: str, args: dict[str, object] | None) -> None:
     corrected = drink_corrected(text)
+    assert (corrected.args if corrected is not None else None) == args
+
+
+@pytest.mark.parametrize("text, args", [
+    ("I meant dinner", {"meal_type": "dinner"}), ("das war das Abendessen", {"meal_type": "dinner"}),
+    ("ich meinte Frühstück", {"meal_type": "breakfast"}), ("that was 600 kcal", {"kcal": 600}),
+    ("das waren 600 kcal", {"kcal": 600}), ("it was a nice dinner", None), ("I meant tomorrow", None),
+])
+def test_the_last_meal_corrected_in_words(text: str, args: dict[str, object] | None) -> None:
+    corrected = meal_corrected(text)
     assert (corrected.args if corrected is not None else None) == args

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from brain.errors import DomainError
 from brain.i18n import Percent, ntr, tr
 from brain.modules.food import service
 from brain.modules.food.models import Meal
@@ -54,6 +55,38 @@ async def _log_meal(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     return ToolResult.success(said, meal=meal_data(ctx.user, meal), **totals_data(totals))
 
 
+async def _correct_meal(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    """Today's latest meal, logged wrong ("I meant dinner", "that was 600 kcal"), replaced by the right one in the
+    same transaction: the wrong one deleted, the right one logged with what was not corrected kept."""
+    if not args.get("meal_type") and args.get("kcal") is None and not args.get("description"):
+        return ToolResult.failure(tr("What should it be instead? The meal, its calories or what it was."),
+                                  "missing_change")
+    try:
+        old = await service.delete_meal(ctx.uow, ctx.user, ctx.actor, service.LAST)
+    except DomainError as refused:
+        if refused.code != "not_found":
+            raise
+        return ToolResult.failure(tr("There is no meal from today to correct."), "nothing_to_correct")
+    kcal = args["kcal"] if args.get("kcal") is not None else old.calories
+    meal, totals = await service.log_meal(
+        ctx.uow, ctx.user, ctx.actor, args.get("description") or old.description,
+        meal_type=args.get("meal_type") or old.meal_type, kcal=kcal, protein=old.protein, carbs=old.carbs,
+        fat=old.fat)
+    values = {"meal": meal_label(meal.meal_type), "description": meal.description,
+              "old_meal": meal_label(old.meal_type)}
+    today = {"total": totals.calories, "goal": totals.calorie_goal, "percent": Percent(totals.calorie_percent)}
+    if meal.meal_type != old.meal_type:
+        said = (tr("Changed to {meal}: {description} (was {old_meal}).", **values) if meal.calories is None else
+                tr("Changed to {meal}: {description}, {kcal} kcal (was {old_meal}). Today: {total} of {goal} kcal "
+                   "({percent}).", kcal=meal.calories, **values, **today))
+    elif meal.calories is not None:
+        said = tr("Changed {meal}: {description} to {kcal} kcal. Today: {total} of {goal} kcal ({percent}).",
+                  kcal=meal.calories, **values, **today)
+    else:
+        said = tr("Changed {meal} to: {description}.", **values)
+    return ToolResult.success(said, meal=meal_data(ctx.user, meal), replaced=str(old.id), **totals_data(totals))
+
+
 async def _delete_meal(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     meal = await service.delete_meal(ctx.uow, ctx.user, ctx.actor, args["meal_id"])
     return ToolResult.success(tr("Deleted the {meal}: {description}.", meal=meal_label(meal.meal_type),
@@ -96,6 +129,12 @@ TOOLS: tuple[ToolSpec, ...] = (
               _grams("carbs", "Carbohydrates in grams.", MIN_GRAMS, MAX_GRAMS),
               _grams("fat", "Fat in grams.", MIN_GRAMS, MAX_GRAMS)),
              "write", _log_meal),
+    ToolSpec("correct_last_meal", "food",
+             "Correct today's latest meal when it was logged wrong: a new kind of meal, calories or description.",
+             (ToolParam("meal_type", "string", "The right kind of meal.", enum=MEAL_TYPES),
+              _grams("kcal", "The right calories in kcal.", MIN_KCAL, MAX_KCAL),
+              ToolParam("description", "string", "What it really was.", max_length=MAX_DESCRIPTION)),
+             "write", _correct_meal),
     ToolSpec("delete_meal", "food", "Delete one meal by id, or the most recent meal of today with 'last'.",
              (ToolParam("meal_id", "string", "Meal id, or 'last'.", required=True, max_length=64),),
              "destructive", _delete_meal),

@@ -18,6 +18,7 @@ from brain.errors import DomainError
 from brain.events.actor import USER, ai, system
 from brain.events.catalog import DomainEvent
 from brain.events.store import EventRecord, query_events
+from brain.i18n import Renderer
 from brain.modules.food import service
 from brain.modules.food.models import Meal, NutritionGoal
 from brain.people.models import User
@@ -325,3 +326,32 @@ async def test_one_person_never_sees_or_deletes_another_persons_meals(brain: Bra
     async with brain.transactions.read() as s:
         assert await query_events(s, other.id, module="food") == []
     assert await _count(brain, Meal) == 1
+
+
+async def test_the_latest_meal_is_corrected_keeping_what_was_not_corrected(brain: Brain, user: User) -> None:
+    await brain.tools.execute(user.id, "log_meal", {"description": "Müsli", "meal_type": "breakfast"}, USER)
+    await brain.tools.execute(user.id, "log_meal", {"description": "Pizza", "meal_type": "lunch", "kcal": 800,
+                                                    "protein": 30}, USER)
+    kind = await brain.tools.execute(user.id, "correct_last_meal", {"meal_type": "dinner"}, USER)
+    assert kind.ok and kind.message is not None
+    assert Renderer("en", "Europe/Berlin")(kind.message) == (
+        "Changed to dinner: Pizza, 800 kcal (was lunch). Today: 800 of 2,000 kcal (40%).")
+    kcal = await brain.tools.execute(user.id, "correct_last_meal", {"kcal": 600}, USER)
+    assert kcal.ok and kcal.data["meal"]["kcal"] == 600 and kcal.data["kcal"] == 600
+    async with brain.transactions.read() as s:
+        meals = sorted((m.description, m.meal_type, m.calories, m.protein)
+                       for m in (await s.scalars(select(Meal))).all())
+        types = [e.type for e in await query_events(s, user.id, module="food")]
+    assert meals == [("Müsli", "breakfast", None, None), ("Pizza", "dinner", 600, 30)]
+    assert types.count("MealDeleted") == 2 and types.count("MealLogged") == 4
+    before = await _counts(brain)
+    refused = await brain.tools.execute(user.id, "correct_last_meal", {}, USER)
+    assert not refused.ok and refused.error_code == "missing_change"
+    assert await _counts(brain) == before
+
+
+async def test_a_meal_correction_with_no_meal_today_says_so_and_changes_nothing(brain: Brain, user: User) -> None:
+    before = await _counts(brain)
+    refused = await brain.tools.execute(user.id, "correct_last_meal", {"meal_type": "dinner"}, USER)
+    assert not refused.ok and refused.error_code == "nothing_to_correct"
+    assert await _counts(brain) == before
