@@ -637,6 +637,11 @@ async def _run_calls(turn: Turn, calls: list[ToolCall]) -> None:
             return
     last = calls[-1]
     result = await turn.tool(last.name, last.args)
+    if last.name == "move_event" and result.error_code == "not_found" and last.args.get("date"):
+        # "push the report to Friday": no appointment by that name, but a task may be one; its due day moves
+        moved = await turn.tool("reschedule_task", {"task": last.args["event"], "due_date": last.args["date"]})
+        if moved.ok:
+            result = moved
     if last.name == "create_task":
         say_task(turn, result, time_note(last.at_time, turn.today) if last.at_time is not None else None)
         return

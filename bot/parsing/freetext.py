@@ -145,6 +145,15 @@ DONE_SUFFIX_RE = re.compile(r"^(?:(?:ich\s+)?(?:habe|hab)\s+(?:(?:die|den|das|me
 # "I finished the report", "I've completed my tax return"
 DONE_EN_RE = re.compile(r"^i(?:'ve|\s+have)?\s+(?:just\s+)?(?:finished|completed)\s+(?:the\s+|my\s+)?(?P<task>.+)$",
                         re.I)
+# "mark the plumber as done", "markiere die Steuer als erledigt", "hake die Steuer ab"
+_MARKED = (r"(?:bitte\s+)?(?:the\s+|my\s+|die\s+|den\s+|das\s+|meine\s+|meinen\s+)?(?:task\s+|aufgabe\s+)?"
+           r"(?P<task>.+?)")
+DONE_MARK_RES = (
+    re.compile(rf"^(?:please\s+|bitte\s+)?(?:mark|markiere|markier)\s+{_MARKED}\s+(?:as|als)\s+"
+               r"(?:done|complete|completed|finished|erledigt)$", re.I),
+    re.compile(rf"^(?:bitte\s+)?(?:hake|hak)\s+{_MARKED}\s+ab$", re.I),
+    re.compile(rf"^(?:please\s+)?(?:check|tick)\s+off\s+{_MARKED}$", re.I),
+)
 # One of the companion's entries taken back by (part of) its words: "delete the reminder about the dentist", "lösche
 # die Aufgabe Milch kaufen", "Termin beim Zahnarzt absagen", "remove the dentist appointment".
 _ARTICLE = r"(?:(?:the|my|den|die|das|dem|der|meinen|meine|meinem|meiner)\s+)?"
@@ -271,7 +280,8 @@ def entry_deleted(text: str) -> list[ToolCall] | None:
 
 def parse_done(text: str) -> list[ToolCall] | None:
     """A task said done by (part of) its title; the tool finds it among the open tasks, or says it found none."""
-    said = DONE_PREFIX_RE.match(text) or DONE_SUFFIX_RE.match(text) or DONE_EN_RE.match(text)
+    said = next((m for pattern in DONE_MARK_RES if (m := pattern.match(text)) is not None), None) \
+        or DONE_PREFIX_RE.match(text) or DONE_SUFFIX_RE.match(text) or DONE_EN_RE.match(text)
     if said is None:
         return None
     title = said.group("task").strip(" :-")

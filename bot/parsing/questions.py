@@ -239,6 +239,8 @@ def asked_about(text: str, today: date) -> Asked | None:
     if said & _DONE and said & _PERSONAL and (day is None or day == today):
         return Asked(View.DAY)  # "Was habe ich heute schon erledigt?": the day counts what was done
     if said & _TASKS:
+        if day is not None and day > today:  # "what's due tomorrow?": that day's agenda, not every open task
+            return Asked(View.AGENDA, day)
         return Asked(View.TASKS) if (day is None or day >= today) and not (period and period.past) else None
     if said & _REMINDERS:
         return Asked(View.REMINDERS) if (day is None or day >= today) and not (period and period.past) else None
@@ -320,10 +322,18 @@ def command_word(text: str) -> str | None:
 _PREFIXED_RE = re.compile(r"^(?:termin|appointment|event|kalender|calendar)\s*:\s*(?P<rest>\S.*)$", re.I)
 
 
+# A task done by its number in the list, without the slash: "done 1", "erledigt 2", "1 erledigt".
+_DONE_NUMBER_RE = re.compile(r"^(?:(?:done|erledigt|fertig|abgehakt)\s*#?(?P<n>\d{1,3})"
+                             r"|#?(?P<m>\d{1,3})\s+(?:done|erledigt|ist\s+erledigt|is\s+done))[.!]?$", re.I)
+
+
 def command_prefixed(text: str) -> tuple[str, str] | None:
-    """The command and its arguments a message written as "Termin: ..." asks for, or None."""
+    """The command and its arguments a message written as "Termin: ..." or "done 1" asks for, or None."""
     said = _PREFIXED_RE.match(text.strip())
-    return ("event", said.group("rest").strip()) if said is not None else None
+    if said is not None:
+        return "event", said.group("rest").strip()
+    done = _DONE_NUMBER_RE.match(text.strip())
+    return ("done", done.group("n") or done.group("m")) if done is not None else None
 
 
 # What the logs do not keep (sleep, steps, weight, workouts): said or asked, it gets that answer, not "I didn't

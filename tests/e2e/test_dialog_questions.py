@@ -286,6 +286,21 @@ async def test_an_appointment_moved_in_words_keeps_what_was_not_said_and_undo_ta
     assert spans == {"Zahnarzt": ("01. 16:00", 45), "Dentist": ("01. 09:00", 60)}
 
 
+async def test_tasks_done_by_number_or_marked_and_a_task_pushed_like_an_appointment(person, brain) -> None:
+    alice = person()
+    for task in ("buy groceries", "call the plumber tomorrow", "finish the report by wednesday"):
+        await alice.send(task)
+    assert (await alice.send("done 1")).startswith("Done: Call the plumber.")  # the list's first: due soonest
+    assert (await alice.send("mark the report as done")).startswith("Done: Finish the report.")
+    await alice.send("finish the slides by wednesday")
+    # No appointment is called that, but a task is: its due day moves.
+    assert await alice.send("push the slides to friday") == "Finish the slides is now due Fri, Dec 4."
+    async with brain.transactions.read() as s:
+        tasks = {t.title: (t.completed_at is not None, str(t.due_date)) for t in (await s.scalars(select(Task))).all()}
+    assert tasks == {"Buy groceries": (False, "None"), "Call the plumber": (True, "2026-12-01"),
+                     "Finish the report": (True, "2026-12-02"), "Finish the slides": (False, "2026-12-04")}
+
+
 async def test_the_meal_just_logged_is_corrected_in_words_and_the_correction_has_undo(person, brain) -> None:
     alice = person()
     assert await alice.send("I meant dinner") == "There is no meal from today to correct."

@@ -340,6 +340,11 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("Kaffee um 15 Uhr", None), ("Kaffee mit Anna um 9", None),
     ("alles erledigt", None),
     ("Ich bin erledigt", None),
+    # Marked done in words; "mark" alone marks nothing.
+    ("mark the plumber as done", [ToolCall("complete_task", {"task": "plumber"})]),
+    ("hake die Steuer ab", [ToolCall("complete_task", {"task": "Steuer"})]),
+    ("check off groceries", [ToolCall("complete_task", {"task": "groceries"})]),
+    ("mark my words", None),
 ])
 def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCall] | None) -> None:
     assert parse_free_text(text, MONDAY, now=time(12)) == calls
@@ -386,6 +391,7 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Was muss ich heute noch machen?", View.TASKS, None),
     ("What do I have to do tomorrow?", View.AGENDA, date(2026, 12, 1)),
     ("Was habe ich heute schon erledigt?", View.DAY, None),
+    ("what's due tomorrow?", View.AGENDA, date(2026, 12, 1)),  # that day's, not every open task
     ("Was muss ich beim Zahnarzt beachten?", None, None),
     ("anything due today?", View.TASKS, None),
     ("what's left to do?", View.TASKS, None),
@@ -486,6 +492,8 @@ def test_the_water_goal_said_in_words(text: str, ml: int | None) -> None:
     ("appointment: dentist friday 3pm", ("event", "dentist friday 3pm")),
     ("Termin beim Zahnarzt", None),  # no colon: a note, read as one
     ("Termin:", None),
+    # A task done by its number, without the slash.
+    ("done 1", ("done", "1")), ("erledigt 2", ("done", "2")), ("3 erledigt", ("done", "3")), ("done with it", None),
 ])
 def test_a_command_word_with_a_colon_runs_the_command(text: str, command: tuple[str, str] | None) -> None:
     assert command_prefixed(text) == command
