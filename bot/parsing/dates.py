@@ -83,6 +83,9 @@ DATE_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(rf"{_PREFIX}{_NEXT}(?P<weekday>{_WEEKDAY_ALT})"
                r"(?P<day_part>morgen|vormittag|mittag|nachmittag|abend|nacht)?\b", re.I),
     re.compile(rf"{_PREFIX}(?P<rel>{_RELATIVE_ALT})\b", re.I),
+    # "Ende des Monats", "end of the month", "Monatsende": this month's last day
+    re.compile(rf"{_PREFIX}(?P<month_end>(?:(?:zum\s+|am\s+)?ende\s+(?:des|dieses)\s+monats|monatsende"
+               r"|(?:the\s+)?end\s+of\s+(?:the|this)\s+month))\b", re.I),
 )
 # A part of the day after a time ("8 Uhr abends", "halb acht abends", "7 in the evening", "um 8 am Abend") or before
 # it ("abends um 8", "in the evening at 8"); the nouns alone ("Abend um 8", "Night 2:30") only after a day (see
@@ -187,6 +190,8 @@ def _plain_word(match: re.Match[str]) -> bool:
 def _resolve(match: re.Match[str], today: date) -> date | None:
     groups = match.groupdict()
     try:
+        if groups.get("month_end"):
+            return (today.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
         if groups.get("iso"):
             return date.fromisoformat(groups["iso"])
         if groups.get("d"):

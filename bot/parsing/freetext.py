@@ -707,13 +707,17 @@ _DONE_EN_RE = re.compile(r"^(?:i\s+)?(?:just\s+|finally\s+|already\s+)?(?:bought
                          r"|cleaned|fixed|repaired|sent|picked\s+up|returned|washed|mailed|texted|emailed|renewed"
                          r"|cancel(?:l)?ed|signed|printed|submitted|collected|watered)\s+(?P<obj>.+?)"
                          r"(?:\s+(?:today|just\s+now))?$", re.I)
+# ... and said finished: "Die Wäsche ist fertig", "the slides are finished" (only an open task holding the words is
+# completed, so "Das Essen ist fertig" completes nothing).
+_FINISHED_RE = re.compile(r"^(?P<obj>.+?)\s+(?:ist|sind|is|are)\s+(?:jetzt\s+|endlich\s+|now\s+|finally\s+)?"
+                          r"(?:fertig|finished|complete)$", re.I)
 _NOT_OBJECT = frozenset({"the", "my", "a", "an", "some", "den", "die", "das", "dem", "der", "meine", "meinen", "mein",
                          "meinem", "ein", "eine", "einen", "for", "für", "fuer"})
 
 
 def done_said(text: str) -> list[str] | None:
     """The object words of a task told as done in the past tense ("Hab Milch gekauft": ["milch"]), or None."""
-    said = _DONE_DE_RE.match(text.strip()) or _DONE_EN_RE.match(text.strip())
+    said = _DONE_DE_RE.match(text.strip()) or _DONE_EN_RE.match(text.strip()) or _FINISHED_RE.match(text.strip())
     if said is None or _OTHER_DAY_RE.search(said.group("obj")) or re.search(r"\b(?:nicht|noch\s+nicht|kein\w*|not)\b",
                                                                           said.group("obj"), re.I):
         return None  # another day's, or not done ("Miete noch nicht überwiesen")

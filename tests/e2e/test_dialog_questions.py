@@ -372,6 +372,9 @@ async def test_a_task_told_done_in_the_past_tense_is_completed_when_exactly_one_
     await alice.send("Ich muss noch die Miete überweisen")
     assert "Erledigt" not in await alice.send("Miete vergessen")  # forgotten is not done
     assert await alice.send("Miete überwiesen") == "Erledigt: Miete überweisen."  # no "habe" needed
+    await alice.send("Wäsche waschen")
+    assert "Erledigt" not in await alice.send("Das Essen ist fertig")  # no task holds it: nothing is done
+    assert await alice.send("Die Wäsche ist fertig") == "Erledigt: Wäsche waschen."
     async with brain.transactions.read() as s:
         done = {t.title for t in (await s.scalars(select(Task))).all() if t.completed_at is not None}
-    assert done == {"Milch kaufen", "Miete überweisen"}
+    assert done == {"Milch kaufen", "Miete überweisen", "Wäsche waschen"}

@@ -277,6 +277,10 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("I need to go to the bank", [ToolCall("create_task", {"title": "Go to the bank"})]),
     ("ich muss noch einkaufen", [ToolCall("create_task", {"title": "Einkaufen"})]),
     ("ich muss zur Arbeit", None),
+    ("Steuererklärung bis Ende des Monats", [ToolCall("create_task", {"title": "Steuererklärung",
+                                                                      "due_date": "2026-11-30"})]),
+    ("finish the report by the end of the month", [ToolCall("create_task", {"title": "Finish the report",
+                                                                             "due_date": "2026-11-30"})]),
     ("Ich muss noch die Miete überweisen", [ToolCall("create_task", {"title": "Miete überweisen"})]),
     ("I need to go to sleep", None),
     ("ich muss nach Hause", None),
@@ -518,6 +522,8 @@ def test_what_no_log_keeps_is_recognised(text: str, untracked: bool) -> None:
     ("Miete überwiesen", ["miete"]), ("Formular unterschrieben", ["formular"]),
     ("Ich habe die Miete vergessen", None), ("Zug verpasst", None), ("Miete noch nicht überwiesen", None),
     ("Termin abgesagt", None),
+    # Said finished: the words, for the one open task that holds them (none: nothing is done).
+    ("Die Wäsche ist fertig", ["wäsche"]), ("the slides are finished", ["slides"]), ("ich bin fertig", None),
 ])
 def test_a_task_told_as_done_in_the_past_tense_names_its_object(text: str, words: list[str] | None) -> None:
     assert done_said(text) == words
