@@ -84,6 +84,8 @@ async def help_(turn: Turn, args: str) -> None:
     lines.append("")
     lines.append(turn.t(tr("You can also just write, e.g. \"250 ml water\", \"two coffees\", \"Buy milk by Friday\" "
                            "or \"I'm at Café Luna\", and ask \"What's on tomorrow?\" or \"How much water today?\".")))
+    lines.append(turn.t(tr("Something logged wrong? Write \"that was 250 ml\", \"I meant dinner\" or \"undo\". "
+                           "\"What do you know about me?\" shows what you told me about yourself.")))
     turn.say(*lines)
 
 

@@ -62,3 +62,10 @@ async def test_entries_mixed_messages_and_commands_change_no_language(person, br
     ida = person(language="de")
     assert await ida.send("Ich habe heute Mittag Pizza gegessen") == "Mittagessen eingetragen: Pizza."
     assert await _language(brain, ida.handle) == ("de", False)
+
+
+async def test_help_says_in_both_languages_how_to_correct_an_entry_and_what_the_memory_holds(person) -> None:
+    # The phrases it names are ones the companion understands (tested where they are read).
+    assert 'Something logged wrong? Write "that was 250 ml", "I meant dinner" or "undo".' in await person().send(
+        "/help")
+    assert "Etwas falsch eingetragen? Schreib „das waren 250 ml“" in await person(language="de").send("/hilfe")
