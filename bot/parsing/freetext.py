@@ -280,8 +280,7 @@ def entry_deleted(text: str) -> list[ToolCall] | None:
 
 def parse_done(text: str) -> list[ToolCall] | None:
     """A task said done by (part of) its title; the tool finds it among the open tasks, or says it found none."""
-    said = next((m for pattern in DONE_MARK_RES if (m := pattern.match(text)) is not None), None) \
-        or DONE_PREFIX_RE.match(text) or DONE_SUFFIX_RE.match(text) or DONE_EN_RE.match(text)
+    said = next(_matches((*DONE_MARK_RES, DONE_PREFIX_RE, DONE_SUFFIX_RE, DONE_EN_RE), text), None)
     if said is None:
         return None
     title = said.group("task").strip(" :-")
@@ -685,9 +684,7 @@ WATER_GOAL_WANT_RES = (
 
 def water_goal_said(text: str) -> int | None:
     """The daily water goal in ml a message sets, or None."""
-    said = re.sub(r"[.!]+$", "", text.strip())
-    match = WATER_GOAL_RE.match(said) or next(
-        (found for pattern in WATER_GOAL_WANT_RES if (found := pattern.match(said)) is not None), None)
+    match = next(_matches((WATER_GOAL_RE, *WATER_GOAL_WANT_RES), text), None)
     if match is None:
         return None
     amount = re.sub(r"(?i)\s*(?:liters?|litres?|liter)$", " l", match.group("amount"))

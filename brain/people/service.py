@@ -122,9 +122,9 @@ def parse_timezone(name: str) -> str:
 async def set_locale(uow: UnitOfWork, user_id: uuid.UUID, locale: str, *, chosen: bool) -> bool:
     """Sets the person's language. `chosen`: they chose it (and keep it whatever they write); otherwise it follows
     what they write and is only changed while they have not chosen one. True if it was changed."""
-    statement = update(User).where(User.id == user_id).values(locale=locale, locale_chosen=True)
-    if not chosen:
-        statement = update(User).where(User.id == user_id, User.locale_chosen.is_(False)).values(locale=locale)
+    mine = update(User).where(User.id == user_id)
+    statement = (mine.values(locale=locale, locale_chosen=True) if chosen
+                 else mine.where(User.locale_chosen.is_(False)).values(locale=locale))
     return await uow.session.scalar(statement.returning(User.id)) is not None
 
 
