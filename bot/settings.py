@@ -175,7 +175,7 @@ class Settings(BaseSettings):
     @classmethod
     def _webhook_listen(cls, value: str) -> str:
         host, _, port = value.strip().rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        if not host or not port.isdecimal() or not 0 < int(port) < 65536:
             raise ValueError("must be host:port, e.g. 127.0.0.1:8443")
         return value.strip()
 
@@ -185,10 +185,10 @@ class Settings(BaseSettings):
         if value is None or not value.strip():
             return None
         value = value.strip()
-        if value.isdigit():
+        if value.isdecimal():
             value = f"127.0.0.1:{value}"  # a port alone: this machine only
         host, _, port = value.rpartition(":")
-        if not host or not port.isdigit() or not 0 <= int(port) < 65536:  # 0: any free port
+        if not host or not port.isdecimal() or not 0 <= int(port) < 65536:  # 0: any free port
             raise ValueError("must be host:port, e.g. 127.0.0.1:9464 (or 0.0.0.0:9464 in a container)")
         return value
 

@@ -56,7 +56,7 @@ def normalize(rule: str) -> str:
         raise RuleError(tr("I can't read the repetition \"{rule}\".", rule=rule[:60]))
     if "BYMONTHDAY" in parts:
         for day in parts["BYMONTHDAY"].split(","):
-            if not day.lstrip("-").isdigit() or not 1 <= abs(int(day)) <= 31:
+            if not day.lstrip("-").isdecimal() or not 1 <= abs(int(day)) <= 31:
                 raise RuleError(tr("I can't read the repetition \"{rule}\".", rule=rule[:60]))
     if "UNTIL" in parts:
         parts["UNTIL"] = _until(parts["UNTIL"], rule)
@@ -67,7 +67,7 @@ def normalize(rule: str) -> str:
 
 
 def _check_number(parts: dict[str, str], name: str, low: int, high: int) -> None:
-    if name in parts and (not parts[name].isdigit() or not low <= int(parts[name]) <= high):
+    if name in parts and (not parts[name].isdecimal() or not low <= int(parts[name]) <= high):
         raise RuleError(tr("A repetition's {part} must be between {low} and {high}.", part=name.lower(), low=low,
                            high=high))
 

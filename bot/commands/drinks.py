@@ -38,15 +38,15 @@ async def _log(turn: Turn, drink_type: str, amount_text: str) -> None:
         ml = parse_volume_ml(compact)
         bare = not any(c.isalpha() for c in compact)
         number = parse_number(compact) if bare else None
-        if bare and compact.isdigit() and 1 <= int(compact) <= MAX_AT_ONCE:
+        if bare and compact.isdecimal() and 1 <= int(compact) <= MAX_AT_ONCE:
             # "/water 2" is two glasses, as free text reads "water 2", not 2 ml.
             if int(compact) > 1:
                 args["count"] = int(compact)
             ml = None
-        elif number is not None and not compact.isdigit() and 0 < number <= MAX_AT_ONCE:
+        elif number is not None and not compact.isdecimal() and 0 < number <= MAX_AT_ONCE:
             # "/coffee 2.5", "/water 1,5": glasses or cups as a whole number is, in one entry.
             ml = round(number * DEFAULT_PORTION_ML.get(drink_type, DEFAULT_PORTION_ML["other"]))
-        elif bare and compact.isdigit() and MAX_AT_ONCE < int(compact) < MIN_BARE_ML:
+        elif bare and compact.isdecimal() and MAX_AT_ONCE < int(compact) < MIN_BARE_ML:
             count = int(compact)
             portion = DEFAULT_PORTION_ML.get(drink_type, DEFAULT_PORTION_ML["other"])
             turn.say(tr("{vessels} or {ml} ml?", vessels=_vessels(drink_type, count), ml=count), buttons=[[

@@ -192,7 +192,7 @@ async def forget(turn: Turn, args: str) -> None:
                       turn.button(tr("Keep it"), "memory_forget_keep")]],
         )
         return
-    if not what.isdigit():
+    if not what.isdecimal():  # what int() reads: "²" is a digit to isdigit(), not a number
         turn.say(tr("Which memory? /recall shows their numbers, e.g. /forget 12"))
         return
     number = int(what)  # "00012" and "１２" are 12

@@ -127,7 +127,7 @@ async def tasks(turn: Turn, args: str) -> None:
         turn.say(tr("No open tasks. Add one with /task."))
         return
     pages = max(1, -(-len(items) // LIST_LIMIT))
-    page = min(max(int(args), 1), pages) if args.strip().isdigit() and len(args.strip()) < 4 else 1
+    page = min(max(int(args), 1), pages) if args.strip().isdecimal() and len(args.strip()) < 4 else 1
     start = (page - 1) * LIST_LIMIT
     lines = [turn.t(tr("Open tasks:") if pages == 1 else tr("Open tasks (page {page} of {pages}):", page=page,
                                                              pages=pages))]

@@ -43,7 +43,7 @@ async def forget_fact(uow: UnitOfWork, user: User, actor: ActorT, reference: str
     """Deletes one fact (by its number in the list or its id) and remembers the deletion for 90 days."""
     text = reference.strip().lstrip("#").rstrip(".")
     fact: MemoryFact | None = None
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         listed = await list_facts(uow, user)
         number = int(text)
         if not 1 <= number <= len(listed):

@@ -21,13 +21,13 @@ def fact_text(key: str, statement: str, said: dict[str, Any] | None) -> Text | s
     if activity is None:
         return statement
     kind, last = parts[0], parts[-1]
-    if kind == "weekday" and last.isdigit():
+    if kind == "weekday" and last.isdecimal():
         return tr("On {day}s you usually {activity}.", day=_weekday(int(last)), activity=activity)
     if kind == "window" and last in _PARTS:
         return tr("You usually {activity} {part}.", activity=activity, part=_PARTS[last])
     if kind == "frequency" and "/" in last:
         rate, unit = last.split("/", 1)
-        if rate.isdigit() and unit in ("day", "week"):
+        if rate.isdecimal() and unit in ("day", "week"):
             return (ntr("You {activity} about once a day.", "You {activity} about {count} times a day.", int(rate),
                         activity=activity) if unit == "day"
                     else ntr("You {activity} about once a week.", "You {activity} about {count} times a week.",

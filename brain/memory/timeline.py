@@ -286,7 +286,7 @@ class _Reader:
 
 def _number(word: str) -> int | None:
     word = word.strip()
-    if word.isdigit():
+    if word.isdecimal():
         return int(word)
     return NUMBERS.get(word)
 

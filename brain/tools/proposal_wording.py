@@ -21,7 +21,7 @@ def _shown(value: Any) -> str:
 def _ref(value: Any) -> Text:
     """A task, event, place or goal as the model named it: a list number, or a title in quotes."""
     text = _shown(value)
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return tr("no. {number}", number=int(text))
     return tr("«{name}»", name=text)
 

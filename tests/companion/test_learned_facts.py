@@ -230,3 +230,12 @@ async def test_the_weekly_model_job_keeps_proposed_facts_and_only_confident_ones
 async def _facts(brain: Brain, user: User) -> list[MemoryFact]:
     async with brain.transactions.read() as session:
         return list((await session.scalars(select(MemoryFact).where(MemoryFact.user_id == user.id))).all())
+
+
+async def test_a_fact_number_that_is_not_in_the_list_is_refused_with_a_reason(
+        brain: Brain, clock: FixedClock, person) -> None:
+    alice = person()
+    clock.set(at(FIRST, 7, 0))
+    for reference in ("7", "99999999999999999999", "²", "x"):  # "²" is a digit to str.isdigit, not to int()
+        reply = await alice.send(f"/facts delete {reference}")
+        assert "There is no fact number" in reply or "Which fact?" in reply, (reference, reply)

@@ -87,6 +87,7 @@ async def test_usage_hints_for_empty_arguments(person, memory) -> None:
     assert "Usage: /recall" in await alice.send("/recall")
     assert "Usage: /forget" in await alice.send("/forget")
     assert "Which memory?" in await alice.send("/forget the keys")
+    assert "Which memory?" in await alice.send("/forget ²")  # a digit to str.isdigit(), no number to int()
 
 
 async def test_forget_one_memory_by_its_number(person, memory, brain: Brain) -> None:

@@ -174,6 +174,11 @@ COMMAND_CASES: tuple[Case, ...] = (
     Case("water-too-much", "/water 20 l", "must be at most"),
     # One rule for every drink: up to 10 cups, 50 and more ml, 11 to 49 asked about, a decimal in litres.
     Case("coffee-lots", "/coffee lots", "I couldn't read the amount", german=True),
+    # "²" is a digit to str.isdigit() but no number to int(): each of these crashed the command before.
+    Case("water-superscript", "/water ²", BAD_AMOUNT),
+    Case("coffee-superscript", "/coffee ³", BAD_AMOUNT),
+    Case("tasks-page-superscript", "/tasks ²", "Buy milk", unchanged=False,
+         before=("todo: Buy milk",)),  # the list shown is remembered for "done 1"
     Case("coffee-zero", "/coffee 0", "must be at least 1"),
     Case("coffee-eleven", "/coffee 11", "11 cups or 11 ml?"),
     Case("coffee-negative", "/coffee -1", "I couldn't read the amount"),

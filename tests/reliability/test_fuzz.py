@@ -6,6 +6,7 @@ leaves the database as it was."""
 
 from __future__ import annotations
 
+import itertools
 import string
 import uuid
 from collections.abc import AsyncIterator
@@ -59,7 +60,7 @@ _words = st.sampled_from([
     "250", "ml", "l", "0,5", "1e308", "NaN", "-0", "9" * 60, "water", "Wasser", "Kaffee", "zwei", "glass", "lunch",
     "650", "kcal", "g", "protein", "bis", "until", "Freitag", "next", "monday", "tomorrow", "am", "3.12.", "30.02.",
     "2026-02-30", "in", "999", "days", "Wochen", "14:00", "25:61", "um", "uhr", "45m", "h", "todo:", "@", "/", "%s",
-    "{0}", "'; DROP TABLE tasks; --", "<script>", "\x00", "\ud800", "\u202e", "\u200d", "🙂", "9" * 400,
+    "{0}", "²", "٣", "'; DROP TABLE tasks; --", "<script>", "\x00", "\ud800", "\u202e", "\u200d", "🙂", "9" * 400,
 ])
 TEXT = st.one_of(
     st.text(max_size=300),
@@ -70,7 +71,7 @@ TEXT = st.one_of(
 )
 # What the dialog fuzz sends: mostly a command or a log-entry lead-in with words, so that hostile words reach
 # the handlers that store and echo them.
-_hostile = st.sampled_from(["\x00", "\ud800", "\udfff", "{0}", "%s", "9" * 400, "-1e308", "\u202e", "x" * 600])
+_hostile = st.sampled_from(["²", "\x00", "\ud800", "\udfff", "{0}", "%s", "9" * 400, "-1e308", "\u202e", "x" * 600])
 _LEADS = st.sampled_from([f"/{name}" for name in COMMAND_NAMES] + ["todo:", "lunch:", "Wasser", "250 ml"])
 _LED = st.builds(lambda lead, words, bad: f"{lead} {' '.join(words)} {bad}", _LEADS, st.lists(_words, max_size=4),
                  _hostile)
@@ -264,3 +265,28 @@ async def test_the_executor_returns_a_result_or_a_clean_refusal_that_changes_not
     assert isinstance(result.message, Text)
     assert_clear(EN(result.message), repr(raw))
     assert await counts(fuzz_brain) == before
+
+
+# ---- numbers as references, without waiting for hypothesis to draw them --------------------------------------
+# A list position past what PostgreSQL's bigint holds, and digits int() refuses ("²" is a digit to str.isdigit).
+_HUGE_REFERENCES = ("9223372036854775809", "#99999999999999999999999", "²", "0", "-1")
+_PLAIN = {"string": "1", "integer": 1, "number": 1, "boolean": True, "date": TODAY.isoformat(),
+          "datetime": "2026-12-01T09:00", "time": "08:00"}
+REFERENCE_CALLS = [
+    (tool, param.name) for tool in TOOLS for param in tool.parameters if param.type == "string" and not param.enum
+]
+
+
+@SHARED_LOOP
+@pytest.mark.parametrize(("tool", "name"), REFERENCE_CALLS, ids=[f"{t.name}.{n}" for t, n in REFERENCE_CALLS])
+async def test_a_huge_or_odd_number_as_a_reference_is_a_clean_refusal(
+    fuzz_brain: Brain, fuzz_user: User, fuzz_clock: FixedClock, tool: ToolSpec, name: str,
+) -> None:
+    for value, actor in itertools.product(_HUGE_REFERENCES, (USER, ai("fuzz"))):  # the AI's: worded as a proposal
+        fuzz_clock.advance(timedelta(minutes=2))
+        raw = {p.name: _PLAIN[p.type] if not p.enum else p.enum[0] for p in tool.parameters if p.required}
+        raw[name] = value
+        result = await fuzz_brain.tools.execute(fuzz_user.id, tool.name, raw, actor)
+        assert result.ok or result.error_code != "internal_error", (tool.name, raw, result)
+        if not result.ok:
+            assert_clear(EN(result.message), repr(raw))

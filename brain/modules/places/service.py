@@ -143,7 +143,10 @@ async def find_place(uow: UnitOfWork, user: User, ref: str, *, for_update: bool 
     mine = select(Place).where(Place.user_id == user.id)
     if text.isascii() and text.isdigit():
         position = int(text)
-        place = None if position < 1 else await uow.session.scalar(_canonical(mine).offset(position - 1).limit(1))
+        # Bounded by how many places there are, so a number past PostgreSQL's bigint never reaches OFFSET.
+        count = await uow.session.scalar(select(func.count()).select_from(mine.subquery()))
+        place = None if not 1 <= position <= (count or 0) else await uow.session.scalar(
+            _canonical(mine).offset(position - 1).limit(1))
         if place is None:
             raise DomainError(tr("There is no place number {position}.", position=position), code="not_found")
     else:
