@@ -12,7 +12,7 @@ FAST_WORKERS ?= 2
 LINTED := app brain bot rules adapters tests benchmarks migrations scripts
 TYPED := app brain bot rules adapters
 
-.PHONY: run test test-fast lint install locales locales-sync clean
+.PHONY: run test test-fast fuzz lint install locales locales-sync clean
 
 # Python may write its bytecode caches (and pytest its rewritten test modules) even where the environment says
 # otherwise: every run after the first then skips compiling and rewriting some 300 modules.
@@ -60,6 +60,11 @@ test: install
 # While working: no linters, no slow tests (none that starts a process or a server besides the database).
 test-fast: install
 	$(BIN)/python -m pytest -q -n $(FAST_WORKERS) -m "not slow"
+
+# The property tests with examples never drawn before (make test draws the same ones each run); run it now and then.
+fuzz: install
+	HYPOTHESIS_PROFILE=explore $(BIN)/python -m pytest -q -n $(FAST_WORKERS) \
+		$$(grep -rl --include='test_*.py' '^from hypothesis import' tests)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

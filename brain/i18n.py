@@ -8,6 +8,7 @@ Message ids are English source strings with `{name}` placeholders. `tr` and `ntr
 from __future__ import annotations
 
 import gettext
+import math
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from functools import cache
@@ -24,6 +25,7 @@ SUPPORTED_LOCALES: tuple[str, ...] = ("en", "de")
 DEFAULT_LOCALE = "en"
 LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
 DOMAIN = "messages"
+HUGE_NUMBER = 10**18  # from here on a number is written as typed (see `Renderer.format_value`)
 # A day written out, without and with its year (Babel's skeletons abbreviate the weekday in English).
 LONG_DAY_PATTERNS = {"en": ("EEEE, MMMM d", "EEEE, MMMM d, y"), "de": ("EEEE, d. MMMM", "EEEE, d. MMMM y")}
 
@@ -152,6 +154,10 @@ class Renderer:
         if isinstance(value, LongDay):
             return self.long_day_of(value.value, with_year=value.with_year)
         if isinstance(value, int | float):
+            if math.isfinite(value) and abs(value) >= HUGE_NUMBER:
+                # Past what Babel's decimal context rounds (it raises for 10**26): only an echo of bad input is this
+                # large, and it reads best as typed.
+                return str(value)
             return format_decimal(value, locale=self._babel_locale, format="#,##0.##")
         if isinstance(value, datetime):
             # A translatable joiner, so German can say "Mo., 30. Nov. um 14:00".

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy import event
 
 from brain.clock import FixedClock
@@ -33,6 +34,12 @@ os.environ.setdefault("EMBEDDER", "wordllama")
 # The tests' people start talking with their first message, as on a bot that admits anyone (COMPANION_ACCESS=open);
 # the tests of who may talk (tests/*/test_access*.py) set the product's default, pairing, themselves.
 os.environ.setdefault("COMPANION_ACCESS", "open")
+
+# Property tests draw the same examples on every run of `make test` (a seed per test, no example database), so a
+# run on a fresh clone is red or green for the code alone, never for the draw; `make fuzz` draws new ones.
+hypothesis_settings.register_profile("repeatable", derandomize=True, database=None, print_blob=True)
+hypothesis_settings.register_profile("explore", derandomize=False, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 TEMPLATE_DB = "companion_template"
 _counter = itertools.count()

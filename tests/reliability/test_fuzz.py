@@ -268,8 +268,9 @@ async def test_the_executor_returns_a_result_or_a_clean_refusal_that_changes_not
 
 
 # ---- numbers as references, without waiting for hypothesis to draw them --------------------------------------
-# A list position past what PostgreSQL's bigint holds, and digits int() refuses ("²" is a digit to str.isdigit).
-_HUGE_REFERENCES = ("9223372036854775809", "#99999999999999999999999", "²", "0", "-1")
+# A list position past what PostgreSQL's bigint holds or Babel formats, and digits int() refuses ("²" is a digit
+# to str.isdigit).
+_HUGE_REFERENCES = ("9223372036854775809", "1" + "0" * 26, "#99999999999999999999999", "²", "0", "-1")
 _PLAIN = {"string": "1", "integer": 1, "number": 1, "boolean": True, "date": TODAY.isoformat(),
           "datetime": "2026-12-01T09:00", "time": "08:00"}
 REFERENCE_CALLS = [

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
+from brain.i18n import Renderer, tr
 from brain.onboarding.zones import zone_name
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,3 +63,13 @@ def test_german_translations_keep_their_placeholders() -> None:
 ])
 def test_a_zone_is_named_as_people_name_it(locale: str, zone: str, named: str) -> None:
     assert zone_name(zone, locale) == named
+
+
+@pytest.mark.parametrize(("locale", "value", "written"), [
+    ("en", 1234567, "1,234,567"), ("de", 1234567, "1.234.567"), ("de", 2.5, "2,5"),
+    # Past Babel's decimal precision (it raised for 10**26): an echo of bad input, written as typed.
+    ("en", 10**26, "1" + "0" * 26), ("de", -(10**40), "-1" + "0" * 40), ("en", 1.5e30, "1.5e+30"),
+])
+def test_a_number_in_a_reply_is_written_in_the_language_and_never_breaks_it(locale: str, value: float,
+                                                                           written: str) -> None:
+    assert Renderer(locale, "Europe/Berlin")(tr("no. {number}", number=value)).endswith(written)
