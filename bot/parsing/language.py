@@ -2,15 +2,18 @@
 the one they write ("Ich habe heute zwei Kaffee getrunken" to a companion that speaks English). Only the small words
 every sentence has are counted (articles, pronouns, auxiliaries, question words), never nouns or names, and only words
 that belong to one of the two languages ("in", "am", "an", "was", "will", "so" are in both). A message is German or
-English when at least `CLEAR` of its words are that language's and none the other's; anything else (a short entry
-like "Kaffee", a mixed sentence, a name) says nothing, so the language stays as it is."""
+English when it has at least `MIN_WORDS` words, `CLEAR` of them that language's and none the other's ("Ich heiße
+Mara", "Ich wohne in Hamburg"); anything else (a short entry like "Kaffee", a mixed sentence, a name) says nothing,
+so the language stays as it is."""
 
 from __future__ import annotations
 
 import re
 
-# How many of a language's own words a message needs (and none of the other's) to say which language it is in.
-CLEAR = 3
+# How many of a language's own words a message of at least MIN_WORDS words needs (and none of the other's) to say
+# which language it is in.
+CLEAR = 2
+MIN_WORDS = 3
 
 _WORDS: dict[str, frozenset[str]] = {
     "de": frozenset("""
@@ -19,7 +22,8 @@ _WORDS: dict[str, frozenset[str]] = {
         meiner dein deine mir mich dir dich uns zum zur vom beim noch schon auch heute morgen gestern bitte danke
         hallo wie wann wo warum welche welcher uhr gerade jetzt sehr viel gut nach bis von zu ja nein nur mal gibt
         kann kannst soll sollte muss musst erinnere erinnerung getrunken gegessen termin aufgabe wieder immer dann
-        weil dass wenn nichts etwas heiße abend mittag wer wieso sich euch diese dieser dieses bei steht geht
+        weil dass wenn nichts etwas heiße heißt abend mittag wer wieso sich euch diese dieser dieses bei steht geht
+        wohne wohnst arbeite komme
     """.split()),
     "en": frozenset("""
         i i'm i've i'll you your he she we they and or but not the is are were be been have has had did do does
@@ -27,6 +31,7 @@ _WORDS: dict[str, frozenset[str]] = {
         thanks thank hello just now very much good after until from yes only can could should must remind reminder
         drank ate appointment task again always then because if there some any a don't didn't can't won't let's
         tonight our their would on what's that's there's how's where's when's i'd you're isn't doesn't
+        live name
     """.split()),
 }
 _UMLAUT = re.compile(r"[äöüß]")
@@ -36,7 +41,7 @@ _TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 def written_language(text: str) -> str | None:
     """"de" or "en" when the message is plainly written in that language, else None."""
     words = [word.lower().replace("’", "'") for word in _TOKEN.findall(text.replace("’", "'"))]
-    if len(words) < CLEAR:
+    if len(words) < MIN_WORDS:
         return None
     scores = {language: sum(word in own for word in words) for language, own in _WORDS.items()}
     # A word with an umlaut or ß is German ("Müll", "heiße"), counted once per word like any other.

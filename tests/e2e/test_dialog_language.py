@@ -69,3 +69,11 @@ async def test_help_says_in_both_languages_how_to_correct_an_entry_and_what_the_
     assert 'Something logged wrong? Write "that was 250 ml", "I meant dinner" or "undo".' in await person().send(
         "/help")
     assert "Etwas falsch eingetragen? Schreib „das waren 250 ml“" in await person(language="de").send("/hilfe")
+
+
+async def test_saying_ones_name_in_german_is_answered_in_german(person, brain) -> None:
+    mara = person()
+    said = await mara.send("Ich heiße Mara")
+    assert said.startswith("Ich antworte dir auf Deutsch, wie du schreibst.")
+    assert "Schön, dich kennenzulernen, Mara!" in said
+    assert await _language(brain, mara.handle) == ("de", False)

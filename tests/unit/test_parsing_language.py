@@ -17,6 +17,9 @@ from bot.parsing.language import written_language
     "Was steht morgen bei mir an?",
     "Kannst du mich um 9 an den Zahnarzt erinnern",
     "Mir geht es heute nicht gut",
+    "Ich heiße Mara",
+    "Ich wohne in Hamburg",
+    "Kaffee mit Milch und Zucker",
 ])
 def test_german_sentences(text: str) -> None:
     assert written_language(text) == "de"
@@ -28,6 +31,8 @@ def test_german_sentences(text: str) -> None:
     "Remind me to call the bank at 9",
     "I don't feel good today",
     "Can you tell me what I ate yesterday",
+    "My name is Tom",
+    "I live in Hamburg",
 ])
 def test_english_sentences(text: str) -> None:
     assert written_language(text) == "en"
@@ -41,6 +46,8 @@ def test_english_sentences(text: str) -> None:
     "Thanks for the Kuchen, Jürgen",  # mixed: an umlaut among English words
     "Meeting mit dem Team at the office",  # mixed
     "Anna Müller Berlin",  # names
+    "Ich bin",  # two words
+    "Lunch with Jürgen Müller",  # names with umlauts among English
     "in an am was so will",  # words both languages have
     "",
 ])
