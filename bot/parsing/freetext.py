@@ -205,11 +205,32 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         # "Hab ich heute schon Wasser getrunken?" asks, it logs nothing (bot.parsing.questions may answer it); an
         # explicit to-do stays one ("todo: ask Anna about Friday?").
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
+    if (entry := _log_lead(cleaned)) is not None:
+        cleaned = entry
     return (_listed(drink_corrected(cleaned) or meal_corrected(cleaned)) or parse_drinks(cleaned, now)
             or several_drinks(cleaned)
             or _meal_sentence(cleaned) or parse_meal(cleaned) or _eaten(cleaned) or parse_done(cleaned)
             or last_drink_deleted(cleaned) or entry_deleted(cleaned) or _listed(event_moved(cleaned, today))
             or parse_task(cleaned, today, now))
+
+
+# "log 500ml water", "track two coffees", "trag 2 Kaffee ein", "notiere Pizza zum Mittag": the entry without the verb
+# that asks to log it (only when what is left is a drink or a meal: "add milk to the list" stays a to-do).
+_LOG_LEAD_RES = (
+    re.compile(r"^(?:please\s+)?(?:log|track|record|add|note)(?:\s+(?:me|down))?\s+(?P<entry>.+?)(?:,?\s+please)?$",
+               re.I),
+    re.compile(r"^(?:bitte\s+)?(?:notiere|notier|vermerke)(?:\s+(?:mir|bitte))?\s+(?P<entry>.+?)(?:,?\s+bitte)?$",
+               re.I),
+    re.compile(r"^(?:bitte\s+)?(?:trage|trag)(?:\s+(?:mir|bitte))?\s+(?P<entry>.+?)\s+ein(?:,?\s+bitte)?$", re.I),
+)
+
+
+def _log_lead(text: str) -> str | None:
+    for said in _matches(_LOG_LEAD_RES, text):
+        entry = said.group("entry")
+        if parse_drinks(entry) or several_drinks(entry) or _meal_sentence(entry) or parse_meal(entry):
+            return entry
+    return None
 
 
 def _matches(patterns: Sequence[re.Pattern[str]], text: str) -> Iterator[re.Match[str]]:

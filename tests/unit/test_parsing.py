@@ -114,6 +114,13 @@ MONDAY = date(2026, 11, 30)
     ("hello there", None),
     ("wie geht es dir?", None),
     ("Freitag", None),
+    # An entry with the verb that asks to log it; what is not a drink or a meal is not read as one.
+    ("log 500ml water", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500})]),
+    ("please track two coffees", [ToolCall("log_drink", {"drink_type": "coffee", "count": 2})]),
+    ("trag mir bitte einen Tee ein", [ToolCall("log_drink", {"drink_type": "tea"})]),
+    ("notiere Pizza zum Mittag", [ToolCall("log_meal", {"meal_type": "lunch", "description": "Pizza"})]),
+    ("log lunch: pasta", [ToolCall("log_meal", {"meal_type": "lunch", "description": "pasta"})]),
+    ("note the meeting notes", None),
 ])
 def test_free_text_examples(text: str, calls: list[ToolCall] | None) -> None:
     assert parse_free_text(text, MONDAY) == calls
