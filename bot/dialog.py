@@ -32,7 +32,7 @@ from bot.commands.agenda import day_agenda, next_event
 from bot.commands.basics import follow_written_language
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
-from bot.commands.drinks import after_drink_buttons
+from bot.commands.drinks import after_drink_buttons, more_water
 from bot.commands.food import after_meal_buttons, meals_today, past_day
 from bot.commands.memory import about_me, answer_from_memory
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
@@ -46,7 +46,14 @@ from bot.delivery.keyboards import take_off_keyboards
 from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
-from bot.parsing.freetext import ToolCall, done_said, parse_free_text, place_said, water_goal_said
+from bot.parsing.freetext import (
+    ToolCall,
+    done_said,
+    more_water_wished,
+    parse_free_text,
+    place_said,
+    water_goal_said,
+)
 from bot.parsing.hints import Topic, topic_of
 from bot.parsing.questions import (
     View,
@@ -522,6 +529,8 @@ class Dialog:
         if entry is not None:  # a command or an entry said in words: what it changes is in the logs
             turn.ran_as_entry = True
             return entry
+        if more_water_wished(text):  # "I want to drink more water": the day's water, the goal, the reminders
+            return more_water(turn)
         place = place_said(text)
         if place is not None:  # "ich bin im Café Luna", "I'm at the gym"
             return place_in_words(turn, place)

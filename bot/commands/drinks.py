@@ -21,6 +21,20 @@ def after_drink_buttons(turn: Turn, logged: ToolResult) -> list[list[PendingButt
              for ml in QUICK_WATER_ML] + [turn.button(tr("Undo"), "tool", name="undo_last_drink", args=undo_args)]]
 
 
+async def more_water(turn: Turn) -> None:
+    """"I want to drink more water": the day's water against the goal, that the water reminders help on their own,
+    and how to set a higher goal; with a glass to log now."""
+    progress = await turn.tool("get_drink_progress", {})
+    if not progress.ok:
+        turn.say_result(progress)
+        return
+    turn.say(tr("Good plan! Water today: {water} of {goal} ml. I remind you through the day whenever you are behind "
+                "your goal (/pulse shows when); \"my water goal is 2.5 l\" sets a higher one.",
+                water=progress.data["water_ml"], goal=progress.data["water_goal_ml"]),
+             buttons=[[turn.tool_button(tr("+{ml} ml water", ml=ml), "log_drink", drink_type="water", quantity_ml=ml)
+                       for ml in QUICK_WATER_ML]])
+
+
 def _vessels(drink_type: str, count: int) -> Text:
     """'12 glasses' or '12 cups', as the drink is served."""
     if drink_type in CUP_DRINKS:

@@ -703,6 +703,26 @@ WATER_GOAL_WANT_RES = (
 )
 
 
+# The wish to drink more, with no amount: "I want to drink more water", "ich sollte mehr trinken", "I don't drink
+# enough water", "ich trinke zu wenig": answered with the day's water, the goal and how the water reminders help.
+MORE_WATER_RES = (
+    re.compile(r"^(?:i\s*)?(?:really\s+)?(?:want|wanna|need|have|should|must|would\s+like|['’]d\s+like|am\s+going"
+               r"|['’]m\s+going|will\s+try|['’]ll\s+try|try)\s+(?:to\s+)?drink\s+more(?:\s+water)?"
+               r"(?:\s+(?:today|this\s+week|from\s+now\s+on|every\s+day|each\s+day))?$", re.I),
+    re.compile(r"^(?:please\s+)?help\s+me\s+(?:to\s+)?drink\s+more(?:\s+water)?$", re.I),
+    re.compile(r"^i\s+(?:don['’]t|do\s+not|never)\s+drink\s+enough(?:\s+water)?$|^i\s+drink\s+too\s+little(?:\s+water)?$",
+               re.I),
+    re.compile(r"^(?:ich\s+)?(?:will|möchte|moechte|sollte|muss|werde|würde\s+gern|wuerde\s+gern)\s+(?:gern\s+|gerne\s+)?"
+               r"(?:(?:ab\s+)?(?:heute|jetzt|morgen)\s+)?mehr\s+(?:wasser\s+)?trinken$", re.I),
+    re.compile(r"^(?:bitte\s+)?hilf\s+mir,?\s+mehr\s+(?:wasser\s+)?zu\s+trinken$", re.I),
+    re.compile(r"^ich\s+trinke\s+(?:zu\s+wenig|nicht\s+genug)(?:\s+wasser)?$", re.I),
+)
+
+
+def more_water_wished(text: str) -> bool:
+    return next(_matches(MORE_WATER_RES, text), None) is not None
+
+
 def water_goal_said(text: str) -> int | None:
     """The daily water goal in ml a message sets, or None."""
     match = next(_matches((WATER_GOAL_RE, *WATER_GOAL_WANT_RES), text), None)

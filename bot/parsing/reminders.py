@@ -115,8 +115,21 @@ def _only_when(lead: str, now: datetime) -> bool:
     return said_when and not re.sub(r"\b(?:please|bitte|and|und|then|dann)\b", "", rest, flags=re.I).strip(" ,.")
 
 
+# A repetition within the day, which reminders do not have ("every 2 hours", "alle 30 Minuten", "stündlich").
+_WITHIN_DAY_RE = re.compile(
+    r"\b(?:every|alle|jede|jeden)\s+(?:\d+(?:[.,]\d+)?|half\s+an|halbe|two|three|four|few|couple\s+of|zwei|drei|vier|"
+    r"paar)?\s*(?:hours?|hrs?|h|minutes?|mins?|stunden?|std|minuten?)\b|\b(?:hourly|stündlich|stuendlich)\b", re.I)
+_ABOUT_WATER_RE = re.compile(r"\b(?:water|wasser|drink|trinken|hydrat\w*)\b", re.I)
+
+
 def read_reminder(phrase: str, now: datetime) -> ReminderRequest | Text:
     """The reminder `phrase` asks for, relative to the person's local `now` (aware), or what to ask them."""
+    if _WITHIN_DAY_RE.search(phrase):
+        if _ABOUT_WATER_RE.search(phrase):
+            return tr("I already remind you to drink water on my own, through the day whenever you are behind your "
+                      "daily goal. /pulse shows when; \"my water goal is 2.5 l\" changes the goal.")
+        return tr("A reminder repeats every day, week, month or year, not every few hours. For several times a day, "
+                  "set one per time, e.g. /remind every day 10:00 stretch and /remind every day 15:00 stretch.")
     repetition = find_repetition(phrase, now.date())
     if repetition is None:
         return _read_once(phrase, now)

@@ -285,3 +285,18 @@ async def test_the_drink_just_logged_is_corrected_in_words_and_the_correction_ha
     async with brain.transactions.read() as s:
         assert sorted((e.drink_type, e.quantity_ml) for e in (await s.scalars(select(DrinkEntry))).all()) == [
             ("water", 250)]
+
+
+async def test_the_wish_to_drink_more_gets_the_days_water_and_a_glass_to_log(person, db_state) -> None:
+    alice = person()
+    await alice.send("/water 500")
+    before = await db_state()
+    said = await alice.send("I want to drink more water")
+    assert said.startswith("Good plan! Water today: 500 of 2,000 ml.") and "/pulse" in said
+    assert await db_state() == before  # a wish logs nothing by itself
+    assert "Water today: 750 of 2,000 ml" in await alice.press(alice.buttons()["+250 ml water"])
+    said = await person(language="de").send("Ich sollte mehr Wasser trinken")
+    assert said.startswith("Gute Idee! Wasser heute: 0 von 2.000 ml.")
+    assert "not every few hours" in await alice.send("remind me every hour to stretch")
+    assert "I already remind you to drink water" in await alice.send("remind me to drink water every 2 hours")
+    assert "You have no reminders coming up." in await alice.send("/remind")

@@ -18,6 +18,7 @@ from bot.parsing.freetext import (
     drink_corrected,
     event_moved,
     meal_corrected,
+    more_water_wished,
     parse_free_text,
     place_said,
     water_goal_said,
@@ -496,6 +497,19 @@ def test_the_place_a_person_says_they_are_at(text: str, place: str | None) -> No
 ])
 def test_the_water_goal_said_in_words(text: str, ml: int | None) -> None:
     assert water_goal_said(text) == ml
+
+
+@pytest.mark.parametrize("text, wished", [
+    ("I want to drink more water", True), ("I should drink more", True), ("I'd like to drink more water today", True),
+    ("I don't drink enough water", True), ("help me drink more water", True), ("ich sollte mehr trinken", True),
+    ("Ich will ab heute mehr Wasser trinken", True), ("ich trinke zu wenig", True),
+    ("Hilf mir, mehr Wasser zu trinken", True),
+    # An amount is a goal (water_goal_said); more of something else, or drinking more at a party, is not this.
+    ("I want to drink 2 liters of water a day", False), ("I want to drink more coffee", False),
+    ("ich will mehr Bier trinken", False), ("I drank more water than yesterday", False),
+])
+def test_the_wish_to_drink_more_water(text: str, wished: bool) -> None:
+    assert more_water_wished(text) is wished
 
 
 @pytest.mark.parametrize("text, command", [

@@ -97,6 +97,18 @@ def test_what_is_missing_is_asked(phrase: str, asks: str) -> None:
     assert isinstance(found, Text) and asks in found.msgid
 
 
+@pytest.mark.parametrize("text, answer", [
+    ("remind me to drink water every 2 hours", "I already remind you to drink water"),
+    ("erinnere mich alle 30 Minuten ans Trinken", "I already remind you to drink water"),
+    ("remind me every hour to stretch", "not every few hours"),
+    ("erinnere mich stündlich an die Haltung", "not every few hours"),
+    ("remind me every half an hour to stand up", "not every few hours"),
+])
+def test_a_repetition_within_the_day_is_explained_not_asked_when(text: str, answer: str) -> None:
+    found = free_text_reminder(text, NOW)
+    assert isinstance(found, Text) and answer in found.msgid
+
+
 def test_a_time_alone_is_todays_until_it_has_passed() -> None:
     today = read_reminder("9:00 stretch", NOW)
     tomorrow = read_reminder("8:00 stretch", NOW)
