@@ -75,10 +75,42 @@ class ReminderRequest:
     rule: str | None = None  # repeats ("every day at 8", "jeden Montag um 9"): an RRULE from `at` on
 
 
+# A wake-up asked for: "wake me up at 7", "weck mich morgen um 6:30 (auf)": a reminder to get up, in the morning.
+_WAKE_RE = re.compile(
+    r"^(?:please\s+|bitte\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?P<verb>wake\s+me(?:\s+up)?|wecke?\s+mich)\b\s*(?:bitte\s+)?(?P<when>.*?)"
+    r"(?:\s+auf)?(?:,?\s+(?:please|bitte))?[\s?!.]*$", re.I)
+_WAKE_LAST_RE = re.compile(r"^(?:kannst|könntest|koenntest|würdest|wuerdest)\s+du\s+mich\s+(?:bitte\s+)?"
+                           r"(?P<when>.*?)\s*(?:auf)?wecken[\s?!.]*$", re.I)
+
+
+def _wake_up(stripped: str, now: datetime) -> ReminderRequest | Text | None:
+    asked = _WAKE_RE.match(stripped) or _WAKE_LAST_RE.match(stripped)
+    if asked is None:
+        return None
+    when = asked.group("when").strip(" ,")
+    if not when:
+        return tr("When should I wake you? e.g. \"wake me up at 6:30\" or \"wake me tomorrow at 7\".")
+    english = asked.re is _WAKE_RE and asked.group("verb").lower().startswith("wake")
+    read = read_reminder(f"{when} {'Wake up' if english else 'Aufstehen'}", now)
+    clock = find_time(when)
+    if isinstance(read, ReminderRequest) and clock is not None and clock.open_meridiem and read.at.hour >= 12 \
+            and clock.value.hour < 12:
+        # "wake me at 6" is six in the morning, never the evening's, whatever the hour of reading
+        morning = read.at - timedelta(hours=12)
+        if morning <= now:
+            morning += timedelta(days=1)
+        read = replace(read, at=morning, rolled=morning.date() > now.date() and read.rule is None)
+    return read
+
+
 def free_text_reminder(text: str, now: datetime) -> ReminderRequest | Text | None:
     """A free text that asks for a reminder, read; what is missing when it asks for one that cannot be read; None
     when it asks for none."""
     stripped = text.strip()
+    woken = _wake_up(stripped, now)
+    if woken is not None:
+        return woken
     asked = _ASK_RE.match(stripped)
     if asked is not None:
         return read_reminder(stripped[asked.end():].rstrip("?"), now)

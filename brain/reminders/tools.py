@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from brain.i18n import Renderer, ntr, tr
+from brain.i18n import Renderer, Text, ntr, tr
+from brain.pulse.activity import in_quiet_hours
 from brain.recurrence import describe
 from brain.reminders import service
 from brain.reminders.models import Reminder
@@ -26,12 +27,23 @@ async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     reminder = await service.create_reminder(ctx.uow, ctx.user, ctx.actor, args["text"], args["at"],
                                              rrule=args.get("repeat"))
     if reminder.rrule is not None:
-        return ToolResult.success(
-            tr("Reminder set {repeats}, starting {time}: {text}", text=reminder.text,
-               repeats=describe(reminder.rrule, Renderer(ctx.user.locale, ctx.user.timezone)),
-               time=reminder.occurrence_at), **reminder_data(reminder))
-    return ToolResult.success(tr("Reminder set for {time}: {text}", text=reminder.text,
-                                 time=reminder.occurrence_at), **reminder_data(reminder))
+        said = tr("Reminder set {repeats}, starting {time}: {text}", text=reminder.text,
+                  repeats=describe(reminder.rrule, Renderer(ctx.user.locale, ctx.user.timezone)),
+                  time=reminder.occurrence_at)
+    else:
+        said = tr("Reminder set for {time}: {text}", text=reminder.text, time=reminder.occurrence_at)
+    return ToolResult.success(_held_note(ctx, reminder, said), **reminder_data(reminder))
+
+
+def _held_note(ctx: ToolContext, reminder: Reminder, said: Text) -> Text:
+    """What is said, and, for a time inside the person's quiet hours, that it comes when they end (reminders wait
+    for them, brain.reminders.sending): a wake-up at 6:00 must not come at 7:00 unannounced."""
+    local = reminder.occurrence_at.astimezone(ZoneInfo(ctx.user.timezone))
+    start, end = ctx.user.quiet_start, ctx.user.quiet_end
+    if not in_quiet_hours(local.time(), start, end):
+        return said
+    return tr("{said}. That is in your quiet hours ({start} to {end}), so it comes at {end}; \"no reminders between "
+              "23 and 6\" sets other quiet hours.", said=said, start=start, end=end)
 
 
 async def _list(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:

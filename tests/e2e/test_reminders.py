@@ -228,6 +228,21 @@ async def test_quiet_hours_hold_it_until_they_end_and_the_message_says_so(
                                          "hours."]
 
 
+async def test_a_wake_up_in_the_quiet_hours_says_when_it_comes_and_the_quiet_hours_can_let_it_through(
+        person, brain: Brain, clock: FixedClock) -> None:
+    clock.set(berlin(30, 21, 0))
+    alice = person()
+    said = await alice.send("wake me up at 6")
+    assert said.startswith("Reminder set for Tue, Dec 1, 6:00\u202fAM: Wake up. That is in your quiet hours "
+                           "(10:00\u202fPM to 7:00\u202fAM), so it comes at 7:00\u202fAM;")
+    assert "Ruhezeit (22:00 bis 07:00), deshalb kommt sie um 07:00" in await person(language="de").send(
+        "weck mich um 6:30")
+    assert "quiet hours" not in await alice.send("remind me tomorrow at 8 to stretch")
+    await alice.send("no reminders between 23 and 6")
+    await tick(brain, clock, berlin(1, 6, 0, month=12))
+    assert [m.text.splitlines()[0] for m in await sent(brain)] == ["⏰ Wake up"]
+
+
 async def test_a_pause_holds_it_to_the_pause_end_and_the_feedback_loop_and_a_chat_do_not(
         person, brain: Brain, clock: FixedClock) -> None:
     alice = person()

@@ -125,3 +125,22 @@ def test_any_text_is_read_or_answered_and_never_set_in_the_past(text: str) -> No
         assert found.at > NOW and found.text
     free = free_text_reminder(text, NOW)
     assert free is None or isinstance(free, ReminderRequest | Text)
+
+
+@pytest.mark.parametrize("text, words, when", [
+    ("wake me up at 7", "Wake up", at(1, 7, month=12)),  # at 8:30: tomorrow morning, not 19:00 today
+    ("wake me up tomorrow at 6:30", "Wake up", at(1, 6, 30, month=12)),
+    ("wake me at 6", "Wake up", at(1, 6, month=12)),  # never 18:00
+    ("weck mich morgen um 7 auf", "Aufstehen", at(1, 7, month=12)),
+    ("Kannst du mich um 6 wecken?", "Aufstehen", at(1, 6, month=12)),
+    ("wake me up in 20 minutes", "Wake up", at(30, 8, 50)),
+])
+def test_a_wake_up_is_a_reminder_in_the_morning(text: str, words: str, when: datetime) -> None:
+    found = free_text_reminder(text, NOW)
+    assert isinstance(found, ReminderRequest) and (found.text, found.at) == (words, when)
+
+
+def test_a_wake_up_without_a_time_is_asked_when_and_waking_told_is_no_request() -> None:
+    asked = free_text_reminder("wake me up", NOW)
+    assert isinstance(asked, Text) and asked.msgid.startswith("When should I wake you?")
+    assert free_text_reminder("I woke up at 7", NOW) is None
