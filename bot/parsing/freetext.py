@@ -207,6 +207,8 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
         return parse_task(cleaned, today, now) if TASK_PREFIX_RE.match(cleaned) else None
     if (entry := _log_lead(cleaned)) is not None:
         cleaned = entry
+    if (counted := _meal_with_kcal_after(cleaned)) is not None:
+        return counted
     return (_listed(drink_corrected(cleaned) or meal_corrected(cleaned)) or parse_drinks(cleaned, now)
             or several_drinks(cleaned)
             or _meal_sentence(cleaned) or parse_meal(cleaned) or _eaten(cleaned) or parse_done(cleaned)
@@ -223,6 +225,30 @@ _LOG_LEAD_RES = (
                re.I),
     re.compile(r"^(?:bitte\s+)?(?:trage|trag)(?:\s+(?:mir|bitte))?\s+(?P<entry>.+?)\s+ein(?:,?\s+bitte)?$", re.I),
 )
+
+
+# The calories said after a meal told in a sentence, as an estimate: "Brötchen mit Käse zum Frühstück, ca. 350 kcal",
+# "pasta for lunch, about 600 kcal", "lunch: pasta ~650 kcal".
+_ESTIMATE_TAIL_RE = re.compile(r"(?:[\s,;(–-]+(?:ca\.?|circa|etwa|ungefähr|ungefaehr|rund|about|around|roughly"
+                               r"|approx\.?|approximately|~|mit|with))?\s*~?\s*$", re.I)
+
+
+def _meal_with_kcal_after(text: str) -> list[ToolCall] | None:
+    """A meal with its calories after it: the meal as the meal readers read it without them (so no "about" or "~"
+    stays in its description), and the calories; None for anything else."""
+    body = text.rstrip(" )")
+    said = next((m for m in KCAL_RE.finditer(body) if m.end() == len(body)), None)
+    if said is None or said.group("sign") or (kcal := whole_amount(said)) is None:
+        return None
+    before = body[:said.start()]
+    rest = before[:_ESTIMATE_TAIL_RE.search(before).start()].rstrip(" ,;(–-")  # type: ignore[union-attr]
+    if not rest or KCAL_RE.search(rest) is not None:
+        return None
+    calls = _meal_sentence(rest) or parse_meal(rest) or _eaten(rest)
+    if calls is None or len(calls) != 1 or calls[0].name != "log_meal" or "kcal" in calls[0].args:
+        return None
+    calls[0].args["kcal"] = kcal
+    return calls
 
 
 def _log_lead(text: str) -> str | None:

@@ -196,10 +196,20 @@ _HOW_WAS_RE = re.compile(r"^(?:und\s+|and\s+)?(?:was\s+war|wie\s+war|was\s+(?:ha
                          r"|what\s+did\s+i\s+do)\b", re.I)
 
 
+# How the week or the day went, as a whole: "Wie war meine Woche?", "how's my week going?", "Wie war mein Tag?".
+_HOW_WAS_MY_RE = re.compile(
+    r"^(?:und\s+|and\s+|so,?\s+)?(?:wie\s+(?:war|lief|läuft|laeuft|ist)\s+(?:denn\s+)?(?:meine|mein|die|diese|der|dieser)"
+    r"|how\s+(?:was|is|has\s+been|did|does)\s+(?:my|this|the)|how(?:'s|’s)\s+(?:my|this|the))\s+"
+    r"(?P<span>woche|week|tag|day)(?:\s+(?:bisher|so\s+far|been|going|go|gelaufen|heute|today))*\s*\??$", re.I)
+
+
 def asked_about(text: str, today: date) -> Asked | None:
     """Which view answers a question about the logs; None for any other message or question."""
     if CLOCK_RE.match(text.strip().replace("’", "'")):
         return Asked(View.CLOCK)
+    how_was = _HOW_WAS_MY_RE.match(text.strip())
+    if how_was is not None:  # the last seven days, or today at a glance
+        return Asked(View.WEEK if how_was.group("span").lower() in ("woche", "week") else View.DAY)
     if not is_question(text) or len(text) > 200:
         return None
     words = _words(text)
@@ -281,7 +291,9 @@ COMMAND_WORDS = {
     "meine ziele": "goal", "my streaks": "streaks", "meine serien": "streaks", "my appointments": "event",
     "meine termine": "event", "my week": "week", "meine woche": "week", "my day": "today", "mein tag": "today",
     "goals": "goal", "ziele": "goal", "termine": "event", "appointments": "event", "rituals": "ritual",
-    "rituale": "ritual",
+    "rituale": "ritual", "calendar": "event", "kalender": "event", "my calendar": "event", "mein kalender": "event",
+    "meinen kalender": "event", "settings": "settings", "einstellungen": "settings", "my settings": "settings",
+    "meine einstellungen": "settings",
 }
 
 

@@ -122,6 +122,16 @@ MONDAY = date(2026, 11, 30)
     ("notiere Pizza zum Mittag", [ToolCall("log_meal", {"meal_type": "lunch", "description": "Pizza"})]),
     ("log lunch: pasta", [ToolCall("log_meal", {"meal_type": "lunch", "description": "pasta"})]),
     ("note the meeting notes", None),
+    # Calories said after the meal, as an estimate: the meal as read without them, the estimate words dropped.
+    ("Ich hatte ein Brötchen mit Käse zum Frühstück, ca. 350 kcal",
+     [ToolCall("log_meal", {"meal_type": "breakfast", "description": "Brötchen mit Käse", "kcal": 350})]),
+    ("pasta for lunch, about 600 kcal",
+     [ToolCall("log_meal", {"meal_type": "lunch", "description": "pasta", "kcal": 600})]),
+    ("lunch: pasta ~650 kcal", [ToolCall("log_meal", {"meal_type": "lunch", "description": "pasta", "kcal": 650})]),
+    ("I had a burger for dinner, roughly 800 calories",
+     [ToolCall("log_meal", {"meal_type": "dinner", "description": "burger", "kcal": 800})]),
+    ("Pizza gegessen (ca. 900 kcal)", [ToolCall("log_meal", {"description": "Pizza", "kcal": 900})]),
+    ("I burned about 300 kcal", None),
 ])
 def test_free_text_examples(text: str, calls: list[ToolCall] | None) -> None:
     assert parse_free_text(text, MONDAY) == calls
@@ -243,6 +253,7 @@ def test_taking_the_last_entry_back_in_words_is_undo(text: str) -> None:
     # Everything of a kind cancelled at once: the list, with a delete button on each (nothing deleted in one go).
     ("cancel all my reminders", "remind"), ("lösche alle meine Aufgaben", "tasks"),
     ("delete all appointments", "event"),
+    ("Kalender", "event"), ("zeig mir meinen Kalender", "event"), ("Einstellungen", "settings"),
 ])
 def test_asking_to_be_shown_a_view_by_its_word_runs_its_command(text: str, command: str | None) -> None:
     assert command_word(text) == command
@@ -430,6 +441,10 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Wie spät ist es in Tokio?", None, None),  # another place's time is for the model
     ("what did I eat today?", View.MEALS, None),
     ("Was habe ich heute gegessen und getrunken?", View.DAY, None),
+    # How the week or the day went: the last seven days, or the day at a glance.
+    ("Wie war meine Woche?", View.WEEK, None), ("how's my week going?", View.WEEK, None),
+    ("Wie läuft meine Woche bisher?", View.WEEK, None), ("how was my day?", View.DAY, None),
+    ("Wie war mein Tag?", View.DAY, None), ("how was the meeting?", None, None), ("how was your day?", None, None),
 ])
 def test_questions_about_the_logs_and_the_view_that_answers_them(text: str, view: View | None,
                                                                  day: date | None) -> None:
