@@ -213,7 +213,7 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
             or several_drinks(cleaned)
             or _meal_sentence(cleaned) or parse_meal(cleaned) or _eaten(cleaned) or parse_done(cleaned)
             or last_drink_deleted(cleaned) or entry_deleted(cleaned) or _listed(event_moved(cleaned, today))
-            or parse_task(cleaned, today, now))
+            or shopping_list(cleaned, today, now) or parse_task(cleaned, today, now))
 
 
 # "log 500ml water", "track two coffees", "trag 2 Kaffee ein", "notiere Pizza zum Mittag": the entry without the verb
@@ -249,6 +249,20 @@ def _meal_with_kcal_after(text: str) -> list[ToolCall] | None:
         return None
     calls[0].args["kcal"] = kcal
     return calls
+
+
+# A shopping list said as one: "Einkaufen: Milch, Eier, Brot", "shopping list: milk, eggs": one task that holds it.
+_SHOPPING_RE = re.compile(r"^(?P<head>einkaufen|einkaufsliste|einkauf|shopping(?:\s+list)?|groceries|grocery\s+list"
+                          r"|to\s+buy|zu\s+kaufen|besorgen)\s*:\s*(?P<items>\S.*)$", re.I)
+
+
+def shopping_list(text: str, today: date, now: time | None) -> list[ToolCall] | None:
+    """The list as one to-do, read as "todo: ..." reads it (a deadline in it is its due day)."""
+    said = _SHOPPING_RE.match(text)
+    if said is None:
+        return None
+    head = said.group("head")
+    return parse_task(f"todo: {head[:1].upper()}{head[1:]}: {said.group('items').strip()}", today, now)
 
 
 def _log_lead(text: str) -> str | None:

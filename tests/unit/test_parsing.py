@@ -132,6 +132,11 @@ MONDAY = date(2026, 11, 30)
      [ToolCall("log_meal", {"meal_type": "dinner", "description": "burger", "kcal": 800})]),
     ("Pizza gegessen (ca. 900 kcal)", [ToolCall("log_meal", {"description": "Pizza", "kcal": 900})]),
     ("I burned about 300 kcal", None),
+    # A shopping list said as one is one to-do holding it, with its deadline if it says one.
+    ("Einkaufen: Milch, Eier, Brot", [ToolCall("create_task", {"title": "Einkaufen: Milch, Eier, Brot"})]),
+    ("shopping list: milk, eggs", [ToolCall("create_task", {"title": "Shopping list: milk, eggs"})]),
+    ("Einkaufen: Milch bis Freitag", [ToolCall("create_task", {"title": "Einkaufen: Milch",
+                                                               "due_date": "2026-12-04"})]),
 ])
 def test_free_text_examples(text: str, calls: list[ToolCall] | None) -> None:
     assert parse_free_text(text, MONDAY) == calls
