@@ -344,8 +344,20 @@ def command_prefixed(text: str) -> tuple[str, str] | None:
     said = _PREFIXED_RE.match(text.strip())
     if said is not None:
         return "event", said.group("rest").strip()
+    goal = _GOAL_SAID_RE.match(text.strip())
+    if goal is not None:
+        return "goal", goal.group("rest").strip()
     done = _DONE_NUMBER_RE.match(text.strip())
     return ("done", done.group("n") or done.group("m")) if done is not None else None
+
+
+# A goal asked for in words: "set a goal: max 2 coffees a day", "neues Ziel: 8 Gläser Wasser am Tag", "Ziel: 5
+# Aufgaben pro Tag" (what /goal takes after it; a bare "goal" or "Ziel" needs its colon: "Ziel erreicht!" is none).
+_GOAL_SAID_RE = re.compile(
+    r"^(?:(?:please\s+)?(?:set|add|create|make|start)\s+(?:me\s+)?(?:a\s+|an\s+|one\s+)?(?:new\s+)?goal\s*(?::|to\b|for\b)?"
+    r"|new\s+goal\s*:?|(?:goal|ziel)\s*:"
+    r"|(?:bitte\s+)?(?:setz|setze|leg|lege|mach|mache|erstell|erstelle)\s+(?:mir\s+)?(?:bitte\s+)?(?:ein\s+)?(?:neues\s+)?"
+    r"ziel\s*:?|neues\s+ziel\s*:?)\s*(?P<rest>\S.*)$", re.I)
 
 
 # What the logs do not keep (sleep, steps, weight, workouts): said or asked, it gets that answer, not "I didn't

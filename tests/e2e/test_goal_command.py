@@ -255,3 +255,14 @@ async def test_undoing_a_daily_kcal_goal_in_german_puts_the_target_back_before_t
     assert "Mahlzeiten: 1 · 650 von 2.000 kcal" in await alice.send("/today")
     assert "Mittagessen gelöscht: pasta." in await alice.send("/undo")
     assert "Mahlzeiten: 0 · 0 von 2.000 kcal" in await alice.send("/today")
+
+
+async def test_a_goal_asked_for_in_words_is_set_as_the_command_would(brain, person) -> None:
+    alice = person()
+    assert await alice.send("set a goal: max 2 coffees a day") == "New goal: At most 2 coffees a day."
+    assert (await person(language="de").send("Neues Ziel: 8 Gläser Wasser am Tag")).startswith("Neues Ziel:")
+    before = await _goal_state(brain)
+    assert "couldn't read that as a goal" in await alice.send("set a goal: be happier")
+    assert "Ziel" not in await alice.send("Ziel erreicht!")  # no colon: no goal asked for
+    assert await _goal_state(brain) == before
+    assert [g.title for g in await _goals(brain)][:1] == ["At most 2 coffees a day"]

@@ -539,6 +539,11 @@ def test_the_wish_to_drink_more_water(text: str, wished: bool) -> None:
     ("Termin:", None),
     # A task done by its number, without the slash.
     ("done 1", ("done", "1")), ("erledigt 2", ("done", "2")), ("3 erledigt", ("done", "3")), ("done with it", None),
+    # A goal asked for in words: what /goal takes after it.
+    ("set a goal: max 2 coffees a day", ("goal", "max 2 coffees a day")),
+    ("set a goal to drink 8 glasses of water a day", ("goal", "drink 8 glasses of water a day")),
+    ("neues Ziel: 8 Gläser Wasser am Tag", ("goal", "8 Gläser Wasser am Tag")),
+    ("Ziel: 5 Aufgaben pro Tag", ("goal", "5 Aufgaben pro Tag")), ("Ziel erreicht!", None), ("goal reached", None),
 ])
 def test_a_command_word_with_a_colon_runs_the_command(text: str, command: tuple[str, str] | None) -> None:
     assert command_prefixed(text) == command
