@@ -57,6 +57,8 @@ async def today(turn: Turn, args: str) -> None:
                       percent=Percent(snap.water_percent)))
     if snap.coffee_count:
         water += " · " + turn.t(tr("Coffee: {count}", count=snap.coffee_count))
+    if snap.other_ml:  # tea, beer, juice: what was drunk besides, so a logged beer is seen in the day
+        water += " · " + turn.t(tr("Other drinks: {ml} ml", ml=snap.other_ml))
     lines.append(water)
 
     if snap.meals and not snap.kcal:  # "0 of 2,000 kcal" would read as if nothing was eaten

@@ -300,3 +300,11 @@ async def test_the_wish_to_drink_more_gets_the_days_water_and_a_glass_to_log(per
     assert "not every few hours" in await alice.send("remind me every hour to stretch")
     assert "I already remind you to drink water" in await alice.send("remind me to drink water every 2 hours")
     assert "You have no reminders coming up." in await alice.send("/remind")
+
+
+async def test_the_day_shows_what_was_drunk_besides_water_and_coffee(person) -> None:
+    alice = person()
+    assert "Other drinks" not in await alice.send("/today")
+    await alice.send("ein Bier")
+    await alice.send("/drink tea 300")
+    assert "Water: 0 ml of 2,000 ml (0%) · Other drinks: 630 ml" in await alice.send("/today")
