@@ -74,6 +74,8 @@ _TODO_RE = re.compile(r"\b(?:muss|müssen|sollte)\s+ich\b.*\b(?:machen|tun|erled
                       r"|\b(?:have|need)\s+to\s+do\b|\bto\s+do\s+(?:today|tomorrow|list)\b|\bleft\s+to\s+do\b",
                       re.I)
 _DONE = frozenset({"erledigt", "geschafft", "done", "finished", "completed"})
+# ... asked of a span, with the word that makes it the person's own doing ("did I finish", "habe ich erledigt").
+_DONE_ASKED = frozenset({"i", "ich", "my", "meine"})
 _CALENDAR = frozenset({"termine", "appointments", "events", "kalender", "calendar"})
 _PLACES = frozenset({"orte", "places", "ort", "place"})
 _REMINDERS = frozenset({"erinnerung", "erinnerungen", "reminder", "reminders"})
@@ -246,6 +248,9 @@ def asked_about(text: str, today: date) -> Asked | None:
         if day is not None and day > today:
             return Asked(View.AGENDA, day)
         return Asked(View.TASKS) if day is None or day == today else None
+    if said & (_DONE | {"finish", "complete", "get"}) and said & _DONE_ASKED and period is not None \
+            and not period.long and (period.past or period.first == today):
+        return Asked(View.WEEK)  # "how many tasks did I finish this week?": the last seven days count them
     if said & _DONE and said & _PERSONAL and (day is None or day == today):
         return Asked(View.DAY)  # "Was habe ich heute schon erledigt?": the day counts what was done
     if said & _TASKS:

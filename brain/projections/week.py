@@ -48,6 +48,7 @@ class WeekSeries:
     kcal_goal: int
     # Streak -> its length at the end of each day (today: so far, an unbroken streak still counts).
     streaks: Mapping[str, tuple[int, ...]]
+    coffee: tuple[int, ...] = (0,) * WEEK_DAYS  # cups per day
 
 
 async def week_series(session: AsyncSession, user: User, today: date) -> WeekSeries:
@@ -84,6 +85,7 @@ async def week_series(session: AsyncSession, user: User, today: date) -> WeekSer
         water_goal_ml=goals[0] if goals[0] is not None else DEFAULT_GOALS_ML["water"],
         tasks_done=week_of("tasks_done"), kcal=week_of("kcal"),
         kcal_goal=goals[1] if goals[1] is not None else DEFAULT_CALORIE_GOAL, streaks=streaks,
+        coffee=week_of("coffee_count"),
     )
 
 

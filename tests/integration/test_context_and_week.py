@@ -8,6 +8,7 @@ import struct
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from bot.commands.week import week_in_words
 from brain.clock import FixedClock
 from brain.context import context_document, estimate_tokens
 from brain.core import Brain
@@ -185,3 +186,14 @@ def test_week_chart_draws_an_empty_week() -> None:
     series = WeekSeries(days=days, water_ml=(0,) * 7, water_goal_ml=2000, tasks_done=(0,) * 7, kcal=(0,) * 7,
                         kcal_goal=2000, streaks={"water": (0,) * 7})
     assert png_size(render_week_chart(series, Renderer("en"))) == (1000, 700)
+
+
+def test_the_week_in_words_averages_from_the_first_day_logged() -> None:
+    days = tuple(MONDAY - timedelta(days=6 - i) for i in range(7))
+    series = WeekSeries(days=days, water_ml=(0, 0, 2500, 750, 0, 1000, 250), water_goal_ml=2000,
+                        tasks_done=(0, 0, 3, 0, 2, 1, 0), kcal=(0, 0, 2200, 900, 0, 400, 0), kcal_goal=2000,
+                        streaks={}, coffee=(0, 0, 2, 1, 0, 0, 0))
+    render = Renderer("en", "Europe/Berlin")
+    assert [render(line) for line in week_in_words(series)] == [
+        "Your last 7 days", "Water: 900 ml a day on average over 5 days; goal reached on 1 day.", "Coffee: 3 cups",
+        "Tasks done: 6", "Calories: 1,167 kcal a day on average on the 3 days with calories given."]

@@ -75,7 +75,7 @@ async def test_week_chart_arrives_as_a_photo_with_its_caption(telegram: Telegram
     alice = person()
     api.push(api.text(alice, "/week"))
     (photo,) = await api.wait_for("sendPhoto", chat_id=alice.id)
-    assert photo.params["caption"] == "Your last 7 days"
+    assert photo.params["caption"] == "Your last 7 days\nNothing logged in these seven days yet."
     assert photo.params["photo_bytes"] > 1000
     assert api.calls_of("sendMessage", alice.id) == []
 

@@ -450,6 +450,9 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Wie war meine Woche?", View.WEEK, None), ("how's my week going?", View.WEEK, None),
     ("Wie läuft meine Woche bisher?", View.WEEK, None), ("how was my day?", View.DAY, None),
     ("Wie war mein Tag?", View.DAY, None), ("how was the meeting?", None, None), ("how was your day?", None, None),
+    # What was done in a span: the week counts the tasks done.
+    ("how many tasks did I finish this week?", View.WEEK, None),
+    ("Was habe ich diese Woche geschafft?", View.WEEK, None), ("Was habe ich heute erledigt?", View.DAY, None),
 ])
 def test_questions_about_the_logs_and_the_view_that_answers_them(text: str, view: View | None,
                                                                  day: date | None) -> None:
