@@ -256,11 +256,29 @@ _SHOPPING_RE = re.compile(r"^(?P<head>einkaufen|einkaufsliste|einkauf|shopping(?
                           r"|to\s+buy|zu\s+kaufen|besorgen)\s*:\s*(?P<items>\S.*)$", re.I)
 
 
+# A to-do put on the list in words: "add call the plumber to my list", "put milk on my to-do list", "setz Milch auf
+# meine Liste", "schreib Zahnpasta auf die Einkaufsliste" (read as "todo: ..." reads the rest).
+_ON_THE_LIST_RES = (
+    re.compile(r"^(?:please\s+)?(?:add|put|write)\s+(?P<rest>.+?)\s+(?:to|on|onto)\s+(?:my|the)\s+"
+               r"(?:(?:to-?do|todo|task|shopping)\s+)?(?:list|tasks|to-?dos)(?P<tail>\s+(?:by|until|for|on|due)\s+.+?)?"
+               r"(?:,?\s+please)?$", re.I),
+    re.compile(r"^(?:bitte\s+)?(?:setz|setze|schreib|schreibe|pack|packe|nimm|nehme)\s+(?:bitte\s+)?(?P<rest>.+?)\s+"
+               r"(?:auf|in)\s+(?:meine|die)\s+(?:(?:to-?do-?|aufgaben|einkaufs)\s*)?(?:liste|aufgaben)"
+               r"(?P<tail>\s+(?:bis|für|fuer|am|zum)\s+.+?)?(?:,?\s+bitte)?$", re.I),
+)
+
+
+def put_on_the_list(text: str, today: date, now: time | None) -> list[ToolCall] | None:
+    said = next(_matches(_ON_THE_LIST_RES, text), None)
+    return parse_task(f"todo: {said.group('rest')}{said.group('tail') or ''}", today, now) if said is not None \
+        else None
+
+
 def shopping_list(text: str, today: date, now: time | None) -> list[ToolCall] | None:
     """The list as one to-do, read as "todo: ..." reads it (a deadline in it is its due day)."""
     said = _SHOPPING_RE.match(text)
     if said is None:
-        return None
+        return put_on_the_list(text, today, now)
     head = said.group("head")
     return parse_task(f"todo: {head[:1].upper()}{head[1:]}: {said.group('items').strip()}", today, now)
 

@@ -137,6 +137,12 @@ MONDAY = date(2026, 11, 30)
     ("shopping list: milk, eggs", [ToolCall("create_task", {"title": "Shopping list: milk, eggs"})]),
     ("Einkaufen: Milch bis Freitag", [ToolCall("create_task", {"title": "Einkaufen: Milch",
                                                                "due_date": "2026-12-04"})]),
+    # A to-do put on the list in words.
+    ("add call the plumber to my list", [ToolCall("create_task", {"title": "Call the plumber"})]),
+    ("add the report to my tasks by Friday", [ToolCall("create_task", {"title": "The report",
+                                                                       "due_date": "2026-12-04"})]),
+    ("Setz Milch auf meine Liste", [ToolCall("create_task", {"title": "Milch"})]),
+    ("add Anna to the guest list", None), ("put the kettle on", None),
 ])
 def test_free_text_examples(text: str, calls: list[ToolCall] | None) -> None:
     assert parse_free_text(text, MONDAY) == calls
