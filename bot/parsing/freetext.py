@@ -213,6 +213,7 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
             or several_drinks(cleaned)
             or _meal_sentence(cleaned) or parse_meal(cleaned) or _eaten(cleaned) or parse_done(cleaned)
             or last_drink_deleted(cleaned) or entry_deleted(cleaned) or _listed(event_moved(cleaned, today))
+            or _listed(task_renamed(cleaned))
             or shopping_list(cleaned, today, now) or parse_task(cleaned, today, now))
 
 
@@ -826,7 +827,7 @@ def done_said(text: str) -> list[str] | None:
 # its title (the tool says when none or several match); a day alone keeps the time, a time alone keeps the day.
 _APPOINTMENT_WORDS = r"(?:(?:appointment|meeting|termin|treffen)\s+(?:with|at|mit|beim|bei|bei\s+der|zum|zur|am)\s+)?"
 _MOVE_RES = (
-    re.compile(r"^(?:please\s+)?(?:move|reschedule|shift|push|postpone)\s+(?:the|my)\s+" + _APPOINTMENT_WORDS
+    re.compile(r"^(?:please\s+)?(?:move|reschedule|shift|push|postpone|change)\s+(?:the|my)\s+" + _APPOINTMENT_WORDS
                + r"(?P<what>.+?)(?:\s+(?:appointment|meeting))?\s+to\s+(?P<when>.+?)(?:,?\s+please)?$", re.I),
     re.compile(r"^(?:bitte\s+)?(?:verschiebe|verschieb|verleg|verlege)\s+(?:bitte\s+)?(?:den|das|die|meinen|mein|meine)\s+"
                + _APPOINTMENT_WORDS + r"(?P<what>.+?)(?:-?termin)?\s+auf\s+(?P<when>.+?)(?:\s+bitte)?$", re.I),
@@ -879,6 +880,28 @@ def meal_corrected(text: str) -> ToolCall | None:
         meal = _MEAL_CORRECTED_RE.match(what)
         if meal is not None:
             return ToolCall("correct_last_meal", {"meal_type": MEAL_WORDS.get(meal.group("meal").lower(), "dinner")})
+    return None
+
+
+# A task renamed: "rename task 1 to call the electrician", "rename the plumber task to electrician", "benenne Aufgabe
+# 2 um in Steuer", "Aufgabe 2 umbenennen in Steuer".
+_RENAME_RES = (
+    re.compile(r"^(?:please\s+)?rename\s+(?:the\s+|my\s+)?(?:(?:task|to-?do)\s+(?P<what>.+?)|(?P<named>.+?)\s+"
+               r"(?:task|to-?do))\s+(?:to|as)\s+(?P<title>.+?)(?:,?\s+please)?$", re.I),
+    re.compile(r"^(?:bitte\s+)?(?:benenne|benenn)\s+(?:bitte\s+)?(?:die\s+|meine\s+)?aufgabe\s+(?P<what>.+?)\s+um\s+"
+               r"(?:in|zu)\s+(?P<title>.+?)(?:\s+bitte)?$", re.I),
+    re.compile(r"^(?:die\s+|meine\s+)?aufgabe\s+(?P<what>.+?)\s+(?:umbenennen|umtaufen)\s+(?:in|zu)\s+(?P<title>.+?)"
+               r"(?:\s+bitte)?$", re.I),
+)
+
+
+def task_renamed(text: str) -> ToolCall | None:
+    """The update_task call for a task renamed in words ("task 1", "the plumber task"), or None."""
+    for said in _matches(_RENAME_RES, text):
+        what = (said.groupdict().get("what") or said.groupdict().get("named") or "").strip(" ,\"'„“#")
+        title = said.group("title").strip(" ,\"'„“")
+        if what and title:
+            return ToolCall("update_task", {"task": what[:200], "title": title[:1].upper() + title[1:]})
     return None
 
 

@@ -301,6 +301,18 @@ async def test_tasks_done_by_number_or_marked_and_a_task_pushed_like_an_appointm
                      "Finish the report": (True, "2026-12-02"), "Finish the slides": (False, "2026-12-04")}
 
 
+async def test_a_task_put_on_the_list_renamed_in_words_and_an_appointment_changed_to_another_time(
+        person, brain) -> None:
+    alice = person()
+    assert (await alice.send("add call the plumber to my list")).startswith("Added the task Call the plumber.")
+    await alice.send("/tasks")
+    assert await alice.send("rename task 1 to call the electrician") == "Updated the task Call the electrician."
+    await alice.send("/event Dentist tomorrow 10:00")
+    assert await alice.send("change the dentist appointment to 3pm") == "Moved Dentist to Tue, Dec 1, 3:00\u202fPM."
+    async with brain.transactions.read() as s:
+        assert [t.title for t in (await s.scalars(select(Task))).all()] == ["Call the electrician"]
+
+
 async def test_the_meal_just_logged_is_corrected_in_words_and_the_correction_has_undo(person, brain) -> None:
     alice = person()
     assert await alice.send("I meant dinner") == "There is no meal from today to correct."

@@ -143,6 +143,14 @@ MONDAY = date(2026, 11, 30)
                                                                        "due_date": "2026-12-04"})]),
     ("Setz Milch auf meine Liste", [ToolCall("create_task", {"title": "Milch"})]),
     ("add Anna to the guest list", None), ("put the kettle on", None),
+    # A task renamed by its number or its words.
+    ("rename task 1 to call the electrician",
+     [ToolCall("update_task", {"task": "1", "title": "Call the electrician"})]),
+    ("rename the plumber task to electrician", [ToolCall("update_task", {"task": "plumber", "title": "Electrician"})]),
+    ("benenne Aufgabe 2 um in Steuer machen", [ToolCall("update_task", {"task": "2", "title": "Steuer machen"})]),
+    ("Aufgabe Steuer umbenennen in Steuererklärung",
+     [ToolCall("update_task", {"task": "Steuer", "title": "Steuererklärung"})]),
+    ("rename the file to x", None),
 ])
 def test_free_text_examples(text: str, calls: list[ToolCall] | None) -> None:
     assert parse_free_text(text, MONDAY) == calls
@@ -595,6 +603,7 @@ def test_a_task_told_as_done_in_the_past_tense_names_its_object(text: str, words
     # No day or time that can be read, or a week with no day: not read.
     ("move the dentist to a better time", None), ("push the team meeting to next week", None),
     ("move the couch to the living room", None),
+    ("change the dentist appointment to 3pm", {"event": "dentist", "time": "15:00"}), ("change my mind", None),
 ])
 def test_an_appointment_moved_in_words(text: str, args: dict[str, str] | None) -> None:
     moved = event_moved(text, MONDAY)
