@@ -35,6 +35,8 @@ DRINK_WORDS: dict[str, str] = {
     "beer": "alcohol", "beers": "alcohol", "bier": "alcohol", "wine": "alcohol", "wein": "alcohol",
     "smoothie": "smoothie", "cola": "soda", "soda": "soda", "limo": "soda", "limonade": "soda",
     "milch": "other", "milk": "other", "kakao": "other", "cocoa": "other", "eistee": "tea",
+    "schorle": "juice", "apfelschorle": "juice", "spezi": "soda", "mate": "soda", "radler": "alcohol",
+    "sekt": "alcohol",
 }
 # Drinks said by a name more exact than their kind: logged with it, so the reply says "330 ml Bier", not "Alkohol".
 DRINK_NAMES: dict[str, str] = {
@@ -42,6 +44,8 @@ DRINK_NAMES: dict[str, str] = {
     "cappuccino": "Cappuccino", "latte": "Latte", "orangensaft": "Orangensaft", "apfelsaft": "Apfelsaft",
     "beer": "beer", "beers": "beer", "bier": "Bier", "wine": "wine", "wein": "Wein", "cola": "Cola",
     "limonade": "Limonade", "milch": "Milch", "milk": "milk", "kakao": "Kakao", "cocoa": "cocoa", "eistee": "Eistee",
+    "schorle": "Schorle", "apfelschorle": "Apfelschorle", "spezi": "Spezi", "mate": "Mate", "radler": "Radler",
+    "sekt": "Sekt",
 }
 # Forms that can only be plural: the number before them counts drinks ("25 coffees" is 25 coffees, never 25 ml).
 # "Wasser", "Kaffee" and "Tee" serve as German plurals too, so a number with them stays open (see parse_drinks).
@@ -49,10 +53,12 @@ PLURAL_DRINK_WORDS = frozenset({"waters", "coffees", "kaffees", "espressos", "te
 # A bare number with a drink is millilitres from here on ("Wasser 300"); up to MAX_AT_ONCE it counts drinks
 # ("zwei Kaffee"); in between ("20 water": 20 ml, or twenty?) it is not guessed.
 MIN_BARE_ML = 50
+LITRE_ML = 1000
+HALF_WORDS = frozenset({"half", "halber", "halben", "halbe"})
 FILLER = {
     "i", "ive", "had", "have", "drank", "drink", "just", "of", "ich", "habe", "hab", "hatte", "trank",
     "getrunken", "gerade",
-    "noch", "more", "another", "a", "an", "ein", "eine", "einen", "one", "mug", "ml", "l",
+    "noch", "more", "another", "a", "an", "ein", "eine", "einen", "one", "mug", "ml", "l", "ne", "nen", "'ne",
     # When, as people say it of a drink just had ("Ich habe heute 2 Kaffee getrunken", "had a tea today").
     "heute", "today", "eben", "vorhin", "soeben", "now", "already", "schon", "bereits",
     # ... and a part of today ("abends ein Glas Wein", "a beer tonight"); never "morgen", which is tomorrow.
@@ -412,6 +418,7 @@ def _drinks(text: str) -> list[ToolCall] | None:
     volume: int | None = None
     vessel: int | None = None
     pending_number: str | None = None
+    half = False
     for word in words:
         if word in DRINK_WORDS and drink_type is None:
             drink_type = DRINK_WORDS[word]
@@ -431,6 +438,12 @@ def _drinks(text: str) -> list[ToolCall] | None:
                 return None
             pending_number = None
             continue
+        if word in ("liter", "litre", "liters", "litres") and volume is None:  # "ein Liter Wasser", "a litre"
+            volume = LITRE_ML // 2 if half else LITRE_ML
+            continue
+        if word in HALF_WORDS:  # "ein halber Liter", "half a litre"
+            half = True
+            continue
         if word in VESSELS_ML:
             vessel = VESSELS_ML[word]
             counted = True
@@ -442,7 +455,7 @@ def _drinks(text: str) -> list[ToolCall] | None:
         if word in FILLER:
             continue
         return None  # an unknown word: this is not (only) a drink
-    if drink_type is None:
+    if drink_type is None or (half and volume is None):  # "half a cup": not guessed
         return None
     if pending_number is not None:
         pending = parse_number(pending_number)

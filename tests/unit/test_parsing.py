@@ -151,6 +151,13 @@ MONDAY = date(2026, 11, 30)
     ("Aufgabe Steuer umbenennen in Steuererklärung",
      [ToolCall("update_task", {"task": "Steuer", "title": "Steuererklärung"})]),
     ("rename the file to x", None),
+    # A litre or half of one said in words; colloquial articles; more drinks by name.
+    ("Ein Liter Wasser", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 1000})]),
+    ("ein halber Liter Wasser", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500})]),
+    ("half a liter of water", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500})]),
+    ("half a cup of coffee", None),
+    ("ne Cola", [ToolCall("log_drink", {"drink_type": "soda", "name": "Cola"})]),
+    ("eine Apfelschorle", [ToolCall("log_drink", {"drink_type": "juice", "name": "Apfelschorle"})]),
 ])
 def test_free_text_examples(text: str, calls: list[ToolCall] | None) -> None:
     assert parse_free_text(text, MONDAY) == calls
