@@ -559,7 +559,35 @@ NOT_A_FOOD_RE = re.compile(
 
 
 def _eaten(text: str) -> list[ToolCall] | None:
-    return _meal_sentence(text, EATEN_RES)
+    return _meal_sentence(text, EATEN_RES) or _had_food(text)
+
+
+# Common foods, English and German: "had" or "hatte" (or a meal that "was") says a meal was eaten only of a food
+# ("I had a sandwich", "Ich hatte ein Brötchen", "breakfast was oatmeal"); "I had a meeting" or "a bad day" is none.
+FOODS = frozenset("""
+    pizza pizzas pasta spaghetti lasagna lasagne salad salads salat sandwich sandwiches burger burgers hamburger
+    fries pommes soup suppe apple apples apfel äpfel banana bananas banane bananen orange oranges bread brot
+    brötchen toast cereal müsli muesli oatmeal porridge haferflocken yogurt yoghurt joghurt egg eggs ei eier
+    rice reis curry sushi noodles nudeln steak chicken hähnchen fish fisch cake kuchen cookie cookies keks kekse
+    chocolate schokolade croissant bagel wrap burrito tacos taco kebab döner currywurst bratwurst schnitzel
+    cheese käse fruit obst vegetables gemüse chips crisps nuts nüsse muffin pancakes pfannkuchen waffles waffeln
+    omelette omelett risotto falafel hummus pie donut doughnut brezel pretzel potatoes kartoffeln quark smoothie
+    bowl stew eintopf auflauf
+""".split())
+HAD_RES = (
+    re.compile(r"^(?:i\s+|we\s+)?(?:just\s+|already\s+)?had\s+(?P<food>.+?)(?:\s+(?:today|just\s+now|earlier))?$",
+               re.I),
+    re.compile(r"^(?:ich\s+|wir\s+)?hatte(?:n)?\s+(?:(?:heute|gerade|eben|vorhin|grad|schon)\s+)*(?P<food>.+)$", re.I),
+    re.compile(r"^(?:my\s+)?(?P<meal>breakfast|lunch|dinner|supper)\s+(?:was|were)\s+(?P<food>.+)$", re.I),
+)
+
+
+def _had_food(text: str) -> list[ToolCall] | None:
+    said = next(_matches(HAD_RES, text), None)
+    if said is None or FOODS.isdisjoint(re.findall(r"[^\W\d_]+", said.group("food").lower())) \
+            or not _NOT_EATEN_WORDS.isdisjoint(said.group("food").lower().split()):
+        return None
+    return _meal_sentence(text, HAD_RES)
 
 
 def _meal_sentence(text: str, patterns: tuple[re.Pattern[str], ...] = MEAL_SENTENCE_RES) -> list[ToolCall] | None:

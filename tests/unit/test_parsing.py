@@ -158,6 +158,13 @@ MONDAY = date(2026, 11, 30)
     ("half a cup of coffee", None),
     ("ne Cola", [ToolCall("log_drink", {"drink_type": "soda", "name": "Cola"})]),
     ("eine Apfelschorle", [ToolCall("log_drink", {"drink_type": "juice", "name": "Apfelschorle"})]),
+    # "had" a food (from a list of common foods) is a meal of the time of day; "had" anything else is not.
+    ("I had a sandwich", [ToolCall("log_meal", {"description": "sandwich"})]),
+    ("Ich hatte ein Brötchen", [ToolCall("log_meal", {"description": "Brötchen"})]),
+    ("breakfast was oatmeal with berries",
+     [ToolCall("log_meal", {"meal_type": "breakfast", "description": "oatmeal with berries"})]),
+    ("I had a bad day", None), ("I had a meeting about the cake", None), ("I had pizza yesterday", None),
+    ("lunch was with Anna", None),
 ])
 def test_free_text_examples(text: str, calls: list[ToolCall] | None) -> None:
     assert parse_free_text(text, MONDAY) == calls
