@@ -765,9 +765,23 @@ NOT_A_PLACE = frozenset({
 PLACE_WORDS = 4
 
 
+# Home and work said without a place word: "ich bin (wieder) zu Hause", "bin daheim", "I'm home", "I'm back home",
+# "ich bin auf der Arbeit": the place of that name.
+_HOME_RES = (
+    (re.compile(r"^(?:ich\s+)?(?:bin|war)\s+(?:(?:heute|gerade|grad|jetzt|eben|noch|schon|wieder|endlich)\s+)*"
+                r"(?:zu\s*hause|zuhause|daheim)$", re.I), "Zuhause"),
+    (re.compile(r"^(?:ich\s+)?(?:bin|war)\s+(?:(?:heute|gerade|grad|jetzt|eben|noch|schon|wieder)\s+)*"
+                r"(?:auf|bei)\s+der\s+arbeit$", re.I), "Arbeit"),
+    (re.compile(r"^(?:i'm|i\s+am|im)\s+(?:(?:now|just|back|finally|already)\s+)*home(?:\s+now)?$", re.I), "Home"),
+)
+
+
 def place_said(text: str) -> str | None:
     """The name of the place a person says they are at, or were at today; None for anything else."""
     cleaned = re.sub(r"[.!]+$", "", text.strip())
+    home = next((name for pattern, name in _HOME_RES if pattern.match(cleaned)), None)
+    if home is not None:
+        return home
     match = PLACE_DE_RE.match(cleaned) or PLACE_EN_RE.match(cleaned)
     if match is None or re.search(r"\b(?:gestern|yesterday|morgen|tomorrow)\b", cleaned, re.I):
         return None

@@ -527,6 +527,9 @@ def test_a_weekend_asked_about_on_the_weekend_is_the_one_under_way() -> None:
     ("Bin beim Arzt, melde mich später", "Arzt"),  # the name ends where the sentence goes on
     ("ich bin im Büro um 9", None),  # a time: a plan, not where the person is
     ("ich bin im Haus am See hinter dem Wald", None),  # too long for a place's name
+    # Home and work without a place word.
+    ("ich bin wieder zu Hause", "Zuhause"), ("bin daheim", "Zuhause"), ("I'm back home", "Home"),
+    ("ich bin auf der Arbeit", "Arbeit"), ("I'm home alone", None), ("Ich bin zu Hause geblieben", None),
 ])
 def test_the_place_a_person_says_they_are_at(text: str, place: str | None) -> None:
     assert place_said(text) == place
