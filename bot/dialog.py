@@ -38,7 +38,7 @@ from bot.commands.memory import about_me, answer_from_memory
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import place_in_words, shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
-from bot.commands.reminders import offer_plan, read_plan, set_reminder
+from bot.commands.reminders import offer_plan, plan_answered, read_plan, set_reminder
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import done_in_words, say_task, time_note
@@ -366,6 +366,8 @@ class Dialog:
             assert waiting is not None
             async with self.brain.transactions.begin() as uow:  # the step's buttons: answered by typing
                 await take_off_keyboards(await uow.session.connection(), turn.user.id, step_question(waiting))
+            return True
+        if await plan_answered(turn, text):  # "Kalender" to "Should I put it in your calendar, …?"
             return True
         return await answer_free_text(turn, text, running=bool(flows.ritual))
 

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from bot.commands import Command
 from bot.commands.tasks import say_task
@@ -22,6 +22,7 @@ from bot.parsing.freetext import NEED_TO_RE
 from bot.parsing.reminders import ReminderRequest, names_a_time, read_reminder
 from bot.turn import PendingButton, Turn
 from brain.actions.models import ActionToken
+from brain.actions.service import DEFAULT_TTL
 from brain.events.actor import USER
 from brain.i18n import N_, Text, tr
 from brain.people.local_time import local_now
@@ -197,6 +198,44 @@ async def plan_pressed(turn: Turn, payload: dict[str, Any]) -> None:
         say_task(turn, await turn.tool("create_task", {
             "title": text, "due_date": local.date().isoformat(),
             "due_time": local.time().isoformat(timespec="minutes")}))
+
+
+# The offer's answer typed instead of pressed: "Kalender", "in den Kalender", "as a reminder", "eine Aufgabe, bitte".
+_PLAN_ANSWERS = {"calendar": "event", "kalender": "event", "termin": "event", "appointment": "event",
+                 "event": "event", "reminder": "reminder", "erinnerung": "reminder", "remind me": "reminder",
+                 "erinnere mich": "reminder", "erinnern": "reminder", "task": "task", "aufgabe": "task",
+                 "todo": "task", "to-do": "task"}
+_PLAN_ANSWER_FILLER_RE = re.compile(r"^(?:(?:please|bitte|ja|yes|ok|okay|as|als|a|an|eine|einen|ein|in|into|ins|den"
+                                    r"|the|my|meinen|mein|put\s+it|trag\s+es|mach)\s+)*|(?:,?\s+(?:please|bitte))?"
+                                    r"[\s.!]*$", re.I)
+# An offer answered by typing is one still on the screen: asked this long ago at most.
+PLAN_ANSWER_WINDOW = timedelta(minutes=30)
+
+
+def plan_answer_said(text: str) -> str | None:
+    """Which of the offer's buttons a typed answer names ("event", "reminder", "task"), or None."""
+    said = _PLAN_ANSWER_FILLER_RE.sub("", text.strip().lower().lstrip("📅⏰✓ ")).strip()
+    return _PLAN_ANSWERS.get(said) if len(text) <= 40 else None
+
+
+async def plan_answered(turn: Turn, text: str) -> bool:
+    """The last dated-plan offer answered in words, as if its button was pressed; False when the text names none of
+    its answers or no offer waits (then the text is read as anything else)."""
+    make = plan_answer_said(text)
+    if make is None:
+        return False
+    async with turn.brain.transactions.read() as session:
+        payload = await session.scalar(
+            select(ActionToken.payload).where(
+                # asked within the window: the buttons were made to expire DEFAULT_TTL after the question
+                ActionToken.user_id == turn.user.id, ActionToken.kind == PLAN_KIND, ActionToken.used_at.is_(None),
+                ActionToken.expires_at > turn.now + DEFAULT_TTL - PLAN_ANSWER_WINDOW,
+                ActionToken.payload["make"].astext == make)
+            .order_by(ActionToken.expires_at.desc()).limit(1))
+    if payload is None:
+        return False
+    await plan_pressed(turn, payload)
+    return True
 
 
 ACTIONS = {REMINDER_KIND: reminder_pressed, PLAN_KIND: plan_pressed}

@@ -169,6 +169,26 @@ async def test_a_dated_note_without_a_model_asks_calendar_reminder_or_task_and_t
         "so tired today, and tomorrow at 9 it is work again and then the kids and the shopping and everything")
 
 
+async def test_the_offer_answered_by_typing_its_choice_is_taken_once_and_only_while_it_is_fresh(
+        person, brain: Brain, clock: FixedClock) -> None:
+    bert, alice = person(language="de"), person()
+    await bert.send("Zahnarzt morgen um 14 Uhr")
+    choice = bert.buttons()
+    assert "Zahnarzt am Di., 1. Dez. um 14:00 eingetragen" in await bert.send("Kalender")
+    assert "schon benutzt" in await bert.press(choice["⏰ Erinnerung"])  # one answer, typed or pressed
+    assert "Zahnarzt" in await bert.send("Kalender")  # no offer waits: the word shows the calendar
+    await alice.send("call mom tomorrow at 9")
+    assert (await alice.send("as a reminder, please")).startswith("Reminder set for Tue, Dec 1, 9:00")
+    await alice.send("water the plants tomorrow at 10")
+    clock.advance(timedelta(minutes=31))  # an offer scrolled out of mind is not answered by a word
+    assert "Added the task" not in await alice.send("task")
+    async with brain.transactions.read() as session:
+        events = (await session.scalars(select(CalendarEvent))).all()
+        tasks = (await session.scalars(select(Task))).all()
+    assert [e.title for e in events] == ["Zahnarzt"] and tasks == []
+    assert [r.text for r in await reminders(brain)] == ["Call mom"]
+
+
 async def test_every_evening_is_a_daily_reminder_in_the_evening(person, brain: Brain) -> None:
     # "jeden Abend um 10 ans Zähneputzen" was one reminder titled "Jeden Abend ans Zähneputzen" at 10:00 the next day.
     bert = person(language="de")

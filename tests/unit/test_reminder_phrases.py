@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.commands.reminders import plan_answer_said
 from bot.parsing.reminders import ReminderRequest, free_text_reminder, read_reminder
 from brain.i18n import Text
 
@@ -144,3 +145,12 @@ def test_a_wake_up_without_a_time_is_asked_when_and_waking_told_is_no_request() 
     asked = free_text_reminder("wake me up", NOW)
     assert isinstance(asked, Text) and asked.msgid.startswith("When should I wake you?")
     assert free_text_reminder("I woke up at 7", NOW) is None
+
+
+@pytest.mark.parametrize("text, make", [
+    ("Kalender", "event"), ("in den Kalender, bitte", "event"), ("📅 Calendar", "event"), ("as a reminder", "reminder"),
+    ("Erinnerung", "reminder"), ("eine Aufgabe bitte", "task"), ("Task!", "task"),
+    ("Kalender morgen", None), ("remind me at 9 to call mom", None), ("ja", None),
+])
+def test_the_answer_to_the_calendar_reminder_or_task_offer_typed_as_a_word(text: str, make: str | None) -> None:
+    assert plan_answer_said(text) == make
