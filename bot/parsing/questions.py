@@ -352,8 +352,19 @@ def command_prefixed(text: str) -> tuple[str, str] | None:
     goal = _GOAL_SAID_RE.match(text.strip())
     if goal is not None:
         return "goal", goal.group("rest").strip()
+    kept = _REMEMBER_SAID_RE.match(text.strip())
+    if kept is not None:
+        return "remember", (kept.group("rest") or kept.group("rest2")).strip()
     done = _DONE_NUMBER_RE.match(text.strip())
     return ("done", done.group("n") or done.group("m")) if done is not None else None
+
+
+# Something to keep asked for in words: "remember that my sister's birthday is on May 3", "please remember: …", "merk
+# dir: der Schlüssel liegt unter der Matte", "Merke dir, dass Anna Tee mag" (what /remember takes after it).
+_REMEMBER_SAID_RE = re.compile(
+    r"^(?:please\s+)?(?:remember|note)(?:\s+that\b|\s*:)\s*(?P<rest>\S.*)$"
+    r"|^(?:bitte\s+)?(?:merk|merke)\s+(?:dir|es\s+dir)\s*(?:bitte\s*)?(?:[:,]\s*)?(?:,?\s*dass\s+)?(?P<rest2>\S.*)$",
+    re.I)
 
 
 # A goal asked for in words: "set a goal: max 2 coffees a day", "neues Ziel: 8 Gläser Wasser am Tag", "Ziel: 5

@@ -59,6 +59,14 @@ async def test_remember_then_recall_shows_the_memory_and_why(person, memory) -> 
     assert "bike" not in reply  # the nearest of unrelated memories is not shown
 
 
+async def test_remember_asked_for_in_words_keeps_what_follows_without_the_request(person, memory) -> None:
+    alice = person()
+    assert "remember" in await alice.send("remember that my niece Emma loves dinosaurs")
+    reply = await alice.send("/recall What does Emma like?")
+    assert "my niece Emma loves dinosaurs" in reply and "remember that" not in reply
+    assert "merke" in await person(language="de").send("Merk dir: der Ersatzschlüssel liegt bei Frau Weber")
+
+
 async def test_recall_of_something_never_said_says_so_instead_of_listing_neighbours(person, memory) -> None:
     alice = person()
     await alice.send("/remember My sister Anna lives in Hamburg")

@@ -578,6 +578,12 @@ def test_the_wish_to_drink_more_water(text: str, wished: bool) -> None:
     ("set a goal to drink 8 glasses of water a day", ("goal", "drink 8 glasses of water a day")),
     ("neues Ziel: 8 Gläser Wasser am Tag", ("goal", "8 Gläser Wasser am Tag")),
     ("Ziel: 5 Aufgaben pro Tag", ("goal", "5 Aufgaben pro Tag")), ("Ziel erreicht!", None), ("goal reached", None),
+    # Something to keep, asked for in words: what /remember takes.
+    ("remember that my sister's birthday is on May 3", ("remember", "my sister's birthday is on May 3")),
+    ("please remember: the code is in the drawer", ("remember", "the code is in the drawer")),
+    ("merk dir: der Schlüssel liegt unter der Matte", ("remember", "der Schlüssel liegt unter der Matte")),
+    ("Merke dir, dass Anna Tee mag", ("remember", "Anna Tee mag")),
+    ("remember to buy milk", None), ("I remember that day", None),
 ])
 def test_a_command_word_with_a_colon_runs_the_command(text: str, command: tuple[str, str] | None) -> None:
     assert command_prefixed(text) == command
