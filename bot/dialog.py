@@ -36,7 +36,7 @@ from bot.commands.drinks import after_drink_buttons, more_water
 from bot.commands.food import after_meal_buttons, meals_today, past_day
 from bot.commands.memory import about_me, answer_from_memory
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
-from bot.commands.places import place_in_words, shared_location
+from bot.commands.places import place_in_words, place_offer_answered, shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
 from bot.commands.reminders import offer_plan, plan_answered, read_plan, set_reminder
 from bot.commands.rituals import answer_free_text
@@ -367,8 +367,8 @@ class Dialog:
             async with self.brain.transactions.begin() as uow:  # the step's buttons: answered by typing
                 await take_off_keyboards(await uow.session.connection(), turn.user.id, step_question(waiting))
             return True
-        if await plan_answered(turn, text):  # "Kalender" to "Should I put it in your calendar, …?"
-            return True
+        if await plan_answered(turn, text) or await place_offer_answered(turn, text):
+            return True  # "Kalender" to "Should I put it in your calendar, …?", "ja" to "Save it and check in?"
         return await answer_free_text(turn, text, running=bool(flows.ritual))
 
     async def _command(self, turn: Turn, text: str) -> None:

@@ -3,13 +3,21 @@ location is logged, and counts as a visit of a saved place within 150 m (or of o
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from typing import Any
+
+from sqlalchemy import select
 
 from bot.commands import Command
 from bot.commands.calendar import DELETE_WORDS
 from bot.commands.onboarding import take_shared_location
 from bot.turn import Turn
+from brain.actions.models import ActionToken
+from brain.actions.service import DEFAULT_TTL
 from brain.i18n import N_, ntr, tr
+
+PLACE_OFFER = "place_offer"
 
 
 async def place(turn: Turn, args: str) -> None:
@@ -52,7 +60,38 @@ async def place_in_words(turn: Turn, name: str) -> None:
         turn.say_result(visit)
         return
     turn.say(tr("{name} is not one of your places yet. Save it and check in there?", name=name),
-             buttons=[[turn.button(tr("📍 Check in"), "command", text=f"/place {name}")]])
+             buttons=[[turn.button(tr("📍 Check in"), PLACE_OFFER, name=name)]])
+
+
+async def place_offer_pressed(turn: Turn, payload: dict[str, Any]) -> None:
+    """The offer's button (once: a second press finds it used), as /place <name> would."""
+    await place(turn, str(payload["name"]))
+
+
+# "ja", "yes please", "speichern", "check in" typed instead of pressed: the offer made at most this long ago.
+PLACE_OFFER_WINDOW = timedelta(minutes=10)
+_YES_RE = re.compile(r"^(?:ja|yes|yep|yeah|yup|ok|okay|gerne?|sure|klar|genau|bitte|please|mach\s+das|do\s+it"
+                     r"|speichern|save(?:\s+it)?|check\s*in|einchecken|📍)(?:[\s,]+(?:bitte|please|gerne?|danke|thanks))*"
+                     r"[\s.!]*$", re.I)
+
+
+async def place_offer_answered(turn: Turn, text: str) -> bool:
+    """A yes typed to the latest place offer (within the window): taken as its press; False when none waits."""
+    if _YES_RE.match(text.strip()) is None:
+        return False
+    async with turn.brain.transactions.begin() as uow:
+        token = await uow.session.scalar(
+            # offered within the window: the buttons were made to expire DEFAULT_TTL after the offer
+            select(ActionToken).where(
+                ActionToken.user_id == turn.user.id, ActionToken.kind == PLACE_OFFER, ActionToken.used_at.is_(None),
+                ActionToken.expires_at > turn.now + DEFAULT_TTL - PLACE_OFFER_WINDOW)
+            .order_by(ActionToken.expires_at.desc()).limit(1).with_for_update(skip_locked=True))
+        if token is None:
+            return False
+        token.used_at = uow.now
+        name = str(token.payload["name"])
+    await place(turn, name)
+    return True
 
 
 SHARED_LOCATION_CHOICES = 6
@@ -81,3 +120,5 @@ COMMANDS = (
     Command("place", "/place Café Luna", N_("Check in at a place, or list your places"), place,
             aliases=("ort", "orte", "places")),
 )
+
+ACTIONS = {PLACE_OFFER: place_offer_pressed}

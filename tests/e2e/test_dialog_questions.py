@@ -114,6 +114,22 @@ async def test_im_at_the_gym_in_english(person) -> None:
     assert "2 visits" in await alice.send("I am at the gym now")
 
 
+async def test_the_place_offer_is_taken_once_by_a_press_or_a_yes_while_it_is_fresh(person, clock, db_state) -> None:
+    alice = person(language="de")
+    await alice.send("ich bin im Büro")
+    button = alice.buttons()["📍 Einchecken"]
+    assert "Büro: Besuch notiert (bisher 1 Besuch)" in await alice.send("ja, bitte")
+    assert "schon benutzt" in await alice.press(button)  # one answer: no second visit from the old button
+    assert "Büro: Besuch notiert" not in await alice.send("ja")  # no offer waits now
+    await alice.send("ich bin im Kino")
+    cinema = alice.buttons()["📍 Einchecken"]
+    clock.advance(timedelta(minutes=11))
+    before = await db_state()
+    assert "Kino" not in await alice.send("ja")  # a yes long after the offer is not its answer
+    assert await db_state() == before
+    assert "Kino: Besuch notiert" in await alice.press(cinema)  # the button still works
+
+
 async def test_a_commands_word_without_its_slash_runs_it(person, db_state) -> None:
     alice = person()
     assert "/today" in await alice.send("help")
