@@ -38,7 +38,7 @@ from bot.commands.memory import about_me, answer_from_memory
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import place_in_words, place_offer_answered, shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
-from bot.commands.reminders import offer_plan, plan_answered, read_plan, set_reminder
+from bot.commands.reminders import offer_plan, plan_answered, read_plan, remind_before, set_reminder
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import done_in_words, say_task, time_note
@@ -64,7 +64,7 @@ from bot.parsing.questions import (
     is_question,
     untracked_said,
 )
-from bot.parsing.reminders import ReminderRequest, free_text_reminder
+from bot.parsing.reminders import ReminderRequest, before_event_said, free_text_reminder
 from bot.parsing.settings import setting_said
 from bot.parsing.smalltalk import name_said, smalltalk_of, smalltalk_reply
 from bot.photos import Photos
@@ -517,6 +517,9 @@ class Dialog:
         goal_ml = water_goal_said(text)
         if goal_ml is not None:  # "Mein Wasserziel ist 2,5 Liter": the day's water target (what /today measures)
             return _said_result(turn, "set_drink_goal", {"daily_ml": goal_ml})
+        before = before_event_said(text)
+        if before is not None:  # "remind me 10 minutes before (the dentist)"
+            return remind_before(turn, *before)
         reminder = free_text_reminder(text, now)
         if reminder is not None:  # set, or asked when: a request to the companion either way
             return _say(turn, reminder) if isinstance(reminder, Text) else set_reminder(turn, reminder)

@@ -23,8 +23,10 @@ from bot.parsing.reminders import ReminderRequest, names_a_time, read_reminder
 from bot.turn import PendingButton, Turn
 from brain.actions.models import ActionToken
 from brain.actions.service import DEFAULT_TTL
+from brain.errors import DomainError
 from brain.events.actor import USER
 from brain.i18n import N_, Text, tr
+from brain.modules.calendar.service import find_event, last_made_upcoming
 from brain.people.local_time import local_now
 from brain.pulse.nudges import snooze_until
 from brain.recurrence import describe
@@ -198,6 +200,26 @@ async def plan_pressed(turn: Turn, payload: dict[str, Any]) -> None:
         say_task(turn, await turn.tool("create_task", {
             "title": text, "due_date": local.date().isoformat(),
             "due_time": local.time().isoformat(timespec="minutes")}))
+
+
+async def remind_before(turn: Turn, lead: timedelta, what: str | None) -> None:
+    """A reminder `lead` before an appointment: the one named (`what`), or the upcoming one made last."""
+    try:
+        async with turn.brain.transactions.begin() as uow:
+            event = (await find_event(uow, turn.user, what)).event if what else \
+                await last_made_upcoming(uow, turn.user)
+    except DomainError as refused:
+        turn.say(refused.text)
+        return
+    if event is None:
+        turn.say(tr("Before which appointment? e.g. \"remind me 10 minutes before the dentist\"; /event lists them."))
+        return
+    at = (event.start_time - lead).astimezone(ZoneInfo(turn.user.timezone))
+    if at <= turn.now:
+        turn.say(tr("{title} starts at {time}: that is too soon for a reminder so long before.", title=event.title,
+                    time=event.start_time))
+        return
+    await set_reminder(turn, ReminderRequest(event.title, at))
 
 
 # The offer's answer typed instead of pressed: "Kalender", "in den Kalender", "as a reminder", "eine Aufgabe, bitte".

@@ -104,6 +104,43 @@ def _wake_up(stripped: str, now: datetime) -> ReminderRequest | Text | None:
     return read
 
 
+# A reminder some time before an appointment: "remind me 10 minutes before", "also remind me an hour before the
+# dentist", "erinnere mich 15 Minuten vorher", "erinnere mich eine Stunde vor dem Zahnarzt".
+_BEFORE_RES = (
+    re.compile(r"^(?:(?:also|and|please|can\s+you|could\s+you)\s+)*remind\s+me\s+(?:about\s+it\s+|of\s+it\s+)?"
+               r"(?P<amount>\d{1,3}|an?|one|two|three|half\s+an)\s*(?P<unit>minutes?|mins?|m|hours?|hrs?|h)\s+"
+               r"(?:before(?:hand)?|ahead|earlier)(?:\s+(?:the|my)\s+(?P<what>.+?))?(?:,?\s+please)?[.!?]*$", re.I),
+    re.compile(r"^(?:(?:und|auch|bitte|kannst\s+du)\s+)*(?:erinnere?\s+mich|mich)\s+(?:bitte\s+)?(?:auch\s+)?"
+               r"(?P<amount>\d{1,3}|eine|einer|einen|zwei|drei|eine\s+halbe|einer\s+halben)\s*"
+               r"(?P<unit>minuten|min|m|stunden?|std|h)\s+(?:vorher|davor|früher|vor\s+(?:dem|der|meinem|meiner|den)\s+"
+               r"(?P<what>.+?))(?:\s+(?:bitte|erinnern))?[.!?]*$", re.I),
+)
+MAX_BEFORE = timedelta(days=7)
+# What names an appointment before the words that are in its title ("meeting with Tom" is "Tom").
+_APPOINTMENT_LEAD_RE = re.compile(r"^(?:(?:appointment|meeting|call|termin|treffen)\s+(?:with|at|mit|beim|bei|bei\s+der"
+                                  r"|zum|zur|am)\s+)|\s+(?:appointment|meeting|termin)$", re.I)
+
+
+def before_event_said(text: str) -> tuple[timedelta, str | None] | None:
+    """How long before which appointment (None: the one just made) a reminder is asked for, or None."""
+    said = next((m for pattern in _BEFORE_RES if (m := pattern.match(text.strip())) is not None), None)
+    if said is None:
+        return None
+    amount = said.group("amount").lower()
+    if "half" in amount or "halb" in amount:
+        lead = timedelta(minutes=30)
+    else:
+        number = parse_count(amount.split()[-1]) or (1 if amount in ("a", "an", "einer") else None)
+        if number is None or number < 1:
+            return None
+        unit = said.group("unit").lower()
+        lead = timedelta(hours=number) if unit.startswith(("h", "stund", "std")) else timedelta(minutes=number)
+    if lead > MAX_BEFORE:
+        return None
+    what = _APPOINTMENT_LEAD_RE.sub("", said.group("what") or "").strip(" ,")
+    return lead, what or None
+
+
 def free_text_reminder(text: str, now: datetime) -> ReminderRequest | Text | None:
     """A free text that asks for a reminder, read; what is missing when it asks for one that cannot be read; None
     when it asks for none."""

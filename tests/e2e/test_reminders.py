@@ -189,6 +189,21 @@ async def test_the_offer_answered_by_typing_its_choice_is_taken_once_and_only_wh
     assert [r.text for r in await reminders(brain)] == ["Call mom"]
 
 
+async def test_a_reminder_some_time_before_the_appointment_just_made_or_named(person, brain: Brain) -> None:
+    alice = person()
+    assert "Before which appointment?" in await alice.send("remind me 10 minutes before")
+    await alice.send("/event Dentist tomorrow 10:00")
+    await alice.send("/event Call with the bank tomorrow 15:00")
+    assert (await alice.send("also remind me 10 minutes before")).startswith(
+        "Reminder set for Tue, Dec 1, 2:50\u202fPM: Call with the bank")  # the appointment made last
+    assert (await alice.send("remind me an hour before the dentist")).startswith(
+        "Reminder set for Tue, Dec 1, 9:00\u202fAM: Dentist")
+    assert "too soon" in await alice.send("remind me 30 hours before the dentist")
+    assert "found no event matching" in await alice.send("remind me 5 minutes before the concert")
+    assert {(r.text, r.occurrence_at) for r in await reminders(brain)} == {
+        ("Call with the bank", berlin(1, 14, 50, month=12)), ("Dentist", berlin(1, 9, month=12))}
+
+
 async def test_every_evening_is_a_daily_reminder_in_the_evening(person, brain: Brain) -> None:
     # "jeden Abend um 10 ans Zähneputzen" was one reminder titled "Jeden Abend ans Zähneputzen" at 10:00 the next day.
     bert = person(language="de")

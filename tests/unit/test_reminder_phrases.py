@@ -4,7 +4,7 @@ when something is missing; any text is read or answered, never a crash or a time
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.commands.reminders import plan_answer_said
-from bot.parsing.reminders import ReminderRequest, free_text_reminder, read_reminder
+from bot.parsing.reminders import ReminderRequest, before_event_said, free_text_reminder, read_reminder
 from brain.i18n import Text
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -154,3 +154,20 @@ def test_a_wake_up_without_a_time_is_asked_when_and_waking_told_is_no_request() 
 ])
 def test_the_answer_to_the_calendar_reminder_or_task_offer_typed_as_a_word(text: str, make: str | None) -> None:
     assert plan_answer_said(text) == make
+
+
+@pytest.mark.parametrize("text, lead, what", [
+    ("also remind me 10 minutes before", timedelta(minutes=10), None),
+    ("remind me an hour before the dentist appointment", timedelta(hours=1), "dentist"),
+    ("remind me half an hour before my meeting with Tom", timedelta(minutes=30), "Tom"),
+    ("erinnere mich 15 Minuten vorher", timedelta(minutes=15), None),
+    ("erinnere mich eine Stunde vor dem Zahnarzt", timedelta(hours=1), "Zahnarzt"),
+])
+def test_a_reminder_some_time_before_an_appointment(text: str, lead: timedelta, what: str | None) -> None:
+    assert before_event_said(text) == (lead, what)
+
+
+@pytest.mark.parametrize("text", ["remind me 10 minutes before I leave", "remind me in 10 minutes",
+                                  "10 minutes before"])
+def test_what_is_no_reminder_before_an_appointment(text: str) -> None:
+    assert before_event_said(text) is None

@@ -294,6 +294,13 @@ async def upcoming_events(uow: UnitOfWork, user: User, *, limit: int = 10) -> li
     return await _rows(uow, select(row, position).where(row.end_time > uow.now).order_by(position).limit(limit))
 
 
+async def last_made_upcoming(uow: UnitOfWork, user: User) -> CalendarEvent | None:
+    """The not yet started event the person made last ("remind me 10 minutes before", said after making it)."""
+    return await uow.session.scalar(
+        select(CalendarEvent).where(CalendarEvent.user_id == user.id, CalendarEvent.start_time > uow.now)
+        .order_by(CalendarEvent.created_at.desc(), CalendarEvent.id).limit(1))
+
+
 async def find_event(uow: UnitOfWork, user: User, reference: str) -> ListedEvent:
     """One of the person's events by a short reference: its number in today's/upcoming list
     ("2", "#2"), its id, or a case-insensitive title fragment. A fragment searches the agenda first
