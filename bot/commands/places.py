@@ -7,14 +7,11 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
-
 from bot.commands import Command
 from bot.commands.calendar import DELETE_WORDS
 from bot.commands.onboarding import take_shared_location
+from bot.offers import take_fresh_offer
 from bot.turn import Turn
-from brain.actions.models import ActionToken
-from brain.actions.service import DEFAULT_TTL
 from brain.i18n import N_, ntr, tr
 
 PLACE_OFFER = "place_offer"
@@ -79,18 +76,10 @@ async def place_offer_answered(turn: Turn, text: str) -> bool:
     """A yes typed to the latest place offer (within the window): taken as its press; False when none waits."""
     if _YES_RE.match(text.strip()) is None:
         return False
-    async with turn.brain.transactions.begin() as uow:
-        token = await uow.session.scalar(
-            # offered within the window: the buttons were made to expire DEFAULT_TTL after the offer
-            select(ActionToken).where(
-                ActionToken.user_id == turn.user.id, ActionToken.kind == PLACE_OFFER, ActionToken.used_at.is_(None),
-                ActionToken.expires_at > turn.now + DEFAULT_TTL - PLACE_OFFER_WINDOW)
-            .order_by(ActionToken.expires_at.desc()).limit(1).with_for_update(skip_locked=True))
-        if token is None:
-            return False
-        token.used_at = uow.now
-        name = str(token.payload["name"])
-    await place(turn, name)
+    offer = await take_fresh_offer(turn, PLACE_OFFER, PLACE_OFFER_WINDOW)
+    if offer is None:
+        return False
+    await place(turn, str(offer["name"]))
     return True
 
 

@@ -14,15 +14,15 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select, update
+from sqlalchemy import update
 
 from bot.commands import Command
 from bot.commands.tasks import say_task
+from bot.offers import take_fresh_offer
 from bot.parsing.freetext import NEED_TO_RE
 from bot.parsing.reminders import ReminderRequest, names_a_time, read_reminder
 from bot.turn import PendingButton, Turn
 from brain.actions.models import ActionToken
-from brain.actions.service import DEFAULT_TTL
 from brain.errors import DomainError
 from brain.events.actor import USER
 from brain.i18n import N_, Text, tr
@@ -246,14 +246,7 @@ async def plan_answered(turn: Turn, text: str) -> bool:
     make = plan_answer_said(text)
     if make is None:
         return False
-    async with turn.brain.transactions.read() as session:
-        payload = await session.scalar(
-            select(ActionToken.payload).where(
-                # asked within the window: the buttons were made to expire DEFAULT_TTL after the question
-                ActionToken.user_id == turn.user.id, ActionToken.kind == PLAN_KIND, ActionToken.used_at.is_(None),
-                ActionToken.expires_at > turn.now + DEFAULT_TTL - PLAN_ANSWER_WINDOW,
-                ActionToken.payload["make"].astext == make)
-            .order_by(ActionToken.expires_at.desc()).limit(1))
+    payload = await take_fresh_offer(turn, PLAN_KIND, PLAN_ANSWER_WINDOW, make=make)
     if payload is None:
         return False
     await plan_pressed(turn, payload)
