@@ -101,14 +101,27 @@ def time_note(at_time: DueAtTime, today: date) -> Text | None:
     return tr("{time} has passed today, so it is due tomorrow.", time=at_time.meant)
 
 
+# Between the items of a task that is a list ("Einkaufen: Milch, Eier, Brot", "Milch, Eier und Brot kaufen").
+_BETWEEN_ITEMS_RE = re.compile(r"\s*(?:,|;|&|\bund\b|\band\b)\s*", re.I)
+
+
+def _holds(title: str, words: set[str]) -> bool:
+    """Whether a task said done in `words` is this one: its title holds them all, and of a list every item is
+    named ("Hab Milch gekauft" does not finish "Einkaufen: Milch, Eier, Brot")."""
+    if not words <= set(re.findall(r"[\wäöüß'-]+", title.lower())):
+        return False
+    items = [set(re.findall(r"[\wäöüß'-]+", part.lower()))
+             for part in _BETWEEN_ITEMS_RE.split(title.split(":", 1)[-1]) if part.strip()]
+    return len(items) < 2 or all(item & words for item in items)
+
+
 async def done_in_words(turn: Turn, words: list[str], before: Text | None = None) -> bool:
     """Completes the one open task whose title holds all of `words` ("Hab Milch gekauft" and "Milch kaufen"), `before`
     said first; False, saying nothing, when none or several do."""
     listed = await turn.tool("list_tasks", {"filter": "open", "limit": FETCH_LIMIT})
     if not listed.ok:
         return False
-    matching = [item for item in listed.data.get("tasks", [])
-                if set(words) <= set(re.findall(r"[\wäöüß'-]+", str(item["title"]).lower()))]
+    matching = [item for item in listed.data.get("tasks", []) if _holds(str(item["title"]), set(words))]
     if len(matching) != 1:
         return False
     if before is not None:

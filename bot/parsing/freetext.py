@@ -864,7 +864,7 @@ _DONE_EN_RE = re.compile(r"^(?:i\s+)?(?:just\s+|finally\s+|already\s+)?(?:bought
 _FINISHED_RE = re.compile(r"^(?P<obj>.+?)\s+(?:ist|sind|is|are)\s+(?:jetzt\s+|endlich\s+|now\s+|finally\s+)?"
                           r"(?:fertig|finished|complete)$", re.I)
 _NOT_OBJECT = frozenset({"the", "my", "a", "an", "some", "den", "die", "das", "dem", "der", "meine", "meinen", "mein",
-                         "meinem", "ein", "eine", "einen", "for", "für", "fuer"})
+                         "meinem", "ein", "eine", "einen", "for", "für", "fuer", "und", "and"})
 
 
 def done_said(text: str) -> list[str] | None:

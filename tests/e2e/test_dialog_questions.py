@@ -406,3 +406,10 @@ async def test_a_task_told_done_in_the_past_tense_is_completed_when_exactly_one_
     async with brain.transactions.read() as s:
         done = {t.title for t in (await s.scalars(select(Task))).all() if t.completed_at is not None}
     assert done == {"Milch kaufen", "Miete überweisen", "Wäsche waschen"}
+
+
+async def test_a_shopping_list_is_done_when_all_of_it_is_bought(person) -> None:
+    alice = person(language="de")
+    assert "Einkaufen: Milch, Eier, Brot" in await alice.send("Einkaufen: Milch, Eier, Brot")
+    assert "Erledigt" not in await alice.send("Hab Milch gekauft")  # one of three: the list stays open
+    assert await alice.send("Milch, Eier und Brot gekauft") == "Erledigt: Einkaufen: Milch, Eier, Brot."
