@@ -40,6 +40,9 @@ MAX_LIST = 50
 _ORDER = (CalendarEvent.start_time.asc(), CalendarEvent.end_time.asc(), CalendarEvent.created_at.asc(),
           CalendarEvent.id.asc())
 _POSITION_RE = re.compile(r"#?\s*(\d{1,6})\.?")
+# Words of a reference that are not in an event's title ("the call with my bank").
+_NOT_TITLE_WORDS = frozenset({"the", "my", "a", "an", "with", "at", "of", "der", "die", "das", "dem", "den", "mein",
+                              "meine", "meinem", "meinen", "mit", "beim", "bei", "zum", "zur", "am", "im"})
 
 
 @dataclass(frozen=True)
@@ -334,6 +337,11 @@ async def find_event(uow: UnitOfWork, user: User, reference: str) -> ListedEvent
     # An exact title first, so "Dentist" still finds "Dentist" when "Dentist follow-up" exists too.
     candidates = await _rows(uow, select(row, position).where(row.title.ilike(pattern, escape="\\")).order_by(
         (func.lower(row.title) == text.lower()).desc(), position).limit(6))
+    words = [w for w in re.findall(r"[^\W_]+", text.lower()) if w not in _NOT_TITLE_WORDS]
+    if not candidates and len(words) >= 2:
+        # The title's words in another order: "the bank call" is "Call with the bank"
+        candidates = await _rows(uow, select(row, position).where(
+            *(row.title.ilike(f"%{w}%") for w in words)).order_by(position).limit(6))
     if not candidates:
         past_events = (await uow.session.scalars(
             select(CalendarEvent).where(CalendarEvent.user_id == user.id,

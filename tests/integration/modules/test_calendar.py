@@ -300,6 +300,20 @@ async def test_find_event_resolves_position_id_and_title_fragment(brain: Brain, 
         assert (await service.find_event(uow, user, str(past.id))).event.id == past.id
 
 
+async def test_find_event_takes_the_titles_words_in_another_order(brain: Brain, user: User) -> None:
+    bank = await _create(brain, user, "Call with the bank", berlin(30, 14))
+    await _create(brain, user, "Bank holiday party", berlin(2, 18, month=12))
+    async with brain.transactions.begin() as uow:
+        assert (await service.find_event(uow, user, "the bank call")).event.id == bank.id
+        with pytest.raises(DomainError) as missing:  # every word must be in the title
+            await service.find_event(uow, user, "bank lunch")
+        assert missing.value.code == "not_found"
+    other = await _other_user(brain)
+    async with brain.transactions.begin() as uow:
+        with pytest.raises(DomainError):  # another person's titles are never searched
+            await service.find_event(uow, other, "the bank call")
+
+
 async def test_find_event_refuses_ambiguous_fragments_and_unknown_references(brain: Brain, user: User) -> None:
     await _create(brain, user, "Laufen im Park", berlin(30, 18))
     await _create(brain, user, "Laufen am See", berlin(2, 18, month=12))
