@@ -220,7 +220,8 @@ def parse_free_text(text: str, today: date, *, now: time | None = None) -> list[
             or _meal_sentence(cleaned) or parse_meal(cleaned) or _eaten(cleaned) or parse_done(cleaned)
             or last_drink_deleted(cleaned) or entry_deleted(cleaned) or _listed(event_moved(cleaned, today))
             or _listed(task_renamed(cleaned))
-            or shopping_list(cleaned, today, now) or parse_task(cleaned, today, now))
+            or shopping_list(cleaned, today, now) or put_on_the_list(cleaned, today, now)
+            or parse_task(cleaned, today, now))
 
 
 # "log 500ml water", "track two coffees", "trag 2 Kaffee ein", "notiere Pizza zum Mittag": the entry without the verb
@@ -285,7 +286,7 @@ def shopping_list(text: str, today: date, now: time | None) -> list[ToolCall] | 
     """The list as one to-do, read as "todo: ..." reads it (a deadline in it is its due day)."""
     said = _SHOPPING_RE.match(text)
     if said is None:
-        return put_on_the_list(text, today, now)
+        return None
     head = said.group("head")
     return parse_task(f"todo: {head[:1].upper()}{head[1:]}: {said.group('items').strip()}", today, now)
 

@@ -106,13 +106,16 @@ def _wake_up(stripped: str, now: datetime) -> ReminderRequest | Text | None:
 
 # A reminder some time before an appointment: "remind me 10 minutes before", "also remind me an hour before the
 # dentist", "erinnere mich 15 Minuten vorher", "erinnere mich eine Stunde vor dem Zahnarzt".
+_BEFORE_AMOUNT_EN = (r"(?:(?P<half>half\s+an)\s*(?P<half_unit>hour)|(?P<n>\d{1,3}|an?|one|two|three)\s*"
+                     r"(?P<unit>minutes?|mins?|m|hours?|hrs?|h))")
+_BEFORE_AMOUNT_DE = (r"(?:(?P<half>eine\s+halbe|einer\s+halben)\s*(?P<half_unit>stunde)"
+                     r"|(?P<n>\d{1,3}|eine|einer|einen|zwei|drei)\s*(?P<unit>minuten|min|m|stunden?|std|h))")
 _BEFORE_RES = (
     re.compile(r"^(?:(?:also|and|please|can\s+you|could\s+you)\s+)*remind\s+me\s+(?:about\s+it\s+|of\s+it\s+)?"
-               r"(?P<amount>\d{1,3}|an?|one|two|three|half\s+an)\s*(?P<unit>minutes?|mins?|m|hours?|hrs?|h)\s+"
-               r"(?:before(?:hand)?|ahead|earlier)(?:\s+(?:the|my)\s+(?P<what>.+?))?(?:,?\s+please)?[.!?]*$", re.I),
+               + _BEFORE_AMOUNT_EN + r"\s+(?:before(?:hand)?|ahead|earlier)(?:\s+(?:the|my)\s+(?P<what>.+?))?"
+               r"(?:,?\s+please)?[.!?]*$", re.I),
     re.compile(r"^(?:(?:und|auch|bitte|kannst\s+du)\s+)*(?:erinnere?\s+mich|mich)\s+(?:bitte\s+)?(?:auch\s+)?"
-               r"(?P<amount>\d{1,3}|eine|einer|einen|zwei|drei|eine\s+halbe|einer\s+halben)\s*"
-               r"(?P<unit>minuten|min|m|stunden?|std|h)\s+(?:vorher|davor|früher|vor\s+(?:dem|der|meinem|meiner|den)\s+"
+               + _BEFORE_AMOUNT_DE + r"\s+(?:vorher|davor|früher|vor\s+(?:dem|der|meinem|meiner|den)\s+"
                r"(?P<what>.+?))(?:\s+(?:bitte|erinnern))?[.!?]*$", re.I),
 )
 MAX_BEFORE = timedelta(days=7)
@@ -124,18 +127,8 @@ _APPOINTMENT_LEAD_RE = re.compile(r"^(?:(?:appointment|meeting|call|termin|treff
 def before_event_said(text: str) -> tuple[timedelta, str | None] | None:
     """How long before which appointment (None: the one just made) a reminder is asked for, or None."""
     said = next((m for pattern in _BEFORE_RES if (m := pattern.match(text.strip())) is not None), None)
-    if said is None:
-        return None
-    amount = said.group("amount").lower()
-    if "half" in amount or "halb" in amount:
-        lead = timedelta(minutes=30)
-    else:
-        number = parse_count(amount.split()[-1]) or (1 if amount in ("a", "an", "einer") else None)
-        if number is None or number < 1:
-            return None
-        unit = said.group("unit").lower()
-        lead = timedelta(hours=number) if unit.startswith(("h", "stund", "std")) else timedelta(minutes=number)
-    if lead > MAX_BEFORE:
+    lead = _delta(said) if said is not None else None  # an amount read as "in 20 minutes" reads it
+    if said is None or lead is None or not timedelta(0) < lead <= MAX_BEFORE:
         return None
     what = _APPOINTMENT_LEAD_RE.sub("", said.group("what") or "").strip(" ,")
     return lead, what or None
