@@ -3,7 +3,7 @@ person can move from one installation to another: into a fresh install, or as on
 that has others. Everything goes in one transaction, or nothing does.
 
 Rows keep their ids, so a person who moves keeps what refers to them. Integer ids drawn from a sequence (events,
-memory nodes and edges, messages, ...) are kept too where they are free; a table whose exported ids are taken here
+memory nodes, messages, ...) are kept too where they are free; a table whose exported ids are taken here
 already gets new ones, and whatever refers to them follows (foreign keys, and the memory's derived rows, which
 have none); ids written inside JSON payloads (an event's, a pipeline log row's) stay as they were, like the rest
 of that history. What the export leaves out comes back as far as it can: embeddings are computed again from the
@@ -55,6 +55,10 @@ DERIVED_REFERENCES: dict[tuple[str, str], str] = {
     ("memory_node_entities", "node_id"): "memory_nodes",
     ("memory_node_themes", "node_id"): "memory_nodes",
 }
+# Columns an earlier version exported that this one dropped, with nothing referring to them: left out on import.
+DROPPED_COLUMNS: frozenset[tuple[str, str]] = frozenset({
+    ("memory_edges", "id"),  # the pair is the key since migration 0044
+})
 EMBED_BATCH = 256
 
 
@@ -144,6 +148,7 @@ async def _refuse_people_already_here(session: AsyncSession, user_id: uuid.UUID,
 def _row_values(table: Table, exported: dict[str, Any]) -> dict[str, Any]:
     """One exported row as values for `table`'s columns. Columns the export leaves out (embeddings, search
     columns) are missing here too, and binary ones it replaced by a note are empty."""
+    exported = {name: value for name, value in exported.items() if (table.name, name) not in DROPPED_COLUMNS}
     unknown = sorted(set(exported) - set(table.c.keys()))
     if unknown:
         raise ImportRefused(tr("made by a newer version: {table} has no column {names} here", table=table.name,

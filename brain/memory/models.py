@@ -185,14 +185,15 @@ class MemoryEdge(Base):
     Edges are a cache derived from their nodes, so they carry no foreign keys (each would be checked on every one
     of the ~32 rows a new node writes): whatever deletes nodes or a person deletes their edges in the same
     transaction. The rows into a node X are the reverse rows of X's outgoing ones, so they are found through the
-    (user_id, a_id, b_id) index too: `a_id = ANY(targets of X) AND b_id = X`."""
+    primary key too: `a_id = ANY(targets of X) AND b_id = X`. The pair is the key: one row per direction, and no
+    surrogate id, whose own index and sequence each of the ~32 rows of a new node paid for (migration 0044)."""
 
     __tablename__ = "memory_edges"
 
-    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    user_id: Mapped[uuid.UUID] = mapped_column()
-    a_id: Mapped[int] = mapped_column(BigInteger)
-    b_id: Mapped[int] = mapped_column(BigInteger)
+    # One pair, one row per direction; also the index of a node's outgoing edges (recall's hop, forgetting).
+    user_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    a_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    b_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     w_raw: Mapped[float] = mapped_column(Float)
     w_abs: Mapped[float] = mapped_column(Float)
     # Frozen at creation: which layers fired and what they shared.
@@ -204,11 +205,7 @@ class MemoryEdge(Base):
     layers: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     created_at: Mapped[datetime] = mapped_column(server_default=func.now())
 
-    __table_args__ = (
-        # One pair, one row per direction; also the index of a node's outgoing edges (recall's hop, forgetting).
-        UniqueConstraint("user_id", "a_id", "b_id"),
-        CheckConstraint("a_id <> b_id", name="not_self"),
-    )
+    __table_args__ = (CheckConstraint("a_id <> b_id", name="not_self"),)
 
 
 class MemoryNodeTheme(Base):

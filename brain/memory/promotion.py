@@ -875,11 +875,11 @@ async def recompute_edges(session: AsyncSession, user_id: uuid.UUID, node_ids: S
     if not node_ids:
         return 0
     # The rows out of the nodes, and the reverse rows of those (the rows into the nodes), both through the
-    # (user_id, a_id, b_id) index; a pair between two of the nodes is among the rows out already.
+    # primary key (user_id, a_id, b_id); a pair between two of the nodes is among the rows out already.
     reverse = aliased(MemoryEdge)
-    outgoing = (select(MemoryEdge.id, MemoryEdge.a_id, MemoryEdge.b_id, MemoryEdge.cosine_initial)
+    outgoing = (select(MemoryEdge.a_id, MemoryEdge.b_id, MemoryEdge.cosine_initial)
                 .where(MemoryEdge.user_id == user_id, MemoryEdge.a_id.in_(node_ids)))
-    incoming = (select(reverse.id, reverse.a_id, reverse.b_id, reverse.cosine_initial)
+    incoming = (select(reverse.a_id, reverse.b_id, reverse.cosine_initial)
                 .join(MemoryEdge, (reverse.a_id == MemoryEdge.b_id) & (reverse.b_id == MemoryEdge.a_id))
                 .where(MemoryEdge.user_id == user_id, MemoryEdge.a_id.in_(node_ids), reverse.user_id == user_id,
                        reverse.a_id.not_in(node_ids)))
@@ -903,7 +903,8 @@ async def recompute_edges(session: AsyncSession, user_id: uuid.UUID, node_ids: S
             edge.cosine_initial if edge.cosine_initial is not None else 0.0, settings)
         weights = edge_weights(a.w_abs, b.w_abs, comparison.hits, settings) if comparison else None
         if weights is not None:
-            updates.append({"id": edge.id, "w_raw": weights.a_to_b_raw, "w_abs": weights.a_to_b})
+            updates.append({"user_id": user_id, "a_id": edge.a_id, "b_id": edge.b_id,
+                            "w_raw": weights.a_to_b_raw, "w_abs": weights.a_to_b})
     if updates:
         await session.execute(update(MemoryEdge), updates)  # bulk update by primary key
     return len(updates)

@@ -188,7 +188,6 @@ def gravitate(query: Sequence[float], goals: Sequence[GoalPull], factor: float, 
 class Edge:
     """An outgoing edge as the read path sees it: weight is the damped edge weight (w_abs)."""
 
-    id: int
     source: int
     target: int
     weight: float
@@ -197,7 +196,6 @@ class Edge:
 
 @dataclass(frozen=True)
 class Hop:
-    edge_id: int
     source: int
     target: int
     reasons: tuple[str, ...]
@@ -225,7 +223,7 @@ def strongest_edges(edges: Iterable[Edge], k: int, *, predecessor: int | None,
                     is_active: Callable[[int], bool]) -> list[Edge]:
     """The k strongest outgoing edges, never straight back to the predecessor and never to an inactive node."""
     usable = [e for e in edges if e.target != predecessor and e.target != e.source and is_active(e.target)]
-    usable.sort(key=lambda e: (-e.weight, e.id))
+    usable.sort(key=lambda e: (-e.weight, e.target))
     return usable[:max(k, 0)]
 
 
@@ -276,7 +274,7 @@ class Spreading:
             self._expanded.add(item.node_id)
             for edge in strongest_edges(outgoing.get(item.node_id, ()), k, predecessor=item.predecessor,
                                         is_active=is_active):
-                hop = Hop(edge.id, edge.source, edge.target, edge.reasons, edge.weight)
+                hop = Hop(edge.source, edge.target, edge.reasons, edge.weight)
                 found.append(Reached(edge.target, self.shell, (*item.path, hop)))
         self.reached.extend(found)
         known = {r.node_id for r in self.reached if r.shell < self.shell}
@@ -498,16 +496,16 @@ def _compact(sql: str) -> str:
 def _outgoing_edges(space: VectorSpace) -> str:
     """The outgoing edges of the node `f.id` (see `edges_sql`), for a lateral join."""
     return f"""
-        SELECT e.id AS edge_id, e.a_id, e.b_id, e.w_abs AS edge_weight, e.reasons, {_node_columns(space)}
+        SELECT e.a_id, e.b_id, e.w_abs AS edge_weight, e.reasons, {_node_columns(space)}
         FROM (
-            SELECT e.id, e.a_id, e.b_id, e.w_abs, e.reasons FROM memory_edges e
+            SELECT e.a_id, e.b_id, e.w_abs, e.reasons FROM memory_edges e
             WHERE e.user_id = :user_id AND e.a_id = f.id
-            ORDER BY e.w_abs DESC, e.id
+            ORDER BY e.w_abs DESC, e.b_id
             OFFSET 0  -- keeps the sort below the join: the planner would otherwise join first and sort after
         ) AS e
         JOIN memory_nodes n ON n.id = e.b_id
         WHERE n.user_id = :user_id AND n.active AND n.captured_at <= :at
-        ORDER BY e.w_abs DESC, e.id
+        ORDER BY e.w_abs DESC, e.b_id
         LIMIT :per_node"""
 # How far the statement's fused match may be from Python's (the same formula on the same doubles, but a sum taken in
 # another order may round differently): candidates this close to the anchor bounds count as possible anchors.
@@ -540,7 +538,7 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False, space: 
     Which candidates are the anchors is decided in Python (`recall_nodes`); the statement takes those whose fused
     match (`Fusion`, computed alike) is within a rounding tolerance of the `:anchors`-th best and that may be clearly
     meant, so it takes every anchor and perhaps a few more. Those rows say `likely`; the edges come as further rows
-    whose `edge_id` is set, their target's columns in the node columns.
+    whose `a_id` is set, their target's columns in the node columns.
     """
     ctes = [f"""vec AS (
         SELECT n.id FROM memory_nodes n
@@ -651,11 +649,11 @@ def candidates_sql(lexical: bool, window: bool, first_hop: bool = False, space: 
           AND (f.vector >= :anchor_min - {_ROUNDING} OR f.lexical >= {LEXICAL_ANCHOR} - {_ROUNDING} OR f.in_window)
     )
     SELECT d.*, d.id IN (SELECT id FROM likely) AS likely,
-           NULL AS edge_id, NULL AS a_id, NULL AS b_id, NULL AS edge_weight, NULL AS reasons
+           NULL AS a_id, NULL AS b_id, NULL AS edge_weight, NULL AS reasons
     FROM direct d
     UNION ALL
     SELECT hop.id, hop.text, hop.speaker, hop.captured_at, hop.w_abs, hop.reinforced_at, hop.sector, hop.vector,
-           NULL, false, false, hop.edge_id, hop.a_id, hop.b_id, hop.edge_weight, hop.reasons
+           NULL, false, false, hop.a_id, hop.b_id, hop.edge_weight, hop.reasons
     FROM likely f
     CROSS JOIN LATERAL ({_outgoing_edges(space)}) AS hop"""))
 
@@ -673,9 +671,9 @@ def edges_sql(space: VectorSpace) -> Any:
 # The columns of a candidate row, of an edge row (its target's columns after the edge's), and of the candidate
 # statement's rows when the first shell's edges come along.
 _CANDIDATE_COLUMNS = ("id", "text", "speaker", "captured_at", "w_abs", "reinforced_at", "sector", "vector")
-_EDGE_COLUMNS = ("edge_id", "a_id", "b_id", "edge_weight", "reasons", *_CANDIDATE_COLUMNS)
+_EDGE_COLUMNS = ("a_id", "b_id", "edge_weight", "reasons", *_CANDIDATE_COLUMNS)
 _DIRECT_COLUMNS = (*_CANDIDATE_COLUMNS, "bm25", "in_window")
-_WITH_HOP_COLUMNS = (*_DIRECT_COLUMNS, "likely", "edge_id", "a_id", "b_id", "edge_weight", "reasons")
+_WITH_HOP_COLUMNS = (*_DIRECT_COLUMNS, "likely", "a_id", "b_id", "edge_weight", "reasons")
 
 
 def _lean(statement: Any, columns: Sequence[str]) -> Lean:
@@ -897,7 +895,7 @@ async def _direct_candidates(session: AsyncSession, user_id: uuid.UUID, query_te
     hops: list[Any] = []
     for row in rows:
         if first_hop is not None:
-            if row.edge_id is not None:
+            if row.a_id is not None:
                 hops.append(row)
                 continue
             if row.likely:
@@ -919,7 +917,7 @@ def _edges_and_targets(rows: Iterable[Any]) -> tuple[dict[int, list[Edge]], dict
     targets: dict[int, _Candidate] = {}
     for row in rows:
         edges.setdefault(row.a_id, []).append(
-            Edge(row.edge_id, row.a_id, row.b_id, float(row.edge_weight), tuple(row.reasons or ())))
+            Edge(row.a_id, row.b_id, float(row.edge_weight), tuple(row.reasons or ())))
         targets[row.b_id] = _candidate(row)
     return edges, targets
 
@@ -1108,7 +1106,7 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
         session, user_id, spreading.anchors, replies, vector, at, space=settings.space)
     for _anchor, candidate in [*context.around, *context.answered]:
         pool.setdefault(candidate.node_id, candidate)
-    beside_reached = [Reached(c.node_id, 1, (Hop(0, anchor, c.node_id, (CONVERSATION,), settings.cap),))
+    beside_reached = [Reached(c.node_id, 1, (Hop(anchor, c.node_id, (CONVERSATION,), settings.cap),))
                       for anchor, c in context.around]
 
     def ranked_as(reached: Reached, match: float) -> float:
@@ -1131,7 +1129,7 @@ async def recall_nodes(session: AsyncSession, settings: MemorySettings, *, user_
         known = best.get(candidate.node_id)
         if known is None or score > known[0]:
             best[candidate.node_id] = (score, Reached(candidate.node_id, 0, (
-                Hop(0, reply, candidate.node_id, (ANSWERED,), settings.cap),)))
+                Hop(reply, candidate.node_id, (ANSWERED,), settings.cap),)))
     for reached in [*spreading.result(), *beside_reached]:
         if not reached.path:
             continue

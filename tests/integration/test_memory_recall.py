@@ -414,13 +414,13 @@ async def test_reinforcement_recomputes_the_edges_of_the_reinforced_node(memory:
     ])
     first = await node_id(brain, user.id, "moved to Leipzig")
     async with brain.transactions.read() as session:
-        edges_before = dict((await session.execute(select(MemoryEdge.id, MemoryEdge.w_abs).where(
-            MemoryEdge.user_id == user.id))).all())
+        edges_before = {(a, b): w for a, b, w in (await session.execute(select(
+            MemoryEdge.a_id, MemoryEdge.b_id, MemoryEdge.w_abs).where(MemoryEdge.user_id == user.id))).all()}
     assert edges_before
     await memory.reinforce(user.id, [first] * 5)
     async with brain.transactions.read() as session:
-        edges_after = dict((await session.execute(select(MemoryEdge.id, MemoryEdge.w_abs).where(
-            MemoryEdge.user_id == user.id))).all())
+        edges_after = {(a, b): w for a, b, w in (await session.execute(select(
+            MemoryEdge.a_id, MemoryEdge.b_id, MemoryEdge.w_abs).where(MemoryEdge.user_id == user.id))).all()}
     assert edges_after.keys() == edges_before.keys()
     assert all(edges_after[e] > edges_before[e] for e in edges_before)
 
@@ -457,7 +457,7 @@ async def test_forget_one_memory_removes_its_node_edges_entries_and_log_rows(bra
         assert await memory.forget(user.id, target)
         async with brain.transactions.read() as session:
             assert await session.get(MemoryNode, target) is None
-            assert not (await session.scalars(select(MemoryEdge.id).where(
+            assert not (await session.scalars(select(MemoryEdge.a_id).where(
                 (MemoryEdge.a_id == target) | (MemoryEdge.b_id == target)))).all()
             assert not (await session.scalars(select(ShortTermEntry.id).where(
                 ShortTermEntry.user_id == user.id, ShortTermEntry.text.contains("Piranesi")))).all()

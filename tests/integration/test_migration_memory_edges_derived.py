@@ -29,7 +29,7 @@ def test_0017_backfills_theme_rows_drops_edge_keys_and_downgrades(pg_server) -> 
                              (person, a, b))
             assert {"fk_memory_edges_a_id_memory_nodes", "uq_memory_edges_a_id_b_id"} <= _constraints(conn)
 
-        upgrade(pg_server.url(name))
+        upgrade(pg_server.url(name), "0017")
         with psycopg.connect(pg_server.uri(name), autocommit=True) as conn:
             rows = set(conn.execute("SELECT user_id, theme, node_id FROM memory_node_themes").fetchall())
             assert rows == {(person, "harbour", ids[0]), (person, "novel", ids[0]), (person, "novel", ids[1])}

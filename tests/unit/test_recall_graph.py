@@ -42,8 +42,8 @@ K = {1: 3, 2: 2, 3: 2}
 
 def graph(*edges: tuple[int, int, float], reasons: tuple[str, ...] = ("themes",)) -> dict[int, list[Edge]]:
     outgoing: dict[int, list[Edge]] = {}
-    for i, (a, b, w) in enumerate(edges, start=1):
-        outgoing.setdefault(a, []).append(Edge(i, a, b, w, reasons))
+    for a, b, w in edges:
+        outgoing.setdefault(a, []).append(Edge(a, b, w, reasons))
     return outgoing
 
 
