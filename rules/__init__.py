@@ -88,6 +88,8 @@ class RuleContext:
     told_insights: frozenset[str] = frozenset()
     event: EventPayload | None = None
     event_id: uuid.UUID | None = None
+    # When the person first wrote, in their zone (None when unknown): nothing can be expected of them before it.
+    arrived: datetime | None = None
 
     @property
     def today(self) -> date:

@@ -353,6 +353,7 @@ class RuleEngine:
             streaks=tuple(data.streaks.get(user.id, ())), correlations=tuple(data.correlations.get(user.id, ())),
             told_insights=frozenset(data.told.get(user.id, ())), event=event, event_id=event_id,
             goals=tuple(data.goals.get(user.id, ())),
+            arrived=local_now(user, user.created_at) if user.created_at is not None else None,
         )
 
     @staticmethod

@@ -95,6 +95,18 @@ def test_water_on_track_or_goal_reached_or_outside_the_window_gives_nothing() ->
     assert WATER.decide(ctx(22, snap=snapshot(water_ml=0))) is None
 
 
+def test_on_the_day_a_person_arrives_the_water_pace_starts_then_and_waits_for_a_glass_to_be_due() -> None:
+    arrived = datetime(2026, 11, 30, 10, 27, tzinfo=BERLIN)
+    assert WATER.decide(ctx(10, 30, snap=snapshot(water_ml=0), arrived=arrived)) is None  # just said hello
+    assert WATER.decide(ctx(11, 0, snap=snapshot(water_ml=0), arrived=arrived)) is None  # 85 ml due: not a glass
+    later = WATER.decide(ctx(12, 30, snap=snapshot(water_ml=0), arrived=arrived))  # 315 ml due since 10:27
+    assert later is not None and "Still 2,000 ml" in text(later)
+    assert WATER.decide(ctx(12, 30, snap=snapshot(water_ml=250), arrived=arrived)) is None  # a glass since: on pace
+    # Someone who came the day before, or before the window opened, has the day's usual pace.
+    assert WATER.decide(ctx(10, 30, snap=snapshot(water_ml=0), arrived=arrived - timedelta(days=1))) is not None
+    assert WATER.decide(ctx(10, 30, snap=snapshot(water_ml=0), arrived=arrived.replace(hour=7))) is not None
+
+
 def test_water_priority_is_low_past_half_the_goal() -> None:
     draft = WATER.decide(ctx(20, snap=snapshot(water_ml=1200, water_percent=60)))
     assert draft is not None and draft.priority == LOW
