@@ -25,7 +25,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import Engine, create_engine, text
 
 from bot.metrics import job_started
-from bot.scheduler.jobs import Deliver, JobDefinition, ScheduledJobs, install, job_definitions
+from bot.scheduler.jobs import Deliver, JobDefinition, ScheduledJobs, drain, install, job_definitions
 from bot.scheduler.leader import LOCK_KEY, Leadership
 from bot.settings import Settings
 from brain.core import Brain
@@ -37,12 +37,15 @@ log = logging.getLogger(__name__)
 JOB_TABLE = "apscheduler_jobs"
 # Serialises the creation of the job table when several processes start at once on an empty database.
 _TABLE_LOCK_KEY = LOCK_KEY + 1
+# How long a stopping process waits for its running jobs (within the 10 s a container gets between TERM and KILL).
+DRAIN_SECONDS = 6.0
 
 
 class CompanionScheduler:
     def __init__(self, jobs: ScheduledJobs, database_url: str, *, poll_seconds: float = 2.0,
-                 lock_key: int = LOCK_KEY) -> None:
+                 lock_key: int = LOCK_KEY, drain_seconds: float = DRAIN_SECONDS) -> None:
         self.jobs = jobs
+        self.drain_seconds = drain_seconds
         self.database_url = database_url
         self.poll_seconds = poll_seconds
         self.leadership = Leadership(database_url, lock_key)
@@ -71,6 +74,9 @@ class CompanionScheduler:
                     await asyncio.wait_for(stop.wait(), timeout=self.poll_seconds)
         finally:
             if self.aps.running:
+                # Nothing new starts; a running job (a push being sent at second 0) may end before the brain closes.
+                self.aps.pause()
+                await drain(self.drain_seconds)
                 self.aps.shutdown(wait=False)  # scheduled on the loop: let it run before the engine goes
                 await asyncio.sleep(0)
             await self.leadership.release()

@@ -5,6 +5,7 @@ objects). Every job is safe to run twice or late: what it does is decided from t
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -199,60 +200,88 @@ def _jobs() -> ScheduledJobs:
     return _installed
 
 
+_running: set[asyncio.Task[Any]] = set()
+
+
+async def _run(name: str) -> None:
+    """Runs the installed instance's job `name`. A job cut short by the process stopping is not an error (each job
+    is safe to run again, and runs again at its next time): it is noted as such instead of with a traceback."""
+    task = asyncio.current_task()
+    if task is not None:
+        _running.add(task)
+    try:
+        await getattr(_jobs(), name)()
+    except asyncio.CancelledError:
+        log.warning("scheduler: job %s cut short by the shutdown; it runs again at its next time", name)
+    finally:
+        if task is not None:
+            _running.discard(task)
+
+
+async def drain(seconds: float) -> int:
+    """Waits up to `seconds` for the jobs running in this process to end; returns how many still run."""
+    running = {task for task in _running if not task.done()}
+    if running:
+        log.info("scheduler: waiting for %d running job(s) to end", len(running))
+        _done, pending = await asyncio.wait(running, timeout=seconds)
+        return len(pending)
+    return 0
+
+
 async def pushes() -> None:
-    await _jobs().pushes()
+    await _run("pushes")
 
 
 async def pulse_tick() -> None:
-    await _jobs().pulse_tick()
+    await _run("pulse_tick")
 
 
 async def reminders() -> None:
-    await _jobs().reminders()
+    await _run("reminders")
 
 
 async def calendar_series() -> None:
-    await _jobs().calendar_series()
+    await _run("calendar_series")
 
 
 async def learning() -> None:
-    await _jobs().learning()
+    await _run("learning")
 
 
 async def model_facts() -> None:
-    await _jobs().model_facts()
+    await _run("model_facts")
 
 
 async def goal_periods() -> None:
-    await _jobs().goal_periods()
+    await _run("goal_periods")
 
 
 async def memory_promotion() -> None:
-    await _jobs().memory_promotion()
+    await _run("memory_promotion")
 
 
 async def memory_decay() -> None:
-    await _jobs().memory_decay()
+    await _run("memory_decay")
 
 
 async def event_retention() -> None:
-    await _jobs().event_retention()
+    await _run("event_retention")
 
 
 async def ritual_timeouts() -> None:
-    await _jobs().ritual_timeouts()
+    await _run("ritual_timeouts")
 
 
 async def missions() -> None:
-    await _jobs().missions()
+    await _run("missions")
 
 
 async def proposal_expiry() -> None:
-    await _jobs().proposal_expiry()
+    await _run("proposal_expiry")
 
 
 async def outbox_retry() -> None:
-    await _jobs().outbox_retry()
+    await _run("outbox_retry")
 
 
 def job_definitions(jobs: ScheduledJobs) -> list[JobDefinition]:

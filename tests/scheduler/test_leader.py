@@ -1,12 +1,16 @@
 """The scheduler's machinery in one process: the advisory lock has one holder and passes on when it is freed,
 job definitions are written once (a restart keeps a stored run time, a changed definition replaces it), and of
-two schedulers on one database only the lock holder runs; the other takes over when it stops."""
+two schedulers on one database only the lock holder runs; the other takes over when it stops. A stopping scheduler
+lets a running job end (within its wait), and one cut short is noted without an error."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
+from datetime import UTC, datetime
 
+import pytest
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
@@ -95,3 +99,51 @@ async def test_of_two_schedulers_only_the_lock_holder_leads_until_it_stops(brain
     await until(lambda: second.leading)
     stop_second.set()
     await running_second
+
+
+class SlowTick(ScheduledJobs):
+    """A pulse tick that takes `seconds` and notes when it started and whether it ended."""
+
+    def __init__(self, brain: Brain, seconds: float) -> None:
+        super().__init__(brain, Settings())
+        self.seconds = seconds
+        self.started = asyncio.Event()
+        self.ended = False
+
+    async def pulse_tick(self) -> None:
+        self.started.set()
+        await asyncio.sleep(self.seconds)
+        self.ended = True
+
+
+async def stop_during_a_tick(brain: Brain, database_url: str, tick: SlowTick, drain_seconds: float) -> None:
+    scheduler = CompanionScheduler(tick, database_url, poll_seconds=0.1, drain_seconds=drain_seconds)
+    stop = asyncio.Event()
+    running = asyncio.create_task(scheduler.run(stop))
+    await until(lambda: scheduler.leading)
+    assert scheduler.aps is not None
+    scheduler.aps.modify_job("pulse_tick", next_run_time=datetime.now(UTC))
+    scheduler.aps.wakeup()
+    await asyncio.wait_for(tick.started.wait(), timeout=10)
+    stop.set()  # SIGTERM while the job runs
+    await asyncio.wait_for(running, timeout=30)
+
+
+async def test_a_stopping_scheduler_lets_a_running_job_end(brain: Brain, database_url: str,
+                                                          caplog: pytest.LogCaptureFixture) -> None:
+    tick = SlowTick(brain, 0.5)
+    with caplog.at_level(logging.INFO):
+        await stop_during_a_tick(brain, database_url, tick, drain_seconds=10)
+    assert tick.ended
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+async def test_a_job_that_outlasts_the_wait_is_cut_short_without_an_error(brain: Brain, database_url: str,
+                                                                          caplog: pytest.LogCaptureFixture) -> None:
+    tick = SlowTick(brain, 60)
+    with caplog.at_level(logging.INFO):
+        await stop_during_a_tick(brain, database_url, tick, drain_seconds=0.2)
+        await asyncio.sleep(0.05)  # the cancelled job's task ends on the loop
+    assert not tick.ended
+    assert "job pulse_tick cut short by the shutdown" in caplog.text
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
