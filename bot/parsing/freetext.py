@@ -105,7 +105,10 @@ NOT_FOOD_START_RE = re.compile(
 PLAN_START_RE = re.compile(r"^(?:with|mit|at|um|on|am|bei|in|for|für|heute|today)\b", re.I)
 STATE_RE = re.compile(r"^(?:i am|i'm|ich bin|we are|we're|wir sind|i was|ich war|it is|it's|es ist)\b", re.I)
 # ("erinnere mich ..." asks for a reminder: bot.parsing.reminders reads it first.)
-TASK_PREFIX_RE = re.compile(r"^(?:todo|to-do|task|aufgabe|nicht\s+vergessen|vergiss\s+nicht|don[’']?t\s+forget"
+# ("add task buy milk", "new todo: call Anna", "neue Aufgabe Milch kaufen" say the same.)
+TASK_PREFIX_RE = re.compile(r"^(?:(?:please\s+|bitte\s+)?(?:(?:add|new|create|make)\s+(?:a\s+)?(?:new\s+)?"
+                            r"(?:task|todo|to-do)|neue\s+aufgabe|aufgabe\s+(?:hinzufügen|anlegen))"
+                            r"|todo|to-do|task|aufgabe|nicht\s+vergessen|vergiss\s+nicht|don[’']?t\s+forget"
                             r"(?:\s+to)?|remember\s+to)\s*[:\-,]?\s+(?P<rest>.+)$", re.I)
 # What the speaker has to do ("I need to call the bank", "ich muss noch Milch kaufen"): a task when the rest is one
 # said plainly (an errand verb; see _bare_task), so "I need to sleep" or "ich muss morgen zum Arzt" stay as they are.
@@ -143,7 +146,10 @@ OWN_THINGS = frozenset({
     "goal", "goals", "place", "places", "it", "that", "this", "one",
 })
 # A task said done by (part of) its title: "erledigt: Milch kaufen", "done: call mom", "Milch kaufen erledigt".
-DONE_PREFIX_RE = re.compile(r"^(?:(?:erledigt|done|abgehakt|completed)\s*[:\-]\s*|(?:i'?m\s+|i\s+am\s+)?done\s+with\s+"
+# Without the colon ("done buy milk", "erledigt Milch kaufen") unless what follows says how or when ("done for today").
+DONE_PREFIX_RE = re.compile(r"^(?:(?:erledigt|done|abgehakt|completed)\s*[:\-]\s*|(?:erledigt|done|abgehakt)\s+"
+                            r"(?!(?:for|with|mit|für|fuer|today|heute|now|jetzt|already|schon|soon|gleich|in|by|bis"
+                            r"|at|um|and|und|so|too|auch|here|hier)\b)|(?:i'?m\s+|i\s+am\s+)?done\s+with\s+"
                             r"(?:the\s+|my\s+)?|(?:ich\s+)?(?:bin\s+)?fertig\s+mit\s+(?:dem\s+|der\s+|den\s+)?)(?P<task>.+)$",
                             re.I)
 DONE_SUFFIX_RE = re.compile(r"^(?:(?:ich\s+)?(?:habe|hab)\s+(?:(?:die|den|das|meine|meinen)\s+)?)?"

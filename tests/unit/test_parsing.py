@@ -372,6 +372,10 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("Müll rausbringen nicht vergessen", [ToolCall("create_task", {"title": "Müll rausbringen"})]),
     ("Vergiss nicht, den Müll rauszubringen", [ToolCall("create_task", {"title": "Den Müll rausbringen"})]),
     ("don't forget to buy milk", [ToolCall("create_task", {"title": "Buy milk"})]),
+    ("add task buy milk", [ToolCall("create_task", {"title": "Buy milk"})]),
+    ("new todo: call Anna", [ToolCall("create_task", {"title": "Call Anna"})]),
+    ("Please create a task pay the rent", [ToolCall("create_task", {"title": "Pay the rent"})]),
+    ("neue Aufgabe Milch kaufen", [ToolCall("create_task", {"title": "Milch kaufen"})]),
     ("remember to call Anna tomorrow", [ToolCall("create_task", {"title": "Call Anna", "due_date": "2026-12-01"})]),
     # A reminder taken back by its words (the tool finds it, or says it found none or several).
     ("delete the reminder about the dentist", [ToolCall("delete_reminder", {"reminder": "dentist"})]),
@@ -388,6 +392,10 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("Mama morgen um 15 Uhr anrufen", None),  # a day and a time: offered as appointment, reminder or task
     # A task said done by its title.
     ("erledigt: Milch kaufen", [ToolCall("complete_task", {"task": "Milch kaufen"})]),
+    ("done buy milk", [ToolCall("complete_task", {"task": "buy milk"})]),
+    ("erledigt Milch kaufen", [ToolCall("complete_task", {"task": "Milch kaufen"})]),
+    ("done for today", None),
+    ("done already", None),
     ("Zahnarzt anrufen ist erledigt!", [ToolCall("complete_task", {"task": "Zahnarzt anrufen"})]),
     ("call mom done", [ToolCall("complete_task", {"task": "call mom"})]),
     # A drink with a time that has passed today (it is 12:00) is today's drink; one still ahead is a plan.
