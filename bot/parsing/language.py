@@ -3,8 +3,8 @@ the one they write ("Ich habe heute zwei Kaffee getrunken" to a companion that s
 every sentence has are counted (articles, pronouns, auxiliaries, question words), never nouns or names, and only words
 that belong to one of the two languages ("in", "am", "an", "was", "will", "so" are in both). A message is German or
 English when it has at least `MIN_WORDS` words, `CLEAR` of them that language's and none the other's ("Ich heiße
-Mara", "Ich wohne in Hamburg"); anything else (a short entry like "Kaffee", a mixed sentence, a name) says nothing,
-so the language stays as it is."""
+Mara", "Ich wohne in Hamburg"), or is one of its greetings alone ("Hallo", "Guten Morgen!"); anything else (a short
+entry like "Kaffee", a mixed sentence, a name) says nothing, so the language stays as it is."""
 
 from __future__ import annotations
 
@@ -34,6 +34,13 @@ _WORDS: dict[str, frozenset[str]] = {
         live name
     """.split()),
 }
+# A message that is only a greeting says its language too, though it is short: "Hallo" and "Moin" are not English,
+# "Hello" is not German ("Hi" and "Hey" are both).
+_GREETINGS: dict[str, frozenset[str]] = {
+    "de": frozenset({"hallo", "hallöchen", "moin", "moin moin", "servus", "guten morgen", "guten tag", "guten abend",
+                     "grüß dich", "grüß gott", "grüezi", "hallo zusammen", "hallo du"}),
+    "en": frozenset({"hello", "hello there", "good morning", "good afternoon", "good evening", "howdy"}),
+}
 _UMLAUT = re.compile(r"[äöüß]")
 _TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
@@ -41,6 +48,10 @@ _TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 def written_language(text: str) -> str | None:
     """"de" or "en" when the message is plainly written in that language, else None."""
     words = [word.lower().replace("’", "'") for word in _TOKEN.findall(text.replace("’", "'"))]
+    greeting = " ".join(words)
+    for language, greetings in _GREETINGS.items():
+        if greeting in greetings:
+            return language
     if len(words) < MIN_WORDS:
         return None
     scores = {language: sum(word in own for word in words) for language, own in _WORDS.items()}

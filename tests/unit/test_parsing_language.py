@@ -20,6 +20,7 @@ from bot.parsing.language import written_language
     "Ich heiße Mara",
     "Ich wohne in Hamburg",
     "Kaffee mit Milch und Zucker",
+    "hallo", "Moin!", "Guten Morgen :)",  # a greeting alone
 ])
 def test_german_sentences(text: str) -> None:
     assert written_language(text) == "de"
@@ -33,6 +34,7 @@ def test_german_sentences(text: str) -> None:
     "Can you tell me what I ate yesterday",
     "My name is Tom",
     "I live in Hamburg",
+    "Hello!", "good morning",
 ])
 def test_english_sentences(text: str) -> None:
     assert written_language(text) == "en"
@@ -41,7 +43,7 @@ def test_english_sentences(text: str) -> None:
 @pytest.mark.parametrize("text", [
     "Kaffee",  # an entry: one word
     "2 Bier",
-    "hallo",
+    "hi", "Hey!",  # greetings of both
     "Zahnarzt am 14.12. um 9:30",  # nouns and words of both languages ("am", "um")
     "Thanks for the Kuchen, Jürgen",  # mixed: an umlaut among English words
     "Meeting mit dem Team at the office",  # mixed
