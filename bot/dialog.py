@@ -66,7 +66,7 @@ from bot.parsing.questions import (
 )
 from bot.parsing.reminders import ReminderRequest, before_event_said, free_text_reminder
 from bot.parsing.settings import setting_said
-from bot.parsing.smalltalk import name_said, smalltalk_of, smalltalk_reply
+from bot.parsing.smalltalk import Smalltalk, name_said, smalltalk_of, smalltalk_reply
 from bot.photos import Photos
 from bot.turn import NO_REASON, Turn
 from bot.voice import VoiceNotes
@@ -82,12 +82,13 @@ from brain.i18n import Renderer, Text, normalize_locale, tr
 from brain.memory.capture import Message
 from brain.onboarding.models import OnboardingState
 from brain.outbox.models import Outbound
-from brain.people.local_time import local_now
+from brain.people.local_time import local_date, local_now
 from brain.people.models import User
 from brain.people.service import find_identity, resolve_identity, set_display_name
 from brain.pulse.activity import note_inbound_in
 from brain.rituals.runner import has_running_run
 from brain.store.lean import Lean
+from brain.summaries import day_lines, day_opening
 from brain.tools.coercion import UNSTORABLE
 
 if TYPE_CHECKING:
@@ -563,6 +564,8 @@ class Dialog:
         if name is not None:  # "my name is Tom", "Hallo, ich bin Jana"
             return _call_me(turn, name)
         kind = smalltalk_of(text)
+        if kind is Smalltalk.GREETING and _came_before_today(turn):  # "Guten Morgen" from someone who knows the way
+            return _greet_again(turn)
         if kind is not None:  # "hi", "danke", "gute Nacht"
             return _say(turn, smalltalk_reply(kind, turn.user.display_name))
         return None
@@ -623,6 +626,22 @@ _QUESTION_VIEWS = {View.DAY: "today", View.TASKS: "tasks", View.REMINDERS: "remi
 
 async def _say(turn: Turn, text: Text) -> None:
     turn.say(text)
+
+
+def _came_before_today(turn: Turn) -> bool:
+    arrived = turn.user.created_at
+    return arrived is not None and local_date(turn.user, arrived) < turn.today
+
+
+async def _greet_again(turn: Turn) -> None:
+    """A greeting from someone who has been here before: their day at a glance instead of the first day's how-to."""
+    snap = await turn.brain.snapshots.get(turn.user)
+    name = turn.user.display_name
+    hello = tr("Hi {name}!", name=name) if name else tr("Hi!")
+    lines = [f"{turn.t(hello)} {turn.t(day_opening(snap))}"]
+    lines.extend(turn.t(line) for line in day_lines(snap, turn.render.tz)[:-1])  # the water goal: /today has it
+    lines.append(turn.t(tr("/today shows your day.")))
+    turn.say("\n".join(lines))
 
 
 async def _call_me(turn: Turn, name: str) -> None:

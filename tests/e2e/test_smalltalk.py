@@ -4,10 +4,13 @@ that", and changes nothing. Anything more than such a phrase still goes to the p
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 import pytest
 
 from bot.parsing.smalltalk import Smalltalk, name_said, smalltalk_of
+from brain.core import Brain
+from brain.people.service import resolve_identity
 from tests.e2e.conftest import Person
 
 
@@ -93,3 +96,27 @@ async def test_a_person_who_says_their_name_is_greeted_by_it(person: Callable[..
     assert (await tom.send("hi")).startswith("Hi Tom! ")
     # Someone else keeps their own name (none here).
     assert (await person().send("hi")).startswith("Hi! ")
+
+
+async def test_someone_who_came_on_an_earlier_day_is_greeted_with_their_day(person: Callable[..., Person],
+                                                                           brain: Brain) -> None:
+    async def arrived(who: Person, days_ago: int) -> None:
+        async with brain.transactions.begin() as uow:
+            user = await resolve_identity(uow.session, "test", who.handle, default_locale="en",
+                                          default_timezone="Europe/Berlin")
+            user.created_at = brain.clock.now() - timedelta(days=days_ago)
+
+    tom = person()
+    await arrived(tom, 2)  # first wrote two days ago
+    await tom.send("my name is Tom")
+    await tom.send("todo: call the bank today")
+    await tom.send("/event Dentist today 15:00")
+    again = await tom.send("Good morning!")
+    assert again.splitlines() == ["Hi Tom! Here is your day.", "Due today: Call the bank", "1 open task in all",
+                                  "1 appointment today", "Next: Dentist at 3:00\u202fPM", "/today shows your day."]
+    assert "250 ml water" in await person().send("hi")  # the first day: how to start
+    bea = person(language="de")
+    await arrived(bea, 1)
+    assert (await bea.send("Moin")).splitlines() == [  # a German greeting: German from now on
+        "Ich antworte dir auf Deutsch, wie du schreibst. Mit /lang en wechselst du zurück.",
+        "Hallo! Heute keine Aufgaben und keine Termine: ein freier Tag.", "/heute zeigt deinen Tag."]
