@@ -269,7 +269,9 @@ def asked_about(text: str, today: date) -> Asked | None:
         return Asked(View.AGENDA, day) if day > today else None
     if said & _MEAL_NAMES and said & _TOLD_DONE:
         said |= {"gegessen"}
-    if (said & _INTAKE and (said & _PERSONAL or len(words) <= 2)) or (said & _DAY and said & _MINE):
+    # A day or a span makes it the person's own log too: "how many coffees this week?", "how much water yesterday?".
+    if (said & _INTAKE and (said & _PERSONAL or len(words) <= 2 or found is not None or period is not None)) \
+            or (said & _DAY and said & _MINE):
         # Today at a glance, a past day's drinks and meals ("gestern"); a span ("letzte Woche") is for the model (or
         # /week). About the person's own intake only: "Wie viele Kalorien hat eine Banane?" is no question about the
         # log.

@@ -144,6 +144,9 @@ async def test_undo_takes_back_a_log_of_several_drinks_whole_as_its_undo_button_
     assert "Removed 3 × 250 ml water. Water today: 250 of 2,000 ml." in await alice.send("/undo")
     # The next step back is the glass logged on its own, not what is left of a log.
     assert await alice.send("/undo") == "Removed 250 ml water. Water today: 0 of 2,000 ml."
+    # A drink is taken back by the name it was logged with, as the log said it.
+    assert "Logged 2 × 330 ml beer" in await alice.send("2 beers")
+    assert await alice.send("undo") == "Removed 2 × 330 ml beer. Water today: 0 of 2,000 ml."
 
 
 async def test_undo_after_the_undo_button_took_back_several_drinks_goes_on_to_the_step_before(person) -> None:

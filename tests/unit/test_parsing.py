@@ -467,6 +467,9 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("How was your day?", None, None), ("Was war das?", None, None),
     # Intake over this week or the last: the last seven days' chart; a weekend or a longer span: none.
     ("Wie viel Kaffee hatte ich diese Woche?", View.WEEK, None),
+    ("how many coffees this week?", View.WEEK, None),  # the span says it is about the person's own log
+    ("how much water yesterday?", View.PAST_DAY, date(2026, 11, 29)),
+    ("how much coffee is too much per day?", None, None),
     ("how much water did I drink last week?", View.WEEK, None),
     ("wie viel Kaffee am Wochenende?", None, None),
     ("Habe heute Nudeln gegessen", None, None),  # tells, does not ask

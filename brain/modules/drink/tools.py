@@ -88,13 +88,16 @@ async def _undo(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     progress = await service.day_progress(ctx.uow, ctx.user)
     first = entries[0]
     values = {"water": progress.water_ml, "goal": progress.water_goal_ml}
+    # As the log said it: "beer", not "alcohol" (an entry logged without a name holds its kind as its name).
+    drink = first.name if first.name and first.name != first.drink_type else drink_label(first.drink_type)
     if len(entries) == 1:
         message = tr("Removed {ml} ml {drink}. Water today: {water} of {goal} ml.", ml=first.quantity_ml,
-                     drink=drink_label(first.drink_type), **values)
-    elif all(e.drink_type == first.drink_type and e.quantity_ml == first.quantity_ml for e in entries):
+                     drink=drink, **values)
+    elif all(e.drink_type == first.drink_type and e.name == first.name and e.quantity_ml == first.quantity_ml
+             for e in entries):
         message = ntr("Removed {count} × {ml} ml {drink}. Water today: {water} of {goal} ml.",
                       "Removed {count} × {ml} ml {drink}. Water today: {water} of {goal} ml.", len(entries),
-                      count=len(entries), ml=first.quantity_ml, drink=drink_label(first.drink_type), **values)
+                      count=len(entries), ml=first.quantity_ml, drink=drink, **values)
     else:
         message = ntr("Removed {count} drink. Water today: {water} of {goal} ml.",
                       "Removed {count} drinks. Water today: {water} of {goal} ml.", len(entries),
