@@ -18,8 +18,9 @@ from brain.events.actor import USER
 from brain.events.store import EventRecord
 from brain.i18n import N_, Text, tr
 from brain.modules.drink.service import drink_label
+from brain.tools.proposal_wording import action_text
 from brain.tools.proposals import recent_proposals
-from brain.tools.staging import describe, short_id
+from brain.tools.staging import short_id
 from brain.undo import is_undoable, undo_event, undone_ids
 
 PAGE_SIZE = 10
@@ -85,7 +86,9 @@ def _proposal_entry(proposal: Proposal) -> Entry:
     status = tr(STATUS_LINES.get(proposal.status, proposal.status))
     if proposal.status == "rejected" and proposal.reason:
         status = tr("rejected: {reason}", reason=proposal.reason)
-    return Entry(proposal.created_at, tr("proposed {call} [{id}] — {status}", call=describe(proposal),
+    # In the person's words, as the proposal asked them ("Add the task Buy milk"), not the tool's name and arguments.
+    action = action_text(proposal.tool_name, proposal.arguments or {}, year=proposal.created_at.year)
+    return Entry(proposal.created_at, tr("proposed: {action} [{id}] — {status}", action=action,
                                          id=short_id(proposal.id), status=status))
 
 

@@ -150,11 +150,12 @@ async def test_activity_lists_the_ai_write_and_its_undo_reverts_it(
     await ai_proposes_task(brain, user)
     listing = await alice.send("/activity")
     assert "logged 250 ml water" in listing
-    assert "proposed create_task" in listing and "waiting for you" in listing
+    assert "proposed: Create the task «Buy milk»" in listing and "waiting for you" in listing
+    assert "create_task" not in listing  # in the person's words, not the tool's
     assert "300 ml" not in listing  # (a bare "300" can be part of a proposal's random short id)
     buttons = alice.buttons()
     assert list(buttons) == ["Undo 2"]  # only the write has one; the newer proposal is line 1
-    assert listing.index("proposed create_task") < listing.index("logged 250 ml water")
+    assert listing.index("proposed: Create the task «Buy milk»") < listing.index("logged 250 ml water")
 
     assert "Removed 250 ml water. Water today: 300 of 2,000 ml." == await alice.press(buttons["Undo 2"])
     async with brain.transactions.read() as s:
