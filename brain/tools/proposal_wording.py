@@ -8,7 +8,11 @@ from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from typing import Any
 
+from brain.goals.templates import TEMPLATES as GOAL_TEMPLATES
 from brain.i18n import N_, LongDay, Text, ntr, tr
+from brain.modules.drink.service import drink_label
+from brain.modules.food.service import meal_label
+from brain.projections.streaks import streak_label
 
 MAX_SHOWN = 80  # characters of one text argument
 
@@ -93,6 +97,96 @@ def _pause_pulse(a: Mapping[str, Any]) -> Text:
     return tr("Pause all reminders until you resume them")
 
 
+def _joined(parts: list[Text]) -> Text:
+    text = parts[0]
+    for part in parts[1:]:
+        text = tr("{first}, {second}", first=text, second=part)
+    return text
+
+
+def _log_drink(a: Mapping[str, Any]) -> Text:
+    drink = _shown(a["name"]) if a.get("name") else drink_label(str(a.get("drink_type", "other")))
+    count = int(a.get("count") or 1)
+    if not a.get("quantity_ml"):
+        return tr("Log {count} × {drink}", count=count, drink=drink) if count > 1 else tr("Log {drink}", drink=drink)
+    ml = int(a["quantity_ml"])
+    return tr("Log {count} × {ml} ml {drink}", count=count, ml=ml, drink=drink) if count > 1 \
+        else tr("Log {ml} ml {drink}", ml=ml, drink=drink)
+
+
+def _correct_last_drink(a: Mapping[str, Any]) -> Text:
+    parts: list[Text] = []
+    if a.get("quantity_ml"):
+        parts.append(tr("{ml} ml", ml=int(a["quantity_ml"])))
+    if a.get("name"):
+        parts.append(tr("«{name}»", name=_shown(a["name"])))
+    elif a.get("drink_type"):
+        parts.append(drink_label(str(a["drink_type"])))
+    return tr("Correct your last drink: {changes}", changes=_joined(parts)) if parts \
+        else tr("Correct your last drink")
+
+
+def _log_meal(a: Mapping[str, Any]) -> Text:
+    what = _shown(a.get("description", ""))
+    kind = meal_label(str(a["meal_type"])) if a.get("meal_type") else None
+    if a.get("kcal"):
+        return tr("Log {meal}: «{what}» ({kcal} kcal)", meal=kind, what=what, kcal=int(a["kcal"])) if kind \
+            else tr("Log the meal «{what}» ({kcal} kcal)", what=what, kcal=int(a["kcal"]))
+    return tr("Log {meal}: «{what}»", meal=kind, what=what) if kind else tr("Log the meal «{what}»", what=what)
+
+
+def _correct_last_meal(a: Mapping[str, Any]) -> Text:
+    parts: list[Text] = []
+    if a.get("meal_type"):
+        parts.append(meal_label(str(a["meal_type"])))
+    if a.get("description"):
+        parts.append(tr("«{name}»", name=_shown(a["description"])))
+    if a.get("kcal"):
+        parts.append(tr("{kcal} kcal", kcal=int(a["kcal"])))
+    return tr("Correct your last meal: {changes}", changes=_joined(parts)) if parts else tr("Correct your last meal")
+
+
+def _create_reminder(a: Mapping[str, Any]) -> Text:
+    if a.get("repeat"):
+        return tr("Remind you of «{text}» from {at}, and again as it repeats", text=_shown(a.get("text", "")),
+                  at=_day(a.get("at", "")))
+    return tr("Remind you of «{text}» on {at}", text=_shown(a.get("text", "")), at=_day(a.get("at", "")))
+
+
+def _set_task_reminder(a: Mapping[str, Any]) -> Text:
+    if a.get("minutes_before"):
+        return ntr("Remind you of the task {task} {count} minute before it is due",
+                   "Remind you of the task {task} {count} minutes before it is due", int(a["minutes_before"]),
+                   task=_ref(a.get("task", "")))
+    return tr("Remind you of the task {task} when it is due", task=_ref(a.get("task", "")))
+
+
+def _create_goal_from_template(a: Mapping[str, Any]) -> Text:
+    template = GOAL_TEMPLATES.get(str(a.get("template", "")))
+    if template is None:
+        raise ValueError("unknown goal template")
+    return tr("Start the goal «{title}»", title=template.title_text)
+
+
+def _skip_streak_day(a: Mapping[str, Any]) -> Text:
+    streak = streak_label(str(a.get("streak", "")))
+    if a.get("date"):
+        return tr("Count {day} as a skip day for your {streak} streak", day=_day(a["date"]), streak=streak)
+    return tr("Count today as a skip day for your {streak} streak", streak=streak)
+
+
+def _draft_ritual(a: Mapping[str, Any]) -> Text:
+    if a.get("title"):
+        return tr("Draft the ritual «{title}» for you to look at", title=_shown(a["title"]))
+    return tr("Draft a ritual for you to look at")
+
+
+def _undo_last_drink(a: Mapping[str, Any]) -> Text:
+    if a.get("drink_type") and not a.get("entry_ids"):
+        return tr("Take back your last {drink}", drink=drink_label(str(a["drink_type"])))
+    return tr("Take back your last drink")
+
+
 TEMPLATES: dict[str, Callable[[Mapping[str, Any]], Text]] = {
     "create_task": _create_task,
     "complete_task": lambda a: tr("Mark the task {task} as done", task=_ref(a.get("task", ""))),
@@ -119,6 +213,29 @@ TEMPLATES: dict[str, Callable[[Mapping[str, Any]], Text]] = {
     "abandon_goal": lambda a: tr("Stop the goal {goal} for good", goal=_ref(a.get("goal", ""))),
     "pause_pulse": _pause_pulse,
     "resume_pulse": lambda a: tr("Resume the reminders"),
+    "log_drink": _log_drink,
+    "log_drink_preset": lambda a: tr("Log your drink «{name}»", name=_shown(a.get("preset", ""))),
+    "create_drink_preset": lambda a: tr("Save «{name}» ({ml} ml) as a drink you log with one tap",
+                                        name=_shown(a.get("name", "")), ml=int(a.get("quantity_ml", 0))),
+    "correct_last_drink": _correct_last_drink,
+    "undo_last_drink": _undo_last_drink,
+    "delete_drink": lambda a: tr("Delete a drink from your log"),
+    "log_meal": _log_meal,
+    "correct_last_meal": _correct_last_meal,
+    "delete_meal": lambda a: tr("Delete a meal from your log"),
+    "visit_place": lambda a: tr("Check you in at {place}", place=_ref(a.get("place", ""))),
+    "delete_visit": lambda a: tr("Delete the visit {visit}", visit=_ref(a.get("visit", ""))),
+    "log_location": lambda a: tr("Store where you are now"),
+    "start_tracking": lambda a: tr("Turn on location tracking"),
+    "stop_tracking": lambda a: tr("Turn off location tracking"),
+    "create_reminder": _create_reminder,
+    "delete_reminder": lambda a: tr("Delete the reminder {reminder}", reminder=_ref(a.get("reminder", ""))),
+    "set_task_reminder": _set_task_reminder,
+    "create_goal": lambda a: tr("Start the goal «{title}»", title=_shown(a.get("title", ""))),
+    "create_goal_from_template": _create_goal_from_template,
+    "skip_streak_day": _skip_streak_day,
+    "draft_ritual": _draft_ritual,
+    "undo_rule_adaptation": lambda a: tr("Undo what a reminder learned about you"),
 }
 
 
