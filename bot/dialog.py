@@ -38,7 +38,16 @@ from bot.commands.memory import about_me, answer_from_memory
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import place_in_words, place_offer_answered, shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
-from bot.commands.reminders import offer_plan, plan_answered, read_plan, remind_before, set_reminder
+from bot.commands.reminders import (
+    DayPlan,
+    offer_day_plan,
+    offer_plan,
+    plan_answered,
+    read_day_plan,
+    read_plan,
+    remind_before,
+    set_reminder,
+)
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
 from bot.commands.tasks import done_in_words, say_task, time_note
@@ -560,6 +569,9 @@ class Dialog:
         plan = None if is_question(text) else read_plan(text, now)
         if plan is not None:  # a day and a time for something: an appointment, a reminder or a task?
             return _offer(turn, plan)
+        day_plan = None if is_question(text) else read_day_plan(text, turn.today)
+        if day_plan is not None:  # a coming day without a time: a day in the calendar or a task?
+            return _offer_day(turn, day_plan)
         name = name_said(text)
         if name is not None:  # "my name is Tom", "Hallo, ich bin Jana"
             return _call_me(turn, name)
@@ -658,6 +670,10 @@ async def _said_result(turn: Turn, tool: str, args: dict[str, Any]) -> None:
 
 async def _offer(turn: Turn, plan: ReminderRequest) -> None:
     offer_plan(turn, plan)
+
+
+async def _offer_day(turn: Turn, plan: DayPlan) -> None:
+    offer_day_plan(turn, plan)
 
 
 async def _run_calls(turn: Turn, calls: list[ToolCall]) -> None:

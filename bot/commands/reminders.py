@@ -10,7 +10,7 @@ import dataclasses
 import re
 import secrets
 import uuid
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -19,7 +19,8 @@ from sqlalchemy import update
 from bot.commands import Command
 from bot.commands.tasks import say_task
 from bot.offers import take_fresh_offer
-from bot.parsing.freetext import NEED_TO_RE
+from bot.parsing.dates import cut, find_date, find_time
+from bot.parsing.freetext import NEED_TO_RE, NOT_A_TASK_RE
 from bot.parsing.reminders import ReminderRequest, names_a_time, read_reminder
 from bot.turn import PendingButton, Turn
 from brain.actions.models import ActionToken
@@ -158,6 +159,58 @@ def read_plan(text: str, now: datetime) -> ReminderRequest | None:
     return found if len(found.text) <= PLAN_MAX_CHARS and len(found.text.split()) <= PLAN_MAX_WORDS else None
 
 
+@dataclasses.dataclass(frozen=True)
+class DayPlan:
+    """Something for a coming day said without a time ("dentist on Friday", "Annas Geburtstag am 12. Mai")."""
+
+    text: str
+    day: date
+
+
+# What a day plan must not say: how things are or were ("the weather is odd on Mondays", "Freitag war schön").
+_STATE_WORD_RE = re.compile(r"\b(?:is|isn't|are|was|were|be|feel|felt|ist|sind|war|waren|bin|bist|fühle|fand"
+                            r"|weather|wetter|always|immer|usually|meistens|every|jeden|jede)\b"
+                            r"|^(?:see\s+you|talk\s+to\s+you|bis|tschüss|bye)\b", re.I)
+# Who says it, before what it is: "I'm going to the cinema with Anna" is "cinema with Anna".
+_GOING_TO_RE = re.compile(r"^(?:i'?m\s+|i\s+am\s+|we'?re\s+|we\s+are\s+)?(?:going|off)\s+to\s+(?:the\s+)?"
+                          r"|^(?:ich\s+gehe|wir\s+gehen|gehe)\s+(?:ins|in\s+die|in\s+den|zum|zur)\s+", re.I)
+# What is left of the day's words around it: "Anna's birthday is on" -> "Anna's birthday".
+_DAY_GLUE_RE = re.compile(r"\s+(?:(?:is|ist)\s+)?(?:on|am|at|this|next|coming|nächsten|kommenden|diesen)$"
+                          r"|\s+(?:is|ist)$|^(?:on|am)\s+", re.I)
+DAY_PLAN_AHEAD = timedelta(days=366)
+
+
+def read_day_plan(text: str, today: date) -> DayPlan | None:
+    """A short note that names a coming day but no time ("dentist on Friday", "Party bei Tom am Samstag"); None for
+    anything else (a time makes it `read_plan`'s; a question, a negation, the past or how things are make it none)."""
+    if _NEGATED_RE.match(text) or _DONE_TENSE_RE.search(text) or find_time(text) is not None:
+        return None
+    found = find_date(text, today)
+    if found is None or not today < found.value <= today + DAY_PLAN_AHEAD:
+        return None
+    rest = cut(text, found.start, found.end).strip(" .!")
+    for _ in range(2):
+        rest = _DAY_GLUE_RE.sub("", rest).strip(" ,.!")
+    rest = _GOING_TO_RE.sub("", rest)
+    had = _HAVE_RE.match(rest)
+    if had is not None:
+        rest = had.group("rest")
+    words = rest.split()
+    if not words or len(words) > PLAN_MAX_WORDS - 2 or len(rest) > PLAN_MAX_CHARS or _STATE_WORD_RE.search(rest) \
+            or NOT_A_TASK_RE.search(rest):
+        return None
+    return DayPlan(rest[:1].upper() + rest[1:], found.value)
+
+
+def offer_day_plan(turn: Turn, plan: DayPlan) -> None:
+    """Asks what to make of a note for a coming day: an all-day calendar entry or a task due that day."""
+    values = {"plan": secrets.token_hex(6), "text": plan.text, "day": plan.day.isoformat()}
+    turn.say(tr("{day}: {what}. Should I put it in your calendar for that day, or make it a task?",
+                day=plan.day, what=plan.text),
+             buttons=[[turn.button(tr("📅 Calendar"), PLAN_KIND, make="event", **values),
+                       turn.button(tr("✓ Task"), PLAN_KIND, make="task", **values)]])
+
+
 # Who has the appointment, before what it is: "(ich) habe (ich) einen Termin beim Friseur", "I have a meeting with Tom",
 # "I've got a dentist appointment", "wir haben ein Treffen", "I'm meeting Sarah for lunch" ("Meeting Sarah ...").
 _HAVE_RE = re.compile(r"^(?:ich\s+habe?|habe?\s+ich|habe?|wir\s+haben|haben\s+wir|i\s+have(?:\s+got)?"
@@ -185,6 +238,9 @@ async def plan_pressed(turn: Turn, payload: dict[str, Any]) -> None:
     async with turn.brain.transactions.begin() as uow:
         await uow.session.execute(update(ActionToken).where(ActionToken.user_id == turn.user.id, question,
                                                             ActionToken.used_at.is_(None)).values(used_at=uow.now))
+    if "day" in payload:  # a day without a time (`offer_day_plan`)
+        await _make_day_plan(turn, str(payload["make"]), str(payload["text"]), date.fromisoformat(str(payload["day"])))
+        return
     text, at = str(payload["text"]), datetime.fromisoformat(str(payload["at"]))
     if at <= turn.now and payload["make"] != "task":
         turn.say(tr("{time} has already passed. Pick a time ahead, e.g. /remind 15:00 call mom.", time=at))
@@ -200,6 +256,15 @@ async def plan_pressed(turn: Turn, payload: dict[str, Any]) -> None:
         say_task(turn, await turn.tool("create_task", {
             "title": text, "due_date": local.date().isoformat(),
             "due_time": local.time().isoformat(timespec="minutes")}))
+
+
+async def _make_day_plan(turn: Turn, make: str, text: str, day: date) -> None:
+    if make == "event":
+        start = datetime.combine(day, time(), ZoneInfo(turn.user.timezone))
+        turn.say_result(await turn.tool("create_event", {"title": text, "start_time": start.isoformat(),
+                                                         "end_time": start.isoformat(), "is_all_day": True}))
+    else:
+        say_task(turn, await turn.tool("create_task", {"title": text, "due_date": day.isoformat()}))
 
 
 async def remind_before(turn: Turn, lead: timedelta, what: str | None) -> None:

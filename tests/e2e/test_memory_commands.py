@@ -386,8 +386,10 @@ async def test_what_no_log_keeps_is_said_so_and_remembered_then_asked_back(perso
 
 async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is(person, memory, dialog) -> None:
     bea = person(language="de")
-    assert await bea.send("Anna hat am 12. Mai Geburtstag") == (
+    assert await bea.send("Anna spielt seit Jahren Geige im Orchester") == (
         "Das merke ich mir.\nOhne Sprachmodell kann ich damit nicht mehr anfangen; /help zeigt, was ich verstehe.")
+    # A coming day in it: offered for the calendar, and remembered all the same.
+    assert "Soll ich es für diesen Tag in deinen Kalender" in await bea.send("Anna hat am 12. Mai Geburtstag")
     # About a log: remembered, and how to log it is shown too.
     assert (await bea.send("Ich liebe Kaffee am Morgen")).splitlines() == [
         "Das merke ich mir.", "Ein Getränk schreibst du z. B. so: „250 ml Wasser“, „zwei Kaffee“ oder /drink Tee 300."]
@@ -395,7 +397,7 @@ async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is
     # "I'm vegetarian" counts as the three words of "I am vegetarian".
     assert (await person().send("I'm vegetarian")).startswith("I'll remember that.")
     await dialog.settle()
-    assert await memory.ingest_until_promoted() == 4  # Bea's three and the other person's one
+    assert await memory.ingest_until_promoted() == 5  # Bea's four and the other person's one
     assert "• Anna hat am 12. Mai Geburtstag" in await bea.send("Wann hat Anna Geburtstag?")
 
 

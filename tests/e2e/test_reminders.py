@@ -162,11 +162,36 @@ async def test_a_dated_note_without_a_model_asks_calendar_reminder_or_task_and_t
     assert {(r.text, r.occurrence_at) for r in await reminders(brain)} == {("Mama anrufen", berlin(1, 9, month=12))}
     assert "didn't understand" in await alice.send("Pizza is great")  # no day, no time: nothing to ask
     assert "didn't understand" in await alice.send("the weather is strange today")  # a day alone: no appointment
-    assert "didn't understand" in await alice.send("Konzert nächsten Freitag")  # a 9:00 would be a guess
+    # A day without a time: no 9:00 guessed; the day in the calendar or a task for it (below).
+    assert "Should I put it in your calendar for that day" in await alice.send("Konzert nächsten Freitag")
     assert "Arzt" in await alice.send("Arzt in 2 Stunden")  # a span from now says when
     assert "didn't understand" in await alice.send("I was at the doctor yesterday at 2pm")  # past: no plan
     assert "didn't understand" in await alice.send(  # a long text that mentions a time is no note
         "so tired today, and tomorrow at 9 it is work again and then the kids and the shopping and everything")
+
+
+async def test_a_note_for_a_coming_day_without_a_time_asks_calendar_day_or_task(person, brain: Brain) -> None:
+    alice, bert = person(), person(language="de")
+    asked = await alice.send("dentist on Friday")  # Monday, November 30
+    assert asked == "Fri, Dec 4: Dentist. Should I put it in your calendar for that day, or make it a task?"
+    choice = alice.buttons()
+    assert list(choice) == ["📅 Calendar", "✓ Task"]  # no time, so no reminder
+    assert "Added Dentist on Fri, Dec 4 (all day)" in await alice.press(choice["📅 Calendar"])
+    assert "already used" in await alice.press(choice["✓ Task"])
+    assert "Cinema with Anna" in await alice.send("I'm going to the cinema with Anna on Saturday")
+    assert "Added the task Cinema with Anna, due Sat, Dec 5" in await alice.send("task")  # typed instead
+    assert await bert.send("Annas Geburtstag ist am 12. Mai") == (
+        "Mi., 12. Mai 2027: Annas Geburtstag. Soll ich es für diesen Tag in deinen Kalender eintragen oder eine "
+        "Aufgabe daraus machen?")
+    for said in ("see you on Monday", "Friday was great", "I hate Mondays", "no meetings on Friday",
+                 "the weather is strange tomorrow"):
+        assert "calendar for that day" not in await alice.send(said), said
+    async with brain.transactions.read() as session:
+        events = (await session.scalars(select(CalendarEvent))).all()
+        tasks = (await session.scalars(select(Task))).all()
+    assert [(e.title, e.is_all_day, e.start_time.astimezone(BERLIN), e.end_time.astimezone(BERLIN))
+            for e in events] == [("Dentist", True, berlin(4, 0, month=12), berlin(5, 0, month=12))]
+    assert [(t.title, str(t.due_date)) for t in tasks] == [("Cinema with Anna", "2026-12-05")]
 
 
 async def test_the_offer_answered_by_typing_its_choice_is_taken_once_and_only_while_it_is_fresh(
