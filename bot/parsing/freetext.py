@@ -805,7 +805,8 @@ def place_said(text: str) -> str | None:
 # The daily water goal said in words: "Mein Wasserziel ist 2,5 Liter", "set my water goal to 3 liters",
 # "Trinkziel 2000 ml": the day's water target that /today measures (set_drink_goal refuses what it cannot keep).
 WATER_GOAL_RE = re.compile(
-    r"^(?:(?:set|change|make)\s+)?(?:my\s+|mein\s+|das\s+|the\s+)?(?:daily\s+|tägliches\s+)?"
+    r"^(?:(?:please\s+|bitte\s+)?(?:set|change|make|ändere|änder|setze|setz|stelle|stell)\s+(?:bitte\s+)?)?"
+    r"(?:my\s+|mein\s+|meine\s+|das\s+|the\s+)?(?:daily\s+|tägliches\s+)?"
     r"(?:water\s+goal|drink(?:ing)?\s+goal|wasserziel|trinkziel|wasser-ziel)\s*"
     r"(?:(?:is|to|=|:|ist|auf|soll\s+sein|sind)\s*)*(?P<amount>\d+(?:[.,]\d+)*\s*(?:ml|l|liters?|litres?|liter))"
     r"(?:\s+(?:setzen|stellen|a\s+day|per\s+day|am\s+tag|pro\s+tag|täglich))*$", re.I)

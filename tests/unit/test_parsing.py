@@ -549,6 +549,8 @@ def test_the_place_a_person_says_they_are_at(text: str, place: str | None) -> No
 @pytest.mark.parametrize("text, ml", [
     ("Mein Wasserziel ist 2,5 Liter", 2500),
     ("set my water goal to 3 liters", 3000),
+    ("Ändere mein Wasserziel auf 3 Liter", 3000),
+    ("stell bitte mein Trinkziel auf 2,5 l", 2500),
     ("Trinkziel 2000 ml", 2000),
     ("Wasserziel auf 3 l setzen", 3000),
     ("my water goal is 3 liters a day", 3000),
