@@ -30,7 +30,7 @@ class Switch:
 
 
 SWITCHES: tuple[Switch, ...] = (
-    Switch("allow_destructive", N_("AI may use destructive tools"),
+    Switch("allow_destructive", N_("The assistant may propose deleting things"),
            N_("When on, the assistant may propose deleting tasks, events, entries or places and ending goals; "
               "you still approve each one. When off, it cannot do that at all.")),
     Switch("remote_consent", N_("Send sensitive content to remote models"),

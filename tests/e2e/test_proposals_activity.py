@@ -227,11 +227,11 @@ async def test_settings_toggle_lets_the_ai_propose_deletions(brain: Brain, perso
     assert denied.error_code == "policy_denied"
 
     shown = await alice.send("/settings")
-    assert "AI may use destructive tools: off" in shown and "you still approve each one" in shown
+    assert "The assistant may propose deleting things: off" in shown and "you still approve each one" in shown
     assert "Send sensitive content to remote models: off" in shown
-    answer = await alice.press(alice.buttons()["Turn on: AI may use destructive tools"])
-    assert "AI may use destructive tools is now on" in answer
-    assert "Turn off: AI may use destructive tools" in alice.buttons()
+    answer = await alice.press(alice.buttons()["Turn on: The assistant may propose deleting things"])
+    assert "The assistant may propose deleting things is now on" in answer
+    assert "Turn off: The assistant may propose deleting things" in alice.buttons()
     async with brain.transactions.read() as s:
         row = await s.get(CompanionSettings, user.id)
     assert row is not None and row.allow_destructive and not row.remote_consent
@@ -290,14 +290,14 @@ async def test_a_deletion_proposed_before_the_opt_in_was_turned_off_is_withdrawn
     user = await user_of(brain, alice)
     await alice.send("/task Old task")
     await alice.send("/settings")
-    await alice.press(alice.buttons()["Turn on: AI may use destructive tools"])
+    await alice.press(alice.buttons()["Turn on: The assistant may propose deleting things"])
     proposed = await brain.tools.execute(user.id, "delete_task", {"task": "Old"}, ai("cleanup"))
     assert proposed.ok and proposed.data["status"] == "proposed"
     assert "Delete the task «Old» and its subtasks?" in await alice.send("/proposals")
     approve_token = alice.buttons()["Approve"]
 
     await alice.send("/settings")
-    await alice.press(alice.buttons()["Turn off: AI may use destructive tools"])
+    await alice.press(alice.buttons()["Turn off: The assistant may propose deleting things"])
     answer = await alice.press(approve_token)
     assert "no longer let the assistant use delete_task" in answer and "nothing was done" in answer
     assert await tasks(brain) == ["Old task"]
@@ -306,6 +306,6 @@ async def test_a_deletion_proposed_before_the_opt_in_was_turned_off_is_withdrawn
     assert proposal is not None and proposal.status == "expired" and proposal.decided_by == "policy"
     # Turning the opt-in on again does not revive the withdrawn proposal.
     await alice.send("/settings")
-    await alice.press(alice.buttons()["Turn on: AI may use destructive tools"])
+    await alice.press(alice.buttons()["Turn on: The assistant may propose deleting things"])
     assert "expired" in await alice.send(f"/approve {str(proposal.id)[:8]}")
     assert await tasks(brain) == ["Old task"]
