@@ -34,7 +34,7 @@ from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons, more_water
 from bot.commands.food import after_meal_buttons, meals_today, past_day
-from bot.commands.memory import about_me, answer_from_memory
+from bot.commands.memory import about_me, answer_from_memory, forget_said
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import place_in_words, place_offer_answered, shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
@@ -527,6 +527,9 @@ class Dialog:
         goal_ml = water_goal_said(text)
         if goal_ml is not None:  # "Mein Wasserziel ist 2,5 Liter": the day's water target (what /today measures)
             return _said_result(turn, "set_drink_goal", {"daily_ml": goal_ml})
+        forgetting = forget_said(text)
+        if forgetting is not None and "forget" in self.commands:  # "forget the bike lock code": which memories
+            return self.commands["forget"].handler(turn, forgetting)
         before = before_event_said(text)
         if before is not None:  # "remind me 10 minutes before (the dentist)"
             return remind_before(turn, *before)

@@ -4,6 +4,7 @@ memory came up; /forget removes one memory or, after a confirmation button, ever
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from bot.commands import Command
@@ -179,7 +180,7 @@ def _why(turn: Turn, item: Any) -> str:
 async def forget(turn: Turn, args: str) -> None:
     what = args.strip().lstrip("#").lower()
     if not what:
-        turn.say(tr("Usage: /forget <number> (from /recall), or /forget all"))
+        turn.say(tr("Usage: /forget <number> (from /recall), /forget <what it was about>, or /forget all"))
         return
     memory = _memory(turn)
     if memory is None:
@@ -193,13 +194,63 @@ async def forget(turn: Turn, args: str) -> None:
         )
         return
     if not what.isdecimal():  # what int() reads: "²" is a digit to isdigit(), not a number
-        turn.say(tr("Which memory? /recall shows their numbers, e.g. /forget 12"))
+        await _offer_to_forget(turn, memory, args.strip())
         return
     number = int(what)  # "00012" and "１２" are 12
     if number <= MAX_MEMORY_NUMBER and await memory.forget(turn.user.id, number):
         turn.say(tr("Forgotten: memory #{number} is gone.", number=str(number)))
     else:
         turn.say(tr("I have no memory #{number}.", number=str(number) if number <= MAX_MEMORY_NUMBER else what))
+
+
+FORGET_OFFERED = 3
+FORGET_ONE = "memory_forget_one"
+
+
+async def _offer_to_forget(turn: Turn, memory: Memory, words: str) -> None:
+    """"/forget the bike lock code", "vergiss den Code vom Fahrradschloss": the memories about it, each with a
+    button that forgets it; nothing is forgotten before one is pressed (the words may find more than was meant)."""
+    found = [item for item in await memory.recall(turn.user.id, words, turn.now, k=FORGET_OFFERED + ASKED_MORE,
+                                                  mode="reflection")
+             if item.meant and not _asked(item)][:FORGET_OFFERED]
+    if not found:
+        turn.say(tr("I don't remember anything about that. /recall <question> shows what I remember."))
+        return
+    lines: list[Text | str] = [tr("Which one should I forget?")]
+    lines += [f"#{item.id} · {turn.render.date_of(item.at)} · {_said(turn, item)}" for item in found]
+    turn.say(*lines, buttons=[[turn.button(tr("Forget #{number}", number=str(item.id)), FORGET_ONE, memory=item.id)
+                               for item in found]])
+
+
+async def forget_one_pressed(turn: Turn, payload: dict[str, Any]) -> None:
+    memory = _memory(turn)
+    if memory is None:
+        return
+    try:
+        number = int(payload["memory"])
+    except (KeyError, TypeError, ValueError):
+        turn.say(tr("Which memory? /recall shows their numbers, e.g. /forget 12"))
+        return
+    if await memory.forget(turn.user.id, number):
+        turn.say(tr("Forgotten: memory #{number} is gone.", number=str(number)))
+    else:
+        turn.say(tr("I have no memory #{number}.", number=str(number)))
+
+
+# Forgetting said in words: "forget the bike lock code", "please forget that my code is 4711", "vergiss das mit dem
+# Schloss". Not "don't forget ..." or "vergiss nicht ..." (a task), and not "forget it" (never mind).
+_FORGET_SAID_RE = re.compile(r"^(?:please\s+|bitte\s+)?(?:forget|vergiss|vergesse)\s+(?:bitte\s+)?"
+                             r"(?:about\s+|that\s+|das\s+mit\s+|dass\s+)?(?P<what>.+?)[\s.!]*$", re.I)
+_NOT_FORGET_WHAT_RE = re.compile(r"^(?:it|this|that|es|das|nicht|not|to|zu|about\s+it|all|everything|alles)$"
+                                 r"|^(?:nicht|not|to)\b", re.I)
+
+
+def forget_said(text: str) -> str | None:
+    """What a message asks to be forgotten, in words; None for anything else."""
+    said = _FORGET_SAID_RE.match(text.strip())
+    if said is None or _NOT_FORGET_WHAT_RE.match(said.group("what")):
+        return None
+    return said.group("what")
 
 
 async def forget_all_confirmed(turn: Turn, payload: dict[str, Any]) -> None:
@@ -225,4 +276,5 @@ COMMANDS = (
             aliases=("vergessen", "vergiss")),
 )
 
-ACTIONS = {"memory_forget_all": forget_all_confirmed, "memory_forget_keep": forget_all_declined}
+ACTIONS = {"memory_forget_all": forget_all_confirmed, "memory_forget_keep": forget_all_declined,
+           FORGET_ONE: forget_one_pressed}

@@ -94,8 +94,9 @@ async def test_usage_hints_for_empty_arguments(person, memory) -> None:
     assert "Usage: /remember" in await alice.send("/remember")
     assert "Usage: /recall" in await alice.send("/recall")
     assert "Usage: /forget" in await alice.send("/forget")
-    assert "Which memory?" in await alice.send("/forget the keys")
-    assert "Which memory?" in await alice.send("/forget ²")  # a digit to str.isdigit(), no number to int()
+    # Words are searched for (nothing is remembered here); "²" is a digit to str.isdigit(), no number to int().
+    assert "I don't remember anything about that" in await alice.send("/forget the keys")
+    assert "I don't remember anything about that" in await alice.send("/forget ²")
 
 
 async def test_forget_one_memory_by_its_number(person, memory, brain: Brain) -> None:
@@ -108,6 +109,32 @@ async def test_forget_one_memory_by_its_number(person, memory, brain: Brain) -> 
     assert "is gone" in await alice.send(f"/forget {number.group(1)}")
     assert "spare key" not in await alice.send("/recall spare key")
     assert "I have no memory" in await alice.send(f"/forget {number.group(1)}")
+
+
+async def test_forget_in_words_shows_what_it_found_and_forgets_only_the_one_pressed(person, memory, dialog,
+                                                                                     brain: Brain) -> None:
+    alice, bob = person(), person()
+    await alice.send("/remember My bike lock code is 4711")
+    await alice.send("/remember The spare key is with the neighbour Frau Weber")
+    await bob.send("/remember My bike lock code is 1234")
+    before = await alice.send("/recall bike lock code")
+    asked = await alice.send("forget the bike lock code")
+    assert asked.splitlines()[0] == "Which one should I forget?" and "4711" in asked and "1234" not in asked
+    choice = alice.buttons()
+    assert len(choice) == 1 and "4711" in before  # nothing forgotten before the press
+    assert "is gone" in await alice.press(next(iter(choice.values())))
+    assert "4711" not in await alice.send("/recall bike lock code")
+    assert "spare key" in await alice.send("/recall spare key")  # only the one pressed
+    assert "1234" in await bob.send("/recall bike lock code")  # someone else's stays
+    assert "I don't remember anything about that" in await alice.send("/forget penguins")
+    # "vergiss nicht ..." is a task, "forget it" no request to forget anything.
+    assert "Which one" not in await alice.send("forget it")
+    assert "Added the task" in await alice.send("don't forget to buy milk")
+    await dialog.settle()
+    await memory.ingest_until_promoted()
+    async with brain.transactions.read() as session:
+        texts = set((await session.scalars(select(MemoryNode.text))).all())
+    assert "forget the bike lock code" not in texts, texts  # the request itself is not remembered
 
 
 async def test_nobody_can_forget_or_see_someone_elses_memory(person, memory, brain: Brain) -> None:
