@@ -9,6 +9,7 @@ coffees" still goes to the parser.
 from __future__ import annotations
 
 import re
+import unicodedata
 from enum import Enum
 
 from brain.i18n import Text, tr
@@ -23,6 +24,8 @@ class Smalltalk(Enum):
     FEELING_GOOD = "feeling_good"  # "gut, danke", "I'm fine": the answer to "And you?"
     FEELING_LOW = "feeling_low"  # "mir geht es schlecht", "ich bin müde", "I'm stressed"
     ABOUT = "about"  # "was kannst du?", "what can you do?", "who are you?"
+    ACK = "ack"  # "ok", "cool", "👍": heard, nothing asked
+    NEVER_MIND = "never_mind"  # "never mind", "forget it", "egal", "schon gut"
 
 
 _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
@@ -82,6 +85,15 @@ _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
         "was kann ich hier machen", "was kann ich dir schreiben", "what can i ask you", "what can i say",
         "kannst du mir helfen", "hilf mir", "help me", "can you help me", "i need help", "ich brauche hilfe",
     ),
+    Smalltalk.ACK: (
+        "ok", "okay", "okey", "k", "kk", "okidoki", "cool", "nice", "alright", "all right", "got it", "understood",
+        "sure", "yes", "yep", "yeah", "ja", "jep", "jo", "klar", "verstanden", "gut zu wissen", "good to know",
+        "lol", "haha", "hehe", "wow",
+    ),
+    Smalltalk.NEVER_MIND: (
+        "never mind", "nevermind", "forget it", "forget about it", "no worries", "doesn't matter", "egal",
+        "ach egal", "schon gut", "vergiss es", "nicht so wichtig", "nicht wichtig", "ist egal", "no matter",
+    ),
 }
 # A word or two that may stand beside a phrase without changing what it is ("hi companion", "danke dir").
 _AROUND = frozenset({"companion", "bot", "dir", "you", "du", "euch", "again", "nochmal", "mal", "all", "ihr",
@@ -95,8 +107,9 @@ _FEELINGS = (Smalltalk.FEELING_GOOD, Smalltalk.FEELING_LOW)
 _LONGEST = 6  # words; anything longer carries more than a greeting
 
 _BY_WORDS: dict[tuple[str, ...], Smalltalk] = {}
-for _kind in (Smalltalk.GREETING, Smalltalk.HOW_ARE_YOU, Smalltalk.FEELING_GOOD, Smalltalk.FEELING_LOW,
-              Smalltalk.ABOUT, Smalltalk.GOODBYE, Smalltalk.GOOD_NIGHT, Smalltalk.THANKS):
+for _kind in (Smalltalk.ACK, Smalltalk.NEVER_MIND, Smalltalk.GREETING, Smalltalk.HOW_ARE_YOU,
+              Smalltalk.FEELING_GOOD, Smalltalk.FEELING_LOW, Smalltalk.ABOUT, Smalltalk.GOODBYE, Smalltalk.GOOD_NIGHT,
+              Smalltalk.THANKS):
     for _phrase in _PHRASES[_kind]:
         _BY_WORDS[tuple(_phrase.split())] = _kind  # a phrase of two kinds would take the later one
 
@@ -110,6 +123,8 @@ _BECAUSE = frozenset({"about", "because", "since", "with", "at", "from", "wegen"
 def smalltalk_of(text: str) -> Smalltalk | None:
     """What a message that is only a greeting, a thank-you or a goodbye is; None for anything else."""
     words = [w.lower() for w in _WORDS.findall(text.replace("\u2019", "'"))]  # "geht’s" as "geht's"
+    if not words and 0 < len(text.strip()) <= 12 and any(unicodedata.category(c) == "So" for c in text):
+        return Smalltalk.ACK  # "👍", "🙂🙏": an emoji alone says it was heard
     if not words or len(text) > 200:
         return None
     cut = next((i for i, word in enumerate(words) if word in _BECAUSE and i > 0), None)
@@ -129,7 +144,7 @@ def _phrase_of(words: list[str]) -> Smalltalk | None:
             if kind is not None and i + length <= len(words):
                 # The last of several counts ("danke, tschüss" says goodbye), but a greeting never overrides, and
                 # thanks do not override how the person is ("gut, danke").
-                keeps = kind is Smalltalk.GREETING or (kind is Smalltalk.THANKS and found in _FEELINGS)
+                keeps = kind in (Smalltalk.GREETING, Smalltalk.ACK) or (kind is Smalltalk.THANKS and found in _FEELINGS)
                 found = kind if found is None or not keeps else found
                 i += length
                 break
@@ -162,6 +177,10 @@ def smalltalk_reply(kind: Smalltalk, name: str | None) -> Text:
                   "at 6pm to call mom\" or \"What's on tomorrow?\". /help lists everything.")
     if kind is Smalltalk.GOOD_NIGHT:
         return tr("Good night! Sleep well.")
+    if kind is Smalltalk.ACK:
+        return tr("👍")
+    if kind is Smalltalk.NEVER_MIND:
+        return tr("All right.")
     return tr("Bye! I'm here whenever you need me.")
 
 

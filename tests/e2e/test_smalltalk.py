@@ -27,7 +27,11 @@ from tests.e2e.conftest import Person
     ("thanks, that's all", Smalltalk.GOODBYE), ("see you tomorrow", Smalltalk.GOODBYE),
     ("ich gehe jetzt schlafen", Smalltalk.GOOD_NIGHT), ("I'm going to bed", Smalltalk.GOOD_NIGHT),
     ("Kannst du mir helfen?", Smalltalk.ABOUT), ("ich gehe einkaufen", None),
-    ("hi, two coffees", None), ("morgen 9 Uhr Zahnarzt", None), ("ok", None), ("hi Anna, how was the trip", None),
+    ("hi, two coffees", None), ("morgen 9 Uhr Zahnarzt", None), ("hi Anna, how was the trip", None),
+    # Heard, nothing asked; or never mind.
+    ("ok", Smalltalk.ACK), ("Cool!", Smalltalk.ACK), ("👍", Smalltalk.ACK), ("🙂🙏", Smalltalk.ACK),
+    ("ok bye", Smalltalk.GOODBYE), ("ok, two coffees", None), ("never mind", Smalltalk.NEVER_MIND),
+    ("ach egal", Smalltalk.NEVER_MIND), ("forget it", Smalltalk.NEVER_MIND),
     ("", None),
     # How the person feels, with why after it.
     ("I'm feeling stressed about work", Smalltalk.FEELING_LOW),
@@ -51,6 +55,8 @@ async def test_greetings_thanks_and_goodbyes_get_an_answer_in_both_languages(per
     assert "You're welcome!" in await alice.send("thanks")
     assert "Good night" in await alice.send("good night 🌙")
     assert "Bye" in await alice.send("bye")
+    assert await alice.send("ok") == "👍"  # heard: no "I didn't understand that"
+    assert await alice.send("never mind") == "All right."
     assert await db_state() == before
     bea = person(language="de")
     await bea.send("/start")
@@ -59,6 +65,7 @@ async def test_greetings_thanks_and_goodbyes_get_an_answer_in_both_languages(per
     assert "Gern geschehen!" in await bea.send("Danke schön")
     assert "Gute Nacht" in await bea.send("Gute Nacht")
     assert "Tschüss" in await bea.send("tschüss")
+    assert await bea.send("schon gut") == "Alles klar."
     assert "Mir geht's gut" in await bea.send("Hey, wie geht's?")
 
 
