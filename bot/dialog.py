@@ -17,9 +17,10 @@ import dataclasses
 import logging
 import re
 import time
+import uuid
 from collections.abc import Awaitable
 from dataclasses import replace
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, func, select
@@ -148,6 +149,8 @@ class Dialog:
         self.waiting: frozenset[str] = waiting_handlers()  # run `unshared`: they wait on a model
         self._captures: set[asyncio.Task[None]] = set()
         self._conversing: set[str] = set()  # "platform:id" of people whose companion turn runs
+        # Who was told today that without a model nothing more is done with what they tell (once a day is enough).
+        self._told_no_model: dict[uuid.UUID, date] = {}
 
     async def user_for(self, inbound: Inbound, *, writing: bool = False) -> User:
         """The person behind the update, created on first contact. `writing`: they are writing now, which
@@ -500,6 +503,12 @@ class Dialog:
         told = self.brain.memory is not None and not is_question(text) and words >= REMEMBERED_WORDS \
             and topic is not Topic.REMINDER
         if told:  # "Anna hat am 12. Mai Geburtstag", "I love coffee": no entry to make, but the memory keeps it
+            if hint is None and not model_down and self._told_no_model.get(turn.user.id) == turn.today:
+                turn.say(tr("I'll remember that."))  # why nothing more happens was said today already
+                return
+            if len(self._told_no_model) > TOLD_NO_MODEL_KEPT:
+                self._told_no_model.clear()
+            self._told_no_model[turn.user.id] = turn.today
             turn.say(tr("I can't reach my language model right now, but I'll remember that.") if model_down
                      else tr("I'll remember that."),
                      hint or (tr("Commands and buttons still work.") if model_down
@@ -620,6 +629,7 @@ CAPTURE_WAIT_S = 2.0
 # A statement of at least this many words that no reader understood is said to be remembered (with the memory on):
 # shorter ones ("bla bla") are more likely noise than something told.
 REMEMBERED_WORDS = 3
+TOLD_NO_MODEL_KEPT = 10_000  # people the once-a-day note is kept for in this process
 # How to write what a message the reader did not understand was about (bot.parsing.hints).
 _HINTS = {
     Topic.REMINDER: tr("For a reminder, say when: \"remind me tomorrow at 9 to call the dentist\", \"in 20 minutes: "

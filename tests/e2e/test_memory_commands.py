@@ -411,7 +411,8 @@ async def test_what_no_log_keeps_is_said_so_and_remembered_then_asked_back(perso
     assert "• I slept 8 hours last night" in await alice.send("How long did I sleep last night?")
 
 
-async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is(person, memory, dialog) -> None:
+async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is(person, memory, dialog,
+                                                                                 clock) -> None:
     bea = person(language="de")
     assert await bea.send("Anna spielt seit Jahren Geige im Orchester") == (
         "Das merke ich mir.\nOhne Sprachmodell kann ich damit nicht mehr anfangen; /help zeigt, was ich verstehe.")
@@ -421,10 +422,14 @@ async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is
     assert (await bea.send("Ich liebe Kaffee am Morgen")).splitlines() == [
         "Das merke ich mir.", "Ein Getränk schreibst du z. B. so: „250 ml Wasser“, „zwei Kaffee“ oder /drink Tee 300."]
     assert "Probier" in await bea.send("bla bla")  # two words: more likely noise than something told
+    # Why nothing more happens is said once a day.
+    assert await bea.send("Mein Lieblingsbuch ist Momo") == "Das merke ich mir."
+    clock.advance(timedelta(days=1))
+    assert "Ohne Sprachmodell" in await bea.send("Mein Lieblingsfilm ist Amélie")
     # "I'm vegetarian" counts as the three words of "I am vegetarian".
     assert (await person().send("I'm vegetarian")).startswith("I'll remember that.")
     await dialog.settle()
-    assert await memory.ingest_until_promoted() == 5  # Bea's four and the other person's one
+    assert await memory.ingest_until_promoted() == 7  # Bea's six and the other person's one
     assert "• Anna hat am 12. Mai Geburtstag" in await bea.send("Wann hat Anna Geburtstag?")
 
 
