@@ -37,7 +37,7 @@ from bot.commands.drinks import after_drink_buttons, more_water
 from bot.commands.food import after_meal_buttons, meals_today, past_day
 from bot.commands.memory import about_me, answer_from_memory, forget_said
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
-from bot.commands.places import place_in_words, place_offer_answered, shared_location
+from bot.commands.places import place_in_words, place_offer_answered, places_today, shared_location
 from bot.commands.proposals import take_reason, waits_for_reason
 from bot.commands.reminders import (
     DayPlan,
@@ -573,6 +573,8 @@ class Dialog:
                 return past_day(turn, asked.day)
             if asked.view is View.NEXT_EVENT:
                 return next_event(turn)
+            if asked.view is View.PLACES_TODAY:
+                return places_today(turn)
             if asked.view is View.CLOCK:
                 return _say(turn, tr("It is {time} on {date}.", time=now.time(),
                                      date=turn.render.long_date_of(now.date())))

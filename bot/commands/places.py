@@ -4,7 +4,7 @@ location is logged, and counts as a visit of a saved place within 150 m (or of o
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from bot.commands import Command
@@ -47,6 +47,27 @@ async def place(turn: Turn, args: str) -> None:
             return
         visit = await turn.tool("visit_place", {"place": created.data["place"]["place_id"]})
     turn.say_result(visit)
+
+
+async def places_today(turn: Turn) -> None:
+    """"Wo war ich heute?": the places visited today, each with when (first and last visit when they differ)."""
+    result = await turn.tool("get_places", {"visited_today": True})
+    if not result.ok:
+        turn.say_result(result)
+        return
+    items: list[dict[str, Any]] = result.data.get("places", [])
+    if not items:
+        turn.say(tr("No place noted today. Tell me where you are, e.g. \"I'm at the gym\"."))
+        return
+    lines = [turn.t(tr("Where you were today:"))]
+    for item in sorted(items, key=lambda i: str(i["first_at"])):
+        first, last = (datetime.fromisoformat(str(item[key])) for key in ("first_at", "last_at"))
+        if turn.render.time_of(first) == turn.render.time_of(last):
+            lines.append("• " + turn.t(tr("{name} at {time}", name=item["name"], time=turn.render.time_of(first))))
+        else:
+            lines.append("• " + turn.t(tr("{name}, {first} and {last}", name=item["name"],
+                                          first=turn.render.time_of(first), last=turn.render.time_of(last))))
+    turn.say("\n".join(lines))
 
 
 async def place_in_words(turn: Turn, name: str) -> None:

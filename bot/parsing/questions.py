@@ -29,6 +29,7 @@ class View(Enum):
     EVENTS = "events"  # the appointments coming up ("Zeig mir meine Termine")
     PLACES = "places"  # the person's places and visits ("Zeig mir meine Orte", "Wo war ich heute?")
     WEEK = "week"  # the last seven days' chart ("Wie viel Kaffee hatte ich diese Woche?")
+    PLACES_TODAY = "places today"  # where the person was today, with the times ("Wo war ich heute?")
 
 
 @dataclass(frozen=True)
@@ -243,6 +244,8 @@ def asked_about(text: str, today: date) -> Asked | None:
         "where", "have", "i", "been"] or re.search(r"\bwie\s*oft\s+war\s+ich\b|\bhow\s+(?:often|many\s+times)\s+"
                                                  r"(?:have\s+i\s+been|was\s+i|did\s+i\s+go)\b", text, re.I)
     if (said & _PLACES and (said & _PERSONAL or len(words) <= 2)) or where_was_i:
+        if where_was_i and day == today and not re.search(r"\b(?:wie\s*oft|how\s+(?:often|many))\b", text, re.I):
+            return Asked(View.PLACES_TODAY)  # "Wo war ich heute?": today's visits, not every place
         return Asked(View.PLACES) if day is None or day == today else None
     if _TODO_RE.search(text):  # "Was muss ich heute noch machen?", "What do I have to do tomorrow?"
         if day is not None and day > today:

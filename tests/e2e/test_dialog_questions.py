@@ -114,6 +114,24 @@ async def test_im_at_the_gym_in_english(person) -> None:
     assert "2 visits" in await alice.send("I am at the gym now")
 
 
+async def test_where_the_person_was_today_lists_the_places_with_their_times(person, clock, db_state) -> None:
+    alice, bert = person(), person(language="de")
+    assert await alice.send("where was I today?") == (
+        "No place noted today. Tell me where you are, e.g. \"I'm at the gym\".")
+    await alice.send("/place Gym")  # Monday, 8:30 in Berlin
+    clock.advance(timedelta(hours=4))
+    await alice.send("/place Café Luna")
+    clock.advance(timedelta(hours=2))
+    await alice.send("/place Gym")
+    before = await db_state()
+    assert (await alice.send("where was I today?")).splitlines() == [
+        "Where you were today:", "• Gym, 8:30\u202fAM and 2:30\u202fPM", "• Café Luna at 12:30\u202fPM"]
+    assert await db_state() == before  # a question changes nothing
+    await bert.send("/ort Büro")
+    assert (await bert.send("Wo war ich heute?")).splitlines() == ["Wo du heute warst:", "• Büro um 14:30"]
+    assert "Your places:" in await alice.send("where have I been?")  # not only today: every place
+
+
 async def test_the_place_offer_is_taken_once_by_a_press_or_a_yes_while_it_is_fresh(person, clock, db_state) -> None:
     alice = person(language="de")
     await alice.send("ich bin im Büro")

@@ -450,7 +450,10 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("What are my appointments?", View.EVENTS, None),
     ("Hab ich heute Termine?", View.DAY, None),
     ("Zeig mir meine Orte", View.PLACES, None),
-    ("Wo war ich heute?", View.PLACES, None),
+    ("Wo war ich heute?", View.PLACES_TODAY, None),  # today's visits, with their times
+    ("where was I today?", View.PLACES_TODAY, None),
+    ("where have I been?", View.PLACES, None),
+    ("Wie oft war ich heute im Café?", View.PLACES, None),
     ("Wo ist der Bahnhof?", None, None),
     ("Was muss ich heute noch machen?", View.TASKS, None),
     ("What do I have to do tomorrow?", View.AGENDA, date(2026, 12, 1)),
