@@ -41,6 +41,7 @@ from bot.commands.places import place_in_words, place_offer_answered, places_tod
 from bot.commands.proposals import take_reason, waits_for_reason
 from bot.commands.reminders import (
     DayPlan,
+    ask_when,
     offer_day_plan,
     offer_plan,
     plan_answered,
@@ -48,6 +49,7 @@ from bot.commands.reminders import (
     read_plan,
     remind_before,
     set_reminder,
+    when_answered,
 )
 from bot.commands.rituals import answer_free_text
 from bot.commands.table import action_handlers, command_table, waiting_handlers
@@ -74,7 +76,7 @@ from bot.parsing.questions import (
     is_question,
     untracked_said,
 )
-from bot.parsing.reminders import ReminderRequest, before_event_said, free_text_reminder
+from bot.parsing.reminders import ReminderRequest, before_event_said, free_text_reminder, reminder_without_when
 from bot.parsing.settings import setting_said
 from bot.parsing.smalltalk import Smalltalk, name_said, smalltalk_of, smalltalk_reply
 from bot.photos import Photos
@@ -380,7 +382,7 @@ class Dialog:
             async with self.brain.transactions.begin() as uow:  # the step's buttons: answered by typing
                 await take_off_keyboards(await uow.session.connection(), turn.user.id, step_question(waiting))
             return True
-        if await plan_answered(turn, text) or await place_offer_answered(turn, text):
+        if await plan_answered(turn, text) or await place_offer_answered(turn, text) or await when_answered(turn, text):
             return True  # "Kalender" to "Should I put it in your calendar, …?", "ja" to "Save it and check in?"
         return await answer_free_text(turn, text, running=bool(flows.ritual))
 
@@ -544,7 +546,10 @@ class Dialog:
             return remind_before(turn, *before)
         reminder = free_text_reminder(text, now)
         if reminder is not None:  # set, or asked when: a request to the companion either way
-            return _say(turn, reminder) if isinstance(reminder, Text) else set_reminder(turn, reminder)
+            if isinstance(reminder, Text):
+                what = reminder_without_when(text, now)  # "remind me to call mom": when, with buttons
+                return ask_when(turn, what) if what is not None else _say(turn, reminder)
+            return set_reminder(turn, reminder)
         calls = parse_free_text(text, turn.today, now=now.time())
         return _run_calls(turn, calls) if calls else None
 

@@ -21,7 +21,7 @@ from bot.commands.tasks import say_task
 from bot.offers import take_fresh_offer
 from bot.parsing.dates import cut, find_date, find_time
 from bot.parsing.freetext import NEED_TO_RE, NOT_A_TASK_RE
-from bot.parsing.reminders import ReminderRequest, names_a_time, read_reminder
+from bot.parsing.reminders import ReminderRequest, names_a_time, only_when, read_reminder
 from bot.turn import PendingButton, Turn
 from brain.actions.models import ActionToken
 from brain.errors import DomainError
@@ -74,6 +74,63 @@ async def set_reminder(turn: Turn, request: ReminderRequest) -> None:
         else None
     turn.say(result.message, note, buttons=[[turn.tool_button(tr("Delete it"), "delete_reminder",
                                                               reminder=str(result.data["id"]))]])
+
+
+REMINDER_WHEN = "reminder_when"
+WHEN_ANSWER_WINDOW = timedelta(minutes=10)  # a time typed this soon after "When should I remind you?" answers it
+EVENING_HOUR, MORNING_HOUR = 19, 9
+
+
+async def ask_when(turn: Turn, what: str) -> None:
+    """"remind me to call mom" said no time: when, with a button for an hour from now, this evening (while it is
+    ahead) and tomorrow morning; a time typed instead answers too (`when_answered`)."""
+    now = local_now(turn.user, turn.now).replace(second=0, microsecond=0)
+    choices: list[tuple[Text, datetime]] = [(tr("In an hour"), now + timedelta(hours=1))]
+    evening = now.replace(hour=EVENING_HOUR, minute=0)
+    if evening - now > timedelta(hours=1):
+        choices.append((tr("This evening, {time}", time=evening.time()), evening))
+    morning = (now + timedelta(days=1)).replace(hour=MORNING_HOUR, minute=0)
+    choices.append((tr("Tomorrow, {time}", time=morning.time()), morning))
+    ask = secrets.token_hex(6)
+    turn.say(tr("When should I remind you of «{what}»? Press one, or write a time, e.g. \"at 5 pm\" or "
+                "\"tomorrow at 9\".", what=what),
+             buttons=[[turn.button(label, REMINDER_WHEN, ask=ask, text=what, at=at.isoformat())
+                       for label, at in choices]])
+
+
+async def _use_up_when(turn: Turn, ask: str) -> None:
+    """One answer per question: the question's other buttons are used up."""
+    async with turn.brain.transactions.begin() as uow:
+        await uow.session.execute(update(ActionToken).where(
+            ActionToken.user_id == turn.user.id, ActionToken.kind == REMINDER_WHEN,
+            ActionToken.payload["ask"].astext == ask, ActionToken.used_at.is_(None)).values(used_at=uow.now))
+
+
+async def when_pressed(turn: Turn, payload: dict[str, Any]) -> None:
+    await _use_up_when(turn, str(payload["ask"]))
+    at = datetime.fromisoformat(str(payload["at"]))
+    if at <= turn.now:
+        turn.say(tr("{time} has already passed. Pick a time ahead, e.g. /remind 15:00 call mom.", time=at))
+        return
+    await set_reminder(turn, ReminderRequest(str(payload["text"]), at))
+
+
+async def when_answered(turn: Turn, text: str) -> bool:
+    """A time typed as the answer to `ask_when` ("at 5 pm", "morgen um 9"); False when the text is more than a time
+    or no question waits (then it is read as anything else)."""
+    now = local_now(turn.user, turn.now)
+    if not only_when(text, now):
+        return False
+    payload = await take_fresh_offer(turn, REMINDER_WHEN, WHEN_ANSWER_WINDOW)
+    if payload is None:
+        return False
+    await _use_up_when(turn, str(payload["ask"]))
+    read = read_reminder(f"{text.strip(' .!?')} {payload['text']}", now)
+    if isinstance(read, ReminderRequest):
+        await set_reminder(turn, read)
+    else:
+        turn.say(read)
+    return True
 
 
 async def _list(turn: Turn) -> None:
@@ -318,4 +375,4 @@ async def plan_answered(turn: Turn, text: str) -> bool:
     return True
 
 
-ACTIONS = {REMINDER_KIND: reminder_pressed, PLAN_KIND: plan_pressed}
+ACTIONS = {REMINDER_KIND: reminder_pressed, PLAN_KIND: plan_pressed, REMINDER_WHEN: when_pressed}

@@ -156,6 +156,25 @@ def free_text_reminder(text: str, now: datetime) -> ReminderRequest | Text | Non
     return None
 
 
+def reminder_without_when(text: str, now: datetime) -> str | None:
+    """What a request for a reminder that says no time asks to be reminded of ("remind me to call mom": "Call mom"),
+    or None (a request with a time, one for nothing, or no request)."""
+    stripped = text.strip()
+    asked = _ASK_RE.match(stripped)
+    if asked is None:
+        return None
+    phrase = stripped[asked.end():].rstrip("?")
+    read = read_reminder(phrase, now)
+    if isinstance(read, ReminderRequest) or not read.msgid.startswith("When should I remind you?"):
+        return None
+    return _words(phrase) or None
+
+
+def only_when(text: str, now: datetime) -> bool:
+    """Whether a short text says only when ("at 5 pm", "morgen um 9", "in 20 minutes"): the answer to "when?"."""
+    return len(text.split()) <= 6 and _only_when(text.strip(" .!?"), now)
+
+
 def _only_when(lead: str, now: datetime) -> bool:
     """Whether the words before "remind me" say only when (a repetition, a day, a time, a span from now), so they can
     be read as the reminder's time: "every day at 8", "morgen früh", not "I keep forgetting, so".

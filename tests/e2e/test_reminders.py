@@ -170,6 +170,26 @@ async def test_a_dated_note_without_a_model_asks_calendar_reminder_or_task_and_t
         "so tired today, and tomorrow at 9 it is work again and then the kids and the shopping and everything")
 
 
+async def test_a_reminder_asked_for_without_a_time_asks_when_and_takes_a_press_or_a_typed_time(
+        person, brain: Brain, clock: FixedClock) -> None:
+    alice, bert = person(), person(language="de")
+    asked = await alice.send("remind me to call mom")  # Monday 8:30 in Berlin
+    assert asked == ("When should I remind you of «Call mom»? Press one, or write a time, e.g. \"at 5 pm\" or "
+                     "\"tomorrow at 9\".")
+    choice = alice.buttons()
+    assert list(choice) == ["In an hour", "This evening, 7:00\u202fPM", "Tomorrow, 9:00\u202fAM"]
+    assert (await alice.send("at 5pm")).startswith("Reminder set for Mon, Nov 30, 5:00\u202fPM: Call mom")
+    assert "already used" in await alice.press(choice["In an hour"])  # one answer, typed or pressed
+    assert "Reminder set" not in await alice.send("at 6pm")  # no question waits: nothing is set
+    await bert.send("Erinnere mich an den Müll")
+    assert "Erinnerung für Mo., 30. Nov. um 19:00: Müll" in await bert.press(bert.buttons()["Heute Abend, 19:00"])
+    await alice.send("remind me about the dentist")
+    clock.advance(timedelta(minutes=11))  # a question scrolled out of mind is not answered by a time
+    assert "Reminder set" not in await alice.send("tomorrow at 9")
+    assert {(r.text, r.occurrence_at) for r in await reminders(brain)} == {
+        ("Call mom", berlin(30, 17)), ("Müll", berlin(30, 19))}
+
+
 async def test_a_note_for_a_coming_day_without_a_time_asks_calendar_day_or_task(person, brain: Brain) -> None:
     alice, bert = person(), person(language="de")
     asked = await alice.send("dentist on Friday")  # Monday, November 30
