@@ -540,7 +540,7 @@ class Dialog:
             return _said_result(turn, "set_drink_goal", {"daily_ml": goal_ml})
         forgetting = forget_said(text)
         if forgetting is not None and "forget" in self.commands:  # "forget the bike lock code": which memories
-            return self.commands["forget"].handler(turn, forgetting)
+            return self._forget_in_words(turn, forgetting)
         before = before_event_said(text)
         if before is not None:  # "remind me 10 minutes before (the dentist)"
             return remind_before(turn, *before)
@@ -600,6 +600,11 @@ class Dialog:
         if kind is not None:  # "hi", "danke", "gute Nacht"
             return _say(turn, smalltalk_reply(kind, turn.user.display_name))
         return None
+
+    async def _forget_in_words(self, turn: Turn, words: str) -> None:
+        if self._captures:  # what was just said is stored before it is searched for
+            await asyncio.wait(list(self._captures), timeout=CAPTURE_WAIT_S)
+        await self.commands["forget"].handler(turn, words)
 
     async def _about_me(self, turn: Turn) -> None:
         if self._captures:  # what was just said is stored before it is listed

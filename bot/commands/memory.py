@@ -210,6 +210,10 @@ FORGET_ONE = "memory_forget_one"
 async def _offer_to_forget(turn: Turn, memory: Memory, words: str) -> None:
     """"/forget the bike lock code", "vergiss den Code vom Fahrradschloss": the memories about it, each with a
     button that forgets it; nothing is forgotten before one is pressed (the words may find more than was meant)."""
+    try:  # said a moment ago: promoted now, for them alone (as in answer_from_memory)
+        await memory.ingest_until_promoted(turn.user.id, max_rounds=1)
+    except Exception:
+        log.exception("promotion before finding what to forget failed")
     found = [item for item in await memory.recall(turn.user.id, words, turn.now, k=FORGET_OFFERED + ASKED_MORE,
                                                   mode="reflection")
              if item.meant and not _asked(item)][:FORGET_OFFERED]

@@ -127,6 +127,8 @@ async def test_forget_in_words_shows_what_it_found_and_forgets_only_the_one_pres
     assert "spare key" in await alice.send("/recall spare key")  # only the one pressed
     assert "1234" in await bob.send("/recall bike lock code")  # someone else's stays
     assert "I don't remember anything about that" in await alice.send("/forget penguins")
+    await alice.send("My gym locker is number 112")  # said a moment ago, not promoted yet: found all the same
+    assert "112" in await alice.send("forget the gym locker")
     # "vergiss nicht ..." is a task, "forget it" no request to forget anything.
     assert "Which one" not in await alice.send("forget it")
     assert "Added the task" in await alice.send("don't forget to buy milk")
