@@ -477,8 +477,7 @@ class Dialog:
         if done is not None and await done_in_words(turn, done, model_down_text() if model_down else None):
             return  # "Hab Milch gekauft" and the task "Milch kaufen" is open: it is done
         if answer is None and is_question(text) and self.brain.memory is not None:
-            if self._captures:  # what was just said is stored before it is asked about ("Wie heiße ich?")
-                await asyncio.wait(list(self._captures), timeout=CAPTURE_WAIT_S)
+            await self._captured()  # what was just said is stored before it is asked about ("Wie heiße ich?")
             if await answer_from_memory(turn, text, model_down_text() if model_down else None):
                 return  # "Wann hat Anna Geburtstag?": what the person told the memory
         if answer is None and untracked_said(text):  # "I slept 8 hours": no log keeps that, which is worth saying
@@ -601,14 +600,17 @@ class Dialog:
             return _say(turn, smalltalk_reply(kind, turn.user.display_name))
         return None
 
-    async def _forget_in_words(self, turn: Turn, words: str) -> None:
-        if self._captures:  # what was just said is stored before it is searched for
+    async def _captured(self) -> None:
+        """Waits (at most CAPTURE_WAIT_S) for the captures of the messages just said."""
+        if self._captures:
             await asyncio.wait(list(self._captures), timeout=CAPTURE_WAIT_S)
+
+    async def _forget_in_words(self, turn: Turn, words: str) -> None:
+        await self._captured()  # what was just said is stored before it is searched for
         await self.commands["forget"].handler(turn, words)
 
     async def _about_me(self, turn: Turn) -> None:
-        if self._captures:  # what was just said is stored before it is listed
-            await asyncio.wait(list(self._captures), timeout=CAPTURE_WAIT_S)
+        await self._captured()  # what was just said is stored before it is listed
         await about_me(turn)
 
     async def _press(self, turn: Turn, token: str) -> None:

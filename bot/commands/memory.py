@@ -81,6 +81,24 @@ async def recall(turn: Turn, args: str) -> None:
 ANSWERED_SHOWN = 3
 
 
+async def _promote_just_said(turn: Turn, memory: Memory) -> None:
+    """What the person said a moment ago is not promoted yet: it is, now, for them alone (one batch: a backlog, as
+    after an import, is the background job's). A failure leaves it to that job; what is promoted still answers."""
+    try:
+        await memory.ingest_until_promoted(turn.user.id, max_rounds=1)
+    except Exception:
+        log.exception("promotion of what was just said failed")
+
+
+async def _told_about(turn: Turn, memory: Memory, words: str, shown: int) -> list[Any]:
+    """The person's memories clearly about `words`, best first, what was just said included; not their own earlier
+    questions (they ask, they tell nothing)."""
+    await _promote_just_said(turn, memory)
+    return [item for item in await memory.recall(turn.user.id, words, turn.now, k=shown + ASKED_MORE,
+                                                 mode="reflection")
+            if item.meant and not _asked(item)]
+
+
 async def answer_from_memory(turn: Turn, question: str, before: Text | None = None) -> bool:
     """A question no log answers, answered with what the person told the memory about it ("Wann hat Anna
     Geburtstag?" after "/remember Annas Geburtstag ist am 12. Mai"), `before` first; False, saying nothing, when the
@@ -89,13 +107,7 @@ async def answer_from_memory(turn: Turn, question: str, before: Text | None = No
     memory = turn.brain.memory
     if memory is None:
         return False
-    try:  # what the person said a moment ago is not promoted yet: it is, now, for them alone
-        await memory.ingest_until_promoted(turn.user.id, max_rounds=1)  # a backlog (an import) is the job's
-    except Exception:  # the background job promotes it later; the recall still answers from what is promoted
-        log.exception("promotion before answering from the memory failed")
-    found = [item for item in await memory.recall(turn.user.id, question, turn.now, k=ANSWERED_SHOWN + ASKED_MORE,
-                                                  mode="reflection")
-             if item.meant and not _asked(item)]
+    found = await _told_about(turn, memory, question, ANSWERED_SHOWN)
     if not found:
         return False
     # The best memory, and beside it only those that share a word with the question: an answer, not a list of
@@ -118,10 +130,7 @@ async def about_me(turn: Turn) -> None:
     memory = _memory(turn)
     if memory is None:
         return
-    try:  # said a moment ago: promoted now, for them alone (as in answer_from_memory)
-        await memory.ingest_until_promoted(turn.user.id, max_rounds=1)
-    except Exception:
-        log.exception("promotion before saying what the memory holds failed")
+    await _promote_just_said(turn, memory)
     told = await memory.told_about_self(turn.user.id, ABOUT_ME_SHOWN)
     if not told:
         turn.say(tr("You haven't told me anything about yourself yet. Tell me, or use /remember, e.g. /remember I "
@@ -210,13 +219,7 @@ FORGET_ONE = "memory_forget_one"
 async def _offer_to_forget(turn: Turn, memory: Memory, words: str) -> None:
     """"/forget the bike lock code", "vergiss den Code vom Fahrradschloss": the memories about it, each with a
     button that forgets it; nothing is forgotten before one is pressed (the words may find more than was meant)."""
-    try:  # said a moment ago: promoted now, for them alone (as in answer_from_memory)
-        await memory.ingest_until_promoted(turn.user.id, max_rounds=1)
-    except Exception:
-        log.exception("promotion before finding what to forget failed")
-    found = [item for item in await memory.recall(turn.user.id, words, turn.now, k=FORGET_OFFERED + ASKED_MORE,
-                                                  mode="reflection")
-             if item.meant and not _asked(item)][:FORGET_OFFERED]
+    found = (await _told_about(turn, memory, words, FORGET_OFFERED))[:FORGET_OFFERED]
     if not found:
         turn.say(tr("I don't remember anything about that. /recall <question> shows what I remember."))
         return

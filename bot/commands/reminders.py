@@ -98,16 +98,18 @@ async def ask_when(turn: Turn, what: str) -> None:
                        for label, at in choices]])
 
 
-async def _use_up_when(turn: Turn, ask: str) -> None:
-    """One answer per question: the question's other buttons are used up."""
+async def _use_up_question(turn: Turn, kind: str, key: str, question: str) -> None:
+    """One answer per question: its buttons (of `kind`, whose payload's `key` names the question) are used up, also
+    where no adapter screens the press (the terminal); the adapters take the pressed message's keyboard off
+    themselves."""
     async with turn.brain.transactions.begin() as uow:
         await uow.session.execute(update(ActionToken).where(
-            ActionToken.user_id == turn.user.id, ActionToken.kind == REMINDER_WHEN,
-            ActionToken.payload["ask"].astext == ask, ActionToken.used_at.is_(None)).values(used_at=uow.now))
+            ActionToken.user_id == turn.user.id, ActionToken.kind == kind,
+            ActionToken.payload[key].astext == question, ActionToken.used_at.is_(None)).values(used_at=uow.now))
 
 
 async def when_pressed(turn: Turn, payload: dict[str, Any]) -> None:
-    await _use_up_when(turn, str(payload["ask"]))
+    await _use_up_question(turn, REMINDER_WHEN, "ask", str(payload["ask"]))
     at = datetime.fromisoformat(str(payload["at"]))
     if at <= turn.now:
         turn.say(tr("{time} has already passed. Pick a time ahead, e.g. /remind 15:00 call mom.", time=at))
@@ -124,7 +126,7 @@ async def when_answered(turn: Turn, text: str) -> bool:
     payload = await take_fresh_offer(turn, REMINDER_WHEN, WHEN_ANSWER_WINDOW)
     if payload is None:
         return False
-    await _use_up_when(turn, str(payload["ask"]))
+    await _use_up_question(turn, REMINDER_WHEN, "ask", str(payload["ask"]))
     read = read_reminder(f"{text.strip(' .!?')} {payload['text']}", now)
     if isinstance(read, ReminderRequest):
         await set_reminder(turn, read)
@@ -291,10 +293,7 @@ async def plan_pressed(turn: Turn, payload: dict[str, Any]) -> None:
     """One of `offer_plan`'s buttons: the other two are used up (one answer, also where no adapter screens the
     press, as the terminal; the adapters take the pressed message's keyboard off themselves), then the entry is
     made as if typed as its command."""
-    question = (ActionToken.kind == PLAN_KIND) & (ActionToken.payload["plan"].astext == str(payload["plan"]))
-    async with turn.brain.transactions.begin() as uow:
-        await uow.session.execute(update(ActionToken).where(ActionToken.user_id == turn.user.id, question,
-                                                            ActionToken.used_at.is_(None)).values(used_at=uow.now))
+    await _use_up_question(turn, PLAN_KIND, "plan", str(payload["plan"]))
     if "day" in payload:  # a day without a time (`offer_day_plan`)
         await _make_day_plan(turn, str(payload["make"]), str(payload["text"]), date.fromisoformat(str(payload["day"])))
         return
