@@ -76,7 +76,13 @@ from bot.parsing.questions import (
     is_question,
     untracked_said,
 )
-from bot.parsing.reminders import ReminderRequest, before_event_said, free_text_reminder, reminder_without_when
+from bot.parsing.reminders import (
+    ReminderRequest,
+    before_event_said,
+    free_text_reminder,
+    reminder_of_nothing,
+    reminder_without_when,
+)
 from bot.parsing.settings import setting_said
 from bot.parsing.smalltalk import Smalltalk, name_said, smalltalk_of, smalltalk_reply
 from bot.photos import Photos
@@ -547,7 +553,12 @@ class Dialog:
         if reminder is not None:  # set, or asked when: a request to the companion either way
             if isinstance(reminder, Text):
                 what = reminder_without_when(text, now)  # "remind me to call mom": when, with buttons
-                return ask_when(turn, what) if what is not None else _say(turn, reminder)
+                if what is not None:
+                    return ask_when(turn, what)
+                if reminder_of_nothing(text):  # "remind me later": of what, and when
+                    return _say(turn, tr("What should I remind you of, and when? For example \"remind me at 6 pm "
+                                         "to call mom\" or \"remind me tomorrow at 9 about the dentist\"."))
+                return _say(turn, reminder)
             return set_reminder(turn, reminder)
         calls = parse_free_text(text, turn.today, now=now.time())
         return _run_calls(turn, calls) if calls else None

@@ -167,7 +167,23 @@ def reminder_without_when(text: str, now: datetime) -> str | None:
     read = read_reminder(phrase, now)
     if isinstance(read, ReminderRequest) or not read.msgid.startswith("When should I remind you?"):
         return None
-    return _words(phrase) or None
+    return _words(_VAGUE_WHEN_RE.sub(" ", phrase)) or None
+
+
+def reminder_of_nothing(text: str) -> bool:
+    """Whether a text asks for a reminder and says neither what nor when ("remind me", "remind me later")."""
+    asked = _ASK_RE.match(text.strip())
+    if asked is None:
+        return False
+    rest = _VAGUE_WHEN_RE.sub(" ", text.strip()[asked.end():])
+    return not re.sub(r"\b(?:please|bitte)\b", " ", rest, flags=re.I).strip(" .!?,")
+
+
+# A "when" that says no time ("remind me later to water the plants", "erinnere mich nachher an den Müll"): the
+# question asks when, so these words are not the reminder's.
+_VAGUE_WHEN_RE = re.compile(
+    r"(?:^|(?<=\s))(?:later(?:\s+on)?|sometime|some\s+time|at\s+some\s+point|soon|another\s+time|später|spaeter"
+    r"|nachher|irgendwann|bald|demnächst)(?=\s|[,.!?]|$)", re.I)
 
 
 def only_when(text: str, now: datetime) -> bool:

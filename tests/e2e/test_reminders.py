@@ -181,8 +181,10 @@ async def test_a_reminder_asked_for_without_a_time_asks_when_and_takes_a_press_o
     assert (await alice.send("at 5pm")).startswith("Reminder set for Mon, Nov 30, 5:00\u202fPM: Call mom")
     assert "already used" in await alice.press(choice["In an hour"])  # one answer, typed or pressed
     assert "Reminder set" not in await alice.send("at 6pm")  # no question waits: nothing is set
-    await bert.send("Erinnere mich an den Müll")
+    await bert.send("Erinnere mich nachher an den Müll")  # "nachher" says no time: asked, not part of the words
     assert "Erinnerung für Mo., 30. Nov. um 19:00: Müll" in await bert.press(bert.buttons()["Heute Abend, 19:00"])
+    assert "«Water the plants»" in await alice.send("remind me later to water the plants")
+    assert (await alice.send("remind me later")).startswith("What should I remind you of, and when?")
     await alice.send("remind me about the dentist")
     clock.advance(timedelta(minutes=11))  # a question scrolled out of mind is not answered by a time
     assert "Reminder set" not in await alice.send("tomorrow at 9")

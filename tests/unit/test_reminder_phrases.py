@@ -12,7 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.commands.reminders import plan_answer_said
-from bot.parsing.reminders import ReminderRequest, before_event_said, free_text_reminder, read_reminder
+from bot.parsing.reminders import (
+    ReminderRequest,
+    before_event_said,
+    free_text_reminder,
+    read_reminder,
+    reminder_of_nothing,
+    reminder_without_when,
+)
 from brain.i18n import Text
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -145,6 +152,22 @@ def test_a_wake_up_without_a_time_is_asked_when_and_waking_told_is_no_request() 
     asked = free_text_reminder("wake me up", NOW)
     assert isinstance(asked, Text) and asked.msgid.startswith("When should I wake you?")
     assert free_text_reminder("I woke up at 7", NOW) is None
+
+
+@pytest.mark.parametrize("text, what", [
+    ("remind me to call mom", "Call mom"), ("remind me later to water the plants", "Water the plants"),
+    ("remind me to call mom later", "Call mom"), ("remind me sometime to call Anna", "Call Anna"),
+    ("erinnere mich später daran, die Pflanzen zu gießen", "Pflanzen gießen"),
+    ("erinnere mich nachher an den Müll", "Müll"), ("remind me to book the soon-to-open gym", "Book the soon-to-open gym"),
+    ("remind me later", None), ("erinnere mich irgendwann", None), ("remind me at 9 to call mom", None),
+])
+def test_a_when_that_says_no_time_is_not_the_reminders_words(text: str, what: str | None) -> None:
+    assert reminder_without_when(text, NOW) == what
+
+
+def test_a_request_for_a_reminder_of_nothing() -> None:
+    assert reminder_of_nothing("remind me later") and reminder_of_nothing("Erinnere mich bitte!")
+    assert not reminder_of_nothing("remind me to call mom") and not reminder_of_nothing("call mom later")
 
 
 @pytest.mark.parametrize("text, make", [
