@@ -135,21 +135,32 @@ async def answer_free_text(turn: Turn, text: str, *, running: bool) -> bool:
         return False
     runner = turn.brain.rituals
     current = await runner.current(turn.user)
-    if current is None or not isinstance(current.step, TextInputStep | NumberInputStep):
+    if current is None:
         return False
-    await _typed_answer(turn, current, text)
+    word = text.strip(" .!?").lower()
+    if word in _STOP:  # "stop", "abbrechen" typed during a ritual ends it; it is no answer to the step
+        stopped = await runner.stop(turn.user)
+        turn.say(tr("Stopped {title}.", title=_title(turn, stopped.ritual)) if stopped is not None
+                 else tr("No ritual is running."))
+        return True
+    if not isinstance(current.step, TextInputStep | NumberInputStep):
+        return False
+    await _typed_answer(turn, current, text, skip=word in _SKIP)
     return True
 
 
-async def _typed_answer(turn: Turn, current: Progress, text: str) -> None:
+async def _typed_answer(turn: Turn, current: Progress, text: str, *, skip: bool = False) -> None:
+    """The step's answer typed ("skip" / "überspringen" skips it), then its buttons taken off."""
     step = current.step
     value: Any = text
-    if isinstance(step, NumberInputStep):
+    if isinstance(step, NumberInputStep) and not skip:
         value = _number(step, text)
         if value is None:
             turn.say(tr("Please give a number from {min} to {max}.", min=step.minimum, max=step.maximum))
             return
-    await _show(turn, await turn.brain.rituals.answer(turn.user, current.run.id, current.index, value=value))
+    runner = turn.brain.rituals
+    await _show(turn, await (runner.answer(turn.user, current.run.id, current.index, skip=True) if skip
+                             else runner.answer(turn.user, current.run.id, current.index, value=value)))
     async with turn.brain.transactions.begin() as uow:  # the step's buttons: answered by typing
         await take_off_keyboards(await uow.session.connection(), turn.user.id,
                                  step_question(current.run.id, current.index))

@@ -25,7 +25,7 @@ class Smalltalk(Enum):
     FEELING_LOW = "feeling_low"  # "mir geht es schlecht", "ich bin müde", "I'm stressed"
     ABOUT = "about"  # "was kannst du?", "what can you do?", "who are you?"
     ACK = "ack"  # "ok", "cool", "👍": heard, nothing asked
-    NEVER_MIND = "never_mind"  # "never mind", "forget it", "egal", "schon gut"
+    NEVER_MIND = "never_mind"  # "never mind", "forget it", "egal", "schon gut", "cancel", "nein danke"
 
 
 _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
@@ -93,6 +93,8 @@ _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
     Smalltalk.NEVER_MIND: (
         "never mind", "nevermind", "forget it", "forget about it", "no worries", "doesn't matter", "egal",
         "ach egal", "schon gut", "vergiss es", "nicht so wichtig", "nicht wichtig", "ist egal", "no matter",
+        "cancel", "cancel that", "abbrechen", "abbruch", "no thanks", "no thank you", "nein danke", "lass es",
+        "lass gut sein", "not now", "jetzt nicht", "nicht jetzt",
     ),
 }
 # A word or two that may stand beside a phrase without changing what it is ("hi companion", "danke dir").

@@ -104,6 +104,22 @@ async def test_words_and_numbers_are_answered_with_the_ritual_command(person, br
     assert await _water(brain) == 300
 
 
+async def test_stop_and_skip_typed_during_a_ritual_are_no_answers(person, brain) -> None:
+    alice: Person = person()
+    assert "What went well today?" in await alice.send("/ritual evening")
+    # A word typed at a step that waits for words is the answer, but "skip" skips and "stop" ends the run.
+    assert "Evening routine — step 5 of 5" in await alice.send("skip")
+    assert "Stopped Evening routine." in await alice.send("Stop!")
+    assert "All right." == await alice.send("cancel")  # nothing runs any more: heard, nothing to stop
+    bert: Person = person(language="de")
+    await bert.send("/ritual abend")
+    assert "Abendroutine" in await bert.send("abbrechen")
+    async with brain.transactions.read() as session:
+        runs = (await session.scalars(select(RitualRun))).all()
+    assert len(runs) == 2 and all(run.status != FINISHED and not run.answers.get("3") for run in runs)
+    assert "No ritual is running" in await alice.send("/ritual continue")
+
+
 async def test_a_checklist_ticks_items_and_a_breathing_step_shows_its_rhythm(person, brain) -> None:
     alice: Person = person()
     checklist = await alice.send("/ritual wind-down")

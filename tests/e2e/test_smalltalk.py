@@ -31,7 +31,8 @@ from tests.e2e.conftest import Person
     # Heard, nothing asked; or never mind.
     ("ok", Smalltalk.ACK), ("Cool!", Smalltalk.ACK), ("👍", Smalltalk.ACK), ("🙂🙏", Smalltalk.ACK),
     ("ok bye", Smalltalk.GOODBYE), ("ok, two coffees", None), ("never mind", Smalltalk.NEVER_MIND),
-    ("ach egal", Smalltalk.NEVER_MIND), ("forget it", Smalltalk.NEVER_MIND),
+    ("ach egal", Smalltalk.NEVER_MIND), ("forget it", Smalltalk.NEVER_MIND), ("Cancel", Smalltalk.NEVER_MIND),
+    ("nein danke", Smalltalk.NEVER_MIND), ("no thanks!", Smalltalk.NEVER_MIND), ("cancel the dentist", None),
     ("", None),
     # How the person feels, with why after it.
     ("I'm feeling stressed about work", Smalltalk.FEELING_LOW),
