@@ -181,6 +181,11 @@ DELETE_RES = (
                rf"{_NOUNS}\s+{_LINK}{_ARTICLE}(?P<what>.+?)(?:\s+bitte)?$", re.I),
     re.compile(rf"^(?:die\s+|den\s+|meine\s+|meinen\s+)?{_NOUNS}\s+{_LINK}{_ARTICLE}(?P<what>.+?)\s+"
                r"(?:löschen|loeschen|entfernen|streichen|absagen)(?:\s+bitte)?$", re.I),
+    # A German compound names the appointment: "Lösche den Friseurtermin", "Zahnarzttermin absagen".
+    re.compile(r"^(?:bitte\s+)?(?:lösche|loesche|lösch|entferne|streiche)\s+(?:bitte\s+)?(?:den|meinen)\s+"
+               r"(?P<what>[^\W\d_]{3,}?)-?(?P<noun>termin)(?:\s+bitte)?$", re.I),
+    re.compile(r"^(?:den\s+|meinen\s+)?(?P<what>[^\W\d_]{3,}?)-?(?P<noun>termin)\s+"
+               r"(?:löschen|loeschen|entfernen|streichen|absagen)(?:\s+bitte)?$", re.I),
 )
 # Which tool takes an entry back, and the name of what it is given.
 DELETE_TOOLS = {"reminder": ("delete_reminder", "reminder"), "erinnerung": ("delete_reminder", "reminder"),

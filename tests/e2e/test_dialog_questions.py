@@ -294,8 +294,10 @@ async def test_a_task_or_appointment_taken_back_in_words_is_deleted_not_made_a_t
     await alice.send("Milch kaufen")
     await alice.send("Brot kaufen")
     await alice.send("/termin Zahnarzt morgen 10:00")
+    await alice.send("/termin Friseur morgen 15:00")
     assert "Milch kaufen" in await alice.send("Lösche die Aufgabe Milch kaufen")
     assert "Zahnarzt" in await alice.send("Termin beim Zahnarzt absagen")
+    assert "Friseur" in await alice.send("Lösche den Friseurtermin")  # the compound names it
     async with brain.transactions.read() as s:
         assert [t.title for t in (await s.scalars(select(Task))).all()] == ["Brot kaufen"]
         assert (await s.scalars(select(CalendarEvent))).all() == []

@@ -385,6 +385,9 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("Lösche die Aufgabe Milch kaufen", [ToolCall("delete_task", {"task": "Milch kaufen"})]),  # not a task to make
     ("delete the task buy milk", [ToolCall("delete_task", {"task": "buy milk"})]),
     ("Termin beim Zahnarzt absagen", [ToolCall("delete_event", {"event": "Zahnarzt"})]),
+    ("Lösche den Friseurtermin", [ToolCall("delete_event", {"event": "Friseur"})]),
+    ("Zahnarzttermin absagen", [ToolCall("delete_event", {"event": "Zahnarzt"})]),
+    ("den Arzt-Termin löschen", [ToolCall("delete_event", {"event": "Arzt"})]),
     ("remove the dentist appointment", [ToolCall("delete_event", {"event": "dentist"})]),
     ("Lösche die Aufgabe", None),
     ("Termin vereinbaren", [ToolCall("create_task", {"title": "Termin vereinbaren"})]),
