@@ -74,6 +74,7 @@ from bot.parsing.questions import (
     command_prefixed,
     command_word,
     is_question,
+    name_asked,
     untracked_said,
 )
 from bot.parsing.reminders import (
@@ -306,7 +307,8 @@ class Dialog:
         memory = self.brain.memory
         text = (inbound.text or "").strip()
         if memory is None or inbound.action is not None or inbound.is_command or not inbound.is_own_words or not text \
-                or len(text) > MAX_TEXT_LENGTH or not _can_store(text) or turn.ran_as_entry:
+                or len(text) > MAX_TEXT_LENGTH or not _can_store(text) or turn.ran_as_entry \
+                or smalltalk_of(text) in _SAYS_NOTHING:
             return
         at = turn.now
         answer = "\n".join(m.text for m in sent if m.text).strip() if turn.model_answered else ""
@@ -576,8 +578,8 @@ class Dialog:
         place = place_said(text)
         if place is not None:  # "ich bin im Café Luna", "I'm at the gym"
             return place_in_words(turn, place)
-        if about_me_asked(text):  # "What do you know about me?": what the person told about themselves
-            return self._about_me(turn)
+        if about_me_asked(text):  # "What do you know about me?", "who am I?": what the person told about themselves
+            return self._about_me(turn, name=name_asked(text))
         asked = asked_about(text, turn.today)
         if asked is not None:  # "Wie viel Wasser habe ich heute getrunken?", "Was steht morgen an?"
             if asked.view is View.AGENDA and asked.day is not None:
@@ -620,9 +622,9 @@ class Dialog:
         await self._captured()  # what was just said is stored before it is searched for
         await self.commands["forget"].handler(turn, words)
 
-    async def _about_me(self, turn: Turn) -> None:
+    async def _about_me(self, turn: Turn, *, name: bool) -> None:
         await self._captured()  # what was just said is stored before it is listed
-        await about_me(turn)
+        await about_me(turn, name=name)
 
     async def _press(self, turn: Turn, token: str) -> None:
         try:
@@ -649,6 +651,10 @@ class Dialog:
         await self._command(turn, str(payload["text"]))
 
 
+# Smalltalk that tells nothing about the person ("hey", "danke", "ok"): not remembered, or "hey" would come back as
+# what they said about something. How they feel ("I'm tired") is kept.
+_SAYS_NOTHING = frozenset({Smalltalk.GREETING, Smalltalk.THANKS, Smalltalk.GOODBYE, Smalltalk.GOOD_NIGHT,
+                           Smalltalk.HOW_ARE_YOU, Smalltalk.ABOUT, Smalltalk.ACK, Smalltalk.NEVER_MIND})
 # How long a question answered from the memory waits for the captures still running (a message said just before).
 CAPTURE_WAIT_S = 2.0
 # A statement of at least this many words that no reader understood is said to be remembered (with the memory on):

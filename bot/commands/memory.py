@@ -125,18 +125,24 @@ async def answer_from_memory(turn: Turn, question: str, before: Text | None = No
 ABOUT_ME_SHOWN = 5
 
 
-async def about_me(turn: Turn) -> None:
-    """"What do you know about me?": what the person told about themselves, newest first, or that there is none."""
-    memory = _memory(turn)
+async def about_me(turn: Turn, *, name: bool = False) -> None:
+    """"What do you know about me?": what the person told about themselves, newest first, or that there is none;
+    with `name` ("who am I?") their name first."""
+    said_name: list[Text] = []
+    if name:
+        said_name.append(tr("You're {name}.", name=turn.user.display_name) if turn.user.display_name
+                         else tr("You haven't told me your name yet. Tell me, e.g. \"my name is Sam\"."))
+    memory = turn.brain.memory
     if memory is None:
+        turn.say(*(said_name or [tr("The long-term memory is not switched on here.")]))
         return
     await _promote_just_said(turn, memory)
     told = await memory.told_about_self(turn.user.id, ABOUT_ME_SHOWN)
     if not told:
-        turn.say(tr("You haven't told me anything about yourself yet. Tell me, or use /remember, e.g. /remember I "
-                    "am vegetarian."))
+        turn.say(*(said_name or [tr("You haven't told me anything about yourself yet. Tell me, or use /remember, "
+                                    "e.g. /remember I am vegetarian.")]))
         return
-    turn.say(tr("What you told me about yourself:"),
+    turn.say(*said_name, tr("What you told me about yourself:"),
              *(f"• {_snippet(said)} ({turn.render.date_of(at)})" for said, at in told),
              tr("/recall <question> finds more, /forget removes one."))
 

@@ -408,5 +408,18 @@ _ABOUT_ME_RE = re.compile(
 
 
 def about_me_asked(text: str) -> bool:
-    """Whether the message asks what the companion knows about the person."""
-    return _ABOUT_ME_RE.match(text.strip().replace("’", "'")) is not None
+    """Whether the message asks what the companion knows about the person (or who they are: `name_asked`)."""
+    said = text.strip().replace("’", "'")
+    return _ABOUT_ME_RE.match(said) is not None or _NAME_ASKED_RE.match(said) is not None
+
+
+# "Who am I?", "what's my name?", "wie heiße ich?", "weißt du, wie ich heiße?".
+_NAME_ASKED_RE = re.compile(
+    r"^(?:and\s+|und\s+|so\s+)?(?:who\s+am\s+i|what(?:'s|\s+is)\s+my\s+name|do\s+you\s+(?:know|remember)\s+(?:my\s+name"
+    r"|who\s+i\s+am)|wer\s+bin\s+ich|wie\s+hei(?:ß|ss)e\s+ich|(?:wei(?:ß|ss)t|kennst)\s+du\s*,?\s*(?:noch\s*,?\s*)?(?:meinen\s+namen"
+    r"|wie\s+ich\s+hei(?:ß|ss)e|wer\s+ich\s+bin)|wie\s+ist\s+mein\s+name)\s*[?!.]*$", re.I)
+
+
+def name_asked(text: str) -> bool:
+    """Whether the message asks who the person is or what their name is."""
+    return _NAME_ASKED_RE.match(text.strip().replace("’", "'")) is not None

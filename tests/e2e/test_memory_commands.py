@@ -437,9 +437,9 @@ async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is
 
 async def test_a_question_right_after_the_statement_is_answered_with_it_and_not_with_the_rest(person, memory) -> None:
     max_ = person(language="de")
-    await max_.send("Ich heiße Max")
-    assert (await max_.send("Wie heiße ich?")).splitlines()[:2] == [
-        "Das weiß ich dazu:", "• Ich heiße Max (Mo., 30. Nov.)"]
+    await max_.send("Mein Lieblingsessen ist Lasagne")
+    assert (await max_.send("Was ist mein Lieblingsessen?")).splitlines()[:2] == [
+        "Das weiß ich dazu:", "• Mein Lieblingsessen ist Lasagne (Mo., 30. Nov.)"]
     await max_.send("Ich habe eine Katze namens Luna")
     answer = await max_.send("Wie heißt meine Katze?")
     assert "• Ich habe eine Katze namens Luna" in answer and "Max" not in answer  # near, but no answer
@@ -475,12 +475,24 @@ async def test_what_do_you_know_about_me_lists_what_the_person_told_about_themse
         "Das hast du mir über dich erzählt:", "• Ich arbeite als Lehrerin (Mo., 30. Nov.)"]
 
 
+async def test_who_am_i_says_the_name_and_what_the_person_told(person, memory, dialog) -> None:
+    alice, bea = person(), person(language="de")
+    assert await alice.send("who am I?") == ("You haven't told me your name yet. Tell me, e.g. \"my name is Sam\".")
+    await alice.send("my name is Sam")
+    await alice.send("I work as a nurse")
+    said = (await alice.send("What's my name?")).splitlines()
+    assert said[:3] == ["You're Sam.", "What you told me about yourself:", "• I work as a nurse (Mon, Nov 30)"]
+    await bea.send("Ich heiße Jana")
+    assert (await bea.send("Weißt du, wie ich heiße?")).startswith("Du bist Jana.\n")
+
+
 async def test_entries_said_in_words_are_logs_not_memories_and_statements_are_memories(person, memory, dialog,
                                                                                       brain: Brain) -> None:
     # "ich meinte einen Espresso" came back in "what do you know about me?": an entry said in words is in the logs,
     # like a command, and no conversation to remember; what is told is.
     alice = person()
-    for entry in ("zwei Kaffee", "actually it was a tea", "remind me at 6pm to call mom", "sprich Deutsch"):
+    for entry in ("zwei Kaffee", "actually it was a tea", "remind me at 6pm to call mom", "sprich Deutsch",
+                  "hey", "Danke!", "ok"):  # nor is smalltalk that tells nothing: "hey" came back for "who am I?"
         await alice.send(entry)
     await alice.send("Ich wandere gern in den Bergen")
     await dialog.settle()

@@ -23,7 +23,15 @@ from bot.parsing.freetext import (
     place_said,
     water_goal_said,
 )
-from bot.parsing.questions import View, about_me_asked, asked_about, command_prefixed, command_word, untracked_said
+from bot.parsing.questions import (
+    View,
+    about_me_asked,
+    asked_about,
+    command_prefixed,
+    command_word,
+    name_asked,
+    untracked_said,
+)
 
 MONDAY = date(2026, 11, 30)
 
@@ -660,6 +668,15 @@ def test_an_appointment_moved_in_words(text: str, args: dict[str, str] | None) -
 ])
 def test_asking_what_the_companion_knows_of_the_person(text: str, asked: bool) -> None:
     assert about_me_asked(text) is asked
+
+
+@pytest.mark.parametrize("text, asked", [
+    ("Who am I?", True), ("what's my name", True), ("Do you know my name?", True), ("wer bin ich?", True),
+    ("Wie heiße ich?", True), ("Weißt du, wie ich heiße?", True), ("Kennst du noch meinen Namen?", True),
+    ("who am I supposed to call?", False), ("what is my name on the list?", False), ("Wie heißt Anna?", False),
+])
+def test_asking_who_the_person_is(text: str, asked: bool) -> None:
+    assert name_asked(text) is asked and about_me_asked(text) is asked
 
 
 @pytest.mark.parametrize("text, args", [
