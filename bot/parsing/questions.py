@@ -206,10 +206,31 @@ _HOW_WAS_MY_RE = re.compile(
     r"(?P<span>woche|week|tag|day)(?:\s+(?:bisher|so\s+far|been|going|go|gelaufen|heute|today))*\s*\??$", re.I)
 
 
+# What may stand around a coming day said alone ("and tomorrow?", "what about Friday", "und am Montag?").
+_AROUND_A_DAY = re.compile(r"^(?:and|und|what\s+about|how\s+about|und\s+wie\s+sieht(?:'s|\s+es)\s+aus|wie\s+sieht(?:'s|"
+                           r"\s+es)\s+aus|on|am|this|next|nächsten|naechsten|kommenden|diesen|\s|[,?!.])*$", re.I)
+
+
+def _lone_day(text: str, today: date) -> date | None:
+    """A coming day said alone, as a question about it ("tomorrow", "und Freitag?"); "Morgen" alone is a greeting
+    ("Morgen!"), so only with a question mark."""
+    said = text.strip()
+    if len(said) > 40 or (said.lower().strip(" !.") == "morgen"):
+        return None
+    found = find_date(said, today)
+    if found is None or found.value is None or found.value <= today:
+        return None
+    rest = said[:found.start] + " " + said[found.end:]
+    return found.value if _AROUND_A_DAY.match(rest) else None
+
+
 def asked_about(text: str, today: date) -> Asked | None:
     """Which view answers a question about the logs; None for any other message or question."""
     if CLOCK_RE.match(text.strip().replace("’", "'")):
         return Asked(View.CLOCK)
+    lone = _lone_day(text, today)
+    if lone is not None:  # "tomorrow", "and Friday?", "übermorgen": that day's agenda
+        return Asked(View.AGENDA, lone)
     how_was = _HOW_WAS_MY_RE.match(text.strip())
     if how_was is not None:  # the last seven days, or today at a glance
         return Asked(View.WEEK if how_was.group("span").lower() in ("woche", "week") else View.DAY)

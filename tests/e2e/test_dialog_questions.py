@@ -52,6 +52,8 @@ async def test_whats_on_in_english_and_nothing_on(person) -> None:
         "Nothing is on for Tuesday, December 1, 2026 yet: no appointments, reminders or tasks due.")
     await alice.send("/event Dentist tomorrow 14:00")
     assert "2:00\u202fPM Dentist" in await alice.send("Do I have appointments tomorrow?")
+    assert "2:00\u202fPM Dentist" in await alice.send("tomorrow")  # the day alone asks about it
+    assert (await alice.send("and Wednesday?")).startswith("Nothing is on for Wednesday, December 2, 2026")
 
 
 @pytest.mark.parametrize("line, shows", [

@@ -436,6 +436,11 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Was habe ich am Freitag vor?", View.AGENDA, date(2026, 12, 4)),
     ("Was ist morgen los?", View.AGENDA, date(2026, 12, 1)),
     ("What's on tomorrow?", View.AGENDA, date(2026, 12, 1)),
+    # A coming day alone asks about it; "Morgen" alone is a greeting, a day in a statement is none.
+    ("tomorrow", View.AGENDA, date(2026, 12, 1)), ("and Friday?", View.AGENDA, date(2026, 12, 4)),
+    ("Morgen?", View.AGENDA, date(2026, 12, 1)), ("übermorgen", View.AGENDA, date(2026, 12, 2)),
+    ("und am Mittwoch?", View.AGENDA, date(2026, 12, 2)), ("Morgen!", None, None),
+    ("tomorrow is fine", None, None), ("Friday was great", None, None),
     ("Do I have appointments tomorrow?", View.AGENDA, date(2026, 12, 1)),
     ("Welche Aufgaben habe ich?", View.TASKS, None),
     ("zeig meine Aufgaben", View.TASKS, None),

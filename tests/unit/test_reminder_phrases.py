@@ -158,7 +158,8 @@ def test_a_wake_up_without_a_time_is_asked_when_and_waking_told_is_no_request() 
     ("remind me to call mom", "Call mom"), ("remind me later to water the plants", "Water the plants"),
     ("remind me to call mom later", "Call mom"), ("remind me sometime to call Anna", "Call Anna"),
     ("erinnere mich später daran, die Pflanzen zu gießen", "Pflanzen gießen"),
-    ("erinnere mich nachher an den Müll", "Müll"), ("remind me to book the soon-to-open gym", "Book the soon-to-open gym"),
+    ("erinnere mich nachher an den Müll", "Müll"),
+    ("remind me to book the soon-to-open gym", "Book the soon-to-open gym"),
     ("remind me later", None), ("erinnere mich irgendwann", None), ("remind me at 9 to call mom", None),
 ])
 def test_a_when_that_says_no_time_is_not_the_reminders_words(text: str, what: str | None) -> None:
