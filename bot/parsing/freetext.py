@@ -444,7 +444,7 @@ def _drinks(text: str) -> list[ToolCall] | None:
                 continue
             pending_number = word
             continue
-        if word in ("ml", "l", "cl", "liter", "litre", "litres") and pending_number is not None:
+        if word in ("ml", "l", "cl", "dl", "liter", "litre", "liters", "litres") and pending_number is not None:
             volume = parse_volume_ml(pending_number + word)
             if volume is None:  # an amount nobody drank ("999…9 ml"): not a default glass either
                 return None

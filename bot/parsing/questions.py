@@ -409,9 +409,15 @@ _UNTRACKED_RE = re.compile(
     r"|\b(?:i\s+slept|slept\s+\d|how\s+(?:long|well)\s+did\s+i\s+sleep|(?:habe|hab)\s+(?:\S+\s+){0,3}geschlafen"
     r"|wie\s+(?:lange|gut)\s+habe?\s+ich\s+geschlafen)\b"
     r"|\b(?:i\s+weigh|my\s+weight\s+is|ich\s+wiege|mein\s+gewicht\s+ist)\b"
-    r"|\b(?:i\s+)?(?:went\s+for\s+a\s+(?:run|jog|swim|bike\s+ride)|worked\s+out|went\s+to\s+the\s+gym)\b"
+    r"|\b(?:i\s+)?(?:went\s+for\s+an?\s+(?:[\w-]+\s+){0,3}(?:run|jog|swim|bike\s+ride|ride|hike|workout)"
+    r"|went\s+(?:running|jogging|swimming|cycling|biking|hiking)|worked\s+out|went\s+to\s+the\s+gym"
+    r"|(?:did|had)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:workout|yoga|pilates|training\s+session))\b"
+    r"|\bi\s+(?:ran|swam|cycled|biked|hiked)\s+\d"
     r"|\b(?:war|bin|gehe|ging)\s+(?:\S+\s+){0,2}(?:joggen|laufen|schwimmen|radfahren|ins\s+fitnessstudio)\b"
-    r"|\b(?:habe|hab)\s+(?:\S+\s+){0,2}trainiert\b", re.I)
+    r"|\b(?:habe|hab)\s+(?:\S+\s+){0,2}trainiert\b"
+    r"|\bbin\s+(?:\S+\s+){0,2}\d[\d.,]*\s*(?:km|kilometer|meter|m|minuten|min|stunden|h)\s+"
+    r"(?:gelaufen|gejoggt|geschwommen|geradelt)\b",
+    re.I)
 
 
 def untracked_said(text: str) -> bool:

@@ -163,6 +163,9 @@ MONDAY = date(2026, 11, 30)
     ("Ein Liter Wasser", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 1000})]),
     ("ein halber Liter Wasser", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500})]),
     ("half a liter of water", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500})]),
+    # "liters" after a number was read as one litre each ("2 liters" as 2 × 1,000 ml; "1.5 liters" not at all).
+    ("drank 1.5 liters of water today", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 1500})]),
+    ("2 liters of water", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 2000})]),
     ("half a cup of coffee", None),
     ("ne Cola", [ToolCall("log_drink", {"drink_type": "soda", "name": "Cola"})]),
     ("eine Apfelschorle", [ToolCall("log_drink", {"drink_type": "juice", "name": "Apfelschorle"})]),
@@ -624,7 +627,9 @@ def test_a_command_word_with_a_colon_runs_the_command(text: str, command: tuple[
 @pytest.mark.parametrize("text, untracked", [
     ("I walked 10000 steps", True), ("I slept 8 hours", True), ("ich wiege 80 kg", True),
     ("Ich habe 7 Stunden geschlafen", True), ("Ich war heute joggen", True), ("I went for a run", True),
-    ("how many steps did I do?", True),
+    ("how many steps did I do?", True), ("I went for a 30 minute run", True), ("did a 20-minute yoga workout", True),
+    ("I ran 5 km", True), ("bin heute 10 km gelaufen", True), ("I went for a walk with Anna", False),
+    ("I ran into Tom", False), ("Ich bin zum Bäcker gelaufen", False),
     ("I need to run to the store", False), ("Schritte zählen", False), ("Ich gehe morgen um 7 joggen", False),
 ])
 def test_what_no_log_keeps_is_recognised(text: str, untracked: bool) -> None:
