@@ -325,6 +325,11 @@ COMMAND_WORDS = {
     "rituale": "ritual", "calendar": "event", "kalender": "event", "my calendar": "event", "mein kalender": "event",
     "meinen kalender": "event", "settings": "settings", "einstellungen": "settings", "my settings": "settings",
     "meine einstellungen": "settings",
+    # Lists are tasks ("Einkaufsliste: Milch, Eier" is one, "add eggs to my list" makes one).
+    "shopping list": "tasks", "my shopping list": "tasks", "the shopping list": "tasks", "einkaufsliste": "tasks",
+    "meine einkaufsliste": "tasks", "die einkaufsliste": "tasks", "my list": "tasks", "meine liste": "tasks",
+    "to-do list": "tasks", "todo list": "tasks", "my to-do list": "tasks", "my todo list": "tasks",
+    "meine to-do-liste": "tasks", "to-do-liste": "tasks",
 }
 
 

@@ -298,6 +298,7 @@ def test_taking_the_last_entry_back_in_words_is_undo(text: str) -> None:
     ("cancel all my reminders", "remind"), ("lösche alle meine Aufgaben", "tasks"),
     ("delete all appointments", "event"),
     ("Kalender", "event"), ("zeig mir meinen Kalender", "event"), ("Einstellungen", "settings"),
+    ("show my shopping list", "tasks"), ("Zeig mir meine Einkaufsliste", "tasks"), ("my to-do list", "tasks"),
 ])
 def test_asking_to_be_shown_a_view_by_its_word_runs_its_command(text: str, command: str | None) -> None:
     assert command_word(text) == command
