@@ -169,7 +169,8 @@ class Memory:
             total += report.promoted + report.duplicates + report.reactivated
             if report.promoted:
                 self._forget_person(user_id)
-            if report.claimed == 0:
+            # One person's batch that was not full took every mature entry there was: no round to find none.
+            if report.claimed == 0 or (user_id is not None and report.claimed < self.settings.promotion_batch):
                 return total
         return total
 

@@ -7,15 +7,18 @@ import dataclasses
 import re
 import uuid
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select, update
 
 from brain.companion.models import ConversationMessage
 from brain.core import Brain
+from brain.memory import api
 from brain.memory.api import Memory
 from brain.memory.embedder import WordLlamaEmbedder
 from brain.memory.models import MemoryEdge, MemoryEntity, MemoryNode, PipelineLogEntry, ShortTermEntry
+from brain.memory.promotion import PromotionReport
 from brain.outbox.models import OutboxMessage
 from brain.people.models import Identity
 from brain.pipeline_log import PipelineLog
@@ -445,15 +448,25 @@ async def test_a_question_right_after_the_statement_is_answered_with_it_and_not_
     assert "• Ich habe eine Katze namens Luna" in answer and "Max" not in answer  # near, but no answer
 
 
-async def test_a_promotion_someone_waits_on_takes_one_batch_and_leaves_a_backlog_to_the_job(person, memory,
-                                                                                           dialog) -> None:
+async def test_a_promotion_someone_waits_on_takes_one_batch_and_leaves_a_backlog_to_the_job(
+        person, memory, dialog, brain: Brain, monkeypatch: pytest.MonkeyPatch) -> None:
     alice = person()
     for line in ("My sister Lena lives in Hamburg", "Lena loves sailing", "Lena's boat is called Möwe"):
         await alice.send(line)
     await dialog.settle()
     memory.settings = dataclasses.replace(memory.settings, promotion_batch=2)
     assert await memory.ingest_until_promoted(max_rounds=1) == 2
-    assert await memory.ingest_until_promoted() == 1
+    # One person's batch that was not full took all there was: no further round only to find nothing.
+    rounds: list[PromotionReport] = []
+    real = api.promote_pending
+
+    async def counted(*args: Any, **kwargs: Any) -> PromotionReport:
+        rounds.append(await real(*args, **kwargs))
+        return rounds[-1]
+
+    monkeypatch.setattr(api, "promote_pending", counted)
+    assert await memory.ingest_until_promoted(await user_id_of(brain, alice.handle)) == 1
+    assert [report.claimed for report in rounds] == [1]
 
 
 async def test_what_do_you_know_about_me_lists_what_the_person_told_about_themselves(person, memory, dialog) -> None:
