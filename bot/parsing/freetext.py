@@ -571,7 +571,22 @@ NOT_A_FOOD_RE = re.compile(
 
 
 def _eaten(text: str) -> list[ToolCall] | None:
-    return _meal_sentence(text, EATEN_RES) or _had_food(text)
+    return _meal_sentence(text, EATEN_RES) or _had_food(text) or _food_alone(text)
+
+
+# What may stand beside a food named alone ("a banana", "zwei Brötchen", "some pasta").
+_FOOD_ALONE_FILLER = frozenset({"a", "an", "some", "ein", "eine", "einen", "etwas", "bisschen", "one", "two", "three",
+                                "zwei", "drei", "and", "und", "with", "mit"})
+
+
+def _food_alone(text: str) -> list[ToolCall] | None:
+    """A common food named alone ("Pizza", "a banana", "2 Brötchen"), as a drink named alone is: eaten now, the meal
+    of the time of day (with Undo in the reply)."""
+    words = re.findall(r"[^\W\d_]+|\d+", text.lower())
+    if not 1 <= len(words) <= 4 or FOODS.isdisjoint(words) \
+            or any(w not in FOODS and w not in _FOOD_ALONE_FILLER and not w.isdigit() for w in words):
+        return None
+    return _had_food(f"had {text}")
 
 
 # Common foods, English and German: "had" or "hatte" (or a meal that "was") says a meal was eaten only of a food

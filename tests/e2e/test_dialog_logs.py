@@ -561,3 +561,6 @@ async def test_a_meal_without_calories_is_not_answered_with_a_day_of_zero_kcal(p
     assert "Today: 450 of 2,000 kcal" in await alice.send("/meal dinner Salad 450 kcal")
     assert "Today: 450 of 2,000 kcal" in await alice.send("/meal snack Apple")
     assert "Meals: 3 · 450 of 2,000 kcal" in await alice.send("/today")
+    # A food named alone is eaten now, as a drink named alone is drunk (8:30: breakfast), and can be taken back.
+    assert (await alice.send("a banana")).startswith("Logged breakfast: banana.") and "Undo" in alice.buttons()
+    assert "Meals: 4" in await alice.send("/today")

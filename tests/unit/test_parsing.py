@@ -368,6 +368,11 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     # Something said eaten with no meal named: the time of day's meal; how much, with whom or another day is no food.
     ("Schokolade gegessen", [ToolCall("log_meal", {"description": "Schokolade"})]),
     ("I ate an apple", [ToolCall("log_meal", {"description": "apple"})]),
+    # A common food named alone, as a drink named alone: eaten now (the reply has Undo).
+    ("Pizza", [ToolCall("log_meal", {"description": "Pizza"})]),
+    ("a banana", [ToolCall("log_meal", {"description": "banana"})]),
+    ("2 Brötchen", [ToolCall("log_meal", {"description": "2 Brötchen"})]), ("pizza tonight", None),
+    ("Pizza is great", None),
     ("Ich habe zu viel gegessen", None),
     ("ich habe mit Anna gegessen", None),
     ("Ich habe gestern Pizza gegessen", None),
