@@ -12,7 +12,7 @@ import gc
 import logging
 import re
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from sqlalchemy import func, or_, select, text, union_all, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased
+from sqlalchemy.orm import aliased, defer
 
 from brain.memory.candidates import (
     BatchKeys,
@@ -159,37 +159,6 @@ async def promote_pending(
     return report
 
 
-class Entry(NamedTuple):
-    """A claimed short-term entry, as promotion reads it: its columns but the vector (read apart, in binary, see
-    `_units_of`), and whether it has one. A tuple, not the mapped object: loading 200 of those took longer than the
-    statement that claims them."""
-
-    id: uuid.UUID
-    user_id: uuid.UUID
-    at: datetime | None
-    text: str
-    speaker: str
-    salience: float
-    source_key: str | None
-    timeline_start: datetime | None
-    timeline_end: datetime | None
-    timeline_precision: str | None
-    emotion: str | None
-    sector: str | None
-    entity_ids: list[uuid.UUID] | None
-    themes: list[str] | None
-    embedded: bool
-
-
-def _claimed() -> Any:
-    """The columns of `Entry`, in its order, for a SELECT of short-term entries."""
-    return select(ShortTermEntry.id, ShortTermEntry.user_id, ShortTermEntry.at, ShortTermEntry.text,
-                  ShortTermEntry.speaker, ShortTermEntry.salience, ShortTermEntry.source_key,
-                  ShortTermEntry.timeline_start, ShortTermEntry.timeline_end, ShortTermEntry.timeline_precision,
-                  ShortTermEntry.emotion, ShortTermEntry.sector, ShortTermEntry.entity_ids, ShortTermEntry.themes,
-                  ShortTermEntry.embedding.is_not(None))
-
-
 def _maturity(settings: MemorySettings) -> timedelta:
     return timedelta(seconds=settings.promotion_maturity_s)
 
@@ -222,15 +191,16 @@ async def _promote_user(transactions: Transactions, settings: MemorySettings, us
                                      *vector_index_settings(max(settings.promotion_ef_search,
                                                                 settings.ann_candidates)),
                                      *unflushed_commit()))
-        entries = [Entry(*row) for row in (await session.execute(
-            _claimed()
+        entries = list((await session.scalars(
+            select(ShortTermEntry)
             .where(ShortTermEntry.user_id == user_id, ShortTermEntry.status == "pending",
                    or_(ShortTermEntry.at.is_(None), ShortTermEntry.at <= now - _maturity(settings)),
                    _of_space(settings))
             .order_by(ShortTermEntry.at.asc().nulls_first(), ShortTermEntry.created_at, ShortTermEntry.id)
             .limit(batch)
+            .options(defer(ShortTermEntry.embedding))  # read apart, in binary (see `_units_of`)
             .with_for_update(skip_locked=True)
-        )).all()]
+        )).all())
         if not entries:
             return PromotionReport()
         ids = [entry.id for entry in entries]
@@ -244,8 +214,8 @@ async def _promote_user(transactions: Transactions, settings: MemorySettings, us
             for entry_id in ids:
                 try:
                     async with session.begin_nested():
-                        entry = Entry(*(await session.execute(
-                            _claimed().where(ShortTermEntry.id == entry_id, ShortTermEntry.user_id == user_id))).one())
+                        entry = await session.get(ShortTermEntry, entry_id, populate_existing=True)
+                        assert entry is not None
                         single = await _run_batch(session, settings, [entry], now)
                 except Exception as failure:
                     logger.exception("promotion of memory entry %s failed", entry_id)
@@ -291,13 +261,13 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-async def _run_batch(session: AsyncSession, settings: MemorySettings, entries: Sequence[Entry],
+async def _run_batch(session: AsyncSession, settings: MemorySettings, entries: Sequence[ShortTermEntry],
                      now: datetime, searcher: AsyncSession | None = None) -> _Batch:
     with _collector_paused():
         return await _decide_and_write(session, settings, entries, now, searcher)
 
 
-async def _decide_and_write(session: AsyncSession, settings: MemorySettings, entries: Sequence[Entry],
+async def _decide_and_write(session: AsyncSession, settings: MemorySettings, entries: Sequence[ShortTermEntry],
                             now: datetime, searcher: AsyncSession | None = None) -> _Batch:
     """Decides every entry of the batch in order, as if promoted one by one, with the candidates of a chunk of
     entries gathered in one statement; then writes nodes, edges and the entries' states in one statement each.
@@ -306,9 +276,10 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
     (`_decide_pipelined`); without one, the next chunk is searched while one is decided (`_decide_serially`)."""
     work = _Batch()
     walk = _Walk(settings, work, now)
+    walk.units_of = await _units_of(session, entries[0].user_id, [entry.id for entry in entries])
     usable = []
     for entry in entries:
-        if entry.at is None or not entry.embedded:
+        if entry.at is None or entry.id not in walk.units_of:
             reason = "missing or unreadable message time" if entry.at is None else "no embedding"
             _settle(work, entry.id, "rejected", None, reason)
             work.report.rejected += 1
@@ -317,23 +288,16 @@ async def _decide_and_write(session: AsyncSession, settings: MemorySettings, ent
             usable.append(entry)
     if usable:
         user_id = usable[0].user_id
-
-        async def prepare() -> None:
-            """What deciding needs besides the candidates: the vectors, the source keys taken, the new ids."""
-            walk.units_of = await _units_of(session, user_id, [entry.id for entry in usable])
-            walk.taken = await _nodes_by_source_key(session, user_id, [_source_key(entry) for entry in usable])
-            walk.reserved = await _reserve_ids(session, len(usable))
-
+        walk.taken = await _nodes_by_source_key(session, user_id, [_source_key(entry) for entry in usable])
+        walk.reserved = await _reserve_ids(session, len(usable))
         done = 0
         if searcher is not None:
-            done = await _decide_pipelined(session, searcher, settings, walk, usable, prepare)
+            done = await _decide_pipelined(session, searcher, settings, walk, usable)
             # A reactivated node is active from now on: the entries after it must find it through every index, as
             # they would if promoted one by one, so the rest is searched in this transaction, which sees the
             # reactivation and the nodes written already (`decide` takes those from memory only).
             await walk.reactivate(session, user_id)
             walk.visible = set(work.report.node_ids)
-        else:
-            await prepare()
         if done < len(usable):
             await _decide_serially(session, settings, walk, usable, done)
     if work.entries:
@@ -364,11 +328,10 @@ _AHEAD = 2
 
 
 async def _decide_pipelined(session: AsyncSession, searcher: AsyncSession, settings: MemorySettings, walk: _Walk,
-                            usable: Sequence[Entry], prepare: Callable[[], Awaitable[None]]) -> int:
+                            usable: Sequence[ShortTermEntry]) -> int:
     """Three workers that do not wait for each other: the searcher searches the chunks' candidates one after the other,
-    at most `_AHEAD` chunks ahead of the decisions, the promotion's own connection first reads what deciding needs
-    besides them (`prepare`) and then writes whatever has been decided whenever it is free, and the entries are
-    decided in order (in a worker thread) as their candidates come. The
+    at most `_AHEAD` chunks ahead of the decisions, the promotion's own connection writes whatever has been decided
+    whenever it is free, and the entries are decided in order (in a worker thread) as their candidates come. The
     searcher sees only what was committed before, never this transaction's nodes, which is what the decisions expect
     (the batch's own nodes come in from memory, `with_batch_nodes`). Returns how many entries were decided and
     written: all, or up to and including the first that reactivates a node (the rest must be searched again, see the
@@ -396,21 +359,18 @@ async def _decide_pipelined(session: AsyncSession, searcher: AsyncSession, setti
     chunks_taken = 0
 
     async def search_ahead() -> None:
-        for k in range(len(bounds)):
+        for k in range(1, len(bounds)):
             while k - chunks_taken > _AHEAD and not stop:
                 taken.clear()
                 await taken.wait()
             if not await search(searcher, k):
                 return
 
-    prepared = asyncio.Event()
-
     async def write_behind() -> None:
-        # While the searcher searches the first chunks, this connection reads what deciding needs besides them.
-        try:
-            await prepare()
-        finally:
-            prepared.set()
+        # Nothing is decided before the first chunk's candidates are in: this connection searches them meanwhile,
+        # beside the searcher's first.
+        if not await search(session, 0):
+            return
         while True:
             part = await decided_parts.get()
             # What was decided while the last write ran goes in one write (fewer statements, the same order).
@@ -427,14 +387,11 @@ async def _decide_pipelined(session: AsyncSession, searcher: AsyncSession, setti
     workers = [asyncio.create_task(search_ahead()), asyncio.create_task(write_behind())]
     done = 0
     try:
-        await prepared.wait()
         for (start, end), result in zip(bounds, found, strict=True):
-            if workers[1].done():  # the writer stops early only by failing (in `prepare` or a write)
-                break
             candidates = await result
             chunks_taken += 1
             taken.set()
-            if workers[1].done():
+            if workers[1].done():  # the writer stops early only by failing
                 break
             done = start + await asyncio.to_thread(walk.decide_in_order, usable[start:end], candidates)
             decided_parts.put_nowait(walk.take_decided())
@@ -455,7 +412,7 @@ async def _decide_pipelined(session: AsyncSession, searcher: AsyncSession, setti
 
 
 async def _decide_serially(session: AsyncSession, settings: MemorySettings, walk: _Walk,
-                           usable: Sequence[Entry], done: int) -> None:
+                           usable: Sequence[ShortTermEntry], done: int) -> None:
     """Decides `usable[done:]` with the candidates searched in the promotion's own transaction (a small batch, or
     the rest of one after a reactivation), the next chunk searched while one is decided; writes at the end, so the
     searches never see a node of this batch that `decide` has not been told about."""
@@ -491,14 +448,14 @@ _SETTLE_ENTRIES = text("""
 
 
 async def _candidates_of(session: AsyncSession, settings: MemorySettings,
-                         entries: Sequence[Entry]) -> Found:
+                         entries: Sequence[ShortTermEntry]) -> Found:
     if not entries:
         return Found(0, None, None)
     probes = [Probe(None, _magnets(entry), entry.id) for entry in entries]
     return await search_candidates(session, settings, entries[0].user_id, probes)
 
 
-def _source_key(entry: Entry) -> str:
+def _source_key(entry: ShortTermEntry) -> str:
     return entry.source_key or str(entry.id)
 
 
@@ -535,7 +492,7 @@ def says_the_same(marks: tuple[str, ...], magnets: MagnetFields, candidate: Cand
     return candidate.marks is None or candidate.marks == marks
 
 
-def _magnets(entry: Entry) -> MagnetFields:
+def _magnets(entry: ShortTermEntry) -> MagnetFields:
     # Entity ids as text, the form the candidate query returns them in.
     return MagnetFields([str(e) for e in entry.entity_ids or []], list(entry.themes or []), entry.timeline_start,
                         entry.timeline_precision)
@@ -570,7 +527,7 @@ class _Walk:
         # they were written): `decide` takes them from memory only.
         self.visible: set[int] = set()
 
-    def decide_in_order(self, entries: Sequence[Entry], found: Found) -> int:
+    def decide_in_order(self, entries: Sequence[ShortTermEntry], found: Found) -> int:
         """Decides entries in order and returns how many it decided: all of them, or up to and including the
         first that reactivates a node (the entries after it must find that node active through the indexes).
         Pure computation on objects already loaded (the candidates are decoded here too), so it may run in a
@@ -591,7 +548,7 @@ class _Walk:
                         reinforced_at=self.now, decayed_at=self.now))
         return bool(twins)
 
-    def decide(self, entry: Entry, found: Sequence[Candidate]) -> str:
+    def decide(self, entry: ShortTermEntry, found: Sequence[Candidate]) -> str:
         settings, work, report = self.settings, self.work, self.work.report
         magnets = _magnets(entry)
         unit = self.units_of[entry.id]
