@@ -64,6 +64,7 @@ from bot.parsing.freetext import (
     more_water_wished,
     parse_free_text,
     place_said,
+    reminder_move_said,
     water_goal_said,
 )
 from bot.parsing.hints import Topic, topic_of
@@ -562,6 +563,9 @@ class Dialog:
                                          "to call mom\" or \"remind me tomorrow at 9 about the dentist\"."))
                 return _say(turn, reminder)
             return set_reminder(turn, reminder)
+        if reminder_move_said(text):  # "move the stretch reminder to 8pm": no appointment of that name is meant
+            return _say(turn, tr("I can't move a reminder yet. Delete it with ✕ under /remind and set it again, e.g. "
+                                 "\"remind me at 8 pm to stretch\"."))
         calls = parse_free_text(text, turn.today, now=now.time())
         return _run_calls(turn, calls) if calls else None
 

@@ -988,10 +988,22 @@ def task_renamed(text: str) -> ToolCall | None:
     return None
 
 
+_A_REMINDER_RE = re.compile(r"\b(?:reminders?|erinnerung(?:en)?)\b", re.I)
+
+
+def reminder_move_said(text: str) -> bool:
+    """Whether the message asks to move a reminder ("move the stretch reminder to 8pm", "verschiebe die Erinnerung
+    an den Müll auf 20 Uhr"): no appointment is meant, and a reminder is not moved in words yet."""
+    return any(_A_REMINDER_RE.search(said.group("what")) for said in _matches(_MOVE_RES, text))
+
+
 def event_moved(text: str, today: date) -> ToolCall | None:
-    """The move_event call for an appointment moved in words, or None (also when the new time cannot be read)."""
+    """The move_event call for an appointment moved in words, or None (also when the new time cannot be read, or a
+    reminder is meant: `reminder_move_said`)."""
     for said in _matches(_MOVE_RES, text):
         what = said.group("what").strip(" ,")
+        if _A_REMINDER_RE.search(what):
+            return None
         when = said.group("when").strip()
         found_day = find_date(when, today)
         rest = cut(when, found_day.start, found_day.end).strip() if found_day is not None else when

@@ -184,6 +184,10 @@ async def test_a_reminder_asked_for_without_a_time_asks_when_and_takes_a_press_o
     await bert.send("Erinnere mich nachher an den Müll")  # "nachher" says no time: asked, not part of the words
     assert "Erinnerung für Mo., 30. Nov. um 19:00: Müll" in await bert.press(bert.buttons()["Heute Abend, 19:00"])
     assert "«Water the plants»" in await alice.send("remind me later to water the plants")
+    # A reminder is not moved in words yet: said so, not "I found no event matching ..." or a new plan.
+    assert (await alice.send("move the mom reminder to 8pm")).startswith("I can't move a reminder yet.")
+    assert (await bert.send("verschiebe die Erinnerung Müll auf 20 Uhr")).startswith(
+        "Eine Erinnerung kann ich noch nicht verschieben.")
     assert (await alice.send("remind me later")).startswith("What should I remind you of, and when?")
     await alice.send("remind me about the dentist")
     clock.advance(timedelta(minutes=11))  # a question scrolled out of mind is not answered by a time

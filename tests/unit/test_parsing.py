@@ -21,6 +21,7 @@ from bot.parsing.freetext import (
     more_water_wished,
     parse_free_text,
     place_said,
+    reminder_move_said,
     water_goal_said,
 )
 from bot.parsing.questions import (
@@ -675,6 +676,14 @@ def test_an_appointment_moved_in_words(text: str, args: dict[str, str] | None) -
     moved = event_moved(text, MONDAY)
     assert (moved.args if moved is not None else None) == args
     assert moved is None or moved.name == "move_event"
+
+
+@pytest.mark.parametrize("text, reminder", [
+    ("move the stretch reminder to 8pm", True), ("verschiebe die Erinnerung Dehnen auf 20 Uhr", True),
+    ("move the dentist to 3pm", False), ("verschiebe den Zahnarzt auf 11 Uhr", False),
+])
+def test_a_reminder_moved_in_words_is_no_appointment(text: str, reminder: bool) -> None:
+    assert reminder_move_said(text) is reminder and (event_moved(text, MONDAY) is None) is reminder
 
 
 @pytest.mark.parametrize("text, asked", [
