@@ -87,9 +87,7 @@ async def ritual(turn: Turn, args: str) -> None:
     if not text:
         await _overview(turn, current)
     elif word in _STOP and len(text.split()) == 1:
-        stopped = await runner.stop(turn.user)
-        turn.say(tr("Stopped {title}.", title=_title(turn, stopped.ritual)) if stopped is not None
-                 else tr("No ritual is running."))
+        await _stop(turn)
     elif word in _CONTINUE and len(text.split()) == 1:
         if current is None:
             turn.say(tr("No ritual is running. /ritual lists yours."))
@@ -139,14 +137,18 @@ async def answer_free_text(turn: Turn, text: str, *, running: bool) -> bool:
         return False
     word = text.strip(" .!?").lower()
     if word in _STOP:  # "stop", "abbrechen" typed during a ritual ends it; it is no answer to the step
-        stopped = await runner.stop(turn.user)
-        turn.say(tr("Stopped {title}.", title=_title(turn, stopped.ritual)) if stopped is not None
-                 else tr("No ritual is running."))
+        await _stop(turn)
         return True
     if not isinstance(current.step, TextInputStep | NumberInputStep):
         return False
     await _typed_answer(turn, current, text, skip=word in _SKIP)
     return True
+
+
+async def _stop(turn: Turn) -> None:
+    stopped = await turn.brain.rituals.stop(turn.user)
+    turn.say(tr("Stopped {title}.", title=_title(turn, stopped.ritual)) if stopped is not None
+             else tr("No ritual is running."))
 
 
 async def _typed_answer(turn: Turn, current: Progress, text: str, *, skip: bool = False) -> None:
@@ -158,9 +160,8 @@ async def _typed_answer(turn: Turn, current: Progress, text: str, *, skip: bool 
         if value is None:
             turn.say(tr("Please give a number from {min} to {max}.", min=step.minimum, max=step.maximum))
             return
-    runner = turn.brain.rituals
-    await _show(turn, await (runner.answer(turn.user, current.run.id, current.index, skip=True) if skip
-                             else runner.answer(turn.user, current.run.id, current.index, value=value)))
+    answered: dict[str, Any] = {"skip": True} if skip else {"value": value}
+    await _show(turn, await turn.brain.rituals.answer(turn.user, current.run.id, current.index, **answered))
     async with turn.brain.transactions.begin() as uow:  # the step's buttons: answered by typing
         await take_off_keyboards(await uow.session.connection(), turn.user.id,
                                  step_question(current.run.id, current.index))
