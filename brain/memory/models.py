@@ -29,7 +29,7 @@ from sqlalchemy import text as sql_text
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR, UUID
 from sqlalchemy.orm import Mapped, mapped_column
 
-from brain.memory.space import DEFAULT_SPACE
+from brain.memory.space import DEFAULT_SPACE, HNSW_EF_CONSTRUCTION, HNSW_M
 from brain.names import name_key
 from brain.store.base import Base
 
@@ -172,7 +172,7 @@ class MemoryNode(Base):
         # every similarity a statement returns is computed on the full vectors.
         Index(
             DEFAULT_SPACE.index_name, cast(sql_column("embedding"), HALFVEC(DEFAULT_SPACE.dim)).label("half"),
-            postgresql_using="hnsw", postgresql_with={"m": 16, "ef_construction": 64},
+            postgresql_using="hnsw", postgresql_with={"m": HNSW_M, "ef_construction": HNSW_EF_CONSTRUCTION},
             postgresql_ops={"half": "halfvec_cosine_ops"},
             postgresql_where=sql_text(f"embedder = {DEFAULT_SPACE.literal}"),
         ),

@@ -55,9 +55,19 @@ DEFAULT_SPACE = VectorSpace("multilingual-e5-small", 384)
 WORDLLAMA_256 = VectorSpace("wordllama", 256)
 
 
+# How the HNSW graph of a space is built: each node keeps up to HNSW_M neighbours per layer (2 x HNSW_M on the
+# bottom one), chosen among the HNSW_EF_CONSTRUCTION nearest that an insert's search keeps. pgvector allows no fewer
+# than 2 x HNSW_M. The insert's cost grows with it (at 64 it was the largest part of what promotion costs the
+# database server); the coarser graph of 32 is searched a little wider instead (MemorySettings.hnsw_ef_search and
+# promotion_ef_search), which finds as many of the true nearest (migration 0045 has the figures).
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 32
+
+
 def index_ddl(space: VectorSpace) -> str:
     return (f"CREATE INDEX IF NOT EXISTS {space.index_name} ON memory_nodes USING hnsw "
-            f"((CAST(embedding AS {space.half})) halfvec_cosine_ops) WITH (m = 16, ef_construction = 64) "
+            f"((CAST(embedding AS {space.half})) halfvec_cosine_ops) "
+            f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) "
             f"WHERE embedder = {space.literal}")
 
 
