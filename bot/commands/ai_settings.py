@@ -78,7 +78,8 @@ async def show(turn: Turn, *first: Text) -> None:
                             decision=tr(DECISION_NAMES["propose"])))
         else:
             lines.append(tr("• {tool}: {decision}", tool=name, decision=tr(DECISION_NAMES[decision])))
-    lines.append(tr("Per tool: /settings tool <name> auto|propose|deny|default (/settings tool lists them)"))
+    # The syntax of an override is shown where it is used (/settings tool), not to everyone who opens /settings.
+    lines.append(tr("What it does with each of its tools, and how to change one: /settings tool"))
     buttons = [[turn.button(tr("Turn off: {setting}", setting=tr(s.label)) if values[s.key]
                             else tr("Turn on: {setting}", setting=tr(s.label)), TOGGLE, setting=s.key)]
                for s in SWITCHES]

@@ -229,6 +229,7 @@ async def test_settings_toggle_lets_the_ai_propose_deletions(brain: Brain, perso
     shown = await alice.send("/settings")
     assert "The assistant may propose deleting things: off" in shown and "you still approve each one" in shown
     assert "Send sensitive content to remote models: off" in shown
+    assert "and how to change one: /settings tool" in shown and "auto|propose" not in shown  # no syntax for all
     answer = await alice.press(alice.buttons()["Turn on: The assistant may propose deleting things"])
     assert "The assistant may propose deleting things is now on" in answer
     assert "Turn off: The assistant may propose deleting things" in alice.buttons()
