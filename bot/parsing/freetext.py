@@ -778,7 +778,7 @@ def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall
 # Where the person is or was today: "ich bin im Café Luna", "bin gerade beim Bäcker", "ich war heute im Kino", "I'm at
 # the gym". German with im / in der / beim / bei / am (a bare "in" says a state: "in Eile"), English with "at".
 PLACE_DE_RE = re.compile(
-    r"^(?:ich\s+)?(?P<verb>bin|war)\s+(?:(?:heute|gerade|grad|jetzt|eben|noch|schon)\s+)*"
+    r"^(?:ich\s+)?(?P<verb>bin|war)\s+(?:(?:heute|gerade|grad|jetzt|eben|noch|schon|vorhin)\s+)*"
     r"(?:im|in\s+der|beim|bei\s+der|bei\s+dem|bei|am|an\s+der)\s+(?P<name>.+)$", re.I)
 PLACE_EN_RE = re.compile(
     r"^(?:i'm|i\s+am|im|i\s+was)\s+(?:(?:now|just|still|already|today)\s+)*at\s+(?:the\s+)?(?P<name>.+?)"
@@ -790,6 +790,11 @@ NOT_A_PLACE = frozenset({
     "a loss", "peace", "ease", "risk", "least", "last", "first", "all", "it", "this", "that", "once",
 })
 PLACE_WORDS = 4
+# When today, said after the place ("I was at the gym this morning", "war im Kino heute Abend"): not its name.
+_WHEN_TAIL = re.compile(
+    r"(?:\s+(?:heute|today|gerade|jetzt|now|right\s+now|just\s+now|earlier(?:\s+today)?|before|this\s+(?:morning|"
+    r"afternoon|evening)|tonight|vorhin|eben|(?:heute\s+)?(?:morgen|früh|vormittag|mittag|nachmittag|abend)))+$",
+    re.I)
 
 
 # Home and work said without a place word: "ich bin (wieder) zu Hause", "bin daheim", "I'm home", "I'm back home",
@@ -810,11 +815,11 @@ def place_said(text: str) -> str | None:
     if home is not None:
         return home
     match = PLACE_DE_RE.match(cleaned) or PLACE_EN_RE.match(cleaned)
-    if match is None or re.search(r"\b(?:gestern|yesterday|morgen|tomorrow)\b", cleaned, re.I):
+    if match is None or re.search(r"\b(?:gestern|yesterday|(?<!heute\s)morgen|tomorrow)\b", cleaned, re.I):
         return None
     # The name ends where the sentence goes on ("Bin beim Arzt, melde mich später").
     name = re.split(r"[,;:()]|\s+(?:und|and|aber|but|weil|because|bis|until|then|dann)\s+", match.group("name"))[0]
-    name = re.sub(r"\s+(?:heute|today|gerade|jetzt|now)$", "", name.strip(), flags=re.I).strip(" ,")
+    name = _WHEN_TAIL.sub("", name.strip()).strip(" ,")
     words = name.split()
     if not words or len(words) > PLACE_WORDS or name.lower() in NOT_A_PLACE or any(c.isdigit() for c in name) \
             or find_time(name) is not None:

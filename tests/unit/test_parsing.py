@@ -558,8 +558,12 @@ def test_a_weekend_asked_about_on_the_weekend_is_the_one_under_way() -> None:
     ("ich war heute im Kino", "Kino"),
     ("I'm at the gym", "Gym"),
     ("I am at Café Luna now", "Café Luna"),
+    ("I was at the gym this morning", "Gym"),  # when today is no part of the name
+    ("ich war im Fitnessstudio heute Morgen", "Fitnessstudio"), ("Ich war vorhin beim Bäcker", "Bäcker"),
+    ("ich war beim Bäcker vorhin", "Bäcker"), ("I was at the library earlier today", "Library"),
     ("ich bin am Bahnhof.", "Bahnhof"),
     ("Ich war gestern im Kino", None),  # another day: not a visit now
+    ("ich bin morgen früh beim Arzt", None), ("I'm at the dentist tomorrow", None),
     ("ich bin im Stress", None),  # how the person is, not where
     ("ich bin in Eile", None),
     ("ich bin im Urlaub", None),
