@@ -42,6 +42,7 @@ from bot.commands.proposals import take_reason, waits_for_reason
 from bot.commands.reminders import (
     DayPlan,
     ask_when,
+    move_reminder_in_words,
     offer_day_plan,
     offer_plan,
     plan_answered,
@@ -59,12 +60,13 @@ from bot.delivery.stream import AnswerStream
 from bot.inbound import MAX_TEXT_LENGTH, Inbound, Media, split_command
 from bot.metrics import message_received, replied
 from bot.parsing.freetext import (
+    ReminderMove,
     ToolCall,
     done_said,
     more_water_wished,
     parse_free_text,
     place_said,
-    reminder_move_said,
+    reminder_moved,
     water_goal_said,
 )
 from bot.parsing.hints import Topic, topic_of
@@ -563,9 +565,9 @@ class Dialog:
                                          "to call mom\" or \"remind me tomorrow at 9 about the dentist\"."))
                 return _say(turn, reminder)
             return set_reminder(turn, reminder)
-        if reminder_move_said(text):  # "move the stretch reminder to 8pm": no appointment of that name is meant
-            return _say(turn, tr("I can't move a reminder yet. Delete it with ✕ under /remind and set it again, e.g. "
-                                 "\"remind me at 8 pm to stretch\"."))
+        moved = reminder_moved(text, now)
+        if moved is not None:  # "move the stretch reminder to 8pm": no appointment of that name is meant
+            return move_reminder_in_words(turn, moved) if isinstance(moved, ReminderMove) else _say(turn, moved)
         calls = parse_free_text(text, turn.today, now=now.time())
         return _run_calls(turn, calls) if calls else None
 

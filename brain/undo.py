@@ -93,6 +93,8 @@ INVERSES: dict[str, Inverse] = {
     "PlaceVisited": ("delete_visit", lambda p: {"visit": p["visit_id"]}),
     "PulseResumed": ("pause_pulse", lambda p: {} if p.get("open_ended") else None),
     "ReminderCreated": ("delete_reminder", lambda p: {"reminder": p["reminder_id"]}),
+    # Back to its old time, if that is still ahead (one that has passed cannot be set again: the tool says so).
+    "ReminderMoved": ("move_reminder", lambda p: {"reminder": p["reminder_id"], "at": p["old_at"]}),
     "CalendarSeriesCreated": ("delete_event", lambda p: {"event": p["first_event_id"], "scope": "series"}),
 }
 

@@ -20,7 +20,7 @@ from bot.commands import Command
 from bot.commands.tasks import say_task
 from bot.offers import take_fresh_offer
 from bot.parsing.dates import cut, find_date, find_time
-from bot.parsing.freetext import NEED_TO_RE, NOT_A_TASK_RE
+from bot.parsing.freetext import NEED_TO_RE, NOT_A_TASK_RE, ReminderMove
 from bot.parsing.reminders import ReminderRequest, names_a_time, only_when, read_reminder
 from bot.turn import PendingButton, Turn
 from brain.actions.models import ActionToken
@@ -74,6 +74,15 @@ async def set_reminder(turn: Turn, request: ReminderRequest) -> None:
         else None
     turn.say(result.message, note, buttons=[[turn.tool_button(tr("Delete it"), "delete_reminder",
                                                               reminder=str(result.data["id"]))]])
+
+
+async def move_reminder_in_words(turn: Turn, move: ReminderMove) -> None:
+    """"move the stretch reminder to 8pm": the reminder whose text has those words, at its new time (/undo sets it
+    back while the old time is ahead)."""
+    if not move.reminder:
+        turn.say(tr("Which reminder? Name it, e.g. \"move the stretch reminder to 8 pm\"; /remind lists them."))
+        return
+    turn.say_result(await turn.tool("move_reminder", {"reminder": move.reminder, "at": move.at.isoformat()}))
 
 
 REMINDER_WHEN = "reminder_when"

@@ -8,7 +8,7 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import date, time
+from datetime import date, datetime, time
 from typing import Any
 
 from bot.parsing.amounts import VESSELS_ML, parse_count, parse_number, parse_volume_ml
@@ -24,6 +24,8 @@ from bot.parsing.dates import (
     time_with_day,
     with_time_of_day,
 )
+from bot.parsing.reminders import ReminderRequest, read_reminder
+from brain.i18n import Text
 from brain.modules.drink.service import MAX_AT_ONCE
 
 DRINK_WORDS: dict[str, str] = {
@@ -996,15 +998,42 @@ def task_renamed(text: str) -> ToolCall | None:
 _A_REMINDER_RE = re.compile(r"\b(?:reminders?|erinnerung(?:en)?)\b", re.I)
 
 
-def reminder_move_said(text: str) -> bool:
-    """Whether the message asks to move a reminder ("move the stretch reminder to 8pm", "verschiebe die Erinnerung
-    an den Müll auf 20 Uhr"): no appointment is meant, and a reminder is not moved in words yet."""
-    return any(_A_REMINDER_RE.search(said.group("what")) for said in _matches(_MOVE_RES, text))
+@dataclass(frozen=True)
+class ReminderMove:
+    """A reminder moved in words: which one (words of its text, or "" when none were said) and its new time."""
+
+    reminder: str
+    at: datetime  # aware, in the person's zone
+
+
+# The reminder's own words around "reminder": "the stretch reminder", "the reminder to stretch", "die Erinnerung an
+# den Müll", "meine Müll-Erinnerung".
+_REMINDER_REF_JOIN_RE = re.compile(r"^(?:(?:to|for|about|of|an|ans|für|fuer|zum|zur|daran)\s+)?"
+                                   r"(?:(?:the|my|den|die|das|dem|der|meinen|meine|mein)\s+)?", re.I)
+
+
+def reminder_moved(text: str, now: datetime) -> ReminderMove | Text | None:
+    """A reminder moved in words ("move the stretch reminder to 8pm", "verschiebe die Erinnerung an den Müll auf
+    morgen 7 Uhr"), its new time read as a reminder's time is (today's if still ahead, else tomorrow's): the move, what
+    to ask when the time cannot be read, or None when no reminder is meant."""
+    for said in _matches(_MOVE_RES, text):
+        what = said.group("what").strip(" ,")
+        if not _A_REMINDER_RE.search(what):
+            continue
+        ref = re.sub(r"\s+", " ", _A_REMINDER_RE.sub(" ", what).replace("-", " ")).strip()
+        ref = _REMINDER_REF_JOIN_RE.sub("", ref).strip()
+        when = said.group("when").strip()
+        when = f"at {when}" if re.fullmatch(r"\d{1,2}", when) else when  # "to 7": the hour, as "at 7" reads
+        read = read_reminder(f"{when} {ref or '…'}", now)
+        if isinstance(read, ReminderRequest):
+            return ReminderMove(ref, read.at)
+        return read
+    return None
 
 
 def event_moved(text: str, today: date) -> ToolCall | None:
     """The move_event call for an appointment moved in words, or None (also when the new time cannot be read, or a
-    reminder is meant: `reminder_move_said`)."""
+    reminder is meant: `reminder_moved`)."""
     for said in _matches(_MOVE_RES, text):
         what = said.group("what").strip(" ,")
         if _A_REMINDER_RE.search(what):

@@ -109,6 +109,14 @@ class ReminderCreated(_Reminders):
     rrule: str | None = None
 
 
+class ReminderMoved(_Reminders):
+    """A reminder set to another time: a one-off's time, or a repeating one's from then on (`at`, its next time)."""
+    reminder_id: uuid.UUID
+    text: str
+    at: datetime
+    old_at: datetime
+
+
 class ReminderCancelled(_Reminders):
     reminder_id: uuid.UUID
     text: str
@@ -449,7 +457,7 @@ EVENT_TYPES: dict[str, type[EventPayload]] = {
     for cls in (
         TaskCreated, TaskCompleted, TaskUncompleted, TaskUpdated, TaskDeleted, TaskRescheduled,
         SubtasksUpdated, ReminderSet, ReminderDeleted,
-        ReminderCreated, ReminderCancelled, ReminderDone, ReminderSnoozed,
+        ReminderCreated, ReminderMoved, ReminderCancelled, ReminderDone, ReminderSnoozed,
         CalendarEventCreated, CalendarEventUpdated, CalendarEventDeleted, CalendarEventMoved,
         CalendarSeriesCreated, CalendarSeriesDeleted,
         DrinkLogged, DrinkEntryDeleted, DrinkEntryUndone, DrinkGoalSet, DrinkGoalReached,

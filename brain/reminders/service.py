@@ -14,7 +14,14 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, select, update
 
 from brain.errors import DomainError
-from brain.events.catalog import ActorT, ReminderCancelled, ReminderCreated, ReminderDone, ReminderSnoozed
+from brain.events.catalog import (
+    ActorT,
+    ReminderCancelled,
+    ReminderCreated,
+    ReminderDone,
+    ReminderMoved,
+    ReminderSnoozed,
+)
 from brain.i18n import Text, tr
 from brain.people.models import User
 from brain.recurrence import RuleError, next_after, normalize
@@ -108,6 +115,35 @@ async def _locked(uow: UnitOfWork, user_id: uuid.UUID, reminder_id: uuid.UUID) -
         .execution_options(populate_existing=True))
     if reminder is None:
         raise DomainError(tr("No such reminder."), code="not_found")
+    return reminder
+
+
+async def move_reminder(uow: UnitOfWork, user: User, actor: ActorT, reminder_id: uuid.UUID, at: datetime) -> Reminder:
+    """The reminder set to the instant `at` (aware), in the future: a one-off goes out then (again, if it went out
+    and was not answered); a repeating one keeps its rule from `at` on, so its time of day becomes `at`'s. A task's
+    reminder moves with its task (its time is the task's due time less its lead), so it is not moved here."""
+    reminder = await _locked(uow, user.id, reminder_id)
+    if reminder.status in (CANCELLED, DONE):
+        raise DomainError(tr("That reminder is no longer waiting, so there is nothing to move. Set a new one, e.g. "
+                             "/remind 20:00 {text}", text=reminder.text), code="not_waiting")
+    if reminder.task_id is not None:
+        raise DomainError(tr("That reminder belongs to a task and moves with it: change the task's time instead."),
+                          code="task_reminder")
+    when = _future(at, uow.now)
+    old = reminder.due_at or reminder.occurrence_at
+    first = when
+    if reminder.rrule is not None:
+        zone = ZoneInfo(reminder.timezone)
+        found = next_after(reminder.rrule, when.astimezone(zone).replace(tzinfo=None), zone,
+                           when - timedelta(seconds=1))
+        if found is None:
+            raise DomainError(tr("That repetition has no dates from then on. Check its days or its end."),
+                              code="no_occurrences")
+        first, reminder.starts_at = found, when
+    reminder.occurrence_at = reminder.due_at = first
+    reminder.status, reminder.held, reminder.deliveries, reminder.updated_at = WAITING, None, 0, uow.now
+    uow.emit(ReminderMoved(reminder_id=reminder.id, text=reminder.text, at=first, old_at=old), user_id=user.id,
+             record_id=reminder.id, actor=actor)
     return reminder
 
 

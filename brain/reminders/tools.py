@@ -53,6 +53,18 @@ async def _list(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     return ToolResult.success(message, reminders=[reminder_data(r.reminder, r.position) for r in rows])
 
 
+async def _move(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    found = await service.find_reminder(ctx.uow, ctx.user, args["reminder"])
+    reminder = await service.move_reminder(ctx.uow, ctx.user, ctx.actor, found.id, args["at"])
+    if reminder.rrule is not None:
+        said = tr("Moved: {text}, {repeats}, next at {time}", text=reminder.text,
+                  repeats=describe(reminder.rrule, Renderer(ctx.user.locale, ctx.user.timezone)),
+                  time=reminder.occurrence_at)
+    else:
+        said = tr("Moved the reminder to {time}: {text}", text=reminder.text, time=reminder.occurrence_at)
+    return ToolResult.success(_held_note(ctx, reminder, said), **reminder_data(reminder))
+
+
 async def _delete(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     found = await service.find_reminder(ctx.uow, ctx.user, args["reminder"])
     reminder = await service.cancel_reminder(ctx.uow, ctx.user, ctx.actor, found.id)
@@ -72,6 +84,14 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("list_reminders", "reminders", "The person's reminders still to come; numbers refer to them.",
              (ToolParam("limit", "integer", "At most this many (default 20).", minimum=1, maximum=MAX_LIST),),
              "read", _list),
+    ToolSpec("move_reminder", "reminders",
+             "Set one of the person's reminders to another time; a repeating one keeps its rule from then on, at "
+             "that time of day. A task's reminder moves with its task (move the task instead).",
+             (ToolParam("reminder", "string", "Which reminder: its number in the list, its id, or part of its text.",
+                        required=True, max_length=MAX_TEXT),
+              ToolParam("at", "datetime", "The new time, local (YYYY-MM-DDTHH:MM); of a repeating one, its next time.",
+                        required=True)),
+             "write", _move),
     ToolSpec("delete_reminder", "reminders", "Delete one of the person's reminders.",
              (ToolParam("reminder", "string", "Which reminder: its number in the list, its id, or part of its text.",
                         required=True, max_length=MAX_TEXT),),

@@ -18,6 +18,7 @@ from bot.settings import Settings
 from brain.actions.models import ActionToken
 from brain.clock import FixedClock
 from brain.core import Brain
+from brain.events.actor import ai
 from brain.modules.calendar.models import CalendarEvent
 from brain.modules.todo.models import Task
 from brain.outbox.models import OutboxMessage
@@ -184,16 +185,17 @@ async def test_a_reminder_asked_for_without_a_time_asks_when_and_takes_a_press_o
     await bert.send("Erinnere mich nachher an den Müll")  # "nachher" says no time: asked, not part of the words
     assert "Erinnerung für Mo., 30. Nov. um 19:00: Müll" in await bert.press(bert.buttons()["Heute Abend, 19:00"])
     assert "«Water the plants»" in await alice.send("remind me later to water the plants")
-    # A reminder is not moved in words yet: said so, not "I found no event matching ..." or a new plan.
-    assert (await alice.send("move the mom reminder to 8pm")).startswith("I can't move a reminder yet.")
+    # A reminder moved in words is moved, not "I found no event matching ..." or a new plan.
+    assert (await alice.send("move the mom reminder to 8pm")) == (
+        "Moved the reminder to Mon, Nov 30, 8:00\u202fPM: Call mom")
     assert (await bert.send("verschiebe die Erinnerung Müll auf 20 Uhr")).startswith(
-        "Eine Erinnerung kann ich noch nicht verschieben.")
+        "Erinnerung verschoben auf Mo., 30. Nov. um 20:00: Müll")
     assert (await alice.send("remind me later")).startswith("What should I remind you of, and when?")
     await alice.send("remind me about the dentist")
     clock.advance(timedelta(minutes=11))  # a question scrolled out of mind is not answered by a time
     assert "Reminder set" not in await alice.send("tomorrow at 9")
     assert {(r.text, r.occurrence_at) for r in await reminders(brain)} == {
-        ("Call mom", berlin(30, 17)), ("Müll", berlin(30, 19))}
+        ("Call mom", berlin(30, 20)), ("Müll", berlin(30, 20))}
 
 
 async def test_a_note_for_a_coming_day_without_a_time_asks_calendar_day_or_task(person, brain: Brain) -> None:
@@ -374,6 +376,64 @@ async def test_a_tasks_due_time_can_carry_a_reminder_that_ends_when_the_task_is_
     await tick(brain, clock, berlin(1, 10, month=12))
     assert len(await sent(brain)) == 1
     assert {r.text: r.status for r in await reminders(brain)} == {"Report": SENT, "Slides": DONE}
+
+
+async def test_a_reminder_moved_in_words_comes_at_its_new_time_once_and_undo_sets_it_back(
+        person, brain: Brain, clock: FixedClock) -> None:
+    alice, bert = person(), person(language="de")
+    await alice.send("/remind 15:00 stretch")
+    await bert.send("/remind 16:00 Müll")
+    assert "Which reminder?" in await alice.send("move the reminder to 8pm")
+    assert "I found no reminder matching dentist" in await alice.send("move the dentist reminder to 8pm")
+    # Another person's reminder is not found, and stays as it was.
+    assert "I found no reminder matching Müll" in await alice.send("move the Müll reminder to 9pm")
+    assert "already passed" in await alice.send("move the stretch reminder to today 7am")  # it is 8:30
+    assert {r.text: r.occurrence_at for r in await reminders(brain)}["Stretch"] == berlin(30, 15)
+    assert "Moved the reminder to Mon, Nov 30, 8:00\u202fPM: Stretch" in await alice.send(
+        "move the stretch reminder to 8pm")
+    assert {r.text: r.occurrence_at for r in await reminders(brain)} == {
+        "Stretch": berlin(30, 20), "Müll": berlin(30, 16)}
+    assert "Erinnerung verschoben auf Di., 1. Dez. um 07:00: Müll" in await bert.send(
+        "Verschiebe die Erinnerung an den Müll auf morgen 7 Uhr")
+    undone = await alice.send("/undo")  # back to its old time, still ahead
+    assert {r.text: r.occurrence_at for r in await reminders(brain)}["Stretch"] == berlin(30, 15), undone
+    await alice.send("move the stretch reminder to 8pm")
+    await tick(brain, clock, berlin(30, 15))
+    await tick(brain, clock, berlin(30, 16))
+    assert await sent(brain) == []  # neither comes at its old time
+    await tick(brain, clock, berlin(30, 20))
+    await tick(brain, clock, berlin(30, 20, 1))
+    assert [m.text for m in await sent(brain)] == ["⏰ Stretch"]
+
+
+async def test_a_repeating_reminder_moved_keeps_its_rule_and_a_tasks_reminder_moves_with_its_task(
+        person, brain: Brain) -> None:
+    alice = person()
+    await alice.send("/remind every day 10:00 stretch")
+    assert (await alice.send("move the stretch reminder to 6pm")) == (
+        "Moved: Stretch, every day, next at Mon, Nov 30, 6:00\u202fPM")
+    [series] = await reminders(brain)
+    assert (series.rrule, series.occurrence_at) == ("FREQ=DAILY", berlin(30, 18))
+    await alice.send("/task Report at 3pm")
+    await alice.press(alice.buttons()["⏰ Remind me then"])
+    assert "moves with it" in await alice.send("move the report reminder to 5pm")
+    report = next(r for r in await reminders(brain) if r.text == "Report")
+    assert report.occurrence_at == berlin(30, 15)
+
+
+async def test_the_model_moving_a_reminder_is_a_proposal_that_moves_it_once_approved(person, brain: Brain) -> None:
+    from tests.e2e.test_proposals_activity import user_of
+
+    alice = person()
+    await alice.send("/remind 15:00 stretch")
+    user = await user_of(brain, alice)
+    result = await brain.tools.execute(user.id, "move_reminder", {"reminder": "stretch", "at": "2026-11-30T20:00"},
+                                       ai("you said evenings suit you"))
+    assert result.ok and result.data["status"] == "proposed"
+    assert "Move the reminder «stretch» to Monday, November 30 at 8:00\u202fPM?" in await alice.send("/proposals")
+    assert (await reminders(brain))[0].occurrence_at == berlin(30, 15)  # nothing moved before the approval
+    assert "Moved the reminder to Mon, Nov 30, 8:00\u202fPM: Stretch" in await alice.press(alice.buttons()["Approve"])
+    assert (await reminders(brain))[0].occurrence_at == berlin(30, 20)
 
 
 async def test_the_terminal_chats_ticker_sends_due_reminders(brain: Brain, dialog, clock: FixedClock) -> None:

@@ -3,7 +3,8 @@ produce a call outside what the tools accept)."""
 
 from __future__ import annotations
 
-from datetime import date, time
+from datetime import date, datetime, time
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given
@@ -13,6 +14,7 @@ from bot.inbound import split_command
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.dates import find_clockish, find_date, find_dateish, find_duration_minutes, find_time
 from bot.parsing.freetext import (
+    ReminderMove,
     ToolCall,
     done_said,
     drink_corrected,
@@ -21,7 +23,7 @@ from bot.parsing.freetext import (
     more_water_wished,
     parse_free_text,
     place_said,
-    reminder_move_said,
+    reminder_moved,
     water_goal_said,
 )
 from bot.parsing.questions import (
@@ -682,12 +684,34 @@ def test_an_appointment_moved_in_words(text: str, args: dict[str, str] | None) -
     assert moved is None or moved.name == "move_event"
 
 
-@pytest.mark.parametrize("text, reminder", [
-    ("move the stretch reminder to 8pm", True), ("verschiebe die Erinnerung Dehnen auf 20 Uhr", True),
-    ("move the dentist to 3pm", False), ("verschiebe den Zahnarzt auf 11 Uhr", False),
+BERLIN_MONDAY = datetime(2026, 11, 30, 8, 30, tzinfo=ZoneInfo("Europe/Berlin"))
+
+
+@pytest.mark.parametrize("text, reminder, at", [
+    ("move the stretch reminder to 8pm", "stretch", (30, 20, 0)),
+    ("verschiebe die Erinnerung Dehnen auf 20 Uhr", "Dehnen", (30, 20, 0)),
+    ("Verschiebe die Erinnerung an den Müll auf morgen 7 Uhr", "Müll", (1, 7, 0)),
+    ("move my reminder for the plants to tomorrow at 9:30", "plants", (1, 9, 30)),
+    ("move the mom reminder to 7", "mom", (30, 19, 0)),  # an hour alone: the next one ahead, as /remind reads it
+    ("move the reminder to 8pm", "", (30, 20, 0)),  # none named: the dialog asks which
+    ("move the dentist to 3pm", None, None), ("verschiebe den Zahnarzt auf 11 Uhr", None, None),
 ])
-def test_a_reminder_moved_in_words_is_no_appointment(text: str, reminder: bool) -> None:
-    assert reminder_move_said(text) is reminder and (event_moved(text, MONDAY) is None) is reminder
+def test_a_reminder_moved_in_words_is_no_appointment(text: str, reminder: str | None,
+                                                     at: tuple[int, int, int] | None) -> None:
+    moved = reminder_moved(text, BERLIN_MONDAY)
+    assert (event_moved(text, MONDAY) is None) is (reminder is not None)
+    if reminder is None:
+        assert moved is None
+        return
+    assert isinstance(moved, ReminderMove) and moved.reminder == reminder
+    day, hour, minute = at or (0, 0, 0)
+    month = 11 if day == 30 else 12
+    assert moved.at == datetime(2026, month, day, hour, minute, tzinfo=ZoneInfo("Europe/Berlin"))
+
+
+def test_a_reminder_moved_to_a_time_that_cannot_be_read_says_how_to_write_it() -> None:
+    said = reminder_moved("move the stretch reminder to 25:99", BERLIN_MONDAY)
+    assert said is not None and not isinstance(said, ReminderMove)
 
 
 @pytest.mark.parametrize("text, asked", [
