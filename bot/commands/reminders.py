@@ -77,12 +77,13 @@ async def set_reminder(turn: Turn, request: ReminderRequest) -> None:
 
 
 async def move_reminder_in_words(turn: Turn, move: ReminderMove) -> None:
-    """"move the stretch reminder to 8pm": the reminder whose text has those words, at its new time (/undo sets it
-    back while the old time is ahead)."""
+    """"move the stretch reminder to 8pm": the reminder whose text has those words, at its new time; a time alone
+    keeps its day (/undo sets it back while the old time is ahead)."""
     if not move.reminder:
         turn.say(tr("Which reminder? Name it, e.g. \"move the stretch reminder to 8 pm\"; /remind lists them."))
         return
-    turn.say_result(await turn.tool("move_reminder", {"reminder": move.reminder, "at": move.at.isoformat()}))
+    when = {"at": move.at.isoformat()} if move.day_said else {"time": move.at.time().isoformat("minutes")}
+    turn.say_result(await turn.tool("move_reminder", {"reminder": move.reminder, **when}))
 
 
 REMINDER_WHEN = "reminder_when"

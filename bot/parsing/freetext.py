@@ -1004,6 +1004,7 @@ class ReminderMove:
 
     reminder: str
     at: datetime  # aware, in the person's zone
+    day_said: bool = True  # False: a time of day alone ("to 8pm"), which keeps the reminder's own day
 
 
 # The reminder's own words around "reminder": "the stretch reminder", "the reminder to stretch", "die Erinnerung an
@@ -1014,8 +1015,9 @@ _REMINDER_REF_JOIN_RE = re.compile(r"^(?:(?:to|for|about|of|an|ans|für|fuer|zum
 
 def reminder_moved(text: str, now: datetime) -> ReminderMove | Text | None:
     """A reminder moved in words ("move the stretch reminder to 8pm", "verschiebe die Erinnerung an den Müll auf
-    morgen 7 Uhr"), its new time read as a reminder's time is (today's if still ahead, else tomorrow's): the move, what
-    to ask when the time cannot be read, or None when no reminder is meant."""
+    morgen 7 Uhr"), its new time read as a reminder's time is (a time alone keeps the reminder's day, see
+    `ReminderMove.day_said`): the move, what to ask when the time cannot be read, or None when no reminder is
+    meant."""
     for said in _matches(_MOVE_RES, text):
         what = said.group("what").strip(" ,")
         if not _A_REMINDER_RE.search(what):
@@ -1026,7 +1028,8 @@ def reminder_moved(text: str, now: datetime) -> ReminderMove | Text | None:
         when = f"at {when}" if re.fullmatch(r"\d{1,2}", when) else when  # "to 7": the hour, as "at 7" reads
         read = read_reminder(f"{when} {ref or '…'}", now)
         if isinstance(read, ReminderRequest):
-            return ReminderMove(ref, read.at)
+            day_said = find_date(when, now.date()) is not None or re.match(r"in\s", when, re.I) is not None
+            return ReminderMove(ref, read.at, day_said)
         return read
     return None
 

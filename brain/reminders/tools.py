@@ -54,8 +54,14 @@ async def _list(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
 
 
 async def _move(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    at = args.get("at")
+    if at is None and args.get("time") is None:
+        return ToolResult.failure(tr("When should it be? Give a day, a time or both."), "missing_time")
     found = await service.find_reminder(ctx.uow, ctx.user, args["reminder"])
-    reminder = await service.move_reminder(ctx.uow, ctx.user, ctx.actor, found.id, args["at"])
+    if at is None:  # "move the stretch reminder to 8pm" keeps its day
+        zone = ZoneInfo(found.timezone)
+        at = service.wall_time((found.due_at or found.occurrence_at).astimezone(zone).date(), args["time"], zone)
+    reminder = await service.move_reminder(ctx.uow, ctx.user, ctx.actor, found.id, at)
     if reminder.rrule is not None:
         said = tr("Moved: {text}, {repeats}, next at {time}", text=reminder.text,
                   repeats=describe(reminder.rrule, Renderer(ctx.user.locale, ctx.user.timezone)),
@@ -89,8 +95,8 @@ TOOLS: tuple[ToolSpec, ...] = (
              "that time of day. A task's reminder moves with its task (move the task instead).",
              (ToolParam("reminder", "string", "Which reminder: its number in the list, its id, or part of its text.",
                         required=True, max_length=MAX_TEXT),
-              ToolParam("at", "datetime", "The new time, local (YYYY-MM-DDTHH:MM); of a repeating one, its next time.",
-                        required=True)),
+              ToolParam("at", "datetime", "The new time, local (YYYY-MM-DDTHH:MM); of a repeating one, its next time."),
+              ToolParam("time", "time", "Instead of `at`: a new time of day (HH:MM) on the reminder's own day.")),
              "write", _move),
     ToolSpec("delete_reminder", "reminders", "Delete one of the person's reminders.",
              (ToolParam("reminder", "string", "Which reminder: its number in the list, its id, or part of its text.",

@@ -231,7 +231,7 @@ TEMPLATES: dict[str, Callable[[Mapping[str, Any]], Text]] = {
     "create_reminder": _create_reminder,
     "delete_reminder": lambda a: tr("Delete the reminder {reminder}", reminder=_ref(a.get("reminder", ""))),
     "move_reminder": lambda a: tr("Move the reminder {reminder} to {time}", reminder=_ref(a.get("reminder", "")),
-                                  time=_day(a.get("at", ""))),
+                                  time=_day(a.get("at") or a.get("time", ""))),
     "set_task_reminder": _set_task_reminder,
     "create_goal": lambda a: tr("Start the goal «{title}»", title=_shown(a.get("title", ""))),
     "create_goal_from_template": _create_goal_from_template,

@@ -404,6 +404,8 @@ async def test_a_reminder_moved_in_words_comes_at_its_new_time_once_and_undo_set
     await tick(brain, clock, berlin(30, 20))
     await tick(brain, clock, berlin(30, 20, 1))
     assert [m.text for m in await sent(brain)] == ["⏰ Stretch"]
+    await alice.send("/remind tomorrow 9:00 call Anna")
+    assert "Tue, Dec 1, 5:00\u202fPM: Call Anna" in await alice.send("move the Anna reminder to 5pm")  # keeps its day
 
 
 async def test_a_repeating_reminder_moved_keeps_its_rule_and_a_tasks_reminder_moves_with_its_task(

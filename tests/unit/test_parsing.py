@@ -704,6 +704,7 @@ def test_a_reminder_moved_in_words_is_no_appointment(text: str, reminder: str | 
         assert moved is None
         return
     assert isinstance(moved, ReminderMove) and moved.reminder == reminder
+    assert moved.day_said is any(word in text for word in ("morgen", "tomorrow"))
     day, hour, minute = at or (0, 0, 0)
     month = 11 if day == 30 else 12
     assert moved.at == datetime(2026, month, day, hour, minute, tzinfo=ZoneInfo("Europe/Berlin"))
