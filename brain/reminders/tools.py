@@ -26,12 +26,19 @@ def reminder_data(reminder: Reminder, position: int | None = None) -> dict[str, 
 async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     reminder = await service.create_reminder(ctx.uow, ctx.user, ctx.actor, args["text"], args["at"],
                                              rrule=args.get("repeat"))
+    return _said(ctx, reminder, moved=False)
+
+
+def _said(ctx: ToolContext, reminder: Reminder, *, moved: bool) -> ToolResult:
+    """The reminder just set or moved: when it comes (of a repeating one, how it repeats and its next time)."""
+    at, text = reminder.occurrence_at, reminder.text
     if reminder.rrule is not None:
-        said = tr("Reminder set {repeats}, starting {time}: {text}", text=reminder.text,
-                  repeats=describe(reminder.rrule, Renderer(ctx.user.locale, ctx.user.timezone)),
-                  time=reminder.occurrence_at)
+        repeats = describe(reminder.rrule, Renderer(ctx.user.locale, ctx.user.timezone))
+        said = (tr("Moved: {text}, {repeats}, next at {time}", text=text, repeats=repeats, time=at) if moved
+                else tr("Reminder set {repeats}, starting {time}: {text}", text=text, repeats=repeats, time=at))
     else:
-        said = tr("Reminder set for {time}: {text}", text=reminder.text, time=reminder.occurrence_at)
+        said = (tr("Moved the reminder to {time}: {text}", text=text, time=at) if moved
+                else tr("Reminder set for {time}: {text}", text=text, time=at))
     return ToolResult.success(_held_note(ctx, reminder, said), **reminder_data(reminder))
 
 
@@ -61,14 +68,7 @@ async def _move(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     if at is None:  # "move the stretch reminder to 8pm" keeps its day
         zone = ZoneInfo(found.timezone)
         at = service.wall_time((found.due_at or found.occurrence_at).astimezone(zone).date(), args["time"], zone)
-    reminder = await service.move_reminder(ctx.uow, ctx.user, ctx.actor, found.id, at)
-    if reminder.rrule is not None:
-        said = tr("Moved: {text}, {repeats}, next at {time}", text=reminder.text,
-                  repeats=describe(reminder.rrule, Renderer(ctx.user.locale, ctx.user.timezone)),
-                  time=reminder.occurrence_at)
-    else:
-        said = tr("Moved the reminder to {time}: {text}", text=reminder.text, time=reminder.occurrence_at)
-    return ToolResult.success(_held_note(ctx, reminder, said), **reminder_data(reminder))
+    return _said(ctx, await service.move_reminder(ctx.uow, ctx.user, ctx.actor, found.id, at), moved=True)
 
 
 async def _delete(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
