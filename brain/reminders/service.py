@@ -89,18 +89,24 @@ def store_reminder(uow: UnitOfWork, user: User, text: str, at: datetime, *, task
             rule = normalize(rrule)
         except RuleError as bad:
             raise DomainError(bad.text, code="bad_rule") from None
-        zone = ZoneInfo(user.timezone)
-        found = next_after(rule, when.astimezone(zone).replace(tzinfo=None), zone, when - timedelta(seconds=1))
-        if found is None:
-            raise DomainError(tr("That repetition has no dates from now on. Check its days or its end."),
-                              code="no_occurrences")
-        first = found
+        first = _first_occurrence(rule, when, user.timezone)
     reminder = Reminder(id=uuid.uuid4(), user_id=user.id, text=clean, timezone=user.timezone, occurrence_at=first,
                         due_at=first, held=None, deliveries=0, status=WAITING, task_id=task_id,
                         minutes_before=minutes_before, rrule=rule, starts_at=when if rule else None,
                         answered_key=None, sent_at=None, created_at=uow.now, updated_at=uow.now)
     uow.session.add(reminder)
     return reminder
+
+
+def _first_occurrence(rule: str, starts: datetime, zone: str) -> datetime:
+    """A repeating reminder's first time, at or after `starts`, with its rule expanded from the wall time of
+    `starts` in `zone`."""
+    tz = ZoneInfo(zone)
+    found = next_after(rule, starts.astimezone(tz).replace(tzinfo=None), tz, starts - timedelta(seconds=1))
+    if found is None:
+        raise DomainError(tr("That repetition has no dates from now on. Check its days or its end."),
+                          code="no_occurrences")
+    return found
 
 
 def following(reminder_rule: str, starts_at: datetime, zone: str, after: datetime) -> datetime | None:
@@ -133,13 +139,7 @@ async def move_reminder(uow: UnitOfWork, user: User, actor: ActorT, reminder_id:
     old = reminder.due_at or reminder.occurrence_at
     first = when
     if reminder.rrule is not None:
-        zone = ZoneInfo(reminder.timezone)
-        found = next_after(reminder.rrule, when.astimezone(zone).replace(tzinfo=None), zone,
-                           when - timedelta(seconds=1))
-        if found is None:
-            raise DomainError(tr("That repetition has no dates from then on. Check its days or its end."),
-                              code="no_occurrences")
-        first, reminder.starts_at = found, when
+        first, reminder.starts_at = _first_occurrence(reminder.rrule, when, reminder.timezone), when
     reminder.occurrence_at = reminder.due_at = first
     reminder.status, reminder.held, reminder.deliveries, reminder.updated_at = WAITING, None, 0, uow.now
     uow.emit(ReminderMoved(reminder_id=reminder.id, text=reminder.text, at=first, old_at=old), user_id=user.id,
