@@ -150,7 +150,7 @@ async def _list(turn: Turn) -> None:
     items: list[dict[str, Any]] = result.data.get("reminders", []) if result.ok else []
     if not items:
         turn.say(tr("You have no reminders coming up."),
-                 tr("Usage: /remind <when> <what>, e.g. /remind 15:00 call mom or /remind tomorrow 9:00 dentist"))
+                 tr("To set one, write “remind me tomorrow at 9 to call the dentist” or /remind 15:00 call mom."))
         return
     lines = [turn.t(tr("Your reminders:"))]
     buttons: list[PendingButton] = []

@@ -200,7 +200,7 @@ async def test_event_without_arguments_lists_what_is_coming_up_first(person) -> 
     assert lines[0] == "Coming up:"
     assert [line.rsplit(" ", 1)[1] for line in lines[1:6]] == ["A", "B", "C", "D", "E"]
     assert lines[6] == "… and 2 more."
-    assert lines[7].startswith("Usage: /event")
+    assert lines[7] == "To add one, write “appointment: dentist tomorrow 2pm” or /event Dentist tomorrow 14:00 45m."
     everything = await alice.send("/event")
     assert "12:00 AM" not in everything
 
@@ -221,7 +221,8 @@ async def test_event_list_shows_all_day_events_as_all_day_in_english_and_german(
 async def test_event_without_arguments_and_nothing_coming_up_says_so_and_how_to_add_one(person) -> None:
     reply = await person().send("/event")
     assert reply.splitlines()[0] == "Nothing coming up in your calendar."
-    assert reply.splitlines()[-1].startswith("Usage: /event")
+    assert reply.splitlines()[-1].startswith("To add one, write “appointment: dentist tomorrow 2pm”")
+    assert "Usage" not in reply and "<title>" not in reply
 
 
 @pytest.mark.parametrize("line, language, title, due", [

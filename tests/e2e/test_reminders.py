@@ -289,7 +289,9 @@ async def test_the_list_shows_them_soonest_first_with_a_delete_button_each(perso
     assert "Deleted the reminder Call mom." in await alice.press(alice.buttons()["✕ 1"])
     assert [r.text for r in await reminders(brain) if r.status == WAITING] == ["Dentist"]
     assert "Deleted the reminder Dentist." in await alice.send("/remind delete 1")
-    assert "You have no reminders coming up." in await alice.send("/remind")
+    empty = await alice.send("/remind")
+    assert empty.startswith("You have no reminders coming up.") and "remind me tomorrow at 9" in empty
+    assert "Usage" not in empty and "<when>" not in empty
 
 
 async def test_bad_input_gets_a_clear_answer_and_changes_nothing(person, db_state) -> None:
