@@ -239,7 +239,8 @@ async def _upcoming(turn: Turn) -> None:
             lines.append(turn.t(more))
     else:
         lines.append(turn.t(tr("Nothing coming up in your calendar.")))
-    lines.append(turn.t(tr("To add one, write “appointment: dentist tomorrow 2pm” or /event Dentist tomorrow 14:00 45m.")))
+    lines.append(turn.t(tr("To add one, write “appointment: dentist tomorrow 2pm” or "
+                           "/event Dentist tomorrow 14:00 45m.")))
     if len(items) > 1:  # the example names the second one listed (numbers count from what is shown)
         lines.append(turn.t(tr("/event delete 2 removes the second one.")))
     turn.say("\n".join(lines))
