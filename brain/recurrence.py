@@ -89,6 +89,19 @@ def with_until(rule: str, last_day: date) -> str:
     return normalize(";".join([*kept, f"UNTIL={last_day:%Y%m%d}T235959"]))
 
 
+def count_left(rule: str, start: datetime, zone: ZoneInfo, before: datetime) -> str:
+    """A rule with COUNT less the occurrences of the series (from `start`, aware, read as a wall time of `zone`) before
+    the instant `before`, those already gone out: moved to start anew, the series keeps the number it has left.
+    Other rules as they are."""
+    parts = normalize(rule).split(";")
+    count = next((int(p.removeprefix("COUNT=")) for p in parts if p.startswith("COUNT=")), None)
+    if count is None:
+        return normalize(rule)
+    gone = len(occurrences(rule, start, zone, start - timedelta(seconds=1), before - timedelta(seconds=1)))
+    kept = [p for p in parts if not p.startswith("COUNT=")]
+    return normalize(";".join([*kept, f"COUNT={max(count - gone, 1)}"]))
+
+
 def _expander(rule: str, start: datetime) -> rrule:
     """dateutil's expansion of the rule from `start`, a naive wall time."""
     parsed = rrulestr(normalize(rule), dtstart=start.replace(tzinfo=None, second=0, microsecond=0))

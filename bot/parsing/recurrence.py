@@ -1,6 +1,6 @@
 """Repetition phrases in German and English, as an RRULE: "every Monday", "jeden zweiten Dienstag", "daily",
 "täglich", "werktags", "every 3 days", "alle 2 Wochen", "monthly on the 1st", "jeden Monat am 15.", "every year",
-with an end: "until 31.12.", "bis Dezember 24", "10 times", "10 mal", "5x".
+with an end: "until 31.12.", "bis Dezember 24", "10 times", "10 mal", "5x", "for 3 days", "eine Woche lang".
 
 `find_repetition` returns the rule and the spans of text it was read from, so a command can cut them out of a title
 and read the rest (the first day, the time) as it reads any other."""
@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
-from bot.parsing.amounts import parse_count
+from dateutil.relativedelta import relativedelta
+
+from bot.parsing.amounts import NUMBER_WORDS, parse_count
 from bot.parsing.dates import AFTERNOON, EVENING, MIDDAY, MORNING, NIGHT, find_date
-from brain.recurrence import DAY_CODES, normalize, with_until
+from brain.recurrence import DAY_CODES, MAX_COUNT, normalize, with_until
 
 _DAY_WORDS: dict[str, int] = {
     "monday": 0, "mondays": 0, "montag": 0, "montags": 0,
@@ -38,6 +40,8 @@ _UNITS: dict[str, str] = {
     "monate": "MONTHLY", "year": "YEARLY", "years": "YEARLY", "jahr": "YEARLY", "jahre": "YEARLY",
 }
 _UNIT_ALT = "|".join(sorted(_UNITS, key=len, reverse=True))
+# "daily for 3 days ..." (a title starting with "Daily" is otherwise a thing: see below)
+_FOR_LENGTH = r"(?:for|für)\s+(?:the\s+next\s+)?\S+\s+(?:days?|weeks?|months?|tage|wochen?|monate?)\b"
 _ADVERBS: dict[str, str] = {
     "daily": "FREQ=DAILY", "täglich": "FREQ=DAILY", "taeglich": "FREQ=DAILY", "weekly": "FREQ=WEEKLY",
     "wöchentlich": "FREQ=WEEKLY", "woechentlich": "FREQ=WEEKLY", "monthly": "FREQ=MONTHLY",
@@ -65,13 +69,25 @@ _PATTERNS: tuple[re.Pattern[str], ...] = (
     # "daily", "täglich", "werktags"; at the start of a title only with a time or day after it ("daily at 8 pills"),
     # since "Daily report" or "Weekly review" names a thing, not a repetition
     re.compile(rf"(?<=\S)\s+(?P<adverb>{'|'.join(_ADVERBS)})\b"
-               rf"|^(?P<lead_adverb>{'|'.join(_ADVERBS)})\b(?=\s*(?:$|,|at\b|um\b|on\b|am\b|\d))", re.I),
+               rf"|^(?P<lead_adverb>{'|'.join(_ADVERBS)})\b(?=\s*(?:$|,|at\b|um\b|on\b|am\b|\d|{_FOR_LENGTH}))", re.I),
 )
 # "on the 1st", "am 1.", "on day 15": the day of the month of a monthly series.
 _MONTH_DAY_RE = re.compile(r"\b(?:on\s+the|on\s+day|am|on)\s+(?P<day>[1-9]|[12]\d|3[01])(?:\.|st|nd|rd|th)?(?!\S)",
                            re.I)
 _COUNT_RE = re.compile(r"\b(?:for\s+)?(?P<count>\d{1,3})\s*(?:times|time|mal|x)\b|\b(?P<count2>\d{1,3})-mal\b", re.I)
 _UNTIL_RE = re.compile(r"\b(?:until|till|bis)\s+", re.I)
+# "for 3 days", "for the next two weeks", "für einen Monat", "drei Tage lang", "die nächsten 2 Wochen"
+_NUMBER_ALT = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+_LENGTH_UNITS: dict[str, str] = {
+    "day": "DAILY", "days": "DAILY", "tag": "DAILY", "tage": "DAILY", "week": "WEEKLY", "weeks": "WEEKLY",
+    "woche": "WEEKLY", "wochen": "WEEKLY", "month": "MONTHLY", "months": "MONTHLY", "monat": "MONTHLY",
+    "monate": "MONTHLY",
+}
+_LENGTH = (rf"(?P<n>\d{{1,3}}|{_NUMBER_ALT})\s+(?P<unit>{'|'.join(sorted(_LENGTH_UNITS, key=len, reverse=True))})")
+_LENGTH_RE = re.compile(
+    rf"\b(?:(?:for|für)\s+(?:the\s+next\s+|die\s+nächsten\s+)?{_LENGTH}(?:\s+lang)?"
+    rf"|(?:die\s+nächsten\s+)?{_LENGTH.replace('<n>', '<n2>').replace('<unit>', '<unit2>')}\s+lang"
+    rf"|(?:the\s+next|die\s+nächsten)\s+{_LENGTH.replace('<n>', '<n3>').replace('<unit>', '<unit3>')})\b", re.I)
 
 
 # The part of the day "every evening" / "jeden Abend" names (bot.parsing.dates' names for them).
@@ -158,4 +174,37 @@ def _with_end(text: str, rule: str, spans: list[tuple[int, int]], today: date) -
         day = find_date(text[until.end():], today)
         if day is not None and day.start == 0:
             return with_until(rule, day.value), [*spans, (until.start(), until.end() + day.end)]
+    length = _LENGTH_RE.search(text)
+    if length is not None:
+        n = parse_count(next(v for k, v in length.groupdict().items() if k.startswith("n") and v))
+        unit = _LENGTH_UNITS[next(v for k, v in length.groupdict().items() if k.startswith("unit") and v).lower()]
+        if n is not None and 1 <= n <= MAX_LENGTH[unit]:
+            return _for_length(rule, n, unit, today), [*spans, (length.start(), length.end())]
     return rule, spans
+
+
+# The longest "for N days / weeks / months" read as the end of a series (about two years).
+MAX_LENGTH = {"DAILY": 731, "WEEKLY": 104, "MONTHLY": 24}
+
+
+def _for_length(rule: str, n: int, unit: str, today: date) -> str:
+    """A series said to last n days, weeks or months. Where that is a whole number of its own steps it goes out that
+    often from its first time, however late today it is said: "every day for 3 days" 3 times, "every evening for a
+    week" 7, "Mondays and Thursdays for 2 weeks" 4. Otherwise ("every 2 days for a month") it ends on the last day
+    of that length from today."""
+    parts = dict(part.split("=", 1) for part in normalize(rule).split(";"))
+    steps = None
+    if "INTERVAL" not in parts and "BYMONTHDAY" not in parts:
+        per_week = len(parts.get("BYDAY", "").split(",")) if "BYDAY" in parts else 1
+        if parts["FREQ"] == "DAILY" and unit in ("DAILY", "WEEKLY"):
+            steps = n * (7 if unit == "WEEKLY" else 1)
+        elif parts["FREQ"] == "WEEKLY" and unit == "WEEKLY":
+            steps = n * per_week
+    if parts["FREQ"] == "MONTHLY" and unit == "MONTHLY" and "INTERVAL" not in parts \
+            and "," not in parts.get("BYMONTHDAY", ""):
+        steps = n
+    if steps is not None:
+        return f"{rule};COUNT={min(steps, MAX_COUNT)}"
+    step = relativedelta(months=n) if unit == "MONTHLY" else timedelta(weeks=n if unit == "WEEKLY" else 0,
+                                                                         days=n if unit == "DAILY" else 0)
+    return with_until(rule, today + step - timedelta(days=1))

@@ -24,7 +24,7 @@ from brain.events.catalog import (
 )
 from brain.i18n import Text, tr
 from brain.people.models import User
-from brain.recurrence import RuleError, next_after, normalize
+from brain.recurrence import RuleError, count_left, next_after, normalize
 from brain.reminders.models import CANCELLED, DONE, SENT, SNOOZED, WAITING, Reminder
 from brain.store.unit_of_work import UnitOfWork
 from brain.tools.coercion import LAST_YEAR
@@ -139,6 +139,11 @@ async def move_reminder(uow: UnitOfWork, user: User, actor: ActorT, reminder_id:
     old = reminder.due_at or reminder.occurrence_at
     first = when
     if reminder.rrule is not None:
+        # "every day for 5 days", moved after two went out, goes on for the three it has left
+        pending = reminder.occurrence_at or when
+        if reminder.starts_at is not None:
+            zone = ZoneInfo(reminder.timezone)
+            reminder.rrule = count_left(reminder.rrule, reminder.starts_at.astimezone(zone), zone, pending)
         first, reminder.starts_at = _first_occurrence(reminder.rrule, when, reminder.timezone), when
     reminder.occurrence_at = reminder.due_at = first
     reminder.status, reminder.held, reminder.deliveries, reminder.updated_at = WAITING, None, 0, uow.now

@@ -425,6 +425,23 @@ async def test_a_repeating_reminder_moved_keeps_its_rule_and_a_tasks_reminder_mo
     assert report.occurrence_at == berlin(30, 15)
 
 
+async def test_a_series_for_a_few_days_goes_out_that_often_also_when_moved_on_the_way(
+        person, brain: Brain, clock: FixedClock) -> None:
+    alice = person()
+    said = await alice.send("remind me every day at 10 for 3 days to stretch")
+    assert "Stretch" in said and "3 times" in said, said
+    [series] = await reminders(brain)
+    assert series.rrule == "FREQ=DAILY;COUNT=3"
+    await tick(brain, clock, berlin(30, 10))
+    assert "Dec 1, 6:00\u202fPM" in await alice.send("move the stretch reminder to 6pm")  # one went out: two left
+    [series] = await reminders(brain)
+    assert (series.rrule, series.occurrence_at) == ("FREQ=DAILY;COUNT=2", berlin(1, 18, month=12))
+    for day in (1, 2, 3):
+        await tick(brain, clock, berlin(day, 10, month=12))
+        await tick(brain, clock, berlin(day, 18, month=12))
+    assert [m.text for m in await sent(brain)] == ["⏰ Stretch"] * 3
+
+
 async def test_the_model_moving_a_reminder_is_a_proposal_that_moves_it_once_approved(person, brain: Brain) -> None:
     from tests.e2e.test_proposals_activity import user_of
 

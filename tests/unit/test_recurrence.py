@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bot.parsing.recurrence import find_repetition
 from brain.i18n import Renderer
-from brain.recurrence import RuleError, describe, first_day, next_after, next_day, normalize, occurrences
+from brain.recurrence import RuleError, count_left, describe, first_day, next_after, next_day, normalize, occurrences
 
 BERLIN, NEW_YORK = ZoneInfo("Europe/Berlin"), ZoneInfo("America/New_York")
 TODAY = date(2026, 11, 30)  # a Monday
@@ -66,6 +66,16 @@ def test_count_and_until_end_a_series() -> None:
     assert next_after("FREQ=DAILY;UNTIL=20261201", datetime(2026, 11, 30, 8), BERLIN, utc(2026, 12, 1, 8)) is None
 
 
+def test_a_series_moved_keeps_the_count_it_has_left() -> None:
+    start = datetime(2026, 11, 30, 8, tzinfo=BERLIN)
+    # two of five went out (30 Nov, 1 Dec); the one of 2 Dec is the next: three are left
+    assert count_left("FREQ=DAILY;COUNT=5", start, BERLIN, datetime(2026, 12, 2, 8, tzinfo=BERLIN)) == \
+        "FREQ=DAILY;COUNT=3"
+    assert count_left("FREQ=DAILY;COUNT=5", start, BERLIN, start) == "FREQ=DAILY;COUNT=5"  # none went out yet
+    assert count_left("FREQ=DAILY;COUNT=2", start, BERLIN, utc(2027, 1, 1)) == "FREQ=DAILY;COUNT=1"  # never below one
+    assert count_left("FREQ=WEEKLY;BYDAY=MO", start, BERLIN, utc(2027, 1, 1)) == "FREQ=WEEKLY;BYDAY=MO"
+
+
 def test_a_series_of_days_goes_to_its_next_day() -> None:
     monthly = "FREQ=MONTHLY;BYMONTHDAY=1"
     assert first_day(monthly, TODAY, TODAY) == date(2026, 12, 1)
@@ -85,6 +95,18 @@ def test_a_series_of_days_goes_to_its_next_day() -> None:
     ("every day at 8 pills until 31.12.", "FREQ=DAILY;UNTIL=20261231T235959", "at 8 pills"),
     ("täglich 8 Uhr Tabletten 10 mal", "FREQ=DAILY;COUNT=10", "8 Uhr Tabletten"),
     ("yoga every 3 days", "FREQ=DAILY;INTERVAL=3", "yoga"),
+    # A length: as many times as it says when it counts the series' own steps, else up to its last day
+    ("every day for 3 days stretch", "FREQ=DAILY;COUNT=3", "stretch"),
+    ("daily for 3 days at 10:00 stretch", "FREQ=DAILY;COUNT=3", "at 10:00 stretch"),
+    ("every Monday for 4 weeks yoga", "FREQ=WEEKLY;BYDAY=MO;COUNT=4", "yoga"),
+    ("stretch every day at 10 for the next two weeks", "FREQ=DAILY;COUNT=14", "stretch at 10"),
+    ("jeden Abend eine Woche lang Tabletten", "FREQ=DAILY;COUNT=7", "Tabletten"),
+    ("werktags für 2 Wochen 7:00 Laufen", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;COUNT=10", "7:00 Laufen"),
+    ("every day for a month at 9 vitamins", "FREQ=DAILY;UNTIL=20261229T235959", "at 9 vitamins"),
+    ("die nächsten 5 Tage jeden Morgen Tabletten", "FREQ=DAILY;COUNT=5", "Tabletten"),
+    ("jeden Montag und Donnerstag für 2 Wochen Sport", "FREQ=WEEKLY;BYDAY=MO,TH;COUNT=4", "Sport"),
+    ("jeden Montag und Donnerstag für 2 Monate Sport", "FREQ=WEEKLY;BYDAY=MO,TH;UNTIL=20270129T235959", "Sport"),
+    ("every 2 days for a month water plants", "FREQ=DAILY;INTERVAL=2;UNTIL=20261229T235959", "water plants"),
 ])
 def test_phrases_in_german_and_english(text: str, rule: str, rest: str) -> None:
     found = find_repetition(text, TODAY)
@@ -92,6 +114,7 @@ def test_phrases_in_german_and_english(text: str, rule: str, rest: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["Daily report by Friday", "Weekly review", "Buy milk by Friday",
+                                  "Weekly for the team", "Report for 3 days of work",
                                   "Alle Aufgaben erledigen", "call mom at 3pm"])
 def test_titles_that_only_sound_like_a_repetition_are_left_alone(text: str) -> None:
     assert find_repetition(text, TODAY) is None
