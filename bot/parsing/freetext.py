@@ -780,7 +780,8 @@ def parse_task(text: str, today: date, now: time | None = None) -> list[ToolCall
 # Where the person is or was today: "ich bin im Café Luna", "bin gerade beim Bäcker", "ich war heute im Kino", "I'm at
 # the gym". German with im / in der / beim / bei / am (a bare "in" says a state: "in Eile"), English with "at".
 PLACE_DE_RE = re.compile(
-    r"^(?:ich\s+)?(?P<verb>bin|war)\s+(?:(?:heute|gerade|grad|jetzt|eben|noch|schon|vorhin)\s+)*"
+    r"^(?:ich\s+)?(?P<verb>bin|war)\s+"
+    r"(?:(?:heute\s+(?:morgen|früh|vormittag|mittag|nachmittag|abend)|heute|gerade|grad|jetzt|eben|noch|schon|vorhin)\s+)*"
     r"(?:im|in\s+der|beim|bei\s+der|bei\s+dem|bei|am|an\s+der)\s+(?P<name>.+)$", re.I)
 PLACE_EN_RE = re.compile(
     r"^(?:i'm|i\s+am|im|i\s+was)\s+(?:(?:now|just|still|already|today)\s+)*at\s+(?:the\s+)?(?P<name>.+?)"
@@ -810,6 +811,23 @@ _HOME_RES = (
 )
 
 
+# Two fixed days, a Monday and a Thursday: only whether a sentence names another day than its own matters ("this
+# Monday" is its own day on a Monday).
+_SOME_DAYS = (date(2026, 11, 30), date(2026, 12, 3))
+
+
+def _on_another_day(text: str) -> bool:
+    """ "war am Montag beim Arzt", "I was at Café Luna on Sunday", "ich war am 3.12. im Kino": a visit of another
+    day (and "bin am Freitag bei Anna" a plan), not where the person is or was today. A weekday in a name ("at the
+    Sunday market") is not a day."""
+    for day in _SOME_DAYS:
+        found = find_date(text, day)
+        if found is not None and found.value != day \
+                and not re.search(r"\b(?:the|der|dem|den)\s+$", text[:found.start], re.I):
+            return True
+    return False
+
+
 def place_said(text: str) -> str | None:
     """The name of the place a person says they are at, or were at today; None for anything else."""
     cleaned = re.sub(r"[.!]+$", "", text.strip())
@@ -817,7 +835,8 @@ def place_said(text: str) -> str | None:
     if home is not None:
         return home
     match = PLACE_DE_RE.match(cleaned) or PLACE_EN_RE.match(cleaned)
-    if match is None or re.search(r"\b(?:gestern|yesterday|(?<!heute\s)morgen|tomorrow)\b", cleaned, re.I):
+    if match is None or re.search(r"\b(?:gestern|yesterday|(?<!heute\s)morgen|tomorrow)\b", cleaned, re.I) \
+            or _on_another_day(cleaned):
         return None
     # The name ends where the sentence goes on ("Bin beim Arzt, melde mich später").
     name = re.split(r"[,;:()]|\s+(?:und|and|aber|but|weil|because|bis|until|then|dann)\s+", match.group("name"))[0]

@@ -565,6 +565,10 @@ def test_a_weekend_asked_about_on_the_weekend_is_the_one_under_way() -> None:
     ("ich war beim Bäcker vorhin", "Bäcker"), ("I was at the library earlier today", "Library"),
     ("ich bin am Bahnhof.", "Bahnhof"),
     ("Ich war gestern im Kino", None),  # another day: not a visit now
+    ("war am Montag beim Arzt", None), ("I was at Café Luna on Sunday", None), ("ich war am 3.12. im Kino", None),
+    ("ich bin am Freitag bei Anna", None), ("I was at the gym last Friday", None),
+    ("I am at the Sunday market", "Sunday market"),  # a weekday in a name is no day
+    ("ich war heute Morgen im Kino", "Kino"), ("ich war heute Abend beim Italiener", "Italiener"),
     ("ich bin morgen früh beim Arzt", None), ("I'm at the dentist tomorrow", None),
     ("ich bin im Stress", None),  # how the person is, not where
     ("ich bin in Eile", None),
