@@ -133,6 +133,13 @@ TASK_VERBS_DE = frozenset({
     "anmelden", "abmelden", "verlängern", "tanken", "entsorgen", "rausbringen", "einreichen", "beantworten",
     "schreiben", "mailen", "fragen", "erinnern", "organisieren", "planen", "einräumen", "ausräumen", "staubsaugen",
 })
+# Verbs that make a to-do only with a thing to do ("Steuererklärung machen", "die Präsentation fertig machen").
+VAGUE_TASK_VERBS_DE = frozenset({"machen", "tun", "erledigen"})
+VAGUE_OBJECTS = frozenset({
+    "das", "es", "was", "nichts", "etwas", "alles", "mal", "noch", "dann", "so", "jetzt", "heute", "gleich", "sowas",
+    "dies", "hier", "schnell", "bitte", "fertig", "auch", "endlich", "wieder", "nicht", "feierabend", "schluss", "spaß",
+    "sinn", "mut", "ernst", "weiter",
+})
 TASK_VERBS_EN = frozenset({
     "buy", "get", "pick", "call", "phone", "text", "email", "e-mail", "pay", "book", "order", "cancel", "renew",
     "clean", "tidy", "wash", "fix", "repair", "return", "send", "mail", "post", "print", "sign", "prepare", "pack",
@@ -399,9 +406,13 @@ _DRINK_WHEN_RE = re.compile(
     r"\b(?:this\s+(?:morning|afternoon|evening)|heute\s+(?:morgen|früh|vormittag|nachmittag|abend))\b", re.I)
 
 
+_AND_ALSO_RE = re.compile(r"^\s*(?:und|and|also|plus|auch|außerdem|dazu|then)\s+(?=\S)", re.I)
+
+
 def parse_drinks(text: str, now: time | None = None) -> list[ToolCall] | None:
     """The drinks a text logs. `now` (the person's local time): a drink said with a clock time that has passed today
     ("I had a coffee at 7", "Kaffee um 9") is today's drink; with a time still ahead it is a plan, not read here."""
+    text = _AND_ALSO_RE.sub("", text)  # "und einen Kaffee", "and a tea" after a drink just logged
     calls = _drinks(text)
     if calls is None:
         plain = _DRINK_WHEN_RE.sub(" ", text)
@@ -713,6 +724,8 @@ def _bare_task(text: str) -> bool:
             len(rest := [w for w in words[1:] if w not in DETERMINERS | {"all", "every"}]) == 1
             and rest[0] in OWN_THINGS)):
         return False  # "cancel the reminder", "cancel all my reminders", "call me later": said to the companion
+    if words[-1] in VAGUE_TASK_VERBS_DE:  # "Steuererklärung machen" is one, "das machen" or "mal was tun" none
+        return not set(words[:-1]) <= VAGUE_OBJECTS
     return words[-1] in TASK_VERBS_DE or (words[0] in TASK_VERBS_EN and words[-1] not in TASK_VERBS_DE)
 
 

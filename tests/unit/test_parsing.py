@@ -96,6 +96,11 @@ MONDAY = date(2026, 11, 30)
     ("0,5 l Wasser und 1 Kaffee", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500}),
                                    ToolCall("log_drink", {"drink_type": "coffee"})]),
     ("Kaffee und Kuchen", None),  # every part must be a drink
+    # A drink added after one just logged
+    ("und einen Kaffee", [ToolCall("log_drink", {"drink_type": "coffee"})]),
+    ("and a tea", [ToolCall("log_drink", {"drink_type": "tea"})]),
+    ("und noch 2 Wasser", [ToolCall("log_drink", {"drink_type": "water", "count": 2})]),
+    ("und dann?", None),
     ("Tee 300ml", [ToolCall("log_drink", {"drink_type": "tea", "quantity_ml": 300})]),
     ("Einkaufen bis Freitag", [ToolCall("create_task", {"title": "Einkaufen", "due_date": "2026-12-04"})]),
     ("Kaffee kaufen bis morgen", [ToolCall("create_task", {"title": "Kaffee kaufen", "due_date": "2026-12-01"})]),
@@ -343,6 +348,12 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("Ich muss heute noch zur Post", [ToolCall("create_task", {"title": "Zur Post", "due_date": "2026-11-30"})]),
     ("I need to go to the bank", [ToolCall("create_task", {"title": "Go to the bank"})]),
     ("ich muss noch einkaufen", [ToolCall("create_task", {"title": "Einkaufen"})]),
+    # "machen" / "tun" / "erledigen" make a to-do only with a thing to do.
+    ("Ich muss bis Freitag die Steuererklärung machen", [ToolCall("create_task", {"title": "Steuererklärung machen",
+                                                                                  "due_date": "2026-12-04"})]),
+    ("Hausaufgaben machen", [ToolCall("create_task", {"title": "Hausaufgaben machen"})]),
+    ("ich muss das machen", None), ("ich muss das noch erledigen", None), ("mal was tun", None),
+    ("Feierabend machen", None),
     ("ich muss zur Arbeit", None),
     ("Steuererklärung bis Ende des Monats", [ToolCall("create_task", {"title": "Steuererklärung",
                                                                       "due_date": "2026-11-30"})]),
