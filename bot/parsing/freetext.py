@@ -196,6 +196,17 @@ DELETE_RES = (
     re.compile(r"^(?:den\s+|meinen\s+)?(?P<what>[^\W\d_]{3,}?)-?(?P<noun>termin)\s+"
                r"(?:löschen|loeschen|entfernen|streichen|absagen)(?:\s+bitte)?$", re.I),
 )
+# An appointment named by what it is and with whom: "delete the meeting with Tom", "lösche das Treffen mit Anna",
+# "Mittagessen mit Ben löschen". The words are the title the calendar is searched for.
+_WITH_WHOM = (r"(?P<what>(?:meeting|call|lunch|dinner|breakfast|coffee|date|treffen|besprechung|telefonat|termin|"
+              r"mittagessen|abendessen|frühstück|kaffee)\s+(?:with|mit)\s+.+?)")
+EVENT_DELETE_RES = (
+    re.compile(rf"^(?:please\s+)?(?:delete|remove)\s+(?:the|my)\s+{_WITH_WHOM}(?:,?\s+please)?$", re.I),
+    re.compile(rf"^(?:bitte\s+)?(?:lösche|loesche|lösch|entferne|streiche)\s+(?:bitte\s+)?(?:das|die|den|mein|meine|"
+               rf"meinen)\s+{_WITH_WHOM}(?:\s+bitte)?$", re.I),
+    re.compile(rf"^(?:das\s+|die\s+|den\s+|mein\s+|meine\s+|meinen\s+)?{_WITH_WHOM}\s+"
+               r"(?:löschen|loeschen|entfernen|streichen)(?:\s+bitte)?$", re.I),
+)
 # Which tool takes an entry back, and the name of what it is given.
 DELETE_TOOLS = {"reminder": ("delete_reminder", "reminder"), "erinnerung": ("delete_reminder", "reminder"),
                 "task": ("delete_task", "task"), "todo": ("delete_task", "task"), "to-do": ("delete_task", "task"),
@@ -382,7 +393,8 @@ def entry_deleted(text: str) -> list[ToolCall] | None:
             tool, key = DELETE_TOOLS[said.group("noun").lower()]
             what = said.group("what").strip(" ,:-\"'„“")
             return [ToolCall(tool, {key: what[:200]})] if what else None
-    return None
+    said = next(_matches(EVENT_DELETE_RES, text), None)
+    return [ToolCall("delete_event", {"event": said.group("what")[:200]})] if said is not None else None
 
 
 def parse_done(text: str) -> list[ToolCall] | None:

@@ -419,6 +419,10 @@ def test_date_and_time_finders_never_crash(text: str) -> None:
     ("Lösche den Friseurtermin", [ToolCall("delete_event", {"event": "Friseur"})]),
     ("Zahnarzttermin absagen", [ToolCall("delete_event", {"event": "Zahnarzt"})]),
     ("den Arzt-Termin löschen", [ToolCall("delete_event", {"event": "Arzt"})]),
+    # An appointment named by what it is and with whom.
+    ("delete the meeting with Tom", [ToolCall("delete_event", {"event": "meeting with Tom"})]),
+    ("lösche das Treffen mit Anna", [ToolCall("delete_event", {"event": "Treffen mit Anna"})]),
+    ("Mittagessen mit Ben löschen", [ToolCall("delete_event", {"event": "Mittagessen mit Ben"})]),
     ("remove the dentist appointment", [ToolCall("delete_event", {"event": "dentist"})]),
     ("Lösche die Aufgabe", None),
     ("Termin vereinbaren", [ToolCall("create_task", {"title": "Termin vereinbaren"})]),
