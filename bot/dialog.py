@@ -69,7 +69,7 @@ from bot.parsing.freetext import (
     reminder_moved,
     water_goal_said,
 )
-from bot.parsing.hints import Topic, topic_of
+from bot.parsing.hints import Topic, request_said, topic_of
 from bot.parsing.questions import (
     View,
     about_me_asked,
@@ -513,7 +513,7 @@ class Dialog:
         # "I'm vegetarian" is three words, as "I am vegetarian" and "ich bin Vegetarierin" are
         words = len(re.sub(r"(?i)\b(i|you|we|they|he|she|it)['’](m|re|s|ve|ll|d)\b", r"\1 \2", text).split())
         told = self.brain.memory is not None and not is_question(text) and words >= REMEMBERED_WORDS \
-            and topic is not Topic.REMINDER
+            and topic is not Topic.REMINDER and not request_said(text)  # "delete the gym thing" asks, it tells nothing
         if told:  # "Anna hat am 12. Mai Geburtstag", "I love coffee": no entry to make, but the memory keeps it
             if hint is None and not model_down and self._told_no_model.get(turn.user.id) == turn.today:
                 turn.say(tr("I'll remember that."))  # why nothing more happens was said today already

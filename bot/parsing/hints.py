@@ -38,3 +38,19 @@ def topic_of(text: str) -> Topic | None:
         if pattern.search(text):
             return topic
     return None
+
+
+# A request to the companion: an imperative first ("delete the gym thing", "verschiebe das auf später"), or "can you",
+# "kannst du". Not a statement about the person, so not said to be remembered. ("Mark" and "Update:" open statements
+# too: "Mark is my brother".)
+_REQUEST_RE = re.compile(
+    r"^(?:(?:please|bitte|hey|ok|okay)[,!]?\s+)*(?:(?:can|could|would|will)\s+you|(?:kannst|könntest|koenntest|würdest)"
+    r"\s+du|(?:delete|remove|cancel|move|change|rename|edit|show|list|add|set|put|create|schedule|reschedule|"
+    r"undo|send|give|find|search|lösch\w*|loesch\w*|entferne|streiche|verschieb\w*|verleg\w*|änder\w*|"
+    r"aender\w*|benenne|zeig\w*|liste|trag|füge|fuege|setz\w*|stelle?(?!\s+dir\s+vor)|markier\w*|schick\w*|such\w*|finde)\b)",
+    re.I)
+
+
+def request_said(text: str) -> bool:
+    """Whether a message asks the companion to do something (see _REQUEST_RE)."""
+    return len(text) <= 300 and _REQUEST_RE.match(text.strip()) is not None

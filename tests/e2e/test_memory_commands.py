@@ -436,6 +436,9 @@ async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is
     await dialog.settle()
     assert await memory.ingest_until_promoted() == 7  # Bea's six and the other person's one
     assert "• Anna hat am 12. Mai Geburtstag" in await bea.send("Wann hat Anna Geburtstag?")
+    # A request the reader did not understand tells nothing to remember: it is said not to be understood.
+    asked = await person().send("delete the gym thing from yesterday")
+    assert asked.startswith("I didn't understand that") and "remember" not in asked
 
 
 async def test_a_question_right_after_the_statement_is_answered_with_it_and_not_with_the_rest(person, memory) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.parsing.hints import Topic, topic_of
+from bot.parsing.hints import Topic, request_said, topic_of
 
 
 @pytest.mark.parametrize("text, topic", [
@@ -20,3 +20,14 @@ from bot.parsing.hints import Topic, topic_of
 ])
 def test_the_topic_of_a_message_not_understood(text: str, topic: Topic | None) -> None:
     assert topic_of(text) is topic
+
+
+@pytest.mark.parametrize("text, asks", [
+    ("delete the gym thing", True), ("please change my goal to 3 liters", True), ("can you set my goal to 3 l", True),
+    ("Kannst du den Termin verschieben", True), ("zeig mir meine Woche", True), ("stell meinen Wecker auf 7", True),
+    # statements, also those that open with a word that can be an imperative
+    ("Mark is my brother", False), ("Update: I got the job", False), ("Stell dir vor, ich hab den Job", False),
+    ("I love coffee", False), ("Anna hat am 12. Mai Geburtstag", False),
+])
+def test_a_request_to_the_companion_is_told_from_a_statement(text: str, asks: bool) -> None:
+    assert request_said(text) is asks
