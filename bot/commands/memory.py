@@ -8,10 +8,10 @@ import re
 from typing import Any
 
 from bot.commands import Command
+from bot.parsing.questions import asks_plainly
 from bot.turn import Turn
 from brain.i18n import N_, Percent, Text, tr
 from brain.memory.api import Memory
-from brain.memory.capture import is_question
 from brain.memory.models import ANSWERED, ASSISTANT, CONVERSATION
 from brain.tools.coercion import visible
 
@@ -149,7 +149,7 @@ async def about_me(turn: Turn, *, name: bool = False) -> None:
 
 def _asked(item: Any) -> bool:
     """Whether a memory is a question the person asked (it asks, it does not tell)."""
-    return bool(item.speaker == "user" and is_question(item.text))
+    return bool(item.speaker == "user" and asks_plainly(item.text))  # "what are my tasks" too
 
 
 def _said(turn: Turn, item: Any) -> str:

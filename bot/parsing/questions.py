@@ -169,6 +169,26 @@ def is_question(text: str) -> bool:
     return words[0] in QUESTION_WORDS or (words[0] in ASKING_VERBS and words[1] in PRONOUNS)
 
 
+# A question word with its verb or "much / viel" right after it: "what are my tasks", "how much water today", "wann
+# ist mein Termin". "When I was young, ..." and "Wie immer ..." open statements.
+_WH_WORDS = frozenset({"what", "how", "when", "where", "who", "which", "why", "was", "wie", "wann", "wo", "wer",
+                       "welche", "welcher", "welches", "warum"})
+_WH_FOLLOWERS = frozenset({"is", "are", "was", "were", "do", "does", "did", "am", "much", "many", "long", "often",
+                           "ist", "sind", "war", "waren", "hab", "habe", "hat", "haben", "hatte", "viel", "viele",
+                           "oft", "lange", "steht", "stehen", "gibt", "mache", "soll", "kann", "muss"})
+
+
+def asks_plainly(text: str) -> bool:
+    """Whether a message is a question, also without its question mark: one at its end, or a question word and its
+    verb first ("what are my tasks"). Narrower than `is_question`, so a statement that opens with "when" or "wie"
+    ("When I was young I lived in Leeds") is not taken for one: for what the memory keeps as told."""
+    if text.rstrip().endswith(("?", "？")):
+        return True
+    words = _words(text)
+    return len(words) >= 2 and "," not in text and (words[0] in ("what's", "whats", "how's", "where's", "who's")
+                                                    or (words[0] in _WH_WORDS and words[1] in _WH_FOLLOWERS))
+
+
 def _plans(words: list[str], text: str) -> bool:
     """Asks what is planned: names the calendar, or says "steht … an", "what's on", "habe ich … vor"."""
     said = set(words)
@@ -206,6 +226,15 @@ _HOW_WAS_MY_RE = re.compile(
     r"(?P<span>woche|week|tag|day)(?:\s+(?:bisher|so\s+far|been|going|go|gelaufen|heute|today))*\s*\??$", re.I)
 
 
+# "How am I doing (this week)?", "wie mache ich mich diese Woche?", "wie läuft es bei mir heute?": today at a glance
+# when it says today, else the last seven days. ("How's it going?" alone asks after the companion: small talk.)
+_HOW_AM_I_RE = re.compile(
+    r"^(?:und\s+|and\s+|so,?\s+)?(?:how\s+am\s+i\s+doing|how\s+(?:is|are)\s+(?:things|it)\s+going(?=\s+(?:this|today))"
+    r"|wie\s+(?:mache|schlage)\s+ich\s+mich|wie\s+läuft(?:'s|s|\s+es)(?=\s+(?:bei\s+mir|diese|heute)))"
+    r"(?P<span>(?:\s+(?:this\s+week|today|so\s+far|lately|bei\s+mir|diese\s+woche|heute|bisher|denn|so))*)\s*[?!.]*$",
+    re.I)
+
+
 # What may stand around a coming day said alone ("and tomorrow?", "what about Friday", "und am Montag?").
 _AROUND_A_DAY = re.compile(r"^(?:and|und|what\s+about|how\s+about|und\s+wie\s+sieht(?:'s|\s+es)\s+aus|wie\s+sieht(?:'s|"
                            r"\s+es)\s+aus|on|am|this|next|nächsten|naechsten|kommenden|diesen|\s|[,?!.])*$", re.I)
@@ -231,6 +260,9 @@ def asked_about(text: str, today: date) -> Asked | None:
     lone = _lone_day(text, today)
     if lone is not None:  # "tomorrow", "and Friday?", "übermorgen": that day's agenda
         return Asked(View.AGENDA, lone)
+    how_am_i = _HOW_AM_I_RE.match(text.strip().replace("’", "'"))
+    if how_am_i is not None:
+        return Asked(View.DAY if re.search(r"today|heute", how_am_i.group("span"), re.I) else View.WEEK)
     how_was = _HOW_WAS_MY_RE.match(text.strip())
     if how_was is not None:  # the last seven days, or today at a glance
         return Asked(View.WEEK if how_was.group("span").lower() in ("woche", "week") else View.DAY)

@@ -436,6 +436,10 @@ async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is
     await dialog.settle()
     assert await memory.ingest_until_promoted() == 7  # Bea's six and the other person's one
     assert "• Anna hat am 12. Mai Geburtstag" in await bea.send("Wann hat Anna Geburtstag?")
+    # An earlier question, also one without its question mark, is no answer to a later one.
+    ben = person()
+    assert "No open tasks" in await ben.send("what are my tasks")
+    assert "what are my tasks" not in await ben.send("what are my jobs?")
     # A request the reader did not understand tells nothing to remember: it is said not to be understood.
     asked = await person().send("delete the gym thing from yesterday")
     assert asked.startswith("I didn't understand that") and "remember" not in asked

@@ -30,6 +30,7 @@ from bot.parsing.questions import (
     View,
     about_me_asked,
     asked_about,
+    asks_plainly,
     command_prefixed,
     command_word,
     name_asked,
@@ -533,6 +534,9 @@ def test_questions_bare_to_dos_and_tasks_said_done(text: str, calls: list[ToolCa
     ("Was habe ich heute gegessen und getrunken?", View.DAY, None),
     # How the week or the day went: the last seven days, or the day at a glance.
     ("Wie war meine Woche?", View.WEEK, None), ("how's my week going?", View.WEEK, None),
+    ("how am I doing this week?", View.WEEK, None), ("How am I doing today?", View.DAY, None),
+    ("wie mache ich mich diese Woche?", View.WEEK, None), ("wie läuft es bei mir heute?", View.DAY, None),
+    ("how am I doing with my goals?", View.GOALS, None), ("wie läuft es?", None, None), ("How's it going?", None, None),
     ("Wie läuft meine Woche bisher?", View.WEEK, None), ("how was my day?", View.DAY, None),
     ("Wie war mein Tag?", View.DAY, None), ("how was the meeting?", None, None), ("how was your day?", None, None),
     # What was done in a span: the week counts the tasks done.
@@ -774,3 +778,11 @@ def test_the_last_drink_corrected_in_words(text: str, args: dict[str, object] | 
 def test_the_last_meal_corrected_in_words(text: str, args: dict[str, object] | None) -> None:
     corrected = meal_corrected(text)
     assert (corrected.args if corrected is not None else None) == args
+
+
+@pytest.mark.parametrize("text, asks", [
+    ("what are my tasks", True), ("how much water today", True), ("wann ist mein Termin", True), ("Was ist los?", True),
+    ("When I was young I lived in Leeds", False), ("Wie immer hab ich Kaffee getrunken", False), ("What a day", False),
+])
+def test_a_question_without_its_mark_is_told_from_a_statement(text: str, asks: bool) -> None:
+    assert asks_plainly(text) is asks
