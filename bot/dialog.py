@@ -35,6 +35,7 @@ from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.drinks import after_drink_buttons, more_water
 from bot.commands.food import after_meal_buttons, meals_today, past_day
+from bot.commands.goals import less_coffee
 from bot.commands.memory import about_me, answer_from_memory, forget_said
 from bot.commands.onboarding import step_question, take_typed_answer, waiting_step
 from bot.commands.places import place_in_words, place_offer_answered, places_today, shared_location
@@ -63,6 +64,7 @@ from bot.parsing.freetext import (
     ReminderMove,
     ToolCall,
     done_said,
+    less_coffee_wished,
     more_water_wished,
     parse_free_text,
     place_said,
@@ -581,6 +583,8 @@ class Dialog:
             return entry
         if more_water_wished(text):  # "I want to drink more water": the day's water, the goal, the reminders
             return more_water(turn)
+        if less_coffee_wished(text):  # "ich möchte weniger Kaffee trinken": the day's coffee and a limit to keep
+            return less_coffee(turn)
         place = place_said(text)
         if place is not None:  # "ich bin im Café Luna", "I'm at the gym"
             return place_in_words(turn, place)

@@ -13,8 +13,8 @@ from brain.errors import DomainError
 from brain.goals.periods import PERIODS
 from brain.goals.phrase import parse_goal_phrase
 from brain.goals.service import find_goal, goal_history
-from brain.goals.templates import FLOW_MEASURES, MEASURES, TEMPLATES, Measure, goal_title
-from brain.i18n import N_, Text, tr
+from brain.goals.templates import FLOW_MEASURES, MEASURES, TEMPLATES, Measure, goal_title, measure_key
+from brain.i18n import N_, Text, ntr, tr
 
 FLOW_COMPARISONS: tuple[str, ...] = (">=", "<=")
 HISTORY_SHOWN = 8
@@ -155,6 +155,35 @@ async def _from_phrase(turn: Turn, text: str) -> None:
     measure = MEASURES[phrase.measure]
     turn.say_result(await turn.tool("create_goal", _goal_call(turn, measure, phrase.comparison, phrase.target,
                                                               phrase.period)))
+
+
+# How many coffees a day the limits offered to someone who wants to drink less allow.
+LESS_COFFEE_LIMITS = (2, 3)
+
+
+async def less_coffee(turn: Turn) -> None:
+    """"I want to drink less coffee": the day's coffee, and a daily limit to keep count with (one button each), or the
+    limit already kept."""
+    progress = await turn.tool("get_drink_progress", {})
+    goals = await turn.tool("list_goals")
+    if not progress.ok or not goals.ok:
+        turn.say_result(progress if not progress.ok else goals)
+        return
+    count = progress.data["coffee_count"]
+    cups = ntr("{count} cup", "{count} cups", count, count=count)
+    measure = MEASURES["coffees"]
+    coffee = measure_key(measure.metric, measure.event_type, measure.field, measure.filter_field, measure.filter_value,
+                         "day").rsplit("|", 1)[0]  # a day's or a week's coffees
+    kept = next((item for item in goals.data.get("goals", [])
+                 if str(item.get("measures", "")).rsplit("|", 1)[0] == coffee), None)
+    if kept is not None:
+        turn.say(tr("Good plan! Coffee today: {cups}. Your goal keeps count: {goal}.", cups=cups, goal=kept["title"]))
+        return
+    turn.say(tr("Good plan! Coffee today: {cups}. A daily limit helps: I count each coffee against it and tell you "
+                "how you did. Pick one, or write e.g. \"max 2 coffees a day\".", cups=cups),
+             buttons=[[turn.tool_button(tr("+ {goal}", goal=goal_title(measure, "<=", float(n), "day")),
+                                        "create_goal", **_goal_call(turn, measure, "<=", float(n), "day"))
+                       for n in LESS_COFFEE_LIMITS]])
 
 
 # ---- the guided flow --------------------------------------------------------------------------

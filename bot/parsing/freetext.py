@@ -916,6 +916,25 @@ def more_water_wished(text: str) -> bool:
     return next(_matches(MORE_WATER_RES, text), None) is not None
 
 
+# The wish to drink less coffee: "I want to drink less coffee", "I should cut down on coffee", "ich trinke zu viel
+# Kaffee", "ich möchte weniger Kaffee trinken": answered with the day's coffee and a limit to keep count with.
+LESS_COFFEE_RES = (
+    re.compile(r"^(?:i\s*)?(?:really\s+)?(?:want|wanna|need|have|should|must|would\s+like|['’]d\s+like|am\s+going"
+               r"|['’]m\s+going|will\s+try|['’]ll\s+try|try)\s+(?:to\s+)?(?:drink\s+(?:less|fewer)\s+coffees?"
+               r"|cut\s+(?:down|back)\s+on\s+coffee|have\s+(?:less|fewer)\s+coffees?)"
+               r"(?:\s+(?:today|this\s+week|from\s+now\s+on))?$", re.I),
+    re.compile(r"^i\s+drink\s+too\s+much\s+coffee$|^(?:please\s+)?help\s+me\s+(?:to\s+)?drink\s+less\s+coffee$", re.I),
+    re.compile(r"^(?:ich\s+)?(?:will|möchte|moechte|sollte|muss|werde|würde\s+gern|wuerde\s+gern)\s+(?:gern\s+|gerne\s+)?"
+               r"(?:(?:ab\s+)?(?:heute|jetzt|morgen)\s+)?weniger\s+kaffee\s+trinken$", re.I),
+    re.compile(r"^ich\s+trinke\s+zu\s+viel\s+kaffee$|^(?:bitte\s+)?hilf\s+mir,?\s+weniger\s+kaffee\s+zu\s+trinken$",
+               re.I),
+)
+
+
+def less_coffee_wished(text: str) -> bool:
+    return next(_matches(LESS_COFFEE_RES, text), None) is not None
+
+
 def water_goal_said(text: str) -> int | None:
     """The daily water goal in ml a message sets, or None."""
     match = next(_matches((WATER_GOAL_RE, *WATER_GOAL_WANT_RES), text), None)

@@ -13,6 +13,7 @@ from datetime import date, timedelta
 from enum import Enum
 
 from bot.parsing.dates import MONTHS, WEEKDAYS, find_date
+from brain.goals.phrase import parse_goal_phrase
 
 
 class View(Enum):
@@ -415,11 +416,24 @@ def command_prefixed(text: str) -> tuple[str, str] | None:
     goal = _GOAL_SAID_RE.match(text.strip())
     if goal is not None:
         return "goal", goal.group("rest").strip()
+    plain = _PLAIN_GOAL_RE.match(text.strip().rstrip(".!"))
+    if plain is not None and parse_goal_phrase(plain.group("rest")) is not None:
+        return "goal", plain.group("rest")  # "max 2 Kaffee am Tag", "I want at least 8 glasses of water a day"
     kept = _REMEMBER_SAID_RE.match(text.strip())
     if kept is not None:
         return "remember", (kept.group("rest") or kept.group("rest2")).strip()
     done = _DONE_NUMBER_RE.match(text.strip())
     return ("done", done.group("n") or done.group("m")) if done is not None else None
+
+
+# A goal said plainly, with its bound and its period: "max 2 Kaffee am Tag", "at least 8 glasses of water a day", "ich
+# will höchstens 3 Kaffee pro Tag". Without the bound ("2 coffees a day") it may tell a habit, so it is not read.
+_PLAIN_GOAL_RE = re.compile(
+    r"^(?:(?:i\s+(?:want|would\s+like|'d\s+like|will|'ll)\s+(?:to\s+(?:drink|have|eat|do|finish|visit)\s+)?"
+    r"|(?:ich\s+)?(?:will|möchte|moechte|werde)\s+)(?:nur\s+noch\s+|only\s+)?)?"
+    r"(?P<rest>(?:max|maximal|maximum|höchstens|hoechstens|at\s+most|no\s+more\s+than|nicht\s+mehr\s+als|mindestens|"
+    r"at\s+least|wenigstens)\s+\S.*?\s(?:a|per|pro|am|im|in\s+der|each|every|jeden|jede|die)\s+"
+    r"(?:day|tag|week|woche|month|monat))(?:\s+(?:trinken|essen|schaffen|erledigen|besuchen))?$", re.I)
 
 
 # Something to keep asked for in words: "remember that my sister's birthday is on May 3", "please remember: …", "merk

@@ -290,6 +290,22 @@ async def test_the_drink_just_logged_is_corrected_in_words_and_the_correction_ha
             ("water", 250)]
 
 
+async def test_the_wish_to_drink_less_coffee_gets_the_days_coffee_and_a_limit_to_keep(person, db_state) -> None:
+    alice, bea = person(), person(language="de")
+    await alice.send("/coffee 2")
+    before = await db_state()
+    said = await alice.send("I want to drink less coffee")
+    assert said.startswith("Good plan! Coffee today: 2 cups. A daily limit helps") and "remember" not in said
+    assert await db_state() == before  # a wish sets nothing by itself
+    assert list(alice.buttons()) == ["+ At most 2 coffees a day", "+ At most 3 coffees a day"]
+    assert "New goal: At most 2 coffees a day." in await alice.press(alice.buttons()["+ At most 2 coffees a day"])
+    assert await alice.send("I should cut down on coffee") == (
+        "Good plan! Coffee today: 2 cups. Your goal keeps count: At most 2 coffees a day.")
+    # A limit said plainly is set as a goal.
+    assert "Neues Ziel: Höchstens 3 Kaffee pro Tag." in await bea.send("max 3 Kaffee am Tag")
+    assert "Dein Ziel zählt mit: Höchstens 3 Kaffee pro Tag." in await bea.send("ich trinke zu viel Kaffee")
+
+
 async def test_the_wish_to_drink_more_gets_the_days_water_and_a_glass_to_log(person, db_state) -> None:
     alice = person()
     await alice.send("/water 500")

@@ -19,6 +19,7 @@ from bot.parsing.freetext import (
     done_said,
     drink_corrected,
     event_moved,
+    less_coffee_wished,
     meal_corrected,
     more_water_wished,
     parse_free_text,
@@ -649,6 +650,11 @@ def test_the_wish_to_drink_more_water(text: str, wished: bool) -> None:
     ("set a goal to drink 8 glasses of water a day", ("goal", "drink 8 glasses of water a day")),
     ("neues Ziel: 8 Gläser Wasser am Tag", ("goal", "8 Gläser Wasser am Tag")),
     ("Ziel: 5 Aufgaben pro Tag", ("goal", "5 Aufgaben pro Tag")), ("Ziel erreicht!", None), ("goal reached", None),
+    # ... or said plainly, with its bound and its period; without the bound it may tell a habit.
+    ("max 2 Kaffee am Tag", ("goal", "max 2 Kaffee am Tag")),
+    ("ich will höchstens 3 Kaffee pro Tag trinken", ("goal", "höchstens 3 Kaffee pro Tag")),
+    ("I want at least 8 glasses of water a day", ("goal", "at least 8 glasses of water a day")),
+    ("2 coffees a day", None), ("max 3 beers a day", None), ("max 2 Tage", None),
     # Something to keep, asked for in words: what /remember takes.
     ("remember that my sister's birthday is on May 3", ("remember", "my sister's birthday is on May 3")),
     ("please remember: the code is in the drawer", ("remember", "the code is in the drawer")),
@@ -778,6 +784,14 @@ def test_the_last_drink_corrected_in_words(text: str, args: dict[str, object] | 
 def test_the_last_meal_corrected_in_words(text: str, args: dict[str, object] | None) -> None:
     corrected = meal_corrected(text)
     assert (corrected.args if corrected is not None else None) == args
+
+
+@pytest.mark.parametrize("text, wished", [
+    ("I want to drink less coffee", True), ("I should cut down on coffee", True), ("ich trinke zu viel Kaffee", True),
+    ("Ich möchte weniger Kaffee trinken", True), ("I love coffee", False), ("weniger Kaffee wäre gut", False),
+])
+def test_the_wish_to_drink_less_coffee(text: str, wished: bool) -> None:
+    assert less_coffee_wished(text) is wished
 
 
 @pytest.mark.parametrize("text, asks", [
