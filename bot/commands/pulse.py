@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Mapping
+from datetime import time
 from typing import Any
 
 from babel.dates import get_day_names
@@ -98,6 +100,13 @@ async def quiet(turn: Turn, args: str) -> None:
                  tr("/quiet 22-7 changes them."))
         return
     span = parse_quiet_hours(args)
+    half = re.fullmatch(r"\s*(?P<start>\d{1,2}:\d{2})?\s*-\s*(?P<end>\d{1,2}:\d{2})?\s*", args)
+    if span is None and half is not None and (half["start"] is None) != (half["end"] is None):
+        # One end said ("no reminders after 10pm" is /quiet 22:00-): the other stays as it was.
+        said = _clock(half["start"] or half["end"])
+        if said is not None:
+            span = (said, turn.user.quiet_end) if half["start"] else (turn.user.quiet_start, said)
+            span = span if span[0] != span[1] else None
     if span is None:
         turn.say(tr("I couldn't read that. Write the quiet hours like /quiet 22-7 or /quiet 22:30-6:30."))
         return
@@ -106,6 +115,15 @@ async def quiet(turn: Turn, args: str) -> None:
         user.quiet_start, user.quiet_end = span
     turn.user.quiet_start, turn.user.quiet_end = span
     turn.say(tr("Quiet hours are now {start} to {end}: no reminders then.", start=span[0], end=span[1]))
+
+
+def _clock(text: str) -> time | None:
+    """ "22:00" as a time of day, or None ("25:00")."""
+    hours, minutes = (int(part) for part in text.split(":"))
+    try:
+        return time(0 if hours == 24 else hours, minutes)
+    except ValueError:
+        return None
 
 
 async def pause(turn: Turn, args: str) -> None:

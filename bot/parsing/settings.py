@@ -1,8 +1,9 @@
 """Settings said in words, read as the command that makes them: "sprich Deutsch" as /lang de, "ich wohne in Berlin" as
-/tz Berlin, "no reminders between 10pm and 7am" as /quiet 22:00-07:00, "pause reminders for 3 days" as /pause 3,
-"ich bin im Urlaub bis Sonntag" as /vacation bis Sonntag. Without a language model these got "I didn't understand"
-(or, with a time in them, were offered as an appointment). Each pattern takes the whole message, so a sentence that
-only mentions a language or a city is left alone; the command then says what it did, or why it could not."""
+/tz Berlin, "no reminders between 10pm and 7am" as /quiet 22:00-07:00 ("after 10pm" as /quiet 22:00-, keeping the
+end), "pause reminders for 3 days" as /pause 3, "ich bin im Urlaub bis Sonntag" as /vacation bis Sonntag. Without a
+language model these got "I didn't understand" (or, with a time in them, were offered as an appointment). Each pattern
+takes the whole message, so a sentence that only mentions a language or a city is left alone; the command then says
+what it did, or why it could not."""
 
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ _NO_REMINDERS = (r"^(?:please\s+|bitte\s+)?(?:no\s+(?:reminders|notifications|me
                  r"nachrichten|benachrichtigungen))")
 _QUIET_RE = re.compile(_NO_REMINDERS + r"\s+(?:between|zwischen|from|von)\s+(?P<first>.+?)\s+(?:and|und|to|bis)\s+"
                        r"(?P<last>.+?)(?:\s+(?:please|bitte))?$", re.I)
+# One end of the quiet hours: "no reminders after 10pm" (the start), "keine Nachrichten vor 8 Uhr" (the end).
+_QUIET_END_RE = re.compile(_NO_REMINDERS + r"\s+(?P<side>after|nach|ab|from|before|vor|until|bis)\s+(?P<time>.+?)"
+                           r"(?:\s+(?:please|bitte))?$", re.I)
 _PAUSE_RE = re.compile(r"^(?:please\s+|bitte\s+)?(?:pause|pausiere|pausier)\s+(?:(?:the|my|all|die|meine|alle)\s+)*"
                        r"(?:reminders|erinnerungen|notifications|benachrichtigungen)"
                        r"(?:\s+(?:for|für|fuer)\s+(?P<days>\d{1,3}|[a-zäöü]+)\s+(?:days?|tage?n?))?$", re.I)
@@ -50,7 +54,8 @@ _RESUME_RE = re.compile(r"^(?:(?:turn\s+)?reminders\s+back\s+on|resume\s+(?:the\
 
 # The morning summary and the evening reflection, by their names in both languages.
 _MORNING = (r"(?:(?:the|my)\s+)?(?:morning\s+summary|daily\s+summary|summary\s+every\s+morning"
-            r"|(?:die\s+|meine\s+)?(?:morgenübersicht|morgenzusammenfassung|tagesübersicht))")
+            r"|(?:die\s+|meine\s+)?(?:morgenübersicht|morgenzusammenfassung|tagesübersicht|zusammenfassung))"
+            r"|(?:the|my)\s+summary")
 _EVENING = (r"(?:(?:the|my)\s+)?(?:evening\s+reflection|evening\s+review"
             r"|(?:den\s+|meinen\s+|die\s+|meine\s+)?(?:abendrückblick|abendreflexion|abendreflektion))")
 _RITUAL_AT_RE = re.compile(rf"^(?:(?:please\s+)?(?:set|send\s+me(?:\s+a)?|move)\s+)?(?P<which>{_MORNING}|{_EVENING})\s+"
@@ -110,6 +115,17 @@ def setting_said(text: str) -> tuple[str, str] | None:
         if first.open_meridiem and last.open_meridiem and start.hour < 12 and start > last.value:
             start = start.replace(hour=start.hour + 12)  # "zwischen 10 und 7": from 22:00
         return "quiet", f"{start:%H:%M}-{last.value:%H:%M}"
+    end = _QUIET_END_RE.match(said)
+    if end is not None:
+        found = _hour(end.group("time"))
+        if found is None:
+            return None
+        value = found.value
+        if end.group("side").lower() in ("before", "vor", "until", "bis"):
+            return "quiet", f"-{value:%H:%M}"  # "vor 8": the morning's 8
+        if found.open_meridiem and 6 <= value.hour < 12:
+            value = value.replace(hour=value.hour + 12)  # "nach 10": the evening's 10
+        return "quiet", f"{value:%H:%M}-"
     pause = _PAUSE_RE.match(said)
     if pause is not None:
         return "pause", pause.group("days") or ""

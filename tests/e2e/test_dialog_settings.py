@@ -23,8 +23,13 @@ async def test_a_vacation_said_in_words_and_a_no_that_is_no_appointment(person, 
     bob = person(language="de")
     assert (await bob.send("Ich bin im Urlaub bis Freitag")).startswith("Urlaub vom Mo., 30. Nov. bis Fr., 4. Dez.")
     before = await db_state()
-    answer = await bob.send("keine Erinnerungen nach 22 Uhr")  # says what is not wanted: not offered as an entry
+    answer = await bob.send("keine Erinnerungen nach dem Essen")  # says what is not wanted: not offered as an entry
     assert "Kalender" not in answer and await db_state() == before
+    # One end of the quiet hours said: that end is set, the other stays.
+    assert await bob.send("keine Erinnerungen nach 21 Uhr") == "Ruhezeit ist jetzt von 21:00 bis 07:00: dann keine " \
+        "Erinnerungen."
+    assert "21:00 bis 08:00" in await bob.send("keine Nachrichten vor 8 Uhr")
+    assert "10:00\u202fPM to 7:00\u202fAM" in await person(language="en").send("no reminders after 10pm")
 
 
 async def test_the_morning_summary_and_evening_reflection_set_in_words(person) -> None:
@@ -32,6 +37,7 @@ async def test_the_morning_summary_and_evening_reflection_set_in_words(person) -
     assert await carla.send("Morgenübersicht um 7 Uhr") == "Morgenübersicht: täglich um 07:00."
     assert "aus" in await carla.send("keine Abendreflexion mehr")
     assert "07:00" in await carla.send("/morning")
+    assert await person().send("send me my summary at 8am") == "Morning summary: every day at 8:00\u202fAM."
 
 
 async def test_a_ritual_started_in_words_and_lists_asked_for_with_my(person) -> None:

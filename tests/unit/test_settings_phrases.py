@@ -22,6 +22,8 @@ from bot.parsing.settings import setting_said
     ("no reminders between 10pm and 7am", ("quiet", "22:00-07:00")),
     ("keine Erinnerungen zwischen 22 und 7 Uhr", ("quiet", "22:00-07:00")),
     ("keine Erinnerungen zwischen 10 und 7", ("quiet", "22:00-07:00")),  # the evening's 10 before the morning's 7
+    ("no reminders after 10pm", ("quiet", "22:00-")), ("keine Erinnerungen nach 10", ("quiet", "22:00-")),
+    ("keine Nachrichten vor 8 Uhr", ("quiet", "-08:00")), ("no notifications before 7:30am", ("quiet", "-07:30")),
     ("pause reminders for 3 days", ("pause", "3")),
     ("pausiere die Erinnerungen", ("pause", "")),
     ("I'm on vacation until Sunday", ("vacation", "until Sunday")),
@@ -29,7 +31,7 @@ from bot.parsing.settings import setting_said
     ("Urlaub vom 5.12. bis 10.12.", ("vacation", "vom 5.12. bis 10.12.")),
     ("reminders back on", ("resume", "")),
     ("send me a summary every morning at 7:30", ("morning", "07:30")),
-    ("Morgenübersicht um 7 Uhr", ("morning", "07:00")),
+    ("Morgenübersicht um 7 Uhr", ("morning", "07:00")), ("send me my summary at 8am", ("morning", "08:00")),
     ("Abendrückblick um 9", ("evening", "21:00")),  # the evening's 9
     ("turn off the morning summary", ("morning", "off")),
     ("keine Abendreflexion mehr", ("evening", "off")),
