@@ -681,6 +681,8 @@ _HINTS = {
     Topic.DRINK: tr("For a drink, write it like \"250 ml water\", \"two coffees\" or /drink tea 300."),
     Topic.MEAL: tr("For a meal, write it like \"lunch: pasta 650 kcal\" or /meal."),
     Topic.PLACE: tr("For a place, write \"I'm at Café Luna\" or /place Café Luna."),
+    Topic.DELETE: tr("To delete something: /undo takes back your last entry, /meal delete your last meal, and "
+                     "/task delete, /event delete, /remind delete or /place delete with its name or number."),
 }
 
 

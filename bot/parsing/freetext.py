@@ -528,8 +528,9 @@ def _drinks(text: str) -> list[ToolCall] | None:
 # A meal named inside a sentence that says it was eaten ("Ich habe heute Mittag Pizza gegessen", "had pizza for
 # lunch", "zu Abend Suppe gegessen"): the meal word with what introduces it.
 MEAL_PHRASE_RE = re.compile(
-    r"(?<!\w)(?:(?:zu|zum|zur|heute|for|as|at|beim|mein|my)\s+)?"
-    r"(?P<meal>frühstück|fruehstueck|mittagessen|mittag|abendessen|abendbrot|abend|breakfast|lunch|dinner|supper)"
+    r"(?<!\w)(?:(?:zu|zum|zur|heute|for(?:\s+a)?|as(?:\s+a)?|als|at|beim|mein|my)\s+)?"
+    r"(?P<meal>frühstück|fruehstueck|mittagessen|mittag|abendessen|abendbrot|abend|breakfast|lunch|dinner|supper"
+    r"|snack)"
     r"(?!\w)", re.I)
 # Verbs that can only mean eating ("had" and "hatte" also have a day or a meeting).
 ONLY_EATING_RE = re.compile(r"(?<!\w)(?:ate|eaten|gegessen|gefrühstückt|gefruehstueckt|verdrückt|aß)(?!\w)", re.I)
@@ -544,7 +545,7 @@ def _meal_in_sentence(text: str) -> tuple[str, str] | None:
     # closing the sentence ("had pizza for lunch"), not one that says when ("I had a meeting at lunch") or is part
     # of something else ("a call for lunch break").
     if not ONLY_EATING_RE.search(text) and not (
-            ATE_RE.search(text) and re.match(r"(?:for|zum|zu|as)\s", phrase.group(0), re.I)
+            ATE_RE.search(text) and re.match(r"(?:for|zum|zu|as|als)\s", phrase.group(0), re.I)
             and not _food_only(KCAL_RE.sub(" ", text[phrase.end():]))):
         return None
     word = phrase.group("meal").lower()
@@ -564,8 +565,8 @@ MEAL_SENTENCE_RES = (
     # a salad", "zum Frühstück Müsli"); read only when the rest is no errand ("book a table for dinner").
     re.compile(r"^(?P<food>(?!.*\b(?:with|mit|tomorrow|morgen|tonight|heute\s+abend|next|nächste\w*)\b)"
                r"(?:\d+\s+)?[^\d:]\D*?)"
-               r"\s+(?:for|zum|zu|als)\s+(?P<meal>breakfast|lunch|dinner|supper|frühstück|fruehstueck|mittagessen"
-               r"|mittag|abendessen|abendbrot)$", re.I),
+               r"\s+(?:for(?:\s+a)?|zum|zu|als|as\s+a)\s+(?P<meal>breakfast|lunch|dinner|supper|frühstück|fruehstueck"
+               r"|mittagessen|mittag|abendessen|abendbrot|snack)$", re.I),
     re.compile(r"^(?:for|zum|zu)\s+(?P<meal>breakfast|lunch|dinner|supper|frühstück|fruehstueck|mittagessen|mittag"
                r"|abendessen|abendbrot)\s*[,:]?\s+(?:i\s+had\s+|i\s+ate\s+|we\s+had\s+|hatte\s+ich\s+|gibt\s+es\s+)?"
                r"(?P<food>(?!.*\b(?:tomorrow|morgen|next|nächste\w*)\b)\D+)$", re.I),

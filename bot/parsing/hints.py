@@ -15,10 +15,14 @@ class Topic(Enum):
     DRINK = "drink"
     MEAL = "meal"
     PLACE = "place"
+    DELETE = "delete"  # something to take back, not said which way ("lösche die Pizza")
 
 
-# By the first word stem found, in this order: a reminder about an appointment is about the reminder.
+# By the first word stem found, in this order: a reminder about an appointment is about the reminder; a request to
+# delete is about deleting, whatever it names.
 _TOPICS: tuple[tuple[Topic, re.Pattern[str]], ...] = (
+    (Topic.DELETE, re.compile(r"^(?:(?:please|bitte)\s+)?(?:delete|remove|lösche|lösch|loesche|entferne|streiche)\b",
+                              re.I)),
     (Topic.REMINDER, re.compile(r"\b(?:erinner\w*|remind\w*)\b", re.I)),
     (Topic.APPOINTMENT, re.compile(r"\b(?:termin\w*|appointment\w*|kalender|calendar|meeting)\b", re.I)),
     (Topic.TASK, re.compile(r"\b(?:aufgabe\w*|task\w*|to-?dos?|erledig\w*)\b", re.I)),

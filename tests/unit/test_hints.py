@@ -15,6 +15,8 @@ from bot.parsing.hints import Topic, request_said, topic_of
     ("ich habe was getrunken", Topic.DRINK),
     ("I ate something", Topic.MEAL),
     ("neuer Ort", Topic.PLACE),
+    # deleting, whatever it names
+    ("lösche die Pizza", Topic.DELETE), ("please remove the reminder thing", Topic.DELETE),
     ("asdfgh", None),
     ("bla bla", None),
 ])

@@ -98,6 +98,10 @@ MONDAY = date(2026, 11, 30)
     ("0,5 l Wasser und 1 Kaffee", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500}),
                                    ToolCall("log_drink", {"drink_type": "coffee"})]),
     ("Kaffee und Kuchen", None),  # every part must be a drink
+    # A snack named as such: the meal it was, not part of what was eaten
+    ("ich hatte einen Apfel als Snack", [ToolCall("log_meal", {"meal_type": "snack", "description": "Apfel"})]),
+    ("chips as a snack", [ToolCall("log_meal", {"meal_type": "snack", "description": "chips"})]),
+    ("had a banana for a snack", [ToolCall("log_meal", {"meal_type": "snack", "description": "banana"})]),
     # A drink added after one just logged
     ("und einen Kaffee", [ToolCall("log_drink", {"drink_type": "coffee"})]),
     ("and a tea", [ToolCall("log_drink", {"drink_type": "tea"})]),
