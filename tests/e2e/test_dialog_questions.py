@@ -242,8 +242,8 @@ async def test_a_past_days_drinks_and_meals_are_answered_from_the_logs(person, c
 async def test_an_hour_both_of_whose_times_have_passed_is_tomorrows_morning_from_seven_on(person, clock) -> None:
     alice = person(language="de")
     clock.advance(timedelta(hours=15, minutes=15))  # 23:45 in Berlin
-    assert "Di., 1. Dez. um 07:00: Tabletten" in await alice.send("Erinnere mich um 7 an die Tabletten")
-    assert "Di., 1. Dez. um 15:00: Anruf" in await alice.send("Erinnere mich um 3 an den Anruf")
+    assert "morgen um 07:00: Tabletten" in await alice.send("Erinnere mich um 7 an die Tabletten")
+    assert "morgen um 15:00: Anruf" in await alice.send("Erinnere mich um 3 an den Anruf")
 
 
 async def test_the_next_appointment_goals_and_streaks_asked_in_words(person, db_state) -> None:

@@ -96,7 +96,7 @@ async def test_a_monthly_task_is_done_per_occurrence(person, brain: Brain, clock
 
 async def test_a_daily_reminder_arrives_once_a_day_at_its_time(person, brain: Brain, clock: FixedClock) -> None:
     alice = person()
-    assert "Reminder set every day, starting Tue, Dec 1, 8:00\u202fAM: Take pills" in await alice.send(
+    assert "Reminder set every day, starting tomorrow at 8:00\u202fAM: Take pills" in await alice.send(
         "remind me every day at 8 to take pills")
     jobs = ScheduledJobs(brain, Settings())
     for day in (1, 2, 3):
