@@ -51,7 +51,8 @@ _REQUEST_RE = re.compile(
     r"^(?:(?:please|bitte|hey|ok|okay)[,!]?\s+)*(?:(?:can|could|would|will)\s+you|(?:kannst|könntest|koenntest|würdest)"
     r"\s+du|(?:delete|remove|cancel|move|change|rename|edit|show|list|add|set|put|create|schedule|reschedule|"
     r"undo|send|give|find|search|lösch\w*|loesch\w*|entferne|streiche|verschieb\w*|verleg\w*|änder\w*|"
-    r"aender\w*|benenne|zeig\w*|liste|trag|füge|fuege|setz\w*|stelle?(?!\s+dir\s+vor)|markier\w*|schick\w*|such\w*|finde)\b)",
+    r"aender\w*|benenne|zeig\w*|liste|trag|füge|fuege|setz\w*|stelle?(?!\s+dir\s+vor)|markier\w*|schick\w*|such\w*|finde|"
+    r"tell\s+me|help\s+me|explain|erzähl\w*|erklär\w*|sag\s+mir|hilf\s+mir)\b)",
     re.I)
 
 

@@ -26,7 +26,8 @@ def test_the_topic_of_a_message_not_understood(text: str, topic: Topic | None) -
 
 @pytest.mark.parametrize("text, asks", [
     ("delete the gym thing", True), ("please change my goal to 3 liters", True), ("can you set my goal to 3 l", True),
-    ("Kannst du den Termin verschieben", True), ("zeig mir meine Woche", True), ("stell meinen Wecker auf 7", True),
+    ("Kannst du den Termin verschieben", True), ("tell me a joke", True), ("erzähl mir was", True),
+    ("zeig mir meine Woche", True), ("stell meinen Wecker auf 7", True),
     # statements, also those that open with a word that can be an imperative
     ("Mark is my brother", False), ("Update: I got the job", False), ("Stell dir vor, ich hab den Job", False),
     ("I love coffee", False), ("Anna hat am 12. Mai Geburtstag", False),
