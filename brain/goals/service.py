@@ -17,7 +17,7 @@ from brain.events.catalog import ActorT, GoalAbandoned, GoalCreated, GoalPaused,
 from brain.events.store import EventRecord, query_events
 from brain.goals.models import Goal, GoalPeriod
 from brain.goals.periods import PERIODS, local_date_at, period_bounds, period_instants
-from brain.goals.templates import TEMPLATE_IDS, TEMPLATES, measure_key, measure_of, most_for
+from brain.goals.templates import TEMPLATE_IDS, TEMPLATES, goal_title, measure_key, measure_of, most_for
 from brain.goals.tracker import (
     EVENT_SOURCES,
     REACHED_ON_THE_WAY,
@@ -30,7 +30,7 @@ from brain.goals.tracker import (
     reach,
     replay,
 )
-from brain.i18n import N_, Renderer, tr
+from brain.i18n import N_, SUPPORTED_LOCALES, Renderer, tr
 from brain.modules.drink import service as drink
 from brain.modules.food import service as food
 from brain.modules.food.models import NutritionGoal
@@ -346,6 +346,26 @@ async def _value_so_far(uow: UnitOfWork, user: User, goal: Goal, today: date) ->
     return replay(GoalMetric.of(goal), (
         (e.type, e.meta.record_id, e.payload.model_dump(mode="json")) for e in reversed(events)
     ))
+
+
+async def retitle(uow: UnitOfWork, user_id: uuid.UUID, locale: str) -> int:
+    """The person's goals whose title this code wrote in one language (a template's, or one made from a phrase or the
+    flow) titled in `locale` now, so a goal made in German reads in English after a switch. A title they or the
+    model chose stays. The number retitled."""
+    changed = 0
+    for goal in (await uow.session.scalars(select(Goal).where(Goal.user_id == user_id).with_for_update())).all():
+        candidates = []
+        if goal.template in TEMPLATES:
+            candidates.append(TEMPLATES[goal.template].title_text)
+        measure = measure_of(goal.metric, goal.event_type, goal.field, goal.filter_field, goal.filter_value)
+        if measure is not None:
+            candidates.append(goal_title(measure, goal.comparison, goal.target, goal.period))
+        for text in candidates:
+            if any(Renderer(other)(text) == goal.title for other in SUPPORTED_LOCALES if other != locale):
+                goal.title = Renderer(locale)(text)[:200]
+                changed += 1
+                break
+    return changed
 
 
 def _unknown_template(template_id: str) -> DomainError:

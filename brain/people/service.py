@@ -125,7 +125,12 @@ async def set_locale(uow: UnitOfWork, user_id: uuid.UUID, locale: str, *, chosen
     mine = update(User).where(User.id == user_id)
     statement = (mine.values(locale=locale, locale_chosen=True) if chosen
                  else mine.where(User.locale_chosen.is_(False)).values(locale=locale))
-    return await uow.session.scalar(statement.returning(User.id)) is not None
+    if await uow.session.scalar(statement.returning(User.id)) is None:
+        return False
+    from brain.goals.service import retitle  # goals build on people, not back
+
+    await retitle(uow, user_id, locale)  # "Höchstens 2 Kaffee pro Tag" reads "At most 2 coffees a day" now
+    return True
 
 
 async def set_display_name(uow: UnitOfWork, user_id: uuid.UUID, name: str) -> None:

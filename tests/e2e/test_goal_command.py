@@ -266,3 +266,22 @@ async def test_a_goal_asked_for_in_words_is_set_as_the_command_would(brain, pers
     assert "Ziel" not in await alice.send("Ziel erreicht!")  # no colon: no goal asked for
     assert await _goal_state(brain) == before
     assert [g.title for g in await _goals(brain)][:1] == ["At most 2 coffees a day"]
+
+
+async def test_a_goal_the_companion_titled_reads_in_the_language_switched_to(person, brain) -> None:
+    bea = person(language="de")
+    await bea.send("/goal max 2 Kaffee am Tag")
+    await bea.send("/goal")
+    await bea.press(bea.buttons()["+ 8 Gläser Wasser pro Tag"])
+    async with brain.transactions.read() as session:
+        user_id = await session.scalar(select(Identity.user_id).where(Identity.platform_id == bea.handle))
+    assert (await brain.tools.execute(user_id, "create_goal", {  # a title of her own
+        "title": "Mein Essensziel", "metric": "event_count", "event_type": "MealLogged", "target": 3, "period": "day",
+        "comparison": ">="}, USER)).ok
+    assert [g.title for g in await _goals(brain)] == [
+        "Höchstens 2 Kaffee pro Tag", "8 Gläser Wasser pro Tag (jedes eingetragene Wasser zählt als ein Glas)",
+        "Mein Essensziel"]
+    await bea.send("/lang en")
+    assert [g.title for g in await _goals(brain)] == [
+        "At most 2 coffees a day", "8 glasses of water a day (each water you log counts as one)", "Mein Essensziel"]
+    assert "1. At most 2 coffees a day: 0/2 today" in await bea.send("/goal")
