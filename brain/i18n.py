@@ -65,6 +65,19 @@ class LongDay:
     with_year: bool = False
 
 
+def moment(at: datetime, now: datetime, zone: str) -> Text | datetime:
+    """When something just set happens, as a person says it: "today at 9:39 PM", "tomorrow at 7:00 AM", or the
+    date-time itself further off. For a reply rendered at once (later, "today" would be another day)."""
+    tz = ZoneInfo(zone)
+    local = at.astimezone(tz)
+    days = (local.date() - now.astimezone(tz).date()).days
+    if days == 0:
+        return tr("today at {time}", time=local.time())
+    if days == 1:
+        return tr("tomorrow at {time}", time=local.time())
+    return at
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, Text):
         return {"__text__": value.to_json()}

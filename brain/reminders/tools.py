@@ -3,11 +3,10 @@ them, delete one. A `reminder` argument is its number in the list, its id, or pa
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from brain.i18n import Renderer, Text, ntr, tr
+from brain.i18n import Renderer, Text, moment, ntr, tr
 from brain.pulse.activity import in_quiet_hours
 from brain.recurrence import describe
 from brain.reminders import service
@@ -30,21 +29,9 @@ async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     return _said(ctx, reminder, moved=False)
 
 
-def _when(ctx: ToolContext, at: datetime) -> Text | datetime:
-    """When a reminder just set comes, as the person says it: "today at 9:39 PM", "tomorrow at 7:00 AM", or its date
-    and time further off (said at once, so "today" is still today)."""
-    zone = ZoneInfo(ctx.user.timezone)
-    day, today = at.astimezone(zone).date(), ctx.uow.now.astimezone(zone).date()
-    if day == today:
-        return tr("today at {time}", time=at.astimezone(zone).time())
-    if day == today + timedelta(days=1):
-        return tr("tomorrow at {time}", time=at.astimezone(zone).time())
-    return at
-
-
 def _said(ctx: ToolContext, reminder: Reminder, *, moved: bool) -> ToolResult:
     """The reminder just set or moved: when it comes (of a repeating one, how it repeats and its next time)."""
-    at, text = _when(ctx, reminder.occurrence_at), reminder.text
+    at, text = moment(reminder.occurrence_at, ctx.uow.now, ctx.user.timezone), reminder.text
     if reminder.rrule is not None:
         repeats = describe(reminder.rrule, Renderer(ctx.user.locale, ctx.user.timezone))
         said = (tr("Moved: {text}, {repeats}, next: {time}", text=text, repeats=repeats, time=at) if moved

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from brain.i18n import Renderer, ntr, tr
+from brain.i18n import Renderer, Text, moment, ntr, tr
 from brain.modules.calendar import series as repeating
 from brain.modules.calendar import service
 from brain.modules.calendar.models import CalendarEvent
@@ -56,11 +56,15 @@ async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
                      title=event.title, start=event.start_time)
     elif event.end_time - event.start_time != service.DEFAULT_DURATION:  # an end said ("10:00-11:30") is said back
         same_day = local_date(ctx.user, event.start_time) == local_date(ctx.user, event.end_time)
-        message = tr("Added {title} at {start} until {end}.", title=event.title, start=event.start_time,
-                     end=event.end_time.astimezone(ZoneInfo(ctx.user.timezone)).time() if same_day
-                     else event.end_time)
+        end_said = event.end_time.astimezone(ZoneInfo(ctx.user.timezone)).time() if same_day else event.end_time
+        when = moment(event.start_time, ctx.uow.now, ctx.user.timezone)
+        message = (tr("Added {title} {when} until {end}.", title=event.title, when=when, end=end_said)
+                   if isinstance(when, Text) else
+                   tr("Added {title} at {start} until {end}.", title=event.title, start=event.start_time, end=end_said))
     else:
-        message = tr("Added {title} at {start}.", title=event.title, start=event.start_time)
+        when = moment(event.start_time, ctx.uow.now, ctx.user.timezone)  # "Added Dentist tomorrow at 2:00 PM."
+        message = (tr("Added {title} {when}.", title=event.title, when=when) if isinstance(when, Text)
+                   else tr("Added {title} at {start}.", title=event.title, start=event.start_time))
     return ToolResult.success(message, **event_data(ctx.user, event))
 
 
@@ -100,7 +104,8 @@ async def _move(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         start = datetime.combine(args.get("date") or current.date(), args.get("time") or current.time().replace(
             tzinfo=None)).replace(tzinfo=zone)
     event = await service.move_event(ctx.uow, ctx.user, ctx.actor, ref.event.id, start)
-    return ToolResult.success(tr("Moved {title} to {start}.", title=event.title, start=event.start_time),
+    return ToolResult.success(tr("Moved {title} to {start}.", title=event.title,
+                                 start=moment(event.start_time, ctx.uow.now, ctx.user.timezone)),
                               **event_data(ctx.user, event))
 
 
