@@ -10,7 +10,7 @@ from __future__ import annotations
 import gettext
 import math
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import date, datetime, time, tzinfo
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -65,12 +65,13 @@ class LongDay:
     with_year: bool = False
 
 
-def moment(at: datetime, now: datetime, zone: str) -> Text | datetime:
-    """When something just set happens, as a person says it: "today at 9:39 PM", "tomorrow at 7:00 AM", or the
-    date-time itself further off. For a reply rendered at once (later, "today" would be another day)."""
-    tz = ZoneInfo(zone)
+def moment(at: datetime, now: datetime | date, zone: str | tzinfo) -> Text | datetime:
+    """When something happens, as a person says it: "today at 9:39 PM", "tomorrow at 7:00 AM", or the date-time
+    itself further off; `now` (or the local day meant as today). For a reply rendered at once (later, "today" would
+    be another day)."""
+    tz = ZoneInfo(zone) if isinstance(zone, str) else zone
     local = at.astimezone(tz)
-    days = (local.date() - now.astimezone(tz).date()).days
+    days = (local.date() - (now.astimezone(tz).date() if isinstance(now, datetime) else now)).days
     if days == 0:
         return tr("today at {time}", time=local.time())
     if days == 1:

@@ -9,7 +9,7 @@ import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -22,7 +22,7 @@ from brain.context import GOAL_PERIODS
 from brain.events.store import EventRecord
 from brain.goals.models import Goal
 from brain.goals.service import GoalProgress, goals_progress
-from brain.i18n import Renderer, Text, ntr, tr
+from brain.i18n import Renderer, Text, moment, ntr, tr
 from brain.people.local_time import local_date
 from brain.people.models import User
 from brain.projections.day_snapshot import DaySnapshot, day_snapshots
@@ -68,11 +68,17 @@ def day_lines(s: DaySnapshot, tz: tzinfo | None) -> list[Text]:
     if s.events_today:
         lines.append(ntr("{count} appointment today", "{count} appointments today", s.events_today))
     if s.next_event is not None:
+        zone = tz or UTC
+        first_day = s.next_event.start.astimezone(zone).date()
         if s.next_event.is_all_day:
-            lines.append(tr("Next: {title} (all day)", title=s.next_event.title))
-        else:
+            lines.append(tr("Next: {title} (all day)", title=s.next_event.title) if first_day <= s.day
+                         else tr("Next: {title}, {date} (all day)", title=s.next_event.title, date=first_day))
+        elif first_day == s.day:
             lines.append(tr("Next: {title} at {time}", title=s.next_event.title,
-                            time=s.next_event.start.astimezone(tz).time()))
+                            time=s.next_event.start.astimezone(zone).time()))
+        else:  # not today: its day too ("Next: Dentist, tomorrow at 10:00 AM")
+            lines.append(tr("Next: {title}, {when}", title=s.next_event.title,
+                            when=moment(s.next_event.start, s.day, zone)))
     lines.append(tr("Water goal: {goal} ml", goal=s.water_goal_ml))
     return lines
 

@@ -157,6 +157,19 @@ def test_morning_summary_lists_due_tasks_overdue_appointments_and_the_water_goal
     assert draft.actions[0].command == "/today"
 
 
+def test_morning_summary_gives_the_next_appointments_day_when_it_is_not_today() -> None:
+    def said(start: datetime, all_day: bool = False) -> str:
+        event = EventSummary(id="e", title="Dentist", start=start.astimezone(UTC),
+                             end=start.astimezone(UTC) + timedelta(hours=1), is_all_day=all_day)
+        draft = MORNING_SUMMARY.decide(ctx(8, snap=snapshot(next_event=event, upcoming=[event])))
+        assert draft is not None
+        return text(draft)
+
+    assert "Next: Dentist, tomorrow at 10:00" in said(datetime(2026, 12, 1, 10, tzinfo=BERLIN))
+    assert "Next: Dentist, Fri, Dec 4, 10:00" in said(datetime(2026, 12, 4, 10, tzinfo=BERLIN))
+    assert "Next: Dentist, Fri, Dec 4 (all day)" in said(datetime(2026, 12, 4, tzinfo=BERLIN), all_day=True)
+
+
 def test_morning_summary_on_an_empty_day_says_free_day() -> None:
     draft = MORNING_SUMMARY.decide(ctx(8))
     assert draft is not None and draft.priority == LOW
