@@ -241,11 +241,11 @@ async def test_task_with_a_month_name_deadline_gets_its_due_date(person, brain, 
 @pytest.mark.parametrize("line, language, title, due, reply", [
     ("/task Report next monday 9am", "en", "Report", "2026-12-07",
      "Added the task Report, due Mon, Dec 7 at 9:00\u202fAM."),
-    ("/task N until tomorrow 18:00", "en", "N", "2026-12-01", "Added the task N, due Tue, Dec 1 at 6:00\u202fPM."),
+    ("/task N until tomorrow 18:00", "en", "N", "2026-12-01", "Added the task N, due tomorrow at 6:00\u202fPM."),
     ("/task Call Anna 9am tomorrow", "en", "Call Anna", "2026-12-01", "Added the task Call Anna, due"),
     ("/task Call Anna tomorrow evening at 7", "en", "Call Anna", "2026-12-01", "Added the task Call Anna, due"),
     ("/aufgabe Zahnarzt anrufen morgen 14 Uhr", "de", "Zahnarzt anrufen", "2026-12-01",
-     "Aufgabe Zahnarzt anrufen angelegt (fällig am Di., 1. Dez. um 14:00)."),
+     "Aufgabe Zahnarzt anrufen angelegt (fällig morgen um 14:00)."),
     ("/aufgabe Oma anrufen morgen Abend um 8", "de", "Oma anrufen", "2026-12-01", "Aufgabe Oma anrufen angelegt"),
     ("/aufgabe Oma anrufen Freitag 18", "de", "Oma anrufen", "2026-12-04", "Aufgabe Oma anrufen angelegt"),
     # Not a time of the day: a version number, and a clock time that is not next to the day.
@@ -262,13 +262,13 @@ async def test_a_time_said_with_a_tasks_due_day_is_no_part_of_its_title(
 
 @pytest.mark.parametrize("line, language, title, due, said", [
     # The clock stands at 8:30 in Berlin: a time still ahead is today's, one gone tomorrow's (and that is said).
-    ("/task Report at 3pm", "en", "Report", "2026-11-30", "Added the task Report, due Mon, Nov 30 at 3:00\u202fPM."),
+    ("/task Report at 3pm", "en", "Report", "2026-11-30", "Added the task Report, due today at 3:00\u202fPM."),
     ("/task Report 7:00", "en", "Report", "2026-12-01",
-     "Added the task Report, due Tue, Dec 1 at 7:00\u202fAM.\n7:00\u202fAM has passed today, so it is due tomorrow."),
-    ("/task Call Anna at 3", "en", "Call Anna", "2026-11-30", "due Mon, Nov 30 at 3:00\u202fPM"),  # 3 am is gone
-    ("/task 3pm call Anna", "en", "call Anna", "2026-11-30", "due Mon, Nov 30 at 3:00\u202fPM"),
+     "Added the task Report, due tomorrow at 7:00\u202fAM.\n7:00\u202fAM has passed today, so it is due tomorrow."),
+    ("/task Call Anna at 3", "en", "Call Anna", "2026-11-30", "due today at 3:00\u202fPM"),  # 3 am is gone
+    ("/task 3pm call Anna", "en", "call Anna", "2026-11-30", "due today at 3:00\u202fPM"),
     ("/aufgabe Bericht um 15 Uhr", "de", "Bericht", "2026-11-30",
-     "Aufgabe Bericht angelegt (fällig am Mo., 30. Nov. um 15:00)."),
+     "Aufgabe Bericht angelegt (fällig heute um 15:00)."),
     ("/aufgabe Bericht 8:00", "de", "Bericht", "2026-12-01", "08:00 ist heute schon vorbei, also ist sie morgen"),
 ])
 async def test_a_time_said_without_a_day_makes_a_task_due_on_the_next_such_time_and_says_so(
@@ -282,10 +282,10 @@ async def test_a_time_said_without_a_day_makes_a_task_due_on_the_next_such_time_
 
 @pytest.mark.parametrize("line, language, title, due, said", [
     # Written as a to-do rather than with /task: the same title, due day and note (8:30 in Berlin).
-    ("todo: Report at 3pm", "en", "Report", "2026-11-30", "Added the task Report, due Mon, Nov 30 at 3:00\u202fPM."),
+    ("todo: Report at 3pm", "en", "Report", "2026-11-30", "Added the task Report, due today at 3:00\u202fPM."),
     ("todo: report 7:00", "en", "Report", "2026-12-01", "7:00\u202fAM has passed today, so it is due tomorrow."),
     ("Aufgabe: Bericht um 15 Uhr", "de", "Bericht", "2026-11-30",
-     "Aufgabe Bericht angelegt (fällig am Mo., 30. Nov. um 15:00)."),
+     "Aufgabe Bericht angelegt (fällig heute um 15:00)."),
 ])
 async def test_a_to_do_in_free_text_with_a_time_and_no_day_is_due_on_the_next_such_time_and_says_so(
         person, brain, line: str, language: str, title: str, due: str, said: str) -> None:

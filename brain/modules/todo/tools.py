@@ -3,12 +3,15 @@ title fragment) resolved by `service.find_task`."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
-from brain.i18n import Renderer, ntr, tr
+from brain.i18n import Renderer, Text, moment, ntr, tr
 from brain.modules.todo import service
 from brain.modules.todo.models import Task
 from brain.modules.todo.service import MAX_LIST, MAX_PRIORITY, MAX_TITLE, MIN_PRIORITY, TASK_FILTERS, ListedTask
+from brain.people.local_time import local_date
 from brain.recurrence import describe
 from brain.tools.spec import ToolContext, ToolParam, ToolResult, ToolSpec
 
@@ -23,6 +26,18 @@ def task_data(task: Task, position: int | None = None) -> dict[str, Any]:
     }
 
 
+def _today_or_tomorrow(ctx: ToolContext, task: Task) -> Text | None:
+    """A due day of today or tomorrow as a person says it ("tomorrow", "today at 3:00 PM"), or None."""
+    today = local_date(ctx.user, ctx.uow.now)
+    if task.due_date not in (today, today + timedelta(days=1)):
+        return None
+    if task.due_time is None:
+        return tr("today") if task.due_date == today else tr("tomorrow")
+    zone = ZoneInfo(ctx.user.timezone)
+    said = moment(datetime.combine(task.due_date, task.due_time, tzinfo=zone), today, zone)
+    return said if isinstance(said, Text) else None
+
+
 async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     task = await service.create_task(ctx.uow, ctx.user, ctx.actor, args["title"], due_date=args.get("due_date"),
                                      due_time=args.get("due_time"), priority=args.get("priority", 0),
@@ -30,6 +45,8 @@ async def _create(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     if task.recurrence is not None:
         message = tr("Added the task {title}, {repeats}, first due {date}.", title=task.title, date=task.due_date,
                      repeats=describe(task.recurrence, Renderer(ctx.user.locale, ctx.user.timezone)))
+    elif (soon := _today_or_tomorrow(ctx, task)) is not None:
+        message = tr("Added the task {title}, due {when}.", title=task.title, when=soon)  # "due tomorrow at 3:00 PM"
     elif task.due_date is not None and task.due_time is not None:
         message = tr("Added the task {title}, due {date} at {time}.", title=task.title, date=task.due_date,
                      time=task.due_time)
