@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import date, time
+from datetime import date, time, timedelta
 from typing import Any
 
 from bot.commands import Command
@@ -174,7 +174,8 @@ def _task_line(turn: Turn, position: int, item: dict[str, Any]) -> str:
     if due:
         due_day = date.fromisoformat(due)
         label = tr("overdue since {date}", date=due_day) if due_day < turn.today else (
-            tr("today") if due_day == turn.today else tr("due {date}", date=due_day))
+            tr("today") if due_day == turn.today else tr("tomorrow") if due_day == turn.today + timedelta(days=1)
+            else tr("due {date}", date=due_day))
         line += f" ({turn.t(label)}"
         if item.get("due_time"):
             line += ", " + turn.render.format_value(time.fromisoformat(item["due_time"]))
