@@ -37,6 +37,7 @@ _PHRASES: dict[Smalltalk, tuple[str, ...]] = {
     Smalltalk.HOW_ARE_YOU: (
         "how are you", "how are you doing", "how's it going", "hows it going", "what's up", "whats up", "wie geht's",
         "wie gehts", "wie geht es dir", "wie geht's dir", "wie gehts dir", "alles gut", "alles klar",
+        "wie läuft's", "wie läufts", "wie läuft es", "wie steht's", "wie stehts", "was geht",
         "geht es dir gut", "geht's dir gut", "gehts dir gut", "are you ok", "are you okay", "are you well",
         "are you good",
     ),

@@ -20,6 +20,7 @@ from tests.e2e.conftest import Person
     ("thank you very much", Smalltalk.THANKS), ("danke, tschüss", Smalltalk.GOODBYE),
     ("Gute Nacht", Smalltalk.GOOD_NIGHT), ("hi, wie geht's dir?", Smalltalk.HOW_ARE_YOU),
     ("How are you doing?", Smalltalk.HOW_ARE_YOU), ("Wie geht\u2019s?", Smalltalk.HOW_ARE_YOU),
+    ("wie läuft's?", Smalltalk.HOW_ARE_YOU),
     ("gut, danke", Smalltalk.FEELING_GOOD), ("I'm fine, thanks", Smalltalk.FEELING_GOOD),
     ("Mir geht es schlecht", Smalltalk.FEELING_LOW), ("ich bin heute echt müde", Smalltalk.FEELING_LOW),
     ("I'm feeling a bit stressed", Smalltalk.FEELING_LOW), ("Was kannst du?", Smalltalk.ABOUT),
