@@ -96,9 +96,10 @@ _PART_AFTER_RE = re.compile(rf"\s*\b(?P<part>{_PART_AFTER_WORDS})\b", re.I)
 _PART_BEFORE_RE = re.compile(rf"\b(?P<part>{_PART_AFTER_WORDS})\s+$", re.I)
 # 12-hour times first ("3pm", "3:30 p.m."), then 24-hour ones ("14:00", "7.15", "14h30", "um 9", "20 Uhr"), then a
 # bare hour that a part of the day makes a time ("8 abends", "9 at night").
-TIME_RE = re.compile(r"(?:(?:um|at|@)\s+)?\b(?P<h12>1[0-2]|0?[1-9])(?::(?P<min12>[0-5]\d))?\s*(?P<half>[ap])\.?m\b\.?"
-                     r"|(?:(?:um|at|@)\s+)?\b(?P<h>[01]?\d|2[0-3])(?::|\.|h)(?P<min>[0-5]\d)\b(?:\s*uhr)?"
-                     r"|(?:(?:um|at|@)\s+)(?P<h2>[01]?\d|2[0-3])\s*(?:uhr|h|o'clock)?\b"
+TIME_RE = re.compile(r"(?:(?<!\w)(?:um|at|@)\s+)?\b(?P<h12>1[0-2]|0?[1-9])(?::(?P<min12>[0-5]\d))?\s*"
+                     r"(?P<half>[ap])\.?m\b\.?"
+                     r"|(?:(?<!\w)(?:um|at|@)\s+)?\b(?P<h>[01]?\d|2[0-3])(?::|\.|h)(?P<min>[0-5]\d)\b(?:\s*uhr)?"
+                     r"|(?:(?<!\w)(?:um|at|@)\s+)(?P<h2>[01]?\d|2[0-3])\s*(?:uhr|h|o'clock)?\b"
                      r"|\b(?P<h3>[01]?\d|2[0-3])\s*uhr\b"
                      rf"|\b(?P<h4>1[0-2]|[1-9])(?=\s+(?:{_PART_AFTER_WORDS})\b)", re.I)
 HOUR_WORDS: dict[str, int] = {
@@ -115,8 +116,8 @@ _SPOKEN_OFFSETS: dict[str, int] = {
 }
 _SPOKEN_ALT = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(_SPOKEN_OFFSETS, key=len, reverse=True))
 SPOKEN_TIME_RE = re.compile(
-    rf"(?:(?:um|at|@)\s+)?\b(?P<spoken>{_SPOKEN_ALT})\s+(?P<hour>{_HOUR_ALT})\b(?:\s*uhr\b)?"
-    r"|(?:(?:um|at|@|zu)\s+)?(?:\b12\s+)?\b(?P<named>noon|midday|midnight|mitternacht|mittags)\b"
+    rf"(?:(?<!\w)(?:um|at|@)\s+)?\b(?P<spoken>{_SPOKEN_ALT})\s+(?P<hour>{_HOUR_ALT})\b(?:\s*uhr\b)?"
+    r"|(?:(?<!\w)(?:um|at|@|zu)\s+)?(?:\b12\s+)?\b(?P<named>noon|midday|midnight|mitternacht|mittags)\b"
     r"(?!\s+(?:um\s+)?(?:\d|halb|viertel))", re.I)
 # Something written as a clock time that is not one ("25:00", "14:60", "13pm", "halb dreizehn"): worth a question,
 # not a title.
