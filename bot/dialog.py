@@ -33,6 +33,7 @@ from bot.commands.agenda import day_agenda, next_event
 from bot.commands.basics import follow_written_language
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
+from bot.commands.deleting import delete_in_words
 from bot.commands.drinks import after_drink_buttons, more_water
 from bot.commands.food import after_meal_buttons, meals_today, past_day
 from bot.commands.goals import less_coffee
@@ -63,6 +64,7 @@ from bot.metrics import message_received, replied
 from bot.parsing.freetext import (
     ReminderMove,
     ToolCall,
+    delete_target,
     done_said,
     less_coffee_wished,
     more_water_wished,
@@ -606,6 +608,9 @@ class Dialog:
                 return _say(turn, tr("It is {time} on {date}.", time=now.time(),
                                      date=turn.render.long_date_of(now.date())))
             return self.commands[_QUESTION_VIEWS[asked.view]].handler(turn, "")
+        deleting = delete_target(text)
+        if deleting is not None:  # "lösche die Pizza": what it may be among the entries, a button each
+            return delete_in_words(turn, deleting)
         # A question with a day and a time ("Habe ich morgen um 9 einen Termin?") is no plan to offer.
         plan = None if is_question(text) else read_plan(text, now)
         if plan is not None:  # a day and a time for something: an appointment, a reminder or a task?

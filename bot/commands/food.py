@@ -15,15 +15,16 @@ from bot.photos import APPROVE, EDIT, REJECT
 from bot.turn import PendingButton, Turn
 from brain.errors import DomainError
 from brain.events.actor import USER
-from brain.i18n import N_, Percent, ntr, tr
+from brain.i18n import N_, Percent, Text, ntr, tr
 from brain.modules.food import service
 from brain.modules.food.service import MAX_KCAL, MEAL_LABELS, MIN_KCAL, meal_label
 from brain.tools.spec import ToolResult
 
 
 async def meal(turn: Turn, args: str) -> None:
-    if not args:
-        turn.say(tr("Usage: /meal [breakfast|lunch|dinner|snack] <what> [kcal], e.g. /meal lunch Pasta 650 kcal"))
+    if not args:  # today's meals, and how to log one
+        await meals_today(turn, hint=tr("Log one: /meal lunch Pasta 650 kcal, or write “pizza for dinner”. "
+                                         "/meal delete removes the last one."))
         return
     first, _, rest = args.partition(" ")
     if first.casefold() in DELETE_WORDS:
@@ -93,7 +94,7 @@ def _meal_lines(turn: Turn, meals: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-async def meals_today(turn: Turn) -> None:
+async def meals_today(turn: Turn, hint: Text | None = None) -> None:
     """Today's meals, one a line with its time and calories, then the day's calories against the goal: the answer to
     "Was habe ich heute gegessen?" without a model (bot.parsing.questions)."""
     result = await turn.tool("nutrition_summary", {})
@@ -102,12 +103,14 @@ async def meals_today(turn: Turn) -> None:
         turn.say_result(result)
         return
     if not meals:
-        turn.say(tr("No meal logged today yet."))
+        turn.say(tr("No meal logged today yet."), *([hint] if hint is not None else []))
         return
     lines = [turn.t(tr("Eaten today:")), *_meal_lines(turn, meals)]
     if result.data.get("kcal"):
         lines.append(turn.t(tr("Today: {kcal} of {goal} kcal ({percent}).", kcal=result.data["kcal"],
                                goal=result.data["kcal_goal"], percent=Percent(result.data["kcal_percent"]))))
+    if hint is not None:
+        lines.append(turn.t(hint))
     turn.say("\n".join(lines))
 
 

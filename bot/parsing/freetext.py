@@ -397,6 +397,33 @@ def entry_deleted(text: str) -> list[ToolCall] | None:
     return [ToolCall("delete_event", {"event": said.group("what")[:200]})] if said is not None else None
 
 
+# Something to delete named by its words alone, without saying what kind it is: "lösche die Pizza", "delete the
+# dentist", "Milch kaufen löschen". What it is, is looked up among the person's entries (bot.commands.deleting).
+_DELETE_WHAT_RES = (
+    re.compile(r"^(?:please\s+)?(?:delete|remove)\s+(?:the\s+|my\s+)?(?P<what>.+?)(?:,?\s+please)?$", re.I),
+    re.compile(r"^(?:bitte\s+)?(?:lösche|loesche|lösch|entferne|streiche)\s+(?:bitte\s+)?"
+               r"(?:(?:die|den|das|meine|meinen|mein)\s+)?(?P<what>.+?)(?:\s+bitte)?$", re.I),
+    re.compile(r"^(?:(?:die|den|das|meine|meinen|mein)\s+)?(?P<what>.+?)\s+(?:löschen|loeschen|entfernen|streichen)"
+               r"(?:\s+bitte)?$", re.I),
+)
+_NOT_NAMED = frozenset({"it", "that", "this", "them", "everything", "all", "es", "das", "dies", "alles", "alle",
+                        "sie", "ihn"})
+DELETE_WORDS_MAX = 6
+
+
+def delete_target(text: str) -> str | None:
+    """The words of something the person asks to delete without saying its kind ("lösche die Pizza": "Pizza"), or
+    None ("delete it" names nothing)."""
+    said = next(_matches(_DELETE_WHAT_RES, text), None)
+    if said is None:
+        return None
+    what = said.group("what").strip(" ,.:;\"'„“”")
+    if not what or what.lower() in _NOT_NAMED or len(what.split()) > DELETE_WORDS_MAX or not re.search(r"[^\W\d_]",
+                                                                                                       what):
+        return None
+    return what
+
+
 def parse_done(text: str) -> list[ToolCall] | None:
     """A task said done by (part of) its title; the tool finds it among the open tasks, or says it found none."""
     said = next(_matches((*DONE_MARK_RES, DONE_PREFIX_RE, DONE_SUFFIX_RE, DONE_EN_RE), text), None)

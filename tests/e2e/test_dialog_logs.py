@@ -565,3 +565,14 @@ async def test_a_meal_without_calories_is_not_answered_with_a_day_of_zero_kcal(p
     # A food named alone is eaten now, as a drink named alone is drunk (8:30: breakfast), and can be taken back.
     assert (await alice.send("a banana")).startswith("Logged breakfast: banana.") and "Undo" in alice.buttons()
     assert "Meals: 4" in await alice.send("/today")
+
+
+async def test_meal_alone_shows_todays_meals_and_how_to_log_one(person, db_state) -> None:
+    alice = person()
+    before = await db_state()
+    assert (await alice.send("/meal")).splitlines() == [
+        "No meal logged today yet.",
+        "Log one: /meal lunch Pasta 650 kcal, or write “pizza for dinner”. /meal delete removes the last one."]
+    assert await db_state() == before
+    await alice.send("pizza for dinner")
+    assert (await alice.send("/meal")).splitlines()[:2] == ["Eaten today:", "• 8:30\u202fAM Dinner: pizza"]

@@ -441,7 +441,7 @@ async def test_a_statement_no_reader_understands_is_said_to_be_remembered_and_is
     assert "No open tasks" in await ben.send("what are my tasks")
     assert "what are my tasks" not in await ben.send("what are my jobs?")
     # A request the reader did not understand tells nothing to remember: it is said not to be understood.
-    asked = await person().send("delete the gym thing from yesterday")
+    asked = await person().send("can you move the gym thing from yesterday")
     assert asked.startswith("I didn't understand that") and "remember" not in asked
 
 

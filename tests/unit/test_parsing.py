@@ -16,6 +16,7 @@ from bot.parsing.dates import find_clockish, find_date, find_dateish, find_durat
 from bot.parsing.freetext import (
     ReminderMove,
     ToolCall,
+    delete_target,
     done_said,
     drink_corrected,
     event_moved,
@@ -796,6 +797,15 @@ def test_the_last_meal_corrected_in_words(text: str, args: dict[str, object] | N
 ])
 def test_the_wish_to_drink_less_coffee(text: str, wished: bool) -> None:
     assert less_coffee_wished(text) is wished
+
+
+@pytest.mark.parametrize("text, what", [
+    ("lösche die Pizza", "Pizza"), ("delete the dentist", "dentist"), ("Milch kaufen löschen", "Milch kaufen"),
+    ("remove my gym, please", "gym"), ("delete it", None), ("lösche alles", None), ("delete 3", None),
+    ("Pizza", None),
+])
+def test_something_to_delete_named_by_its_words(text: str, what: str | None) -> None:
+    assert delete_target(text) == what
 
 
 @pytest.mark.parametrize("text, asks", [
