@@ -69,6 +69,7 @@ from bot.parsing.freetext import (
     less_coffee_wished,
     more_water_wished,
     parse_free_text,
+    past_day_log_said,
     place_said,
     reminder_moved,
     water_goal_said,
@@ -495,6 +496,11 @@ class Dialog:
             await self._captured()  # what was just said is stored before it is asked about ("Wie heiße ich?")
             if await answer_from_memory(turn, text, model_down_text() if model_down else None):
                 return  # "Wann hat Anna Geburtstag?": what the person told the memory
+        if answer is None and past_day_log_said(text):  # "had 2 beers last night": the logs keep today's
+            told = self.brain.memory is not None
+            answer = _say(turn, tr("My logs keep today's drinks and meals, so I can't log that for an earlier day, but "
+                                   "I'll remember what you told me.") if told
+                          else tr("My logs keep today's drinks and meals, so I can't log that for an earlier day."))
         if answer is None and untracked_said(text):  # "I slept 8 hours": no log keeps that, which is worth saying
             told = self.brain.memory is not None and not is_question(text)
             answer = _say(turn, tr("I don't keep a log of sleep, steps, weight or workouts yet, but I'll remember what "

@@ -397,6 +397,22 @@ def entry_deleted(text: str) -> list[ToolCall] | None:
     return [ToolCall("delete_event", {"event": said.group("what")[:200]})] if said is not None else None
 
 
+# A drink or a meal told of a past day ("had 2 beers last night", "gestern Abend Pizza gegessen"): the logs keep
+# today's, so the reply says that rather than "I didn't understand" (the memory keeps what was told).
+_PAST_DAY_RE = re.compile(r"\b(?:yesterday|last\s+night|the\s+day\s+before|gestern|vorgestern)\b", re.I)
+_ATE_OR_DRANK_RE = re.compile(r"\b(?:ate|eaten|had|drank|drunk|gegessen|getrunken|hatte|gab\s+es)\b", re.I)
+
+
+def past_day_log_said(text: str) -> bool:
+    """Whether a message tells a drink or a meal of an earlier day."""
+    if len(text) > 200 or text.rstrip().endswith("?") or not _PAST_DAY_RE.search(text) \
+            or not _ATE_OR_DRANK_RE.search(text):
+        return False
+    words = set(re.findall(r"[\wäöüß]+", text.lower()))
+    return bool(words & set(DRINK_WORDS)) or bool(words & set(MEAL_WORDS)) or bool(
+        re.search(r"\b(?:ate|eaten|gegessen)\b", text, re.I))
+
+
 # Something to delete named by its words alone, without saying what kind it is: "lösche die Pizza", "delete the
 # dentist", "Milch kaufen löschen". What it is, is looked up among the person's entries (bot.commands.deleting).
 _DELETE_WHAT_RES = (
@@ -694,6 +710,8 @@ def _meal_sentence(text: str, patterns: tuple[re.Pattern[str], ...] = MEAL_SENTE
 def parse_meal(text: str) -> list[ToolCall] | None:
     first = text.lower().partition(" ")[0].rstrip(":")
     meal_type = MEAL_WORDS.get(first)
+    if meal_type is None and _PAST_DAY_RE.search(text):
+        return None  # "gestern Abend Pizza gegessen" was not today's ("Abendessen: Reste von gestern" is)
     kcal = KCAL_RE.search(text)
     inside = _meal_in_sentence(text) if meal_type is None else None
     if meal_type is None and kcal is None and inside is None:

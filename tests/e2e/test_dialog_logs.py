@@ -481,7 +481,7 @@ async def test_one_persons_lists_never_show_anothers(person) -> None:
     ("/event Trip 24.12.-27.12. 10:00", "is an all-day event: leave out the time"),
     ("/event Trip 27.12.-24.12.", "must end after it starts"),
     ("/event Trip 1.12.-31.12.", "at most 14 days"),
-    ("/meal", "Usage: /meal"),
+    ("/meal", "Log one: /meal lunch Pasta 650 kcal"),
     ("/meal Pasta 99999 kcal", "between 0 and 5,000 kcal"),
     ("/place " + "x" * 150, "too long"),
 ])
@@ -576,3 +576,12 @@ async def test_meal_alone_shows_todays_meals_and_how_to_log_one(person, db_state
     assert await db_state() == before
     await alice.send("pizza for dinner")
     assert (await alice.send("/meal")).splitlines()[:2] == ["Eaten today:", "• 8:30\u202fAM Dinner: pizza"]
+
+
+async def test_a_drink_or_meal_of_an_earlier_day_is_said_to_be_remembered_not_logged(person, db_state) -> None:
+    alice = person()
+    assert (await alice.send("had 2 beers last night")).startswith(  # (no memory here: nothing said of it)
+        "My logs keep today's drinks and meals, so I can't log that for an earlier day.")
+    before = await db_state()
+    assert "earlier day" in await alice.send("yesterday I had pizza for dinner")
+    assert await db_state() == before

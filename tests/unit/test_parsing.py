@@ -24,6 +24,7 @@ from bot.parsing.freetext import (
     meal_corrected,
     more_water_wished,
     parse_free_text,
+    past_day_log_said,
     place_said,
     reminder_moved,
     water_goal_said,
@@ -99,6 +100,10 @@ MONDAY = date(2026, 11, 30)
     ("0,5 l Wasser und 1 Kaffee", [ToolCall("log_drink", {"drink_type": "water", "quantity_ml": 500}),
                                    ToolCall("log_drink", {"drink_type": "coffee"})]),
     ("Kaffee und Kuchen", None),  # every part must be a drink
+    # A meal of an earlier day is not logged as today's ("Reste von gestern" after "Abendessen:" is today's)
+    ("gestern Abend Pizza gegessen", None), ("yesterday I had pizza for dinner", None),
+    ("Abendessen: Reste von gestern", [ToolCall("log_meal", {"meal_type": "dinner",
+                                                              "description": "Reste von gestern"})]),
     # A snack named as such: the meal it was, not part of what was eaten
     ("ich hatte einen Apfel als Snack", [ToolCall("log_meal", {"meal_type": "snack", "description": "Apfel"})]),
     ("chips as a snack", [ToolCall("log_meal", {"meal_type": "snack", "description": "chips"})]),
@@ -797,6 +802,14 @@ def test_the_last_meal_corrected_in_words(text: str, args: dict[str, object] | N
 ])
 def test_the_wish_to_drink_less_coffee(text: str, wished: bool) -> None:
     assert less_coffee_wished(text) is wished
+
+
+@pytest.mark.parametrize("text, told", [
+    ("had 2 beers last night", True), ("gestern Abend Pizza gegessen", True), ("yesterday was great", False),
+    ("what did I eat yesterday?", False), ("I had a meeting yesterday", False),
+])
+def test_a_drink_or_meal_of_an_earlier_day(text: str, told: bool) -> None:
+    assert past_day_log_said(text) is told
 
 
 @pytest.mark.parametrize("text, what", [
