@@ -34,7 +34,7 @@ from bot.commands.basics import follow_written_language
 from bot.commands.companion import model_down_text, say_outcome
 from bot.commands.data import DELETE_CONFIRMED
 from bot.commands.deleting import delete_in_words
-from bot.commands.drinks import after_drink_buttons, more_water
+from bot.commands.drinks import after_drink_buttons, amount_of_what, more_water
 from bot.commands.food import after_meal_buttons, meals_today, past_day
 from bot.commands.goals import less_coffee
 from bot.commands.memory import about_me, answer_from_memory, forget_said
@@ -64,6 +64,7 @@ from bot.metrics import message_received, replied
 from bot.parsing.freetext import (
     ReminderMove,
     ToolCall,
+    amount_alone,
     delete_target,
     done_said,
     less_coffee_wished,
@@ -614,6 +615,9 @@ class Dialog:
                 return _say(turn, tr("It is {time} on {date}.", time=now.time(),
                                      date=turn.render.long_date_of(now.date())))
             return self.commands[_QUESTION_VIEWS[asked.view]].handler(turn, "")
+        alone = amount_alone(text)
+        if alone is not None:  # "250": which drink, a button each
+            return amount_of_what(turn, alone)
         deleting = delete_target(text)
         if deleting is not None:  # "lösche die Pizza": what it may be among the entries, a button each
             return delete_in_words(turn, deleting)

@@ -35,6 +35,17 @@ async def more_water(turn: Turn) -> None:
                        for ml in QUICK_WATER_ML]])
 
 
+# The drinks an amount said alone is offered as, in this order.
+AMOUNT_ALONE_KINDS = ("water", "coffee", "tea", "juice")
+
+
+async def amount_of_what(turn: Turn, ml: int) -> None:
+    """ "250" alone: which drink it was, one button each (nothing is logged before the tap)."""
+    turn.say(tr("{ml} ml of what?", ml=ml),
+             buttons=[[turn.tool_button(turn.t(drink_label(kind)).capitalize(), "log_drink", drink_type=kind,
+                                        quantity_ml=ml) for kind in AMOUNT_ALONE_KINDS]])
+
+
 def _vessels(drink_type: str, count: int) -> Text:
     """'12 glasses' or '12 cups', as the drink is served."""
     if drink_type in CUP_DRINKS:

@@ -413,6 +413,20 @@ def past_day_log_said(text: str) -> bool:
         re.search(r"\b(?:ate|eaten|gegessen)\b", text, re.I))
 
 
+# An amount alone ("250", "500 ml"): a drink, most likely, but which is not said.
+_AMOUNT_ALONE_RE = re.compile(r"^\s*(?P<ml>\d{2,4})\s*(?:ml)?\s*[.!]?\s*$", re.I)
+AMOUNT_ALONE_ML = (50, 2000)
+
+
+def amount_alone(text: str) -> int | None:
+    """The millilitres of a message that is only an amount ("250", "330 ml"), or None."""
+    said = _AMOUNT_ALONE_RE.match(text)
+    if said is None:
+        return None
+    ml = int(said.group("ml"))
+    return ml if AMOUNT_ALONE_ML[0] <= ml <= AMOUNT_ALONE_ML[1] else None
+
+
 # Something to delete named by its words alone, without saying what kind it is: "lösche die Pizza", "delete the
 # dentist", "Milch kaufen löschen". What it is, is looked up among the person's entries (bot.commands.deleting).
 _DELETE_WHAT_RES = (

@@ -327,3 +327,14 @@ async def test_the_day_shows_what_was_drunk_besides_water_and_coffee(person) -> 
     await alice.send("ein Bier")
     await alice.send("/drink tea 300")
     assert "Water: 0 ml of 2,000 ml (0%) · Other drinks: 630 ml" in await alice.send("/today")
+
+
+async def test_an_amount_alone_asks_which_drink_and_logs_only_the_one_tapped(person, db_state) -> None:
+    alice, bea = person(), person(language="de")
+    before = await db_state()
+    assert await alice.send("250") == "250 ml of what?"
+    assert list(alice.buttons()) == ["Water", "Coffee", "Tea", "Juice"]
+    assert await db_state() == before  # nothing logged before the tap
+    assert "Logged 250 ml water" in await alice.press(alice.buttons()["Water"])
+    assert await bea.send("330 ml") == "330 ml wovon?" and "Saft" in bea.buttons()
+    assert "250 ml of what?" not in await alice.send("20")  # too little for a drink: not offered

@@ -16,6 +16,7 @@ from bot.parsing.dates import find_clockish, find_date, find_dateish, find_durat
 from bot.parsing.freetext import (
     ReminderMove,
     ToolCall,
+    amount_alone,
     delete_target,
     done_said,
     drink_corrected,
@@ -802,6 +803,11 @@ def test_the_last_meal_corrected_in_words(text: str, args: dict[str, object] | N
 ])
 def test_the_wish_to_drink_less_coffee(text: str, wished: bool) -> None:
     assert less_coffee_wished(text) is wished
+
+
+@pytest.mark.parametrize("text, ml", [("250", 250), ("330 ml", 330), ("20", None), ("2500", None), ("250 g", None)])
+def test_an_amount_alone(text: str, ml: int | None) -> None:
+    assert amount_alone(text) == ml
 
 
 @pytest.mark.parametrize("text, told", [
