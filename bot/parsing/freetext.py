@@ -200,13 +200,22 @@ DELETE_RES = (
 # "Mittagessen mit Ben löschen". The words are the title the calendar is searched for.
 _WITH_WHOM = (r"(?P<what>(?:meeting|call|lunch|dinner|breakfast|coffee|date|treffen|besprechung|telefonat|termin|"
               r"mittagessen|abendessen|frühstück|kaffee)\s+(?:with|mit)\s+.+?)")
-EVENT_DELETE_RES = (
-    re.compile(rf"^(?:please\s+)?(?:delete|remove)\s+(?:the|my)\s+{_WITH_WHOM}(?:,?\s+please)?$", re.I),
-    re.compile(rf"^(?:bitte\s+)?(?:lösche|loesche|lösch|entferne|streiche)\s+(?:bitte\s+)?(?:das|die|den|mein|meine|"
-               rf"meinen)\s+{_WITH_WHOM}(?:\s+bitte)?$", re.I),
-    re.compile(rf"^(?:das\s+|die\s+|den\s+|mein\s+|meine\s+|meinen\s+)?{_WITH_WHOM}\s+"
-               r"(?:löschen|loeschen|entfernen|streichen)(?:\s+bitte)?$", re.I),
-)
+
+
+def _delete_res(what: str, *, article_said: bool) -> tuple[re.Pattern[str], ...]:
+    """The three ways to ask for something to be deleted: "delete the X", "lösche die X", "X löschen", with `what` the
+    pattern of X (a group named what); `article_said`: "the" / "die" must come before it."""
+    optional = "" if article_said else "?"
+    return (
+        re.compile(rf"^(?:please\s+)?(?:delete|remove)\s+(?:(?:the|my)\s+){optional}{what}(?:,?\s+please)?$", re.I),
+        re.compile(rf"^(?:bitte\s+)?(?:lösche|loesche|lösch|entferne|streiche)\s+(?:bitte\s+)?"
+                   rf"(?:(?:das|die|den|mein|meine|meinen)\s+){optional}{what}(?:\s+bitte)?$", re.I),
+        re.compile(rf"^(?:(?:das|die|den|mein|meine|meinen)\s+)?{what}\s+(?:löschen|loeschen|entfernen|streichen)"
+                   r"(?:\s+bitte)?$", re.I),
+    )
+
+
+EVENT_DELETE_RES = _delete_res(_WITH_WHOM, article_said=True)
 # Which tool takes an entry back, and the name of what it is given.
 DELETE_TOOLS = {"reminder": ("delete_reminder", "reminder"), "erinnerung": ("delete_reminder", "reminder"),
                 "task": ("delete_task", "task"), "todo": ("delete_task", "task"), "to-do": ("delete_task", "task"),
@@ -429,13 +438,7 @@ def amount_alone(text: str) -> int | None:
 
 # Something to delete named by its words alone, without saying what kind it is: "lösche die Pizza", "delete the
 # dentist", "Milch kaufen löschen". What it is, is looked up among the person's entries (bot.commands.deleting).
-_DELETE_WHAT_RES = (
-    re.compile(r"^(?:please\s+)?(?:delete|remove)\s+(?:the\s+|my\s+)?(?P<what>.+?)(?:,?\s+please)?$", re.I),
-    re.compile(r"^(?:bitte\s+)?(?:lösche|loesche|lösch|entferne|streiche)\s+(?:bitte\s+)?"
-               r"(?:(?:die|den|das|meine|meinen|mein)\s+)?(?P<what>.+?)(?:\s+bitte)?$", re.I),
-    re.compile(r"^(?:(?:die|den|das|meine|meinen|mein)\s+)?(?P<what>.+?)\s+(?:löschen|loeschen|entfernen|streichen)"
-               r"(?:\s+bitte)?$", re.I),
-)
+_DELETE_WHAT_RES = _delete_res(r"(?P<what>.+?)", article_said=False)
 _NOT_NAMED = frozenset({"it", "that", "this", "them", "everything", "all", "es", "das", "dies", "alles", "alle",
                         "sie", "ihn"})
 DELETE_WORDS_MAX = 6
