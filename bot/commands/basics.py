@@ -31,11 +31,17 @@ async def lang(turn: Turn, args: str) -> None:
 
 
 async def set_locale(turn: Turn, locale: str) -> None:
+    await choose_locale(turn, locale)
+    turn.say(tr("I'll speak English with you from now on."))
+
+
+async def choose_locale(turn: Turn, locale: str) -> None:
+    """The language the person chose (/lang, a language button, the setup's step): kept whatever they write, and
+    their goals titled in it (brain.people.service.set_locale)."""
     async with turn.brain.transactions.begin() as uow:
         await set_locale_of(uow, turn.user.id, locale, chosen=True)
     turn.user.locale, turn.user.locale_chosen = locale, True
     turn.render = Renderer(locale, turn.user.timezone)
-    turn.say(tr("I'll speak English with you from now on."))
 
 
 async def follow_written_language(turn: Turn, text: str) -> None:

@@ -15,7 +15,7 @@ from sqlalchemy import ColumnElement, bindparam, select, update
 from sqlalchemy.dialects.postgresql import UUID, insert
 
 from bot.commands import Command
-from bot.commands.basics import LANGUAGE_NAMES
+from bot.commands.basics import LANGUAGE_NAMES, choose_locale
 from bot.delivery.keyboards import take_off_keyboards
 from bot.parsing.amounts import parse_volume_ml
 from bot.parsing.freetext import parse_free_text
@@ -158,7 +158,7 @@ async def onboarding_pressed(turn: Turn, payload: dict[str, Any]) -> None:
 async def _answer(turn: Turn, step: str, value: Any) -> Text | str | None:
     """Applies a pressed answer; returns what to confirm ("" for nothing), or None for a bad payload."""
     if step == LANGUAGE and value in SUPPORTED_LOCALES:
-        await _update_user(turn, locale=str(value))
+        await choose_locale(turn, str(value))
         return ""
     if step == TIMEZONE and isinstance(value, str) and any(value in z for z in ZONE_SUGGESTIONS.values()):
         return await _set_zone(turn, value)
@@ -294,7 +294,7 @@ async def take_typed_answer(turn: Turn, text: str, *, waiting: str | None,
             locale = parse_locale(text)  # as /lang reads it
         except DomainError:
             return False  # not a language: a log entry or a chat, which goes its usual way
-        await _update_user(turn, locale=locale)
+        await choose_locale(turn, locale)
         await _advance(turn, LANGUAGE)
         return True
     if waiting == QUIET:

@@ -61,7 +61,7 @@ async def test_language_comes_from_the_app_and_can_be_changed(person, brain: Bra
     assert list(bea.buttons())[:2] == ["English", "Deutsch ✓"]  # the question itself is in German
     await bea.press(bea.buttons()["English"])
     user, _ = await me(brain, bea)
-    assert user.locale == "en"
+    assert (user.locale, user.locale_chosen) == ("en", True)  # chosen: writing German later does not switch it
     assert "Step 2 of 4" in bea.last[0].text
 
 
